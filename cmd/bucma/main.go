@@ -1,0 +1,60 @@
+// Command bucma is a scheduling decision process for the Batsim simulator,
+// with an embedded Batsim-compatible engine, workload tools and experiment
+// campaigns.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"bucma/schedulers"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0"
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:    "bucma",
+		Usage:   "scheduling policies for the Batsim simulator, and an embedded engine to run them",
+		Version: version,
+		Commands: []*cli.Command{
+			runCommand(),
+			listCommand(),
+			simulateCommand(),
+			workloadCommand(),
+			expeCommand(),
+		},
+		ExitErrHandler: func(c *cli.Context, err error) {},
+	}
+}
+
+func main() {
+	err := newApp().Run(os.Args)
+	os.Exit(exitCode(err))
+}
+
+// exitCode prints err and maps it to the process exit code: 0 for success,
+// 2 for usage errors (bad option names or values), 1 otherwise.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var oe *schedulers.OptionError
+	var ce cli.ExitCoder
+	switch {
+	case errors.As(err, &oe):
+		fmt.Fprintln(os.Stderr, "bucma:", err)
+		return 2
+	case errors.As(err, &ce):
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "bucma:", msg)
+		}
+		return ce.ExitCode()
+	}
+	fmt.Fprintln(os.Stderr, "bucma:", err)
+	return 1
+}

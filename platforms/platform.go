@@ -1,0 +1,38 @@
+// Package platforms loads SimGrid platform files the way Batsim 4.x reads
+// them, and holds the platforms bundled with bucma (lille.xml,
+// lille-cores.xml, osep.xml).
+package platforms
+
+// Host is one compute host as Batsim exposes it to a scheduler.
+type Host struct {
+	ID             int               // Batsim resource id: rank in lexicographic host-name order
+	Name           string            // SimGrid host name
+	Speed          float64           // flop/s: the first pstate of the speed attribute
+	Cores          int               // the core attribute (1 when absent)
+	Properties     map[string]string // every <prop> of the host (or its cluster), plus "role" ("" when none)
+	ZoneProperties map[string]string // <prop>s of the enclosing zone(s); empty map when none
+
+	Pstates []float64 // every pstate speed of the speed attribute (Speed == Pstates[0])
+	Zone    string    // id of the innermost enclosing zone
+}
+
+// Platform is a loaded platform: the compute hosts in resource-id order and
+// the latencies Batsim's internal messages pay (see the timing model of the
+// embedded engine).
+type Platform struct {
+	Path    string
+	Master  string  // master host name (not a resource)
+	Hosts   []Host  // compute hosts, Hosts[i].ID == i
+	Storage []Host  // storage hosts (role "storage"), ids after the compute ones
+	// MasterLoopbackLatency is the latency of the master's route to itself
+	// (L_m): 0 when the platform declares no such route.
+	MasterLoopbackLatency float64
+	// HostToMasterLatency[i] is the summed link latency from compute host i
+	// to the master (L_h).
+	HostToMasterLatency []float64
+	// StorageToMasterLatency[i] is the same latency for Storage[i].
+	StorageToMasterLatency []float64
+	// Warnings lists what the loader could not resolve (an unsupported
+	// routing construct, a missing route) and therefore counted as latency 0.
+	Warnings []string
+}

@@ -1,0 +1,496 @@
+package protocol
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+
+	json "github.com/goccy/go-json"
+)
+
+// Decoder turns wire messages into typed Messages. Unknown event types and
+// unknown data keys are logged once each (per Decoder) and otherwise ignored.
+// Decoding a scheduler's message applies every rule Batsim 4.2.1's reader
+// enforces on its own: a message Decode accepts from a scheduler is one Batsim
+// would parse without aborting (state-dependent rules such as "the job is
+// waiting" are the engine's business).
+type Decoder struct {
+	Log  *slog.Logger // nil: slog.Default()
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// NewDecoder returns a Decoder that logs to log (nil: slog.Default()).
+func NewDecoder(log *slog.Logger) *Decoder { return &Decoder{Log: log} }
+
+func (d *Decoder) logOnce(key, msg string, args ...any) {
+	d.mu.Lock()
+	if d.seen == nil {
+		d.seen = map[string]bool{}
+	}
+	first := !d.seen[key]
+	d.seen[key] = true
+	d.mu.Unlock()
+	if first {
+		l := d.Log
+		if l == nil {
+			l = slog.Default()
+		}
+		l.Warn(msg, args...)
+	}
+}
+
+type rawEnvelope struct {
+	Now    *float64          `json:"now"`
+	Events *[]json.RawMessage `json:"events"`
+}
+
+type rawEvent struct {
+	Timestamp *float64        `json:"timestamp"`
+	Type      *string         `json:"type"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// DecodeError is a message that cannot be decoded, or that Batsim would
+// refuse. Rule names the broken rule.
+type DecodeError struct {
+	Event int // index of the offending event, -1 for the envelope
+	Type  string
+	Rule  string
+}
+
+func (e *DecodeError) Error() string {
+	if e.Event < 0 {
+		return "invalid message: " + e.Rule
+	}
+	if e.Type != "" {
+		return fmt.Sprintf("invalid message: event %d (%s): %s", e.Event, e.Type, e.Rule)
+	}
+	return fmt.Sprintf("invalid message: event %d: %s", e.Event, e.Rule)
+}
+
+// Decode parses one message sent in direction dir.
+func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
+	var env rawEnvelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, &DecodeError{Event: -1, Rule: "not a JSON object: " + err.Error()}
+	}
+	if env.Now == nil {
+		return nil, &DecodeError{Event: -1, Rule: `missing number "now"`}
+	}
+	if env.Events == nil {
+		return nil, &DecodeError{Event: -1, Rule: `missing array "events"`}
+	}
+	msg := &Message{Now: *env.Now, Events: make([]Event, 0, len(*env.Events))}
+	for i, rawEv := range *env.Events {
+		var re rawEvent
+		if err := json.Unmarshal(rawEv, &re); err != nil {
+			return nil, &DecodeError{Event: i, Rule: "not an object with a numeric timestamp, a string type and data: " + err.Error()}
+		}
+		if re.Timestamp == nil {
+			return nil, &DecodeError{Event: i, Rule: `missing number "timestamp"`}
+		}
+		if re.Type == nil {
+			return nil, &DecodeError{Event: i, Rule: `missing string "type"`}
+		}
+		if len(re.Data) == 0 {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: `missing "data" (required even when empty)`}
+		}
+		if dir == FromScheduler && *re.Timestamp > msg.Now {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is later than now=%g", *re.Timestamp, msg.Now)}
+		}
+		data, err := d.decodeData(*re.Type, re.Data, dir)
+		if err != nil {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: err.Error()}
+		}
+		msg.Events = append(msg.Events, Event{Timestamp: *re.Timestamp, Type: *re.Type, Data: data})
+	}
+	return msg, nil
+}
+
+// strict decodes b into v; unknown keys are logged once and then ignored.
+func (d *Decoder) strict(typ string, b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), "unknown field") {
+		d.logOnce(typ+"|"+err.Error(), "ignoring unknown key in event data", "type", typ, "detail", err.Error())
+		return json.Unmarshal(b, v)
+	}
+	return err
+}
+
+func memberCount(b []byte) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, errors.New("data is not an object")
+	}
+	return m, nil
+}
+
+func (d *Decoder) decodeData(typ string, b []byte, dir Direction) (any, error) {
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return nil, errors.New("data is not an object")
+	}
+	if dir == FromBatsim {
+		return d.decodeFromBatsim(typ, b)
+	}
+	return d.decodeFromScheduler(typ, b)
+}
+
+func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
+	var v any
+	switch typ {
+	case TypeSimulationBegins:
+		v = &SimulationBegins{}
+	case TypeSimulationEnds:
+		return &SimulationEnds{}, nil
+	case TypeJobSubmitted:
+		v = &JobSubmitted{}
+	case TypeJobCompleted:
+		v = &JobCompleted{}
+	case TypeJobKilled:
+		v = &JobKilled{}
+	case TypeResourceStateChanged:
+		v = &ResourceStateChanged{}
+	case TypeRequestedCall:
+		return &RequestedCall{}, nil
+	case TypeFromJobMsg:
+		v = &FromJobMsg{}
+	case TypeNotify:
+		n := &Notify{}
+		if err := json.Unmarshal(b, n); err != nil {
+			return nil, err
+		}
+		n.Raw = append(json.RawMessage(nil), b...)
+		return n, nil
+	case TypeQuery:
+		v = &BatsimQuery{}
+	case TypeAnswer:
+		v = &BatsimAnswer{}
+	default:
+		d.logOnce("type|"+typ, "ignoring unknown event type", "type", typ)
+		return &Unknown{Raw: append(json.RawMessage(nil), b...)}, nil
+	}
+	if err := d.strict(typ, b, v); err != nil {
+		return nil, err
+	}
+	if js, ok := v.(*JobSubmitted); ok && js.JobID == "" {
+		return nil, errors.New(`missing "job_id"`)
+	}
+	if jc, ok := v.(*JobCompleted); ok && jc.JobID == "" {
+		return nil, errors.New(`missing "job_id"`)
+	}
+	return v, nil
+}
+
+// Rules Batsim 4.2.1's reader (src/protocol.cpp) enforces on a scheduler's events.
+func (d *Decoder) decodeFromScheduler(typ string, b []byte) (any, error) {
+	m, err := memberCount(b)
+	if err != nil {
+		return nil, err
+	}
+	str := func(key string) (string, error) {
+		raw, ok := m[key]
+		if !ok {
+			return "", fmt.Errorf("missing %q", key)
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf("%q is not a string", key)
+		}
+		return s, nil
+	}
+	exact := func(n int) error {
+		if len(m) != n {
+			return fmt.Errorf("data must have exactly %d member(s), has %d", n, len(m))
+		}
+		return nil
+	}
+	jobID := func(key string) (string, error) {
+		s, err := str(key)
+		if err != nil {
+			return "", err
+		}
+		if _, err := ParseJobID(s); err != nil {
+			return "", err
+		}
+		return s, nil
+	}
+	switch typ {
+	case TypeExecuteJob:
+		if len(m) < 2 || len(m) > 3 {
+			return nil, fmt.Errorf("data must have job_id, alloc and at most one optional key (has %d members)", len(m))
+		}
+		e := &ExecuteJob{}
+		if e.JobID, err = jobID("job_id"); err != nil {
+			return nil, err
+		}
+		a, err := str("alloc")
+		if err != nil {
+			return nil, err
+		}
+		if e.Alloc, err = ParseIntervalSet(a); err != nil {
+			return nil, err
+		}
+		if len(e.Alloc) == 0 {
+			return nil, errors.New("empty alloc")
+		}
+		for k, raw := range m {
+			switch k {
+			case "job_id", "alloc":
+			case "mapping":
+				if e.Mapping, err = decodeMapping(raw, len(e.Alloc)); err != nil {
+					return nil, err
+				}
+			case "storage_mapping":
+				if err := json.Unmarshal(raw, &e.StorageMapping); err != nil {
+					return nil, errors.New(`"storage_mapping" must map labels to integer resource ids`)
+				}
+			case "additional_io_job":
+				var io struct {
+					ProfileName *string `json:"profile_name"`
+					Alloc       *string `json:"alloc"`
+				}
+				if err := json.Unmarshal(raw, &io); err != nil || io.ProfileName == nil || io.Alloc == nil {
+					return nil, errors.New(`"additional_io_job" needs string profile_name and alloc`)
+				}
+				e.AdditionalIOJob = append(json.RawMessage(nil), raw...)
+			default:
+				return nil, fmt.Errorf("unknown EXECUTE_JOB key %q", k)
+			}
+		}
+		return e, nil
+	case TypeRejectJob:
+		if err := exact(1); err != nil {
+			return nil, err
+		}
+		id, err := jobID("job_id")
+		if err != nil {
+			return nil, err
+		}
+		return &RejectJob{JobID: id}, nil
+	case TypeKillJob:
+		if err := exact(1); err != nil {
+			return nil, err
+		}
+		var k KillJob
+		if err := json.Unmarshal(m["job_ids"], &k.JobIDs); err != nil || m["job_ids"] == nil {
+			return nil, errors.New(`"job_ids" must be an array of strings`)
+		}
+		if len(k.JobIDs) == 0 {
+			return nil, errors.New(`"job_ids" is empty`)
+		}
+		for _, id := range k.JobIDs {
+			if _, err := ParseJobID(id); err != nil {
+				return nil, err
+			}
+		}
+		return &k, nil
+	case TypeCallMeLater:
+		if err := exact(1); err != nil {
+			return nil, err
+		}
+		var c CallMeLater
+		if err := json.Unmarshal(m["timestamp"], &c.At); err != nil || m["timestamp"] == nil {
+			return nil, errors.New(`"timestamp" must be a number`)
+		}
+		return &c, nil
+	case TypeSetResourceState:
+		if err := exact(2); err != nil {
+			return nil, err
+		}
+		r, err := str("resources")
+		if err != nil {
+			return nil, err
+		}
+		set, err := ParseIntervalSet(r)
+		if err != nil {
+			return nil, err
+		}
+		if len(set) == 0 {
+			return nil, errors.New("empty resources")
+		}
+		st, err := str("state")
+		if err != nil {
+			return nil, fmt.Errorf("%w (the pstate must be a decimal string)", err)
+		}
+		p, err := strconv.Atoi(st)
+		if err != nil {
+			return nil, fmt.Errorf("state %q is not a decimal pstate number", st)
+		}
+		return &SetResourceState{Resources: set, PState: p}, nil
+	case TypeSetJobMetadata:
+		if err := exact(2); err != nil {
+			return nil, err
+		}
+		id, err := jobID("job_id")
+		if err != nil {
+			return nil, err
+		}
+		md, err := str("metadata")
+		if err != nil {
+			return nil, err
+		}
+		if strings.Contains(md, `"`) {
+			return nil, errors.New("metadata must not contain a double quote")
+		}
+		return &SetJobMetadata{JobID: id, Metadata: md}, nil
+	case TypeChangeJobState:
+		id, err := jobID("job_id")
+		if err != nil {
+			return nil, err
+		}
+		st, err := str("job_state")
+		if err != nil {
+			return nil, err
+		}
+		switch st {
+		case StateNotSubmitted, StateRunning, StateSuccess, StateWalltimeReached, StateKilled, StateRejected:
+		default:
+			return nil, fmt.Errorf("job_state %q cannot be requested", st)
+		}
+		c := &ChangeJobState{JobID: id, JobState: st}
+		c.KillReason, _ = str("kill_reason")
+		return c, nil
+	case TypeRegisterProfile:
+		wl, err := str("workload_name")
+		if err != nil {
+			return nil, err
+		}
+		pn, err := str("profile_name")
+		if err != nil {
+			return nil, err
+		}
+		raw, ok := m["profile"]
+		if !ok || len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
+			return nil, errors.New(`"profile" must be an object`)
+		}
+		return &RegisterProfile{WorkloadName: wl, ProfileName: pn, Profile: append(json.RawMessage(nil), raw...)}, nil
+	case TypeRegisterJob:
+		id, err := jobID("job_id")
+		if err != nil {
+			return nil, err
+		}
+		raw, ok := m["job"]
+		if !ok {
+			return nil, errors.New(`missing "job" object`)
+		}
+		if err := CheckRegisteredJob(raw); err != nil {
+			return nil, err
+		}
+		return &RegisterJob{JobID: id, Job: append(json.RawMessage(nil), raw...)}, nil
+	case TypeNotify:
+		k, err := str("type")
+		if err != nil {
+			return nil, err
+		}
+		if k != NotifyRegistrationFinished && k != NotifyContinueRegistration {
+			return nil, fmt.Errorf("NOTIFY type %q: a scheduler may only send %s or %s", k, NotifyRegistrationFinished, NotifyContinueRegistration)
+		}
+		return &Notify{Kind: k, Raw: append(json.RawMessage(nil), b...)}, nil
+	case TypeQuery:
+		if err := exact(1); err != nil {
+			return nil, err
+		}
+		var req map[string]json.RawMessage
+		if err := json.Unmarshal(m["requests"], &req); err != nil || m["requests"] == nil {
+			return nil, errors.New(`"requests" must be an object`)
+		}
+		ce, ok := req["consumed_energy"]
+		if !ok || len(req) != 1 || string(bytes.Join(bytes.Fields(ce), nil)) != "{}" {
+			return nil, errors.New(`the only request Batsim accepts is {"consumed_energy": {}}`)
+		}
+		return &SchedulerQuery{ConsumedEnergy: true}, nil
+	case TypeAnswer:
+		var a struct {
+			E *SchedulerAnswer `json:"estimate_waiting_time"`
+		}
+		if err := json.Unmarshal(b, &a); err != nil || a.E == nil {
+			return nil, errors.New(`the only answer Batsim accepts is "estimate_waiting_time"`)
+		}
+		return a.E, nil
+	case TypeToJobMsg:
+		id, err := jobID("job_id")
+		if err != nil {
+			return nil, err
+		}
+		msg, err := str("msg")
+		if err != nil {
+			return nil, err
+		}
+		return &ToJobMsg{JobID: id, Msg: msg}, nil
+	default:
+		return nil, fmt.Errorf("unknown event type %q (Batsim aborts on it)", typ)
+	}
+}
+
+// CheckRegisteredJob checks a REGISTER_JOB job object the way Batsim 4.2.1
+// parses it: an object with id, numeric subtime, integer res >= 0 and a
+// string profile; walltime, when present, > 0 or -1.
+func CheckRegisteredJob(raw []byte) error {
+	var j struct {
+		ID       json.RawMessage `json:"id"`
+		Subtime  *float64        `json:"subtime"`
+		Res      *float64        `json:"res"`
+		Profile  *string         `json:"profile"`
+		Walltime *float64        `json:"walltime"`
+	}
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return errors.New(`"job" must be an object`)
+	}
+	switch {
+	case len(j.ID) == 0:
+		return errors.New(`registered job has no "id"`)
+	case j.Subtime == nil:
+		return errors.New(`registered job has no numeric "subtime" (Batsim 4.2.1 aborts without it)`)
+	case j.Res == nil || *j.Res < 0 || *j.Res != float64(int64(*j.Res)):
+		return errors.New(`registered job needs an integer "res" >= 0`)
+	case j.Profile == nil:
+		return errors.New(`registered job has no string "profile"`)
+	case j.Walltime != nil && *j.Walltime <= 0 && *j.Walltime != -1:
+		return errors.New(`registered job "walltime" must be > 0 or -1`)
+	}
+	return nil
+}
+
+func decodeMapping(raw json.RawMessage, n int) (map[int]int, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errors.New(`"mapping" must be an object`)
+	}
+	out := make(map[int]int, len(m))
+	for k, v := range m {
+		ki, err := strconv.Atoi(k)
+		if err != nil {
+			return nil, fmt.Errorf("mapping key %q is not an integer", k)
+		}
+		var vi int
+		if err := json.Unmarshal(v, &vi); err != nil {
+			var vs string
+			if err2 := json.Unmarshal(v, &vs); err2 != nil {
+				return nil, fmt.Errorf("mapping value of %q is not an integer", k)
+			}
+			if vi, err = strconv.Atoi(vs); err != nil {
+				return nil, fmt.Errorf("mapping value of %q is not an integer", k)
+			}
+		}
+		if vi < 0 || vi >= n {
+			return nil, fmt.Errorf("mapping value %d of executor %d is outside the allocation (size %d)", vi, ki, n)
+		}
+		out[ki] = vi
+	}
+	for i := 0; i < len(out); i++ {
+		if _, ok := out[i]; !ok {
+			return nil, fmt.Errorf("mapping keys must be exactly 0..%d", len(out)-1)
+		}
+	}
+	return out, nil
+}

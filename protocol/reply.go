@@ -1,0 +1,381 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// MinCallMeLaterDelay is the smallest delay a CALL_ME_LATER may ask for. The
+// now a scheduler receives is rounded to the microsecond, and Batsim aborts on
+// a target that is not strictly in the future, so targets closer than this
+// are refused.
+const MinCallMeLaterDelay = 1e-5
+
+// Reply builds a scheduler's answer to one Batsim message. Every event is
+// stamped with the reply's now, so timestamps are never later than now and
+// never decrease; each method refuses (with an error, adding nothing) an
+// event Batsim's reader would abort on. A Reply therefore cannot encode to an
+// invalid message.
+type Reply struct {
+	now    float64
+	events []Event
+}
+
+// NewReply starts the reply to a message received at now.
+func NewReply(now float64) *Reply { return &Reply{now: now} }
+
+// Now is the reply's time.
+func (r *Reply) Now() float64 { return r.now }
+
+// Events are the events added so far, in order.
+func (r *Reply) Events() []Event { return r.events }
+
+// Len is the number of events added so far.
+func (r *Reply) Len() int { return len(r.events) }
+
+func (r *Reply) add(typ string, data any) {
+	r.events = append(r.events, Event{Timestamp: r.now, Type: typ, Data: data})
+}
+
+func checkJobID(id string) error {
+	_, err := ParseJobID(id)
+	return err
+}
+
+// ExecuteJob starts a job on alloc. At most one optional key may be set.
+func (r *Reply) ExecuteJob(e ExecuteJob) error {
+	if err := checkJobID(e.JobID); err != nil {
+		return fmt.Errorf("EXECUTE_JOB: %w", err)
+	}
+	if len(e.Alloc) == 0 {
+		return fmt.Errorf("EXECUTE_JOB %s: empty allocation", e.JobID)
+	}
+	e.Alloc = NewIntervalSet(e.Alloc...)
+	if e.Alloc[0] < 0 {
+		return fmt.Errorf("EXECUTE_JOB %s: negative resource id", e.JobID)
+	}
+	opt := 0
+	if e.Mapping != nil {
+		opt++
+		for i := 0; i < len(e.Mapping); i++ {
+			v, ok := e.Mapping[i]
+			if !ok || v < 0 || v >= len(e.Alloc) {
+				return fmt.Errorf("EXECUTE_JOB %s: mapping must map executors 0..%d to allocation indexes below %d", e.JobID, len(e.Mapping)-1, len(e.Alloc))
+			}
+		}
+	}
+	if e.StorageMapping != nil {
+		opt++
+	}
+	if e.AdditionalIOJob != nil {
+		opt++
+	}
+	if opt > 1 {
+		return fmt.Errorf("EXECUTE_JOB %s: at most one of mapping, storage_mapping, additional_io_job (Batsim aborts on more)", e.JobID)
+	}
+	r.add(TypeExecuteJob, &e)
+	return nil
+}
+
+// RejectJob rejects a waiting job.
+func (r *Reply) RejectJob(id string) error {
+	if err := checkJobID(id); err != nil {
+		return fmt.Errorf("REJECT_JOB: %w", err)
+	}
+	r.add(TypeRejectJob, &RejectJob{JobID: id})
+	return nil
+}
+
+// KillJobs kills running jobs (at least one).
+func (r *Reply) KillJobs(ids ...string) error {
+	if len(ids) == 0 {
+		return errors.New("KILL_JOB: no job id")
+	}
+	for _, id := range ids {
+		if err := checkJobID(id); err != nil {
+			return fmt.Errorf("KILL_JOB: %w", err)
+		}
+	}
+	r.add(TypeKillJob, &KillJob{JobIDs: append([]string(nil), ids...)})
+	return nil
+}
+
+// CallMeLater asks for a REQUESTED_CALL at at, which must be at least
+// MinCallMeLaterDelay after now.
+func (r *Reply) CallMeLater(at float64) error {
+	if math.IsNaN(at) || math.IsInf(at, 0) || at < r.now+MinCallMeLaterDelay {
+		return fmt.Errorf("CALL_ME_LATER at %v: must be at least %g after now=%v (Batsim aborts on a call in the past or now)", at, MinCallMeLaterDelay, r.now)
+	}
+	r.add(TypeCallMeLater, &CallMeLater{At: at})
+	return nil
+}
+
+// SetResourceState asks for a pstate on a non-empty set of resources.
+func (r *Reply) SetResourceState(res IntervalSet, pstate int) error {
+	if len(res) == 0 {
+		return errors.New("SET_RESOURCE_STATE: empty resource set")
+	}
+	if pstate < 0 {
+		return fmt.Errorf("SET_RESOURCE_STATE: negative pstate %d", pstate)
+	}
+	r.add(TypeSetResourceState, &SetResourceState{Resources: NewIntervalSet(res...), PState: pstate})
+	return nil
+}
+
+// SetJobMetadata sets a job's metadata column (no double quotes allowed).
+func (r *Reply) SetJobMetadata(id, metadata string) error {
+	if err := checkJobID(id); err != nil {
+		return fmt.Errorf("SET_JOB_METADATA: %w", err)
+	}
+	if strings.Contains(metadata, `"`) {
+		return fmt.Errorf("SET_JOB_METADATA %s: metadata must not contain a double quote", id)
+	}
+	r.add(TypeSetJobMetadata, &SetJobMetadata{JobID: id, Metadata: metadata})
+	return nil
+}
+
+// ChangeJobState forces the state of a job.
+func (r *Reply) ChangeJobState(id, state, killReason string) error {
+	if err := checkJobID(id); err != nil {
+		return fmt.Errorf("CHANGE_JOB_STATE: %w", err)
+	}
+	switch state {
+	case StateNotSubmitted, StateRunning, StateSuccess, StateWalltimeReached, StateKilled, StateRejected:
+	default:
+		return fmt.Errorf("CHANGE_JOB_STATE %s: state %q cannot be requested", id, state)
+	}
+	r.add(TypeChangeJobState, &ChangeJobState{JobID: id, JobState: state, KillReason: killReason})
+	return nil
+}
+
+// RegisterProfile registers a profile (dynamic jobs).
+func (r *Reply) RegisterProfile(workload, name string, profile json.RawMessage) error {
+	if workload == "" || name == "" || strings.Contains(workload, "!") {
+		return fmt.Errorf("REGISTER_PROFILE: bad workload %q or profile name %q", workload, name)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(profile, &obj); err != nil {
+		return fmt.Errorf("REGISTER_PROFILE %s!%s: profile is not a JSON object", workload, name)
+	}
+	if _, ok := obj["type"]; !ok {
+		return fmt.Errorf("REGISTER_PROFILE %s!%s: profile has no type", workload, name)
+	}
+	r.add(TypeRegisterProfile, &RegisterProfile{WorkloadName: workload, ProfileName: name, Profile: compact(profile)})
+	return nil
+}
+
+// RegisterJob registers a dynamic job; job must hold id, subtime, res, profile.
+func (r *Reply) RegisterJob(id string, job json.RawMessage) error {
+	if err := checkJobID(id); err != nil {
+		return fmt.Errorf("REGISTER_JOB: %w", err)
+	}
+	if err := CheckRegisteredJob(job); err != nil {
+		return fmt.Errorf("REGISTER_JOB %s: %w", id, err)
+	}
+	r.add(TypeRegisterJob, &RegisterJob{JobID: id, Job: compact(job)})
+	return nil
+}
+
+// RegistrationFinished tells Batsim no more dynamic job will be registered.
+func (r *Reply) RegistrationFinished() {
+	r.add(TypeNotify, &Notify{Kind: NotifyRegistrationFinished})
+}
+
+// ContinueRegistration cancels a previous registration_finished.
+func (r *Reply) ContinueRegistration() {
+	r.add(TypeNotify, &Notify{Kind: NotifyContinueRegistration})
+}
+
+// QueryConsumedEnergy asks Batsim for the energy consumed so far (needs -E).
+func (r *Reply) QueryConsumedEnergy() {
+	r.add(TypeQuery, &SchedulerQuery{ConsumedEnergy: true})
+}
+
+// AnswerWaitingTime answers an estimate_waiting_time query.
+func (r *Reply) AnswerWaitingTime(id string, estimate float64) error {
+	if err := checkJobID(id); err != nil {
+		return fmt.Errorf("ANSWER: %w", err)
+	}
+	r.add(TypeAnswer, &SchedulerAnswer{JobID: id, EstimatedWaitingTime: estimate})
+	return nil
+}
+
+// ToJobMsg sends a message to a running job.
+func (r *Reply) ToJobMsg(id, msg string) error {
+	if err := checkJobID(id); err != nil {
+		return fmt.Errorf("TO_JOB_MSG: %w", err)
+	}
+	r.add(TypeToJobMsg, &ToJobMsg{JobID: id, Msg: msg})
+	return nil
+}
+
+func compact(b json.RawMessage) json.RawMessage {
+	var out []byte
+	buf := make([]byte, 0, len(b))
+	if c, err := json.Marshal(json.RawMessage(b)); err == nil {
+		out = append(buf, c...)
+		return out
+	}
+	return append(buf, b...)
+}
+
+// Encode renders the reply as compact JSON, e.g.
+// {"now":1.5,"events":[{"timestamp":1.5,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0-3"}}]}.
+func (r *Reply) Encode() []byte {
+	b := make([]byte, 0, 64+48*len(r.events))
+	b = append(b, `{"now":`...)
+	b = appendFloat(b, r.now)
+	b = append(b, `,"events":[`...)
+	for i, e := range r.events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendSchedulerEvent(b, e)
+	}
+	return append(b, "]}"...)
+}
+
+// appendFloat writes the shortest decimal that reads back as f.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, '0')
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+func appendSchedulerEvent(b []byte, e Event) []byte {
+	b = append(b, `{"timestamp":`...)
+	b = appendFloat(b, e.Timestamp)
+	b = append(b, `,"type":`...)
+	b = appendString(b, e.Type)
+	b = append(b, `,"data":`...)
+	b = appendSchedulerData(b, e.Data)
+	return append(b, '}')
+}
+
+func appendSchedulerData(b []byte, data any) []byte {
+	switch d := data.(type) {
+	case *ExecuteJob:
+		b = append(b, `{"job_id":`...)
+		b = appendString(b, d.JobID)
+		b = append(b, `,"alloc":`...)
+		b = appendString(b, d.Alloc.String())
+		switch {
+		case d.Mapping != nil:
+			b = append(b, `,"mapping":{`...)
+			for i := 0; i < len(d.Mapping); i++ {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, '"')
+				b = strconv.AppendInt(b, int64(i), 10)
+				b = append(b, `":`...)
+				b = strconv.AppendInt(b, int64(d.Mapping[i]), 10)
+			}
+			b = append(b, '}')
+		case d.StorageMapping != nil:
+			keys := make([]string, 0, len(d.StorageMapping))
+			for k := range d.StorageMapping {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b = append(b, `,"storage_mapping":{`...)
+			for i, k := range keys {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, k)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(d.StorageMapping[k]), 10)
+			}
+			b = append(b, '}')
+		case d.AdditionalIOJob != nil:
+			b = append(b, `,"additional_io_job":`...)
+			b = append(b, d.AdditionalIOJob...)
+		}
+		return append(b, '}')
+	case *RejectJob:
+		b = append(b, `{"job_id":`...)
+		b = appendString(b, d.JobID)
+		return append(b, '}')
+	case *KillJob:
+		b = append(b, `{"job_ids":[`...)
+		for i, id := range d.JobIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, id)
+		}
+		return append(b, "]}"...)
+	case *CallMeLater:
+		b = append(b, `{"timestamp":`...)
+		b = appendFloat(b, d.At)
+		return append(b, '}')
+	case *SetResourceState:
+		b = append(b, `{"resources":`...)
+		b = appendString(b, d.Resources.String())
+		b = append(b, `,"state":"`...)
+		b = strconv.AppendInt(b, int64(d.PState), 10)
+		return append(b, `"}`...)
+	case *SetJobMetadata:
+		b = append(b, `{"job_id":`...)
+		b = appendString(b, d.JobID)
+		b = append(b, `,"metadata":`...)
+		b = appendString(b, d.Metadata)
+		return append(b, '}')
+	case *ChangeJobState:
+		b = append(b, `{"job_id":`...)
+		b = appendString(b, d.JobID)
+		b = append(b, `,"job_state":`...)
+		b = appendString(b, d.JobState)
+		if d.KillReason != "" {
+			b = append(b, `,"kill_reason":`...)
+			b = appendString(b, d.KillReason)
+		}
+		return append(b, '}')
+	case *RegisterProfile:
+		b = append(b, `{"workload_name":`...)
+		b = appendString(b, d.WorkloadName)
+		b = append(b, `,"profile_name":`...)
+		b = appendString(b, d.ProfileName)
+		b = append(b, `,"profile":`...)
+		b = append(b, d.Profile...)
+		return append(b, '}')
+	case *RegisterJob:
+		b = append(b, `{"job_id":`...)
+		b = appendString(b, d.JobID)
+		b = append(b, `,"job":`...)
+		b = append(b, d.Job...)
+		return append(b, '}')
+	case *Notify:
+		b = append(b, `{"type":`...)
+		b = appendString(b, d.Kind)
+		return append(b, '}')
+	case *SchedulerQuery:
+		return append(b, `{"requests":{"consumed_energy":{}}}`...)
+	case *SchedulerAnswer:
+		b = append(b, `{"estimate_waiting_time":{"job_id":`...)
+		b = appendString(b, d.JobID)
+		b = append(b, `,"estimated_waiting_time":`...)
+		b = appendFloat(b, d.EstimatedWaitingTime)
+		return append(b, "}}"...)
+	case *ToJobMsg:
+		b = append(b, `{"job_id":`...)
+		b = appendString(b, d.JobID)
+		b = append(b, `,"msg":`...)
+		b = appendString(b, d.Msg)
+		return append(b, '}')
+	}
+	return append(b, "{}"...)
+}

@@ -1,0 +1,257 @@
+package schedulers
+
+import (
+	"math"
+	"sort"
+)
+
+// The three building blocks every policy is made of (queue order, start
+// rule, host selection), kept apart so that policies are small compositions
+// and a re-ranking stage such as BUCMA can sit in front of any base.
+
+// Order sorts a copy of the waiting queue, highest priority first.
+type Order interface {
+	Sort(s *State, q []*Job)
+}
+
+// StartRule turns an ordered queue into starts at one decision point.
+type StartRule interface {
+	Apply(s *State, q []*Job, hosts HostSelector, d *Decider)
+}
+
+// HostSelector picks n free hosts for a job (n <= s.NbFree()).
+type HostSelector interface {
+	Select(s *State, n int) []int
+}
+
+// ---------------------------------------------------------------- orders
+
+// lessBySubmit is the tie-breaker of every order: submission time, then job
+// id, then arrival rank.
+func lessBySubmit(a, b *Job) bool {
+	if a.Submit != b.Submit {
+		return a.Submit < b.Submit
+	}
+	if a.ID != b.ID {
+		return a.ID < b.ID
+	}
+	return a.Seq < b.Seq
+}
+
+// FCFSOrder orders by submission time (ties by job id, then arrival).
+type FCFSOrder struct{}
+
+// Sort leaves the arrival order when it already is the FCFS order (the
+// usual case: Batsim submits in time order) and sorts otherwise.
+func (FCFSOrder) Sort(_ *State, q []*Job) {
+	if sort.SliceIsSorted(q, func(i, k int) bool { return lessBySubmit(q[i], q[k]) }) {
+		return
+	}
+	sort.SliceStable(q, func(i, k int) bool { return lessBySubmit(q[i], q[k]) })
+}
+
+// WalltimeOrder orders by walltime, ascending (MIN-MIN) or descending
+// (MAX-MIN); a job without walltime counts as +Inf.
+type WalltimeOrder struct{ Descending bool }
+
+// Sort sorts q by walltime.
+func (o WalltimeOrder) Sort(_ *State, q []*Job) {
+	sort.Slice(q, func(i, k int) bool {
+		a, b := q[i].WalltimeOrInf(), q[k].WalltimeOrInf()
+		if a != b {
+			if o.Descending {
+				return a > b
+			}
+			return a < b
+		}
+		return lessBySubmit(q[i], q[k])
+	})
+}
+
+// ---------------------------------------------------------------- start rules
+
+// Blocking starts jobs in order while they fit and stops at the first that
+// does not (FCFS).
+type Blocking struct{}
+
+// Apply implements StartRule.
+func (Blocking) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
+	for _, j := range q {
+		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j.Res)) {
+			return
+		}
+	}
+}
+
+// Greedy walks the whole queue and starts every job that fits (MIN-MIN,
+// MAX-MIN).
+type Greedy struct{}
+
+// Apply implements StartRule.
+func (Greedy) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
+	for _, j := range q {
+		if s.NbFree() == 0 {
+			return
+		}
+		if j.Res <= s.NbFree() && !d.Start(j, hosts.Select(s, j.Res)) {
+			return
+		}
+	}
+}
+
+// EASY is EASY backfilling: blocking until the first job that does not fit
+// (the head), a reservation for the head at the shadow time, then every
+// later job that fits now and either ends by the shadow time or uses only
+// the extra hosts.
+type EASY struct{}
+
+// Apply implements StartRule.
+func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
+	i := 0
+	for ; i < len(q); i++ {
+		j := q[i]
+		if j.Res > s.NbFree() {
+			break
+		}
+		if !d.Start(j, hosts.Select(s, j.Res)) {
+			return
+		}
+	}
+	if i >= len(q) {
+		return
+	}
+	shadow, extra := Reservation(s, q[i].Res)
+	Backfill(s, q[i+1:], shadow, extra, hosts, d)
+}
+
+// Backfill starts the jobs of q that fit now and either end by shadow
+// (now + walltime <= shadow) or use only extra hosts (which they consume).
+// A job without walltime can only use extra hosts.
+func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector, d *Decider) {
+	for _, j := range q {
+		free := s.NbFree()
+		if free == 0 {
+			return
+		}
+		if j.Res > free {
+			continue
+		}
+		switch {
+		case s.Now+j.WalltimeOrInf() <= shadow:
+			if !d.Start(j, hosts.Select(s, j.Res)) {
+				return
+			}
+		case j.Res <= extra:
+			if !d.Start(j, hosts.Select(s, j.Res)) {
+				return
+			}
+			extra -= j.Res
+		}
+	}
+}
+
+// Reservation computes, for a job needing need hosts, the shadow time (the
+// earliest time enough hosts are free, from running jobs' start + walltime)
+// and the extra hosts (free at the shadow time beyond need). When need hosts
+// can never be gathered (unavailable hosts, unlimited walltimes), the shadow
+// time is +Inf and there is no extra host.
+func Reservation(s *State, need int) (shadow float64, extra int) {
+	avail := s.NbFree()
+	if avail >= need {
+		return s.Now, avail - need
+	}
+	type rel struct {
+		end float64
+		n   int
+	}
+	rels := make([]rel, 0, len(s.running))
+	for _, j := range s.running {
+		n := 0
+		for _, h := range j.Alloc {
+			if !s.Hosts[h].Unavailable {
+				n++
+			}
+		}
+		rels = append(rels, rel{math.Max(j.ExpectedEnd(), s.Now), n})
+	}
+	sort.Slice(rels, func(i, k int) bool { return rels[i].end < rels[k].end })
+	for k := 0; k < len(rels); k++ {
+		avail += rels[k].n
+		// Jobs ending at the same instant free their hosts together.
+		for k+1 < len(rels) && rels[k+1].end == rels[k].end {
+			k++
+			avail += rels[k].n
+		}
+		if avail >= need && !math.IsInf(rels[k].end, 1) {
+			return rels[k].end, avail - need
+		}
+	}
+	return math.Inf(1), 0
+}
+
+// ---------------------------------------------------------------- host selection
+
+// Fastest gives the fastest free hosts first (ties by resource id).
+type Fastest struct{}
+
+// Select implements HostSelector.
+func (Fastest) Select(s *State, n int) []int {
+	out := make([]int, 0, n)
+	for _, h := range s.byFastest {
+		if len(out) == n {
+			break
+		}
+		if s.Hosts[h].Free() {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// FirstFit gives the free hosts with the lowest resource ids (batsched's
+// "basic" selection).
+type FirstFit struct{}
+
+// Select implements HostSelector.
+func (FirstFit) Select(s *State, n int) []int {
+	out := make([]int, 0, n)
+	for i := range s.Hosts {
+		if len(out) == n {
+			break
+		}
+		if s.Hosts[i].Free() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// HostSelectorByName maps the "hosts" option to a selector.
+func HostSelectorByName(name string) (HostSelector, bool) {
+	switch name {
+	case "fastest":
+		return Fastest{}, true
+	case "first-fit":
+		return FirstFit{}, true
+	}
+	return nil, false
+}
+
+// ---------------------------------------------------------------- composition
+
+// Composite is a policy made of an order, a start rule and a host selector.
+type Composite struct {
+	Order Order
+	Rule  StartRule
+	Hosts HostSelector
+}
+
+// Decide implements Policy.
+func (c *Composite) Decide(s *State, d *Decider) {
+	q := s.WaitingCopy()
+	if len(q) == 0 || s.NbFree() == 0 {
+		return
+	}
+	c.Order.Sort(s, q)
+	c.Rule.Apply(s, q, c.Hosts, d)
+}

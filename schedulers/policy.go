@@ -1,0 +1,163 @@
+package schedulers
+
+import (
+	"fmt"
+
+	"bucma/protocol"
+)
+
+// Policy decides, at each decision point, which waiting jobs start where.
+// Decide is called once per Batsim message (after the message's events have
+// been applied to the state) unless the message was SIMULATION_ENDS.
+// Implementations must be deterministic functions of what they are given.
+type Policy interface {
+	Decide(s *State, d *Decider)
+}
+
+// SubmitObserver is implemented by policies that track submissions (called
+// once per JOB_SUBMITTED, after the job joined the waiting queue).
+type SubmitObserver interface {
+	JobSubmitted(s *State, j *Job)
+}
+
+// EndObserver is implemented by policies that learn from job ends (called
+// once per finished or rejected job, with j.State final and j.End set).
+type EndObserver interface {
+	JobEnded(s *State, j *Job)
+}
+
+// Starter is implemented by policies that need to set up once the platform
+// is known (SIMULATION_BEGINS).
+type Starter interface {
+	SimulationBegins(s *State) error
+}
+
+// Registrar is implemented by policies that register dynamic jobs
+// themselves. For other policies, when Batsim runs with dynamic jobs
+// enabled, the framework sends NOTIFY registration_finished at once so that
+// the simulation can end.
+type Registrar interface {
+	RegistersDynamicJobs() bool
+}
+
+// Decider collects a policy's decisions for one message, checks each against
+// the known state and applies it to the state at once (so the policy sees the
+// effect of its own earlier decisions within the same call).
+type Decider struct {
+	s     *State
+	reply *protocol.Reply
+	err   error
+	// started and rejected in this decision, in order.
+	started  []*Job
+	rejected []*Job
+}
+
+// Err is the first invalid decision, if any.
+func (d *Decider) Err() error { return d.err }
+
+func (d *Decider) fail(format string, args ...any) bool {
+	if d.err == nil {
+		d.err = fmt.Errorf("invalid decision at t=%v: "+format, append([]any{d.s.Now}, args...)...)
+	}
+	return false
+}
+
+// Start starts waiting job j on hosts (len(hosts) must equal j.Res, every host
+// free). It returns false, records an error and changes nothing when the
+// decision is invalid.
+func (d *Decider) Start(j *Job, hosts []int) bool {
+	if d.err != nil {
+		return false
+	}
+	if j.State != protocol.StateSubmitted {
+		return d.fail("start %s: job is %s, not waiting", j.ID, j.State)
+	}
+	if cur, ok := d.s.jobs[j.ID]; !ok || cur != j {
+		return d.fail("start %s: unknown job", j.ID)
+	}
+	if len(hosts) != j.Res {
+		return d.fail("start %s: %d hosts given for res=%d", j.ID, len(hosts), j.Res)
+	}
+	for i, h := range hosts {
+		if h < 0 || h >= len(d.s.Hosts) {
+			return d.fail("start %s: host %d does not exist", j.ID, h)
+		}
+		if !d.s.Hosts[h].Free() {
+			return d.fail("start %s: host %d is not free", j.ID, h)
+		}
+		for _, g := range hosts[:i] {
+			if g == h {
+				return d.fail("start %s: host %d given twice", j.ID, h)
+			}
+		}
+	}
+	alloc := protocol.NewIntervalSet(hosts...)
+	if err := d.reply.ExecuteJob(protocol.ExecuteJob{JobID: j.ID, Alloc: alloc}); err != nil {
+		return d.fail("%v", err)
+	}
+	for _, h := range alloc {
+		d.s.Hosts[h].Job = j
+	}
+	d.s.nfree -= len(alloc)
+	j.State = protocol.StateRunning
+	j.Start = d.s.Now
+	j.Alloc = alloc
+	d.s.running[j.ID] = j
+	d.started = append(d.started, j)
+	return true
+}
+
+// Reject rejects waiting job j.
+func (d *Decider) Reject(j *Job) bool {
+	if d.err != nil {
+		return false
+	}
+	if j.State != protocol.StateSubmitted {
+		return d.fail("reject %s: job is %s, not waiting", j.ID, j.State)
+	}
+	if err := d.reply.RejectJob(j.ID); err != nil {
+		return d.fail("%v", err)
+	}
+	j.State = protocol.StateRejected
+	d.rejected = append(d.rejected, j)
+	return true
+}
+
+// Kill asks Batsim to kill running jobs. Their hosts are freed when
+// JOB_COMPLETED(COMPLETED_KILLED) arrives.
+func (d *Decider) Kill(jobs ...*Job) bool {
+	if d.err != nil || len(jobs) == 0 {
+		return false
+	}
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		if j.State != protocol.StateRunning {
+			return d.fail("kill %s: job is %s, not running", j.ID, j.State)
+		}
+		ids[i] = j.ID
+	}
+	if err := d.reply.KillJobs(ids...); err != nil {
+		return d.fail("%v", err)
+	}
+	return true
+}
+
+// CallMeLater asks Batsim for a REQUESTED_CALL at t (strictly in the future:
+// at least protocol.MinCallMeLaterDelay after now).
+func (d *Decider) CallMeLater(t float64) bool {
+	if d.err != nil {
+		return false
+	}
+	if err := d.reply.CallMeLater(t); err != nil {
+		return d.fail("%v", err)
+	}
+	return true
+}
+
+// Reply gives access to the protocol reply for decisions the Decider has no
+// method for (dynamic job registration, metadata). Such events are checked
+// by the protocol encoder only.
+func (d *Decider) Reply() *protocol.Reply { return d.reply }
+
+// Started lists the jobs started so far in this decision.
+func (d *Decider) Started() []*Job { return d.started }

@@ -1,0 +1,266 @@
+package schedulers
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// OptionSpec documents one policy option.
+type OptionSpec struct {
+	Name    string
+	Default string
+	Help    string
+	// Values lists the accepted values when the option is an enumeration.
+	Values []string
+}
+
+// Spec describes a registered policy.
+type Spec struct {
+	Name        string
+	Description string // one line
+	Options     []OptionSpec
+	// New builds the policy from validated options: every option of the spec
+	// is present in opts (defaults filled in).
+	New func(opts Options) (Policy, error)
+}
+
+// Options are a policy's option values, as text (CLI form).
+type Options map[string]string
+
+// OptionError is a bad option name or value; the CLI exits with code 2.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+// Registry maps policy names to their specs.
+type Registry struct {
+	specs map[string]*Spec
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{specs: map[string]*Spec{}} }
+
+// Add registers a spec; a duplicate name is a programming error.
+func (r *Registry) Add(s Spec) {
+	if _, dup := r.specs[s.Name]; dup {
+		panic("schedulers: policy registered twice: " + s.Name)
+	}
+	r.specs[s.Name] = &s
+}
+
+// Names lists the registered policies, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.specs))
+	for n := range r.specs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Get returns the spec of a policy.
+func (r *Registry) Get(name string) (*Spec, bool) {
+	s, ok := r.specs[name]
+	return s, ok
+}
+
+// Lookup is Get with an error that lists the valid names.
+func (r *Registry) Lookup(name string) (*Spec, error) {
+	if s, ok := r.specs[name]; ok {
+		return s, nil
+	}
+	return nil, &OptionError{fmt.Sprintf("unknown scheduler %q (valid: %s)", name, strings.Join(r.Names(), ", "))}
+}
+
+// Resolve checks opts against the spec and fills in defaults. Unknown names
+// and values outside an enumeration are errors listing the valid ones.
+func (s *Spec) Resolve(opts Options) (Options, error) {
+	out := Options{}
+	valid := make([]string, 0, len(s.Options))
+	for _, o := range s.Options {
+		valid = append(valid, o.Name)
+		out[o.Name] = o.Default
+	}
+	for k, v := range opts {
+		o := s.option(k)
+		if o == nil {
+			if len(valid) == 0 {
+				return nil, &OptionError{fmt.Sprintf("scheduler %s: unknown option %q (it takes no option)", s.Name, k)}
+			}
+			return nil, &OptionError{fmt.Sprintf("scheduler %s: unknown option %q (valid: %s)", s.Name, k, strings.Join(valid, ", "))}
+		}
+		if len(o.Values) > 0 && !contains(o.Values, v) {
+			return nil, &OptionError{fmt.Sprintf("scheduler %s: option %s=%q: valid values are %s", s.Name, k, v, strings.Join(o.Values, ", "))}
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (s *Spec) option(name string) *OptionSpec {
+	for i := range s.Options {
+		if s.Options[i].Name == name {
+			return &s.Options[i]
+		}
+	}
+	return nil
+}
+
+// Build resolves opts and builds the policy. A bad option value reported by
+// New is wrapped as an OptionError.
+func (s *Spec) Build(opts Options) (Policy, error) {
+	full, err := s.Resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.New(full)
+	if err != nil {
+		if _, ok := err.(*OptionError); ok {
+			return nil, err
+		}
+		return nil, &OptionError{fmt.Sprintf("scheduler %s: %v", s.Name, err)}
+	}
+	return p, nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseOptionArgs parses CLI "key=value" arguments.
+func ParseOptionArgs(args []string) (Options, error) {
+	out := Options{}
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, &OptionError{fmt.Sprintf("option %q: want key=value", a)}
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+// ReservedConfigKeys are sched-config keys that name the scheduler rather
+// than one of its options; they are not passed to the policy.
+var ReservedConfigKeys = []string{"scheduler", "policy", "variant"}
+
+// ParseSchedConfig reads Batsim's --sched-cfg string: a JSON object whose
+// members are policy options. Values may be strings, numbers, booleans,
+// arrays (joined with ",": "weights": [0.5,0.3,0,0.2] is weights=0.5,0.3,0,0.2)
+// or objects of scalars (joined as key:value pairs: "pinned-scores":
+// {"alice":100} is pinned-scores=alice:100). An empty string is no option.
+// The reserved keys ("scheduler", "policy", "variant") are returned apart.
+func ParseSchedConfig(cfg string) (opts Options, reserved map[string]string, err error) {
+	opts, reserved = Options{}, map[string]string{}
+	if strings.TrimSpace(cfg) == "" {
+		return opts, reserved, nil
+	}
+	var m map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader([]byte(cfg)))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, nil, &OptionError{fmt.Sprintf("sched-config is not a JSON object: %v", err)}
+	}
+	for k, raw := range m {
+		v, err := configValue(raw)
+		if err != nil {
+			return nil, nil, &OptionError{fmt.Sprintf("sched-config key %q: %v", k, err)}
+		}
+		if contains(ReservedConfigKeys, k) {
+			reserved[k] = v
+			continue
+		}
+		opts[k] = v
+	}
+	return opts, reserved, nil
+}
+
+func configValue(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", fmt.Errorf("empty value")
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return "", err
+		}
+		parts := make([]string, len(items))
+		for i, it := range items {
+			v, err := scalarValue(it)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = v
+		}
+		return strings.Join(parts, ","), nil
+	case '{':
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return "", err
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			v, err := scalarValue(obj[k])
+			if err != nil {
+				return "", err
+			}
+			parts[i] = k + ":" + v
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return scalarValue(raw)
+}
+
+func scalarValue(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	switch string(raw) {
+	case "true", "false":
+		return string(raw), nil
+	case "null":
+		return "", nil
+	}
+	if _, err := strconv.ParseFloat(string(raw), 64); err != nil {
+		return "", fmt.Errorf("%s is not a scalar", raw)
+	}
+	return string(raw), nil
+}
+
+// MergeOptions returns base overridden by over (CLI flags win over
+// sched-config).
+func MergeOptions(base, over Options) Options {
+	out := Options{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}

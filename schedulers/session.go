@@ -1,0 +1,358 @@
+package schedulers
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"bucma/protocol"
+)
+
+// Observer sees the job life cycle as the framework applies it (the decision
+// trace is one). Calls happen in simulation order.
+type Observer interface {
+	// Submitted: j joined the queue (after the policy's SubmitObserver).
+	Submitted(s *State, j *Job)
+	// Started: j was started by the current decision.
+	Started(s *State, j *Job)
+	// Ended: j finished or was rejected (j.State is final).
+	Ended(s *State, j *Job)
+}
+
+// SessionConfig configures a Session.
+type SessionConfig struct {
+	Spec *Spec
+	// Options from the command line; they win over Batsim's sched-config.
+	Options Options
+	// Validate audits the whole state after every decision (host/job
+	// consistency) on top of the per-decision checks that always run.
+	Validate bool
+	Log      *slog.Logger
+	// Observers see every submission, start and end.
+	Observers []Observer
+}
+
+// Session is the decision process of one simulation: it applies Batsim's
+// events to a State, asks the policy for decisions and returns the reply.
+type Session struct {
+	cfg    SessionConfig
+	log    *slog.Logger
+	policy Policy
+	state  *State
+	ended  bool
+}
+
+// NewSession checks the command-line options against the spec now (so that
+// a bad option fails before Batsim is contacted); the policy itself is built
+// at SIMULATION_BEGINS, once Batsim's sched-config is known.
+func NewSession(cfg SessionConfig) (*Session, error) {
+	if cfg.Spec == nil {
+		return nil, errors.New("no scheduler")
+	}
+	if _, err := cfg.Spec.Resolve(cfg.Options); err != nil {
+		return nil, err
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Session{cfg: cfg, log: log}, nil
+}
+
+// Ended reports whether SIMULATION_ENDS was received.
+func (s *Session) Ended() bool { return s.ended }
+
+// State is the current state (nil before SIMULATION_BEGINS).
+func (s *Session) State() *State { return s.state }
+
+// Policy is the policy in use (nil before SIMULATION_BEGINS).
+func (s *Session) Policy() Policy { return s.policy }
+
+// Handle applies one Batsim message and returns the reply. An error means
+// the conversation cannot go on (bad message order, invalid decision, bad
+// sched-config): the caller must stop, as answering would make Batsim abort.
+func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
+	reply := protocol.NewReply(msg.Now)
+	for i := range msg.Events {
+		ev := &msg.Events[i]
+		if s.state == nil && ev.Type != protocol.TypeSimulationBegins {
+			return nil, fmt.Errorf("event %s at t=%v before SIMULATION_BEGINS", ev.Type, ev.Timestamp)
+		}
+		if err := s.apply(ev, reply); err != nil {
+			return nil, err
+		}
+	}
+	if s.ended || s.state == nil {
+		return reply, nil
+	}
+	s.state.Now = msg.Now
+	d := &Decider{s: s.state, reply: reply}
+	// Jobs that can never run are rejected before the policy sees them.
+	for _, j := range s.state.waiting {
+		if j.State == protocol.StateSubmitted && (j.Res <= 0 || j.Res > len(s.state.Hosts)) {
+			s.log.Debug("rejecting a job that can never run", "job", j.ID, "res", j.Res, "hosts", len(s.state.Hosts))
+			d.Reject(j)
+		}
+	}
+	s.policy.Decide(s.state, d)
+	if d.err != nil {
+		return nil, d.err
+	}
+	for _, j := range d.started {
+		for _, o := range s.cfg.Observers {
+			o.Started(s.state, j)
+		}
+	}
+	for _, j := range d.rejected {
+		j.End = s.state.Now
+		delete(s.state.jobs, j.ID)
+		s.jobEnded(j)
+	}
+	if len(d.started) > 0 || len(d.rejected) > 0 {
+		s.compactWaiting()
+	}
+	if s.cfg.Validate {
+		if err := s.audit(); err != nil {
+			return nil, fmt.Errorf("state audit after the decision at t=%v: %w", msg.Now, err)
+		}
+	}
+	return reply, nil
+}
+
+func (s *Session) jobEnded(j *Job) {
+	if o, ok := s.policy.(EndObserver); ok {
+		o.JobEnded(s.state, j)
+	}
+	for _, o := range s.cfg.Observers {
+		o.Ended(s.state, j)
+	}
+}
+
+func (s *Session) compactWaiting() {
+	w := s.state.waiting[:0]
+	for _, j := range s.state.waiting {
+		if j.State == protocol.StateSubmitted {
+			w = append(w, j)
+		}
+	}
+	for i := len(w); i < len(s.state.waiting); i++ {
+		s.state.waiting[i] = nil
+	}
+	s.state.waiting = w
+}
+
+func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
+	switch d := ev.Data.(type) {
+	case *protocol.SimulationBegins:
+		return s.begin(d, reply)
+	case *protocol.SimulationEnds:
+		s.ended = true
+	case *protocol.JobSubmitted:
+		j, err := parseJob(d, ev.Timestamp)
+		if err != nil {
+			return fmt.Errorf("JOB_SUBMITTED %s: %w", d.JobID, err)
+		}
+		if _, dup := s.state.jobs[j.ID]; dup {
+			return fmt.Errorf("JOB_SUBMITTED %s: job already known", j.ID)
+		}
+		j.Seq = s.state.seq
+		s.state.seq++
+		s.state.jobs[j.ID] = j
+		s.state.waiting = append(s.state.waiting, j)
+		if o, ok := s.policy.(SubmitObserver); ok {
+			o.JobSubmitted(s.state, j)
+		}
+		for _, o := range s.cfg.Observers {
+			o.Submitted(s.state, j)
+		}
+	case *protocol.JobCompleted:
+		j, ok := s.state.running[d.JobID]
+		if !ok {
+			return fmt.Errorf("JOB_COMPLETED %s: job is not running", d.JobID)
+		}
+		for _, h := range j.Alloc {
+			if s.state.Hosts[h].Job == j {
+				s.state.Hosts[h].Job = nil
+				if !s.state.Hosts[h].Unavailable {
+					s.state.nfree++
+				}
+			}
+		}
+		delete(s.state.running, j.ID)
+		delete(s.state.jobs, j.ID)
+		j.State = d.JobState
+		j.ReturnCode = d.ReturnCode
+		j.End = ev.Timestamp
+		s.jobEnded(j)
+	case *protocol.Notify:
+		switch d.Kind {
+		case protocol.NotifyNoMoreStaticJobToSubmit:
+			s.state.NoMoreStaticJobs = true
+		case protocol.NotifyMachineUnavailable, protocol.NotifyMachineAvailable:
+			set, err := protocol.ParseIntervalSet(d.Resources)
+			if err != nil {
+				return fmt.Errorf("NOTIFY %s: %w", d.Kind, err)
+			}
+			for _, id := range set {
+				if id < 0 || id >= len(s.state.Hosts) {
+					continue
+				}
+				h := &s.state.Hosts[id]
+				was := h.Free()
+				h.Unavailable = d.Kind == protocol.NotifyMachineUnavailable
+				if was && !h.Free() {
+					s.state.nfree--
+				} else if !was && h.Free() {
+					s.state.nfree++
+				}
+			}
+		default:
+			s.log.Debug("ignoring NOTIFY", "kind", d.Kind)
+		}
+	case *protocol.JobKilled, *protocol.RequestedCall, *protocol.ResourceStateChanged,
+		*protocol.BatsimAnswer, *protocol.FromJobMsg, *protocol.BatsimQuery, *protocol.Unknown:
+		// Hosts of killed jobs are freed by their JOB_COMPLETED; the others
+		// carry nothing the framework tracks.
+	default:
+		s.log.Debug("ignoring event", "type", ev.Type)
+	}
+	return nil
+}
+
+func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) error {
+	if s.state != nil {
+		return errors.New("SIMULATION_BEGINS received twice")
+	}
+	hosts := make([]Host, len(d.ComputeResources))
+	for i, r := range d.ComputeResources {
+		if r.ID < 0 || r.ID >= len(hosts) || hosts[r.ID].Properties != nil {
+			return fmt.Errorf("SIMULATION_BEGINS: compute resource ids must be 0..%d, got %d", len(hosts)-1, r.ID)
+		}
+		props := r.Properties
+		if props == nil {
+			props = map[string]string{}
+		}
+		hosts[r.ID] = Host{ID: r.ID, Name: r.Name, Speed: hostSpeed(props), Properties: props, ZoneProperties: r.ZoneProperties}
+		hosts[r.ID].Unavailable = r.State == "unavailable"
+		_ = i
+	}
+	s.state = NewState(hosts)
+	s.state.Config = d.Config
+	s.state.SchedConfig = d.Config.SchedConfig
+	cfgOpts, reserved, err := ParseSchedConfig(d.Config.SchedConfig)
+	if err != nil {
+		return err
+	}
+	for k, v := range reserved {
+		if v != s.cfg.Spec.Name {
+			s.log.Warn("sched-config names another scheduler; using the one given on the command line", "key", k, "value", v, "scheduler", s.cfg.Spec.Name)
+		}
+	}
+	for k := range cfgOpts {
+		if s.cfg.Spec.option(k) == nil {
+			s.log.Warn("ignoring sched-config key that is not an option of the scheduler", "key", k, "scheduler", s.cfg.Spec.Name)
+			delete(cfgOpts, k)
+		}
+	}
+	p, err := s.cfg.Spec.Build(MergeOptions(cfgOpts, s.cfg.Options))
+	if err != nil {
+		return err
+	}
+	s.policy = p
+	if st, ok := p.(Starter); ok {
+		if err := st.SimulationBegins(s.state); err != nil {
+			return err
+		}
+	}
+	if d.Config.DynamicJobsEnabled {
+		if r, ok := p.(Registrar); !ok || !r.RegistersDynamicJobs() {
+			reply.RegistrationFinished()
+		}
+	}
+	return nil
+}
+
+// hostSpeed reads the "speed" property ("8e9", "1.0752e12", "1Gf"); 1 when
+// absent or unreadable, so that every host counts as equal.
+func hostSpeed(props map[string]string) float64 {
+	v, ok := props["speed"]
+	if !ok {
+		return 1
+	}
+	if f, err := ParseSpeed(v); err == nil && f > 0 {
+		return f
+	}
+	return 1
+}
+
+// ParseSpeed reads a SimGrid speed: a number with an optional unit suffix
+// (f, kf, Mf, Gf, Tf, Pf, Ef, or "flops" variants). For a comma-separated
+// list of pstates the first value counts.
+func ParseSpeed(v string) (float64, error) {
+	v = strings.TrimSpace(v)
+	if i := strings.IndexByte(v, ','); i >= 0 {
+		v = strings.TrimSpace(v[:i])
+	}
+	mult := 1.0
+	units := []struct {
+		suffix string
+		m      float64
+	}{{"Eflops", 1e18}, {"Pflops", 1e15}, {"Tflops", 1e12}, {"Gflops", 1e9}, {"Mflops", 1e6}, {"kflops", 1e3}, {"flops", 1},
+		{"Ef", 1e18}, {"Pf", 1e15}, {"Tf", 1e12}, {"Gf", 1e9}, {"Mf", 1e6}, {"kf", 1e3}, {"f", 1}}
+	for _, u := range units {
+		if strings.HasSuffix(v, u.suffix) {
+			v, mult = strings.TrimSuffix(v, u.suffix), u.m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("speed %q is not a number", v)
+	}
+	return f * mult, nil
+}
+
+// audit checks the state's invariants: host/job links agree, the free count
+// is right, waiting jobs are SUBMITTED and running jobs RUNNING.
+func (s *Session) audit() error {
+	st := s.state
+	free := 0
+	for i := range st.Hosts {
+		h := &st.Hosts[i]
+		if h.Free() {
+			free++
+		}
+		if h.Job != nil {
+			if h.Job.State != protocol.StateRunning {
+				return fmt.Errorf("host %d holds job %s in state %s", i, h.Job.ID, h.Job.State)
+			}
+			if _, ok := st.running[h.Job.ID]; !ok {
+				return fmt.Errorf("host %d holds job %s which is not running", i, h.Job.ID)
+			}
+		}
+	}
+	if free != st.nfree {
+		return fmt.Errorf("free host count %d, expected %d", st.nfree, free)
+	}
+	for id, j := range st.running {
+		if len(j.Alloc) != j.Res {
+			return fmt.Errorf("running job %s has %d hosts for res=%d", id, len(j.Alloc), j.Res)
+		}
+		for _, h := range j.Alloc {
+			if st.Hosts[h].Job != j {
+				return fmt.Errorf("running job %s: host %d holds another job", id, h)
+			}
+		}
+	}
+	for _, j := range st.waiting {
+		if j.State != protocol.StateSubmitted {
+			return fmt.Errorf("queued job %s is %s", j.ID, j.State)
+		}
+	}
+	if len(st.jobs) != len(st.waiting)+len(st.running) {
+		return fmt.Errorf("%d known jobs, but %d waiting and %d running", len(st.jobs), len(st.waiting), len(st.running))
+	}
+	return nil
+}

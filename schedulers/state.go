@@ -1,0 +1,201 @@
+// Package schedulers holds bucma's scheduling framework and policies. A
+// policy is a pure value: it receives the framework's view of jobs and hosts
+// and returns decisions; it never touches a socket, a clock or a global. The
+// framework (Session) turns Batsim events into that view and the decisions
+// into protocol replies.
+package schedulers
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"bucma/protocol"
+)
+
+// Job is a job as the framework tracks it.
+type Job struct {
+	ID       string // full id "workload!name"
+	Workload string
+	Name     string
+	Submit   float64 // submission time: the JOB_SUBMITTED event's timestamp
+	Res      int
+	Walltime float64 // seconds; 0 when the job has no walltime (absent or -1)
+	User     string  // "user" field, else "user_id", else ""
+	Profile  string
+	Raw      json.RawMessage // the job object as Batsim forwarded it
+	Seq      int64           // arrival rank (0, 1, ...): the last tie-breaker of every order
+
+	State string  // protocol job state (SUBMITTED, RUNNING, COMPLETED_*, REJECTED)
+	Start float64 // set when started
+	End   float64 // set when completed (JOB_COMPLETED timestamp)
+	Alloc []int   // hosts given at start
+	// ReturnCode is JOB_COMPLETED's return code.
+	ReturnCode int
+}
+
+// HasWalltime reports whether the job has a finite walltime.
+func (j *Job) HasWalltime() bool { return j.Walltime > 0 }
+
+// WalltimeOrInf is the walltime, +Inf when unlimited (how orders sort it).
+func (j *Job) WalltimeOrInf() float64 {
+	if j.Walltime > 0 {
+		return j.Walltime
+	}
+	return math.Inf(1)
+}
+
+// ExpectedEnd is start + walltime (+Inf when unlimited): what reservations
+// plan with for a running job.
+func (j *Job) ExpectedEnd() float64 { return j.Start + j.WalltimeOrInf() }
+
+// Host is a compute resource.
+type Host struct {
+	ID             int
+	Name           string
+	Speed          float64 // from the "speed" property; 1 when absent or unreadable
+	Properties     map[string]string
+	ZoneProperties map[string]string
+	Job            *Job // running job, nil when free
+	Unavailable    bool // set by NOTIFY event_machine_unavailable
+}
+
+// Free reports whether a job may start on the host now.
+func (h *Host) Free() bool { return h.Job == nil && !h.Unavailable }
+
+// State is the framework's view of the simulation, passed to policies.
+// Policies read it; they change it only through the Decider.
+type State struct {
+	Now    float64
+	Hosts  []Host
+	Config protocol.Config
+	// SchedConfig is Batsim's config.sched-config string (may be "").
+	SchedConfig string
+
+	waiting []*Job          // arrival order; started/rejected jobs removed after each decision
+	running map[string]*Job // by id
+	jobs    map[string]*Job // every job not yet finished (waiting or running)
+	nfree   int
+	seq     int64
+	// byFastest lists host ids by speed descending, then id ascending.
+	byFastest []int
+
+	// NoMoreStaticJobs is set once Batsim said no_more_static_job_to_submit.
+	NoMoreStaticJobs bool
+}
+
+// NewState builds a state over hosts (ids must be 0..n-1 in order).
+func NewState(hosts []Host) *State {
+	s := &State{Hosts: hosts, running: map[string]*Job{}, jobs: map[string]*Job{}}
+	s.reindexHosts()
+	return s
+}
+
+func (s *State) reindexHosts() {
+	s.nfree = 0
+	s.byFastest = make([]int, len(s.Hosts))
+	for i := range s.Hosts {
+		s.byFastest[i] = i
+		if s.Hosts[i].Free() {
+			s.nfree++
+		}
+	}
+	sortIntsBy(s.byFastest, func(a, b int) bool {
+		if s.Hosts[a].Speed != s.Hosts[b].Speed {
+			return s.Hosts[a].Speed > s.Hosts[b].Speed
+		}
+		return a < b
+	})
+}
+
+// NbHosts is the number of compute hosts.
+func (s *State) NbHosts() int { return len(s.Hosts) }
+
+// NbFree is the number of hosts a job may start on now.
+func (s *State) NbFree() int { return s.nfree }
+
+// Waiting returns the waiting jobs in arrival order. The slice is the
+// framework's: do not modify it (use WaitingCopy to sort).
+func (s *State) Waiting() []*Job { return s.waiting }
+
+// WaitingCopy returns a copy of the waiting queue (arrival order) that the
+// caller may reorder; jobs started or rejected earlier in the current
+// decision are left out.
+func (s *State) WaitingCopy() []*Job {
+	out := make([]*Job, 0, len(s.waiting))
+	for _, j := range s.waiting {
+		if j.State == protocol.StateSubmitted {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Running returns the running jobs (any order).
+func (s *State) Running() map[string]*Job { return s.running }
+
+// Job returns a job that is waiting or running.
+func (s *State) Job(id string) (*Job, bool) {
+	j, ok := s.jobs[id]
+	return j, ok
+}
+
+// HostsByFastest lists every host id, fastest first (ties by id).
+func (s *State) HostsByFastest() []int { return s.byFastest }
+
+// parseJob fills a Job from a JOB_SUBMITTED payload.
+func parseJob(ev *protocol.JobSubmitted, at float64) (*Job, error) {
+	var d struct {
+		Res      *float64        `json:"res"`
+		Walltime *float64        `json:"walltime"`
+		Profile  json.RawMessage `json:"profile"`
+		User     json.RawMessage `json:"user"`
+		UserID   json.RawMessage `json:"user_id"`
+	}
+	id, err := protocol.ParseJobID(ev.JobID)
+	if err != nil {
+		return nil, err
+	}
+	j := &Job{ID: ev.JobID, Workload: id.Workload, Name: id.Name, Submit: at, Raw: ev.Job, State: protocol.StateSubmitted}
+	if len(ev.Job) > 0 {
+		if err := json.Unmarshal(ev.Job, &d); err != nil {
+			return nil, err
+		}
+	}
+	if d.Res != nil {
+		j.Res = int(*d.Res)
+	}
+	if d.Walltime != nil && *d.Walltime > 0 {
+		j.Walltime = *d.Walltime
+	}
+	var p string
+	if json.Unmarshal(d.Profile, &p) == nil {
+		j.Profile = p
+	}
+	j.User = userOf(d.User)
+	if j.User == "" {
+		j.User = userOf(d.UserID)
+	}
+	return j, nil
+}
+
+// userOf reads a user field given as a string or a number.
+func userOf(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strings.TrimSpace(string(raw))
+}
