@@ -45,7 +45,7 @@ func (d *Decoder) logOnce(key, msg string, args ...any) {
 }
 
 type rawEnvelope struct {
-	Now    *float64          `json:"now"`
+	Now    *float64           `json:"now"`
 	Events *[]json.RawMessage `json:"events"`
 }
 

@@ -40,14 +40,14 @@ const (
 
 // Job states as Batsim names them.
 const (
-	StateNotSubmitted       = "NOT_SUBMITTED"
-	StateSubmitted          = "SUBMITTED"
-	StateRunning            = "RUNNING"
-	StateSuccess            = "COMPLETED_SUCCESSFULLY"
-	StateFailed             = "COMPLETED_FAILED"
-	StateWalltimeReached    = "COMPLETED_WALLTIME_REACHED"
-	StateKilled             = "COMPLETED_KILLED"
-	StateRejected           = "REJECTED"
+	StateNotSubmitted    = "NOT_SUBMITTED"
+	StateSubmitted       = "SUBMITTED"
+	StateRunning         = "RUNNING"
+	StateSuccess         = "COMPLETED_SUCCESSFULLY"
+	StateFailed          = "COMPLETED_FAILED"
+	StateWalltimeReached = "COMPLETED_WALLTIME_REACHED"
+	StateKilled          = "COMPLETED_KILLED"
+	StateRejected        = "REJECTED"
 )
 
 // NOTIFY kinds.
@@ -237,10 +237,10 @@ type BatsimAnswer struct {
 // ExecuteJob starts a job. At most one of the optional keys may be set
 // (Batsim 4 aborts when data has more than three members).
 type ExecuteJob struct {
-	JobID           string         `json:"job_id"`
-	Alloc           IntervalSet    `json:"-"`
-	Mapping         map[int]int    `json:"-"`
-	StorageMapping  map[string]int `json:"-"`
+	JobID           string          `json:"job_id"`
+	Alloc           IntervalSet     `json:"-"`
+	Mapping         map[int]int     `json:"-"`
+	StorageMapping  map[string]int  `json:"-"`
 	AdditionalIOJob json.RawMessage `json:"-"`
 }
 

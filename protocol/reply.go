@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -215,14 +216,13 @@ func (r *Reply) ToJobMsg(id, msg string) error {
 	return nil
 }
 
+// compact returns b without insignificant white space (b is valid JSON).
 func compact(b json.RawMessage) json.RawMessage {
-	var out []byte
-	buf := make([]byte, 0, len(b))
-	if c, err := json.Marshal(json.RawMessage(b)); err == nil {
-		out = append(buf, c...)
-		return out
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return append(json.RawMessage(nil), b...)
 	}
-	return append(buf, b...)
+	return buf.Bytes()
 }
 
 // Encode renders the reply as compact JSON, e.g.

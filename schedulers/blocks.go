@@ -3,6 +3,8 @@ package schedulers
 import (
 	"math"
 	"sort"
+
+	"bucma/protocol"
 )
 
 // The three building blocks every policy is made of (queue order, start
@@ -41,6 +43,14 @@ func lessBySubmit(a, b *Job) bool {
 // FCFSOrder orders by submission time (ties by job id, then arrival).
 type FCFSOrder struct{}
 
+// arrivalOrder is implemented by orders that are the arrival order itself,
+// so Composite can walk the framework's queue without copying or sorting it.
+type arrivalOrder interface{ isArrivalOrder() }
+
+// isArrivalOrder: Batsim submits jobs in time order, equal times by full id,
+// which is exactly the FCFS order.
+func (FCFSOrder) isArrivalOrder() {}
+
 // Sort leaves the arrival order when it already is the FCFS order (the
 // usual case: Batsim submits in time order) and sorts otherwise.
 func (FCFSOrder) Sort(_ *State, q []*Job) {
@@ -77,6 +87,9 @@ type Blocking struct{}
 // Apply implements StartRule.
 func (Blocking) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 	for _, j := range q {
+		if j.State != protocol.StateSubmitted {
+			continue
+		}
 		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j.Res)) {
 			return
 		}
@@ -92,6 +105,9 @@ func (Greedy) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 	for _, j := range q {
 		if s.NbFree() == 0 {
 			return
+		}
+		if j.State != protocol.StateSubmitted {
+			continue
 		}
 		if j.Res <= s.NbFree() && !d.Start(j, hosts.Select(s, j.Res)) {
 			return
@@ -110,6 +126,9 @@ func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 	i := 0
 	for ; i < len(q); i++ {
 		j := q[i]
+		if j.State != protocol.StateSubmitted {
+			continue
+		}
 		if j.Res > s.NbFree() {
 			break
 		}
@@ -133,7 +152,7 @@ func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector,
 		if free == 0 {
 			return
 		}
-		if j.Res > free {
+		if j.Res > free || j.State != protocol.StateSubmitted {
 			continue
 		}
 		switch {
@@ -248,10 +267,14 @@ type Composite struct {
 
 // Decide implements Policy.
 func (c *Composite) Decide(s *State, d *Decider) {
-	q := s.WaitingCopy()
-	if len(q) == 0 || s.NbFree() == 0 {
+	if s.NbWaiting() == 0 || s.NbFree() == 0 {
 		return
 	}
+	if _, ok := c.Order.(arrivalOrder); ok {
+		c.Rule.Apply(s, s.Waiting(), c.Hosts, d)
+		return
+	}
+	q := s.WaitingCopy()
 	c.Order.Sort(s, q)
 	c.Rule.Apply(s, q, c.Hosts, d)
 }

@@ -42,6 +42,9 @@ type Session struct {
 	policy Policy
 	state  *State
 	ended  bool
+	// impossible holds jobs submitted since the last decision that can
+	// never run (res 0 or above the number of hosts).
+	impossible []*Job
 }
 
 // NewSession checks the command-line options against the spec now (so that
@@ -90,12 +93,13 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 	s.state.Now = msg.Now
 	d := &Decider{s: s.state, reply: reply}
 	// Jobs that can never run are rejected before the policy sees them.
-	for _, j := range s.state.waiting {
-		if j.State == protocol.StateSubmitted && (j.Res <= 0 || j.Res > len(s.state.Hosts)) {
+	for _, j := range s.impossible {
+		if j.State == protocol.StateSubmitted {
 			s.log.Debug("rejecting a job that can never run", "job", j.ID, "res", j.Res, "hosts", len(s.state.Hosts))
 			d.Reject(j)
 		}
 	}
+	s.impossible = s.impossible[:0]
 	s.policy.Decide(s.state, d)
 	if d.err != nil {
 		return nil, d.err
@@ -110,9 +114,8 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 		delete(s.state.jobs, j.ID)
 		s.jobEnded(j)
 	}
-	if len(d.started) > 0 || len(d.rejected) > 0 {
-		s.compactWaiting()
-	}
+	s.state.dead += len(d.started) + len(d.rejected)
+	s.state.compactWaiting()
 	if s.cfg.Validate {
 		if err := s.audit(); err != nil {
 			return nil, fmt.Errorf("state audit after the decision at t=%v: %w", msg.Now, err)
@@ -128,19 +131,6 @@ func (s *Session) jobEnded(j *Job) {
 	for _, o := range s.cfg.Observers {
 		o.Ended(s.state, j)
 	}
-}
-
-func (s *Session) compactWaiting() {
-	w := s.state.waiting[:0]
-	for _, j := range s.state.waiting {
-		if j.State == protocol.StateSubmitted {
-			w = append(w, j)
-		}
-	}
-	for i := len(w); i < len(s.state.waiting); i++ {
-		s.state.waiting[i] = nil
-	}
-	s.state.waiting = w
 }
 
 func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
@@ -161,6 +151,9 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		s.state.seq++
 		s.state.jobs[j.ID] = j
 		s.state.waiting = append(s.state.waiting, j)
+		if j.Res <= 0 || j.Res > len(s.state.Hosts) {
+			s.impossible = append(s.impossible, j)
+		}
 		if o, ok := s.policy.(SubmitObserver); ok {
 			o.JobSubmitted(s.state, j)
 		}
@@ -226,7 +219,7 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 		return errors.New("SIMULATION_BEGINS received twice")
 	}
 	hosts := make([]Host, len(d.ComputeResources))
-	for i, r := range d.ComputeResources {
+	for _, r := range d.ComputeResources {
 		if r.ID < 0 || r.ID >= len(hosts) || hosts[r.ID].Properties != nil {
 			return fmt.Errorf("SIMULATION_BEGINS: compute resource ids must be 0..%d, got %d", len(hosts)-1, r.ID)
 		}
@@ -236,7 +229,6 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 		}
 		hosts[r.ID] = Host{ID: r.ID, Name: r.Name, Speed: hostSpeed(props), Properties: props, ZoneProperties: r.ZoneProperties}
 		hosts[r.ID].Unavailable = r.State == "unavailable"
-		_ = i
 	}
 	s.state = NewState(hosts)
 	s.state.Config = d.Config
@@ -346,13 +338,19 @@ func (s *Session) audit() error {
 			}
 		}
 	}
+	nwait, ndead := 0, 0
 	for _, j := range st.waiting {
-		if j.State != protocol.StateSubmitted {
-			return fmt.Errorf("queued job %s is %s", j.ID, j.State)
+		if j.State == protocol.StateSubmitted {
+			nwait++
+		} else {
+			ndead++
 		}
 	}
-	if len(st.jobs) != len(st.waiting)+len(st.running) {
-		return fmt.Errorf("%d known jobs, but %d waiting and %d running", len(st.jobs), len(st.waiting), len(st.running))
+	if ndead != st.dead {
+		return fmt.Errorf("%d finished entries in the queue, expected %d", ndead, st.dead)
+	}
+	if len(st.jobs) != nwait+len(st.running) {
+		return fmt.Errorf("%d known jobs, but %d waiting and %d running", len(st.jobs), nwait, len(st.running))
 	}
 	return nil
 }

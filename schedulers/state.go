@@ -74,7 +74,11 @@ type State struct {
 	// SchedConfig is Batsim's config.sched-config string (may be "").
 	SchedConfig string
 
-	waiting []*Job          // arrival order; started/rejected jobs removed after each decision
+	// waiting holds the queue in arrival order. Jobs that left it (started or
+	// rejected) are dropped lazily: dead counts them, the leading ones are
+	// trimmed after every decision and the rest when they are half the slice.
+	waiting []*Job
+	dead    int
 	running map[string]*Job // by id
 	jobs    map[string]*Job // every job not yet finished (waiting or running)
 	nfree   int
@@ -116,15 +120,42 @@ func (s *State) NbHosts() int { return len(s.Hosts) }
 // NbFree is the number of hosts a job may start on now.
 func (s *State) NbFree() int { return s.nfree }
 
-// Waiting returns the waiting jobs in arrival order. The slice is the
-// framework's: do not modify it (use WaitingCopy to sort).
+// Waiting returns the queue in arrival order. The slice is the framework's:
+// do not modify it (use WaitingCopy to sort), and skip the jobs whose State
+// is no longer SUBMITTED (they left the queue and are dropped lazily).
 func (s *State) Waiting() []*Job { return s.waiting }
+
+// NbWaiting is the number of waiting jobs.
+func (s *State) NbWaiting() int { return len(s.waiting) - s.dead }
+
+// compactWaiting drops jobs that left the queue: the leading ones at once
+// (cheap), all of them once they are half the slice (amortised O(1)).
+func (s *State) compactWaiting() {
+	k := 0
+	for k < len(s.waiting) && s.waiting[k].State != protocol.StateSubmitted {
+		s.waiting[k] = nil
+		k++
+	}
+	s.waiting = s.waiting[k:]
+	s.dead -= k
+	if s.dead == 0 || 2*s.dead < len(s.waiting) {
+		return
+	}
+	w := make([]*Job, 0, len(s.waiting)-s.dead)
+	for _, j := range s.waiting {
+		if j.State == protocol.StateSubmitted {
+			w = append(w, j)
+		}
+	}
+	s.waiting = w
+	s.dead = 0
+}
 
 // WaitingCopy returns a copy of the waiting queue (arrival order) that the
 // caller may reorder; jobs started or rejected earlier in the current
 // decision are left out.
 func (s *State) WaitingCopy() []*Job {
-	out := make([]*Job, 0, len(s.waiting))
+	out := make([]*Job, 0, s.NbWaiting())
 	for _, j := range s.waiting {
 		if j.State == protocol.StateSubmitted {
 			out = append(out, j)
