@@ -21,9 +21,9 @@ type Host struct {
 // embedded engine).
 type Platform struct {
 	Path    string
-	Master  string  // master host name (not a resource)
-	Hosts   []Host  // compute hosts, Hosts[i].ID == i
-	Storage []Host  // storage hosts (role "storage"), ids after the compute ones
+	Master  string // master host name (not a resource)
+	Hosts   []Host // compute hosts, Hosts[i].ID == i
+	Storage []Host // storage hosts (role "storage"), ids after the compute ones
 	// MasterLoopbackLatency is the latency of the master's route to itself
 	// (L_m): 0 when the platform declares no such route.
 	MasterLoopbackLatency float64

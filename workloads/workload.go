@@ -15,6 +15,10 @@ type Workload struct {
 	// Extra keeps top-level keys other than nb_res, jobs and profiles
 	// (e.g. "meta" written by the generators), in file order.
 	Extra []KeyValue
+
+	// parseWarnings holds what Parse noticed but Batsim tolerates
+	// (duplicate keys); Validate reports them.
+	parseWarnings []Finding
 }
 
 // KeyValue is one JSON object member kept verbatim.

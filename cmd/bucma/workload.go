@@ -1,0 +1,426 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"bucma/platforms"
+	"bucma/workloads"
+)
+
+// workloadCommand groups the workload tools: check, and the generators.
+func workloadCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "workload",
+		Usage: "check, generate and convert Batsim workload files",
+		Subcommands: []*cli.Command{
+			workloadCheckCommand(),
+			workloadLilleCommand(),
+			workloadInsertCommand(),
+			workloadPreciseCommand(),
+			workloadOSEPCommand(),
+			workloadSWFCommand(),
+		},
+	}
+}
+
+var (
+	seedFlag = &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed (same seed, same output bytes)"}
+	outFlag  = &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "-", Usage: "output file (written atomically); - for standard output"}
+)
+
+// positional returns the positional arguments of the command, also
+// accepting the command's flags written after them (urfave/cli stops at
+// the first positional argument otherwise).
+func positional(c *cli.Context) ([]string, error) {
+	args := c.Args().Slice()
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var fl cli.Flag
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					fl = f
+				}
+			}
+		}
+		if fl == nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: unknown option %s", c.Command.Name, a), 2)
+		}
+		if _, isBool := fl.(*cli.BoolFlag); isBool && !hasVal {
+			val = "true"
+		} else if !hasVal {
+			if i+1 >= len(args) {
+				return nil, cli.Exit(fmt.Sprintf("%s: option %s needs a value", c.Command.Name, a), 2)
+			}
+			i++
+			val = args[i]
+		}
+		if err := c.Set(fl.Names()[0], val); err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: bad value %q for option %s: %v", c.Command.Name, val, a, err), 2)
+		}
+	}
+	return pos, nil
+}
+
+func onePositional(c *cli.Context, what string) (string, error) {
+	pos, err := positional(c)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", cli.Exit(fmt.Sprintf("%s: expected exactly one %s argument, got %d", c.Command.Name, what, len(pos)), 2)
+	}
+	return pos[0], nil
+}
+
+func noPositional(c *cli.Context) error {
+	pos, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return cli.Exit(fmt.Sprintf("%s: unexpected argument %q", c.Command.Name, pos[0]), 2)
+	}
+	return nil
+}
+
+// writeOutput writes data to path atomically, or to stdout for "-" or "".
+func writeOutput(c *cli.Context, path string, w *workloads.Workload) error {
+	data, err := w.Bytes()
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	if path == "" || path == "-" {
+		_, err := stdout(c).Write(data)
+		return err
+	}
+	if err := workloads.WriteFileAtomic(path, data); err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	return nil
+}
+
+func stdout(c *cli.Context) io.Writer {
+	if c.App != nil && c.App.Writer != nil {
+		return c.App.Writer
+	}
+	return os.Stdout
+}
+
+func stderr(c *cli.Context) io.Writer {
+	if c.App != nil && c.App.ErrWriter != nil {
+		return c.App.ErrWriter
+	}
+	return os.Stderr
+}
+
+// loadInput loads a workload given on the command line; problems are
+// input-data errors (exit status 1).
+func loadInput(path string) (*workloads.Workload, error) {
+	w, err := workloads.Load(path)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	return w, nil
+}
+
+func workloadCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "check a workload file the way Batsim 4.2.1 reads it (exit 1 if Batsim would abort)",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "platform", Usage: "platform name or file: jobs asking for more hosts than it has are errors"},
+			&cli.StringFlag{Name: "workload-name", Value: "w0", Usage: "the name Batsim gives the workload"},
+		},
+		Action: func(c *cli.Context) error {
+			path, err := onePositional(c, "FILE")
+			if err != nil {
+				return err
+			}
+			opts := workloads.ValidateOptions{WorkloadName: c.String("workload-name")}
+			if p := c.String("platform"); p != "" {
+				speeds, err := resolvePlatformSpeeds(p)
+				if err != nil {
+					return cli.Exit(fmt.Sprintf("check: platform %s: %v", p, err), 2)
+				}
+				opts.PlatformHosts = len(speeds)
+			}
+			out := stdout(c)
+			w, err := workloads.Load(path)
+			if err != nil {
+				var le *workloads.LoadError
+				if errors.As(err, &le) {
+					for _, f := range le.Problems {
+						fmt.Fprintln(out, f.String())
+					}
+					return cli.Exit("", 1)
+				}
+				return cli.Exit(err.Error(), 1)
+			}
+			errs, warns := w.Validate(opts)
+			for _, f := range errs {
+				fmt.Fprintln(out, f.String())
+			}
+			for _, f := range warns {
+				fmt.Fprintln(out, f.String())
+			}
+			fmt.Fprintf(stderr(c), "%s: %d jobs, %d profiles, nb_res %d: %d error(s), %d warning(s)\n",
+				path, len(w.Jobs), len(w.Profiles), w.NbRes, len(errs), len(warns))
+			if len(errs) > 0 {
+				return cli.Exit("", 1)
+			}
+			return nil
+		},
+	}
+}
+
+// resolvePlatformSpeeds returns the compute host speeds of a platform given
+// by name or file; the Lille speeds are also built in (used if the bundled
+// platform cannot be loaded).
+func resolvePlatformSpeeds(p string) ([]float64, error) {
+	s, err := platformSpeeds(p)
+	if err != nil && p == "lille" {
+		return workloads.LilleHostSpeeds(), nil
+	}
+	return s, err
+}
+
+func workloadLilleCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "lille",
+		Usage: "generate a synthetic stand-in for the Lille 2020 Grid'5000 trace (see workloads/README.md)",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: 7056, Usage: "number of jobs"},
+			seedFlag,
+			&cli.Float64Flag{Name: "load", Value: 0.85, Usage: "offered load Σ(res × run time) / (hosts × span), run times on the reference speed"},
+			&cli.StringFlag{Name: "platform", Value: "lille", Usage: "platform (name or file) giving the number of hosts"},
+			&cli.Float64Flag{Name: "ref-speed", Value: workloads.DefaultRefSpeed, Usage: "reference host speed (flop/s): cpu = run time × ref-speed"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if c.Int("jobs") < 1 {
+				return cli.Exit(fmt.Sprintf("lille: --jobs must be ≥ 1 (got %d)", c.Int("jobs")), 2)
+			}
+			if !(c.Float64("load") > 0) {
+				return cli.Exit(fmt.Sprintf("lille: --load must be > 0 (got %g)", c.Float64("load")), 2)
+			}
+			if !(c.Float64("ref-speed") > 0) {
+				return cli.Exit(fmt.Sprintf("lille: --ref-speed must be > 0 (got %g)", c.Float64("ref-speed")), 2)
+			}
+			if c.Uint64("seed") == 0 {
+				return cli.Exit("lille: --seed must be ≥ 1", 2)
+			}
+			speeds, err := resolvePlatformSpeeds(c.String("platform"))
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("lille: platform %s: %v", c.String("platform"), err), 2)
+			}
+			w, err := workloads.GenerateLille(workloads.LilleOptions{
+				Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
+				HostSpeeds: speeds, RefSpeed: c.Float64("ref-speed"), Platform: c.String("platform"),
+			})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadInsertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "bucma-insert",
+		Usage:     "add the BUCMA paper's 300 one-node requests of walltime 3600 s in three precision profiles",
+		ArgsUsage: "IN",
+		Flags: []cli.Flag{
+			seedFlag,
+			&cli.IntFlag{Name: "per-class", Value: 100, Usage: "requests per precision profile"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 1e12)"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			in, err := onePositional(c, "IN")
+			if err != nil {
+				return err
+			}
+			if c.Int("per-class") < 1 || c.Int("per-class") > 999 {
+				return cli.Exit(fmt.Sprintf("bucma-insert: --per-class must be in 1..999 (got %d)", c.Int("per-class")), 2)
+			}
+			if c.Float64("ref-speed") < 0 || c.Uint64("seed") == 0 {
+				return cli.Exit("bucma-insert: --ref-speed must be > 0 and --seed ≥ 1", 2)
+			}
+			src, err := loadInput(in)
+			if err != nil {
+				return err
+			}
+			w, err := workloads.BucmaInsert(src, workloads.InsertOptions{
+				Seed: c.Uint64("seed"), PerClass: c.Int("per-class"), RefSpeed: c.Float64("ref-speed"),
+			})
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			if err := writeOutput(c, c.String("out"), w); err != nil {
+				return err
+			}
+			opt := workloads.PinnedScoresOption()
+			if o := c.String("out"); o == "" || o == "-" {
+				fmt.Fprintln(stderr(c), opt)
+			} else {
+				fmt.Fprintln(stdout(c), opt)
+			}
+			return nil
+		},
+	}
+}
+
+func workloadPreciseCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "precise",
+		Usage:     "rewrite walltimes to be precise: W = Te / U(0.85, 1.0), Te = run time on the reference speed",
+		ArgsUsage: "IN",
+		Flags: []cli.Flag{
+			seedFlag,
+			&cli.Float64Flag{Name: "p-min", Value: 0.85, Usage: "lower bound of the precision P = Te/W"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 1e12)"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			in, err := onePositional(c, "IN")
+			if err != nil {
+				return err
+			}
+			if p := c.Float64("p-min"); !(p > 0 && p <= 1) {
+				return cli.Exit(fmt.Sprintf("precise: --p-min must be in (0, 1] (got %g)", p), 2)
+			}
+			if c.Float64("ref-speed") < 0 || c.Uint64("seed") == 0 {
+				return cli.Exit("precise: --ref-speed must be > 0 and --seed ≥ 1", 2)
+			}
+			src, err := loadInput(in)
+			if err != nil {
+				return err
+			}
+			w, err := workloads.MakePrecise(src, workloads.PreciseOptions{
+				Seed: c.Uint64("seed"), PMin: c.Float64("p-min"), RefSpeed: c.Float64("ref-speed"),
+			})
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadOSEPCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "osep",
+		Usage: "generate an OSEP demand: 4 users × 10 sequential tasks, one user late",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "demand", Value: "medium", Usage: "small, medium or large"},
+			&cli.StringFlag{Name: "late", Value: "user1", Usage: "the user who submits late: user1 or user4"},
+			&cli.Float64Flag{Name: "late-by", Value: 360, Usage: "submission time of the late user (seconds)"},
+			seedFlag,
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if c.Uint64("seed") == 0 {
+				return cli.Exit("osep: --seed must be ≥ 1", 2)
+			}
+			d := c.String("demand")
+			if d != "small" && d != "medium" && d != "large" {
+				return cli.Exit(fmt.Sprintf("osep: --demand must be small, medium or large (got %q)", d), 2)
+			}
+			l := c.String("late")
+			if l != "user1" && l != "user4" {
+				return cli.Exit(fmt.Sprintf("osep: --late must be user1 or user4 (got %q)", l), 2)
+			}
+			if c.Float64("late-by") < 0 {
+				return cli.Exit(fmt.Sprintf("osep: --late-by must be ≥ 0 (got %g)", c.Float64("late-by")), 2)
+			}
+			w, err := workloads.GenerateOSEP(workloads.OSEPOptions{Demand: d, Late: l, LateBy: c.Float64("late-by"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadSWFCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "from-swf",
+		Usage:     "convert a Standard Workload Format trace (Parallel Workloads Archive) to a Batsim workload",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "ppn", Value: 1, Usage: "processors per node: res = ceil(processors / ppn)"},
+			&cli.Float64Flag{Name: "from", Value: 0, Usage: "keep jobs submitted at or after this SWF time (s)"},
+			&cli.Float64Flag{Name: "to", Value: 0, Usage: "keep jobs submitted before this SWF time (s); 0 = no bound"},
+			&cli.BoolFlag{Name: "keep-cancelled", Usage: "keep cancelled jobs (status 5) that have a run time"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			in, err := onePositional(c, "FILE")
+			if err != nil {
+				return err
+			}
+			if c.Int("ppn") < 1 {
+				return cli.Exit(fmt.Sprintf("from-swf: --ppn must be ≥ 1 (got %d)", c.Int("ppn")), 2)
+			}
+			if c.Float64("to") > 0 && c.Float64("to") <= c.Float64("from") {
+				return cli.Exit(fmt.Sprintf("from-swf: --to (%g) must be after --from (%g)", c.Float64("to"), c.Float64("from")), 2)
+			}
+			f, err := os.Open(in)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("from-swf: %v", err), 1)
+			}
+			defer f.Close()
+			w, st, err := workloads.FromSWF(f, workloads.SWFOptions{
+				PPN: c.Int("ppn"), From: c.Float64("from"), To: c.Float64("to"),
+				KeepCancelled: c.Bool("keep-cancelled"), Source: in,
+			})
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("%s: %v", in, err), 1)
+			}
+			fmt.Fprintf(stderr(c), "from-swf: %s: %s\n", in, st)
+			if st.Kept == 0 {
+				return cli.Exit(fmt.Sprintf("from-swf: %s: no job left to convert", in), 1)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+// platformSpeeds loads a platform (bundled name or file) and returns the
+// speeds of its compute hosts.
+func platformSpeeds(p string) ([]float64, error) {
+	pl, err := platforms.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	s := make([]float64, len(pl.Hosts))
+	for i, h := range pl.Hosts {
+		s[i] = h.Speed
+	}
+	return s, nil
+}

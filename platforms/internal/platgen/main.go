@@ -1,0 +1,249 @@
+// Command platgen writes the SimGrid platform files bundled with bucma
+// (lille.xml, lille-cores.xml, osep.xml) from the reference tables of
+// specs/platforms.md. Run it from the platforms directory:
+//
+//	go run ./internal/platgen
+package main
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Network of every bundled platform: 10 Gbit/s links of 1 µs, so that the
+// latencies of Batsim's internal messages stay negligible (host to master:
+// private link + cluster backbone + cluster uplink = 3 µs; master loopback
+// 1 µs).
+const (
+	bandwidth = "10Gbps"
+	latency   = "1us"
+)
+
+type cluster struct {
+	name     string
+	nodes    int
+	cpu      string
+	cores    int     // cores per node
+	coreFlop float64 // flop/s of one core (theoretical double-precision peak)
+}
+
+// Lille site of Grid'5000 (bucma.txt Table 2), in host-name order.
+var lille = []cluster{
+	{"chetemi", 15, "2 x Intel Xeon E5-2630 v4 (2.2 GHz, Broadwell)", 20, 2.2e9 * 16},
+	{"chiclet", 8, "2 x AMD EPYC 7301 (2.2 GHz, Zen)", 32, 2.2e9 * 8},
+	{"chifflet", 8, "2 x Intel Xeon E5-2680 v4 (2.4 GHz, Broadwell)", 28, 2.4e9 * 16},
+	{"chifflot", 8, "2 x Intel Xeon Gold 6126 (2.6 GHz, Skylake-SP)", 24, 2.6e9 * 32},
+}
+
+type machine struct {
+	class, cpu string
+	cores      int
+	speed      float64
+	owner      string
+}
+
+// OSEP grid (osep-heterogeneous-2015.txt section 5.2), in host-name order.
+var osep = func() []machine {
+	i7 := machine{"i7", "Intel Core i7 (Sandy Bridge)", 4, 1.3225e11, ""}
+	i5 := machine{"i5", "Intel Core i5 (Sandy Bridge)", 4, 5.476e10, ""}
+	i3 := machine{"i3", "Intel Core i3 (Sandy Bridge)", 2, 2.975e10, ""}
+	own := func(m machine, o string) machine { m.owner = o; return m }
+	return []machine{
+		own(i7, "user1"), own(i7, "user1"), own(i7, "user1"),
+		own(i7, "user2"), own(i5, "user2"), own(i5, "user2"),
+		own(i5, "user3"), own(i5, "user3"), own(i3, "user3"),
+		own(i3, "user4"), own(i3, "user4"), own(i3, "user4"),
+	}
+}()
+
+// num prints a float as a short decimal (1.0752e12, not 1.0752e+12).
+func num(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	return strings.Replace(s, "e+", "e", 1)
+}
+
+type writer struct{ b strings.Builder }
+
+func (w *writer) p(indent int, format string, args ...any) {
+	w.b.WriteString(strings.Repeat("  ", indent))
+	fmt.Fprintf(&w.b, format, args...)
+	w.b.WriteByte('\n')
+}
+
+func header(w *writer, comment string) {
+	w.p(0, "<?xml version='1.0'?>")
+	w.p(0, `<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">`)
+	w.b.WriteString(comment)
+	w.p(0, `<platform version="4.1">`)
+}
+
+// masterZone writes the zone of the master host (not a Batsim resource).
+func masterZone(w *writer, zoneID string) {
+	w.p(2, `<zone id="%s" routing="Full">`, zoneID)
+	w.p(3, `<host id="master" speed="1Gf">`)
+	w.p(4, `<prop id="role" value="master"/>`)
+	w.p(3, `</host>`)
+	w.p(3, `<link id="master-loopback" bandwidth="%s" latency="%s" sharing_policy="FATPIPE"/>`, bandwidth, latency)
+	w.p(3, `<route src="master" dst="master"><link_ctn id="master-loopback"/></route>`)
+	w.p(2, `</zone>`)
+}
+
+type host struct {
+	name  string
+	speed float64
+	props [][2]string
+	link  string // the host's link to its cluster's centre
+}
+
+// clusterZone writes one SimGrid cluster (a star: each host reaches the
+// centre through its link, then the backbone; the router is the gateway).
+func clusterZone(w *writer, id string, hosts []host, links []string) {
+	w.p(2, `<zone id="%s" routing="Cluster">`, id)
+	for _, h := range hosts {
+		w.p(3, `<host id="%s" speed="%sf">`, h.name, num(h.speed))
+		for _, kv := range h.props {
+			w.p(4, `<prop id="%s" value="%s"/>`, kv[0], kv[1])
+		}
+		w.p(3, `</host>`)
+	}
+	w.p(3, `<router id="%s-router"/>`, id)
+	w.p(3, `<backbone id="%s-backbone" bandwidth="%s" latency="%s"/>`, id, bandwidth, latency)
+	for _, l := range links {
+		w.p(3, `<link id="%s" bandwidth="%s" latency="%s"/>`, l, bandwidth, latency)
+	}
+	for _, h := range hosts {
+		w.p(3, `<host_link id="%s" up="%s" down="%s"/>`, h.name, h.link, h.link)
+	}
+	w.p(2, `</zone>`)
+}
+
+// zoneRoutes joins the master zone and every cluster zone pairwise through
+// one uplink per cluster.
+func zoneRoutes(w *writer, masterZoneID string, clusters []string) {
+	for _, c := range clusters {
+		w.p(2, `<link id="%s-uplink" bandwidth="%s" latency="%s"/>`, c, bandwidth, latency)
+	}
+	for _, c := range clusters {
+		w.p(2, `<zoneRoute src="%s" dst="%s" gw_src="master" gw_dst="%s-router"><link_ctn id="%s-uplink"/></zoneRoute>`,
+			masterZoneID, c, c, c)
+	}
+	for i, a := range clusters {
+		for _, b := range clusters[i+1:] {
+			w.p(2, `<zoneRoute src="%s" dst="%s" gw_src="%s-router" gw_dst="%s-router"><link_ctn id="%s-uplink"/><link_ctn id="%s-uplink"/></zoneRoute>`,
+				a, b, a, b, a, b)
+		}
+	}
+}
+
+const lilleComment = `<!-- Lille site of Grid'5000 as in bucma.txt Table 2: 39 nodes in 4 clusters
+     (chifflet 8 x 28 cores, chifflot 8 x 24, chiclet 8 x 32, chetemi 15 x 20; 972 cores).
+     %s
+     Speeds are theoretical double-precision peaks = cores x clock x DP flop/cycle/core
+     (Broadwell 16, Skylake-SP Gold 61xx 32, Zen 8): per core chifflet 38.4, chifflot 83.2,
+     chiclet 17.6, chetemi 35.2 Gflop/s. Every compute host repeats its speed in the "speed"
+     property (Batsim forwards properties, not the speed attribute).
+     Network: one SimGrid cluster per G5K cluster, 10 Gbit/s links of 1 us, joined to the
+     master zone and to each other by 1 us uplinks. Generated by internal/platgen. -->
+`
+
+func lilleNodes() string {
+	w := &writer{}
+	header(w, fmt.Sprintf(lilleComment, "One Batsim resource per node; host speed = node speed."))
+	w.p(1, `<zone id="lille" routing="Full">`)
+	masterZone(w, "lille-master")
+	var names []string
+	for _, c := range lille {
+		var hosts []host
+		var links []string
+		for n := 1; n <= c.nodes; n++ {
+			name := fmt.Sprintf("%s-%02d", c.name, n)
+			speed := c.coreFlop * float64(c.cores)
+			hosts = append(hosts, host{name: name, speed: speed, link: name + "-link", props: [][2]string{
+				{"speed", num(speed)}, {"cluster", c.name}, {"cores", strconv.Itoa(c.cores)}, {"cpu", c.cpu},
+			}})
+			links = append(links, name+"-link")
+		}
+		clusterZone(w, c.name, hosts, links)
+		names = append(names, c.name)
+	}
+	zoneRoutes(w, "lille-master", names)
+	w.p(1, `</zone>`)
+	w.p(0, `</platform>`)
+	return w.b.String()
+}
+
+func lilleCores() string {
+	w := &writer{}
+	header(w, fmt.Sprintf(lilleComment,
+		"One Batsim resource per core (host chifflet-01-c00 = core 0 of node chifflet-01); host speed =\n"+
+			"     core speed; the cores of a node share the node's link."))
+	w.p(1, `<zone id="lille-cores" routing="Full">`)
+	masterZone(w, "lille-master")
+	var names []string
+	for _, c := range lille {
+		var hosts []host
+		var links []string
+		for n := 1; n <= c.nodes; n++ {
+			node := fmt.Sprintf("%s-%02d", c.name, n)
+			links = append(links, node+"-link")
+			for k := 0; k < c.cores; k++ {
+				hosts = append(hosts, host{name: fmt.Sprintf("%s-c%02d", node, k), speed: c.coreFlop, link: node + "-link",
+					props: [][2]string{
+						{"speed", num(c.coreFlop)}, {"cluster", c.name}, {"node", node}, {"cores", "1"}, {"cpu", c.cpu},
+					}})
+			}
+		}
+		clusterZone(w, c.name, hosts, links)
+		names = append(names, c.name)
+	}
+	zoneRoutes(w, "lille-master", names)
+	w.p(1, `</zone>`)
+	w.p(0, `</platform>`)
+	return w.b.String()
+}
+
+const osepComment = `<!-- OSEP grid as in osep-heterogeneous-2015.txt section 5.2: 12 machines, 1 scheduler, 4 users.
+     Speeds (Sandy Bridge class): i7 132250.0, i5 54760.0, i3 29750.0 MFLOPS; 867040 MFLOPS in all.
+     Owners (property "owner"): user1 3 x i7 (45.76 %% of the power), user2 1 x i7 + 2 x i5 (27.88 %%),
+     user3 2 x i5 + 1 x i3 (16.06 %%), user4 3 x i3 (10.29 %%). "cores" is typical of the class
+     (information only). Every compute host repeats its speed in the "speed" property.
+     Network: one SimGrid cluster, 10 Gbit/s links of 1 us. Generated by internal/platgen. -->
+`
+
+func osepGrid() string {
+	w := &writer{}
+	header(w, fmt.Sprintf(osepComment))
+	w.p(1, `<zone id="osep-grid" routing="Full">`)
+	masterZone(w, "osep-master")
+	var hosts []host
+	var links []string
+	for i, m := range osep {
+		name := fmt.Sprintf("osep-%02d", i+1)
+		hosts = append(hosts, host{name: name, speed: m.speed, link: name + "-link", props: [][2]string{
+			{"speed", num(m.speed)}, {"cluster", "osep"}, {"class", m.class}, {"cores", strconv.Itoa(m.cores)},
+			{"cpu", m.cpu}, {"owner", m.owner},
+		}})
+		links = append(links, name+"-link")
+	}
+	clusterZone(w, "osep", hosts, links)
+	zoneRoutes(w, "osep-master", []string{"osep"})
+	w.p(1, `</zone>`)
+	w.p(0, `</platform>`)
+	return w.b.String()
+}
+
+func main() {
+	files := map[string]string{
+		"lille.xml":       lilleNodes(),
+		"lille-cores.xml": lilleCores(),
+		"osep.xml":        osepGrid(),
+	}
+	for name, content := range files {
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}

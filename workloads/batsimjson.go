@@ -1,0 +1,216 @@
+package workloads
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// BatsimJSON re-serialises a JSON value the way Batsim 4.2.1 forwards the
+// job and profile descriptions of a workload file (rapidjson's compact
+// Writer with Batsim's "%f" override for doubles):
+//
+//   - compact output, no whitespace; object members in their original order
+//     (duplicate keys are all kept, as rapidjson does);
+//   - strings re-escaped like rapidjson: \" \\ \b \f \n \r \t, other control
+//     characters as \u00XX (upper-case hex), everything else (including '/'
+//     and non-ASCII UTF-8) written as is;
+//   - integers (no '.', 'e' or 'E' and within int64/uint64) printed as
+//     integers ("-0" becomes "0");
+//   - every other number printed with %f: exactly 6 decimals
+//     (31.123456789 → 31.123457, 1e20 → 100000000000000000000.000000,
+//     1e-7 → 0.000000).
+//
+// A double whose %f rendering is longer than 31 characters (|x| ≥ 1e25
+// roughly) makes Batsim fail (its 32-byte buffer); BatsimJSON returns an
+// error then.
+// Numbers are converted with correct rounding; rapidjson's default parser
+// may differ by one unit in the last place on some long literals, which can
+// only matter for a value within 1e-16 relative of a %f rounding boundary.
+func BatsimJSON(raw []byte) ([]byte, error) {
+	n, err := parseJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(raw))
+	if err := writeBatsim(&b, n); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func writeBatsim(b *bytes.Buffer, n *jnode) error {
+	switch n.kind {
+	case jNull, jBool:
+		b.WriteString(n.str)
+	case jString:
+		writeRapidString(b, n.str)
+	case jNumber:
+		s, err := batsimNumber(n.str)
+		if err != nil {
+			return err
+		}
+		b.WriteString(s)
+	case jArray:
+		b.WriteByte('[')
+		for i, e := range n.elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeBatsim(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case jObject:
+		b.WriteByte('{')
+		for i, m := range n.members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeRapidString(b, m.key)
+			b.WriteByte(':')
+			if err := writeBatsim(b, m.val); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	}
+	return nil
+}
+
+// batsimNumber renders a JSON number literal as Batsim re-emits it.
+func batsimNumber(lit string) (string, error) {
+	ni, err := classifyNumber(lit)
+	if err != nil {
+		return "", err
+	}
+	if ni.isInt {
+		if ni.neg {
+			return "-" + strconv.FormatUint(ni.u, 10), nil
+		}
+		return strconv.FormatUint(ni.u, 10), nil
+	}
+	s := FormatBatsimFloat(ni.f)
+	if len(s) > 31 {
+		return "", fmt.Errorf("number %s is too large for Batsim (its %%f rendering has %d characters, at most 31 fit)", lit, len(s))
+	}
+	return s, nil
+}
+
+// FormatBatsimFloat formats a double as Batsim does on the wire: C's "%f",
+// fixed notation with exactly 6 decimals, round half to even on the exact
+// binary value (as glibc does).
+func FormatBatsimFloat(f float64) string {
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+const upperHex = "0123456789ABCDEF"
+
+func writeRapidString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 {
+				b.WriteString(`\u00`)
+				b.WriteByte(upperHex[c>>4])
+				b.WriteByte(upperHex[c&0xF])
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
+// batsimIDRegexp is the expression Batsim 4.2.1 applies to the compact text
+// of every job description (src/jobs.cpp) to put the full job id in place:
+// "id"\s*:\s*(?:"*[^(,|})]*"*)\s*
+var batsimIDRegexp = regexp.MustCompile(`"id"\s*:\s*(?:"*[^(,|})]*"*)\s*`)
+
+// JobIDRewrite replaces every `"id":<value>` of a compact job description
+// by `"id":"<fullID>"`, exactly as Batsim does before forwarding the job in
+// JOB_SUBMITTED. It is a textual substitution: nested objects with an "id"
+// key are rewritten too ("origin":{"id":42} becomes
+// "origin":{"id":"w0!alice-1"}), and a value stops at the first ',', '}',
+// ')', '(' or '|' (so an id containing one of them yields invalid JSON, on
+// which Batsim aborts). Apply it to the output of BatsimJSON.
+func JobIDRewrite(raw []byte, fullID string) []byte {
+	repl := []byte(`"id":"` + fullID + `"`)
+	return batsimIDRegexp.ReplaceAllLiteral(raw, repl)
+}
+
+// ForwardedJob returns the job object as Batsim 4.2.1 sends it in
+// JOB_SUBMITTED.data.job: BatsimJSON then JobIDRewrite. It fails when
+// Batsim would abort (number too large, or the id rewrite producing
+// something that is not a JSON object).
+func ForwardedJob(raw []byte, fullID string) ([]byte, error) {
+	c, err := BatsimJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := JobIDRewrite(c, fullID)
+	n, err := parseJSON(out)
+	if err != nil || n.kind != jObject {
+		return nil, fmt.Errorf("replacing the job id by %q gives invalid JSON (Batsim aborts): %s", fullID, out)
+	}
+	return out, nil
+}
+
+// FullJobID computes the identifier Batsim gives to a job of the given
+// workload (normally "w0") from the id written in the file, following
+// Batsim 4.2.1's rules: if the id does not contain the workload name, the
+// full id is "<workload>!<id>" and the id must not contain '!'; if it does
+// contain the workload name anywhere, Batsim takes the id as an already
+// full "<workload>!<name>" id, which must be made of exactly two
+// '!'-separated parts (consecutive '!' count as one).
+func FullJobID(workload, id string) (string, error) {
+	if workload == "" || !strings.Contains(id, workload) {
+		if strings.Contains(id, "!") {
+			return "", fmt.Errorf("job id %q contains a '!'", id)
+		}
+		return workload + "!" + id, nil
+	}
+	parts := splitCompress(id, '!')
+	if len(parts) != 2 {
+		return "", fmt.Errorf("job id %q contains the workload name %q, so Batsim reads it as a full '%s!<job>' id, but it is not made of two '!'-separated parts", id, workload, workload)
+	}
+	return parts[0] + "!" + parts[1], nil
+}
+
+// splitCompress splits like boost::split with token_compress_on.
+func splitCompress(s string, sep byte) []string {
+	var parts []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == sep {
+			parts = append(parts, s[start:i])
+			j := i
+			for j+1 < len(s) && s[j+1] == sep {
+				j++
+			}
+			i = j
+			start = j + 1
+		}
+	}
+	return parts
+}
