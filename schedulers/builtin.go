@@ -43,4 +43,4 @@ func Builtin() *Registry {
 
 // extraPolicies lists the registration functions of the policies defined in
 // other files of this package.
-var extraPolicies = []func(*Registry){}
+var extraPolicies = []func(*Registry){registerMinMax, registerBUCMA, registerWalltimeTrust}

@@ -21,6 +21,13 @@ type Observer interface {
 	Ended(s *State, j *Job)
 }
 
+// PolicyBinder is implemented by observers that need the policy (the
+// decision trace queries it for per-job details). Bind is called once, at
+// SIMULATION_BEGINS, right after the policy is built.
+type PolicyBinder interface {
+	Bind(p Policy)
+}
+
 // SessionConfig configures a Session.
 type SessionConfig struct {
 	Spec *Spec
@@ -253,6 +260,11 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 		return err
 	}
 	s.policy = p
+	for _, o := range s.cfg.Observers {
+		if b, ok := o.(PolicyBinder); ok {
+			b.Bind(p)
+		}
+	}
 	if st, ok := p.(Starter); ok {
 		if err := st.SimulationBegins(s.state); err != nil {
 			return err

@@ -1,0 +1,510 @@
+package schedulers
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"bucma/protocol"
+)
+
+// BUCMA, the user-trust multi-algorithm queue model (specs/algorithms.md §3).
+// Each user has an integer score Su in [0, 100] learnt from the precision of
+// their past walltimes; at every decision point the waiting jobs are
+// re-ranked by
+//
+//	Sf = α·Su/100 + β·Ab/MaxAb + γ·E/MaxE + δ·(1 − W/MaxW)
+//
+// and the base policy's start rule and host selection run on the re-ranked
+// queue. BUCMA is a re-ranking Order (BUCMAOrder) put in front of the base's
+// Order; the base policies themselves are not copied.
+
+// ---------------------------------------------------------------- scores
+
+// DefaultInitialScore is the score of a user never seen before.
+const DefaultInitialScore = 50
+
+// Precision is P = Te / W · 100 (Eq. 1) of a job that ran, with Te = end −
+// start. ok is false when the job never started or has no walltime. It is
+// computed as 100·Te / W, so that P lands exactly on the table's boundaries
+// when Te and W are whole numbers (Te/W·100 would give 15.000000000000002
+// for Te = 15, W = 100).
+func Precision(j *Job) (p float64, ok bool) {
+	if !j.HasWalltime() || j.Alloc == nil {
+		return 0, false
+	}
+	te := math.Max(j.End-j.Start, 0)
+	return 100 * te / j.Walltime, true
+}
+
+// ScoreDelta is the score increment of the precision table (bucma.txt Table
+// 1): the first row whose condition holds.
+//
+//	P > 100: +0 (the job may have been stopped by its walltime)
+//	P > 80: +10, P > 65: +6, P > 50: +3, P > 35: +1,
+//	P > 25: 0, P > 15: −1, P > 10: −2, P >= 0: −3
+func ScoreDelta(p float64) int {
+	switch {
+	case p > 100:
+		return 0
+	case p > 80:
+		return 10
+	case p > 65:
+		return 6
+	case p > 50:
+		return 3
+	case p > 35:
+		return 1
+	case p > 25:
+		return 0
+	case p > 15:
+		return -1
+	case p > 10:
+		return -2
+	}
+	return -3
+}
+
+// Scores holds the per-user scores Su.
+type Scores struct {
+	initial int
+	pinned  map[string]int
+	cur     map[string]int
+}
+
+// NewScores starts every user at initial (0..100); pinned users keep their
+// pinned score for ever.
+func NewScores(initial int, pinned map[string]int) *Scores {
+	p := make(map[string]int, len(pinned))
+	for u, v := range pinned {
+		p[u] = v
+	}
+	return &Scores{initial: initial, pinned: p, cur: map[string]int{}}
+}
+
+// Score is user's current score.
+func (s *Scores) Score(user string) int {
+	if v, ok := s.pinned[user]; ok {
+		return v
+	}
+	if v, ok := s.cur[user]; ok {
+		return v
+	}
+	return s.initial
+}
+
+// Pinned reports whether user's score is pinned.
+func (s *Scores) Pinned(user string) bool {
+	_, ok := s.pinned[user]
+	return ok
+}
+
+// Update applies the end of job j to its owner's score and returns the
+// increment actually applied (after clamping to [0, 100]). Only a job that
+// completed successfully and has a walltime changes the score: a job
+// stopped by its walltime (unknown true run time: the table's "P > 100"
+// case), a killed, failed or rejected job, and a job without walltime leave
+// it unchanged, as does a pinned owner.
+func (s *Scores) Update(j *Job) int {
+	if j.State != protocol.StateSuccess || s.Pinned(j.User) {
+		return 0
+	}
+	p, ok := Precision(j)
+	if !ok {
+		return 0
+	}
+	old := s.Score(j.User)
+	v := min(max(old+ScoreDelta(p), 0), 100)
+	s.cur[j.User] = v
+	return v - old
+}
+
+// ParsePinnedScores reads the pinned-scores option: "user:score,user2:score"
+// (the form ParseSchedConfig gives a JSON object {"user":score}). The score
+// is a whole number in 0..100; the user is everything before the last ':'
+// (so a user name may contain ':' but not ','). "" is no pinned score.
+func ParsePinnedScores(v string) (map[string]int, error) {
+	out := map[string]int{}
+	if strings.TrimSpace(v) == "" {
+		return out, nil
+	}
+	for i, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		k := strings.LastIndexByte(item, ':')
+		if k < 0 {
+			return nil, fmt.Errorf("pinned-scores item %d %q: want user:score", i+1, item)
+		}
+		user := strings.TrimSpace(item[:k])
+		score, err := parseScore(strings.TrimSpace(item[k+1:]))
+		if err != nil {
+			return nil, fmt.Errorf("pinned-scores item %d %q: %v", i+1, item, err)
+		}
+		if _, dup := out[user]; dup {
+			return nil, fmt.Errorf("pinned-scores: user %q pinned twice", user)
+		}
+		out[user] = score
+	}
+	return out, nil
+}
+
+// parseScore reads a score: a whole number in 0..100 ("100" and "100.0"
+// are both accepted, as a JSON number may be written either way).
+func parseScore(v string) (int, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("score %q is not a number", v)
+	}
+	if f != math.Trunc(f) || f < 0 || f > 100 {
+		return 0, fmt.Errorf("score %s must be a whole number in 0..100", v)
+	}
+	return int(f), nil
+}
+
+// ---------------------------------------------------------------- weights
+
+// Weights are Eq. 2's α (Su), β (Ab), γ (E) and δ (W).
+type Weights struct{ Su, Ab, E, W float64 }
+
+// Named weightings of the paper.
+var (
+	Weights5302 = Weights{0.5, 0.3, 0, 0.2}
+	Weights4303 = Weights{0.4, 0.3, 0, 0.3}
+)
+
+// String gives the weights in the weights option's form.
+func (w Weights) String() string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	return f(w.Su) + "," + f(w.Ab) + "," + f(w.E) + "," + f(w.W)
+}
+
+// ParseWeights reads the weights option: four numbers α,β,γ,δ separated by
+// commas (the form ParseSchedConfig gives a JSON array), each in [0, 1],
+// summing to 1 within 1e-9.
+func ParseWeights(v string) (Weights, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) != 4 {
+		return Weights{}, fmt.Errorf("weights %q: want 4 numbers α,β,γ,δ (Su, base rank, waiting time, walltime), got %d", v, len(parts))
+	}
+	var x [4]float64
+	names := [4]string{"α (Su)", "β (base rank)", "γ (waiting time)", "δ (walltime)"}
+	sum := 0.0
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) {
+			return Weights{}, fmt.Errorf("weights %q: %s = %q is not a number", v, names[i], strings.TrimSpace(p))
+		}
+		if f < 0 || f > 1 {
+			return Weights{}, fmt.Errorf("weights %q: %s = %v is outside [0, 1]", v, names[i], f)
+		}
+		x[i] = f
+		sum += f
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return Weights{}, fmt.Errorf("weights %q: the four weights sum to %v, not 1", v, sum)
+	}
+	return Weights{x[0], x[1], x[2], x[3]}, nil
+}
+
+// ---------------------------------------------------------------- re-ranking order
+
+// BUCMAOrder re-ranks a queue by Sf (Eq. 2), descending, ties by the base
+// order. It costs one sort by the base order plus one sort by Sf: O(n log n).
+type BUCMAOrder struct {
+	Base    Order
+	Weights Weights
+	Scores  *Scores
+
+	buf  []scoredJob
+	used int // entries of buf filled by the last rank
+}
+
+type scoredJob struct {
+	j    *Job
+	sf   float64
+	rank int // 0-based rank in the base order
+}
+
+// Sort implements Order.
+func (o *BUCMAOrder) Sort(s *State, q []*Job) {
+	o.rank(s, q)
+	o.release()
+}
+
+// release drops the job pointers of the scratch buffer, so that finished
+// jobs are not kept alive between decisions.
+func (o *BUCMAOrder) release() {
+	clear(o.buf[:o.used])
+	o.used = 0
+}
+
+// rank sorts q by Sf and returns the scored jobs in the new order (valid
+// until the next call).
+//
+// Terms, over the n jobs of q at s.Now:
+//   - Su: the owner's current score.
+//   - Ab/MaxAb = (n − r)/n, r the 0-based rank in the base order.
+//   - E/MaxE with E = now − submission; 0 when MaxE = 0.
+//   - 1 − W/MaxW, MaxW the largest walltime of the jobs that have one; a
+//     job without walltime counts as W = MaxW (term 0); 0 when MaxW = 0.
+func (o *BUCMAOrder) rank(s *State, q []*Job) []scoredJob {
+	n := len(q)
+	if cap(o.buf) < n {
+		o.buf = make([]scoredJob, n)
+	}
+	buf := o.buf[:n]
+	o.used = max(o.used, n)
+	if n == 0 {
+		return buf
+	}
+	o.Base.Sort(s, q)
+	maxE, maxW := 0.0, 0.0
+	for _, j := range q {
+		maxE = math.Max(maxE, s.Now-j.Submit)
+		if j.HasWalltime() {
+			maxW = math.Max(maxW, j.Walltime)
+		}
+	}
+	w := o.Weights
+	// Users usually have many jobs: remember the last lookup.
+	lastUser, lastSu := "", 0.0
+	haveLast := false
+	for r, j := range q {
+		if !haveLast || j.User != lastUser {
+			lastUser, lastSu, haveLast = j.User, float64(o.Scores.Score(j.User)), true
+		}
+		sf := w.Su*lastSu/100 + w.Ab*float64(n-r)/float64(n)
+		if maxE > 0 {
+			sf += w.E * math.Max(s.Now-j.Submit, 0) / maxE
+		}
+		if maxW > 0 && j.HasWalltime() {
+			sf += w.W * (1 - j.Walltime/maxW)
+		}
+		buf[r] = scoredJob{j: j, sf: sf, rank: r}
+	}
+	slices.SortFunc(buf, func(a, b scoredJob) int {
+		switch {
+		case a.sf > b.sf:
+			return -1
+		case a.sf < b.sf:
+			return 1
+		}
+		return a.rank - b.rank
+	})
+	for i := range buf {
+		q[i] = buf[i].j
+	}
+	return buf
+}
+
+// ---------------------------------------------------------------- policy
+
+// SubmitInfo is what BUCMA recorded about a job at its submission: at the
+// decision point of the Batsim message that submitted it (after all of that
+// message's events were applied, before any start), so that jobs submitted
+// together are ranked in one queue that holds all of them.
+type SubmitInfo struct {
+	Su int // the owner's score (the one Sf used)
+	// Queued is false for a job rejected at submission (it needs more hosts
+	// than the platform has, or none): it has no Sf and no position.
+	Queued   bool
+	Sf       float64
+	QueueLen int // n: waiting jobs, this one included
+	Position int // p: 1-based position in the re-ranked queue
+	// Gain = (n − p)/(n − 1)·100; HasGain is false when n = 1.
+	Gain    float64
+	HasGain bool
+}
+
+// BUCMA is the policy: a BUCMAOrder in front of a base policy's start rule
+// and host selection, plus score learning and submission records.
+type BUCMA struct {
+	Order *BUCMAOrder
+	Rule  StartRule
+	Hosts HostSelector
+
+	pending []*Job                // submitted since the last decision
+	info    map[string]SubmitInfo // by job id, until the job has ended
+	retired []string              // ended jobs whose info goes at the next decision
+}
+
+// BUCMABase returns the order and start rule of a base policy: fcfs, easy,
+// minmin or maxmin.
+func BUCMABase(name string) (Order, StartRule, bool) {
+	switch name {
+	case "fcfs":
+		return FCFSOrder{}, Blocking{}, true
+	case "easy":
+		return FCFSOrder{}, EASY{}, true
+	case "minmin":
+		return WalltimeOrder{}, Greedy{}, true
+	case "maxmin":
+		return WalltimeOrder{Descending: true}, Greedy{}, true
+	}
+	return nil, nil, false
+}
+
+// NewBUCMA builds BUCMA over the named base policy.
+func NewBUCMA(base string, w Weights, scores *Scores, hosts HostSelector) (*BUCMA, error) {
+	o, rule, ok := BUCMABase(base)
+	if !ok {
+		return nil, fmt.Errorf("unknown base policy %q (valid: fcfs, easy, minmin, maxmin)", base)
+	}
+	return &BUCMA{
+		Order: &BUCMAOrder{Base: o, Weights: w, Scores: scores},
+		Rule:  rule,
+		Hosts: hosts,
+		info:  map[string]SubmitInfo{},
+	}, nil
+}
+
+// JobSubmitted implements SubmitObserver.
+func (b *BUCMA) JobSubmitted(_ *State, j *Job) { b.pending = append(b.pending, j) }
+
+// JobEnded implements EndObserver: the owner's score learns from the job.
+func (b *BUCMA) JobEnded(_ *State, j *Job) {
+	b.Order.Scores.Update(j)
+	b.retired = append(b.retired, j.ID)
+}
+
+// Decide implements Policy.
+func (b *BUCMA) Decide(s *State, d *Decider) {
+	for _, id := range b.retired {
+		delete(b.info, id)
+	}
+	b.retired = b.retired[:0]
+	if len(b.pending) == 0 && (s.NbWaiting() == 0 || s.NbFree() == 0) {
+		return
+	}
+	q := s.WaitingCopy()
+	ranked := b.Order.rank(s, q)
+	if len(b.pending) > 0 {
+		b.recordSubmissions(ranked)
+	}
+	b.Order.release()
+	if s.NbFree() > 0 && len(q) > 0 {
+		b.Rule.Apply(s, q, b.Hosts, d)
+	}
+}
+
+func (b *BUCMA) recordSubmissions(ranked []scoredJob) {
+	// The jobs submitted since the last decision are the latest arrivals:
+	// exactly the waiting jobs whose arrival rank is at least the first
+	// pending one's.
+	first := b.pending[0].Seq
+	left := 0
+	for _, j := range b.pending {
+		b.info[j.ID] = SubmitInfo{Su: b.Order.Scores.Score(j.User)}
+		if j.State == protocol.StateSubmitted {
+			left++
+		}
+	}
+	n := len(ranked)
+	for i := 0; i < n && left > 0; i++ {
+		j := ranked[i].j
+		if j.Seq < first {
+			continue
+		}
+		si := b.info[j.ID]
+		si.Queued, si.Sf, si.QueueLen, si.Position = true, ranked[i].sf, n, i+1
+		if n > 1 {
+			si.Gain, si.HasGain = float64(n-(i+1))/float64(n-1)*100, true
+		}
+		b.info[j.ID] = si
+		left--
+	}
+	clear(b.pending)
+	b.pending = b.pending[:0]
+}
+
+// SubmitInfo implements TraceInfo. The record is kept until the decision
+// point after the job's end.
+func (b *BUCMA) SubmitInfo(jobID string) (SubmitInfo, bool) {
+	si, ok := b.info[jobID]
+	return si, ok
+}
+
+// UserScore implements TraceInfo: the user's current score.
+func (b *BUCMA) UserScore(user string) int { return b.Order.Scores.Score(user) }
+
+// ---------------------------------------------------------------- registration
+
+var bucmaBaseOption = OptionSpec{
+	Name:    "base",
+	Default: "fcfs",
+	Help:    "base policy whose order gives Ab and whose start rule and host selection run on the re-ranked queue",
+	Values:  []string{"fcfs", "easy", "minmin", "maxmin"},
+}
+
+var bucmaInitialOption = OptionSpec{
+	Name:    "initial-score",
+	Default: strconv.Itoa(DefaultInitialScore),
+	Help:    "score Su of a user never seen before (whole number 0..100)",
+}
+
+var bucmaPinnedOption = OptionSpec{
+	Name:    "pinned-scores",
+	Default: "",
+	Help:    `users whose score never changes, "user:score,user2:score" (sched-config: {"user":score})`,
+}
+
+func bucmaWeightsOption(def Weights) OptionSpec {
+	return OptionSpec{
+		Name:    "weights",
+		Default: def.String(),
+		Help:    `Eq. 2 weights α,β,γ,δ of Su, base rank, waiting time, walltime; each in [0,1], sum 1 (sched-config: [a,b,c,d])`,
+	}
+}
+
+// newBUCMAFromOptions builds BUCMA from resolved options; fixed, when not
+// nil, replaces the weights option (named variants).
+func newBUCMAFromOptions(fixed *Weights) func(Options) (Policy, error) {
+	return func(opts Options) (Policy, error) {
+		var w Weights
+		if fixed != nil {
+			w = *fixed
+		} else {
+			var err error
+			if w, err = ParseWeights(opts["weights"]); err != nil {
+				return nil, err
+			}
+		}
+		initial, err := parseScore(strings.TrimSpace(opts["initial-score"]))
+		if err != nil {
+			return nil, fmt.Errorf("initial-score: %v", err)
+		}
+		pinned, err := ParsePinnedScores(opts["pinned-scores"])
+		if err != nil {
+			return nil, err
+		}
+		sel, ok := HostSelectorByName(opts["hosts"])
+		if !ok {
+			return nil, fmt.Errorf("unknown host selection %q", opts["hosts"])
+		}
+		return NewBUCMA(opts["base"], w, NewScores(initial, pinned), sel)
+	}
+}
+
+func registerBUCMA(r *Registry) {
+	common := []OptionSpec{bucmaBaseOption, bucmaInitialOption, bucmaPinnedOption, hostsOption}
+	r.Add(Spec{
+		Name:        "bucma",
+		Description: "BUCMA: re-rank a base policy's queue by user trust in walltimes (Sf of Eq. 2) before its start rule runs",
+		Options:     append([]OptionSpec{bucmaWeightsOption(Weights5302)}, common...),
+		New:         newBUCMAFromOptions(nil),
+	})
+	w5302, w4303 := Weights5302, Weights4303
+	r.Add(Spec{
+		Name:        "bucma5302",
+		Description: "BUCMA with weights α=0.5 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.2 (walltime)",
+		Options:     common,
+		New:         newBUCMAFromOptions(&w5302),
+	})
+	r.Add(Spec{
+		Name:        "bucma4303",
+		Description: "BUCMA with weights α=0.4 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.3 (walltime)",
+		Options:     common,
+		New:         newBUCMAFromOptions(&w4303),
+	})
+}

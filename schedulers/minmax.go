@@ -1,0 +1,22 @@
+package schedulers
+
+// MIN-MIN and MAX-MIN (specs/algorithms.md §2): in an online, space-shared
+// setting where a job's walltime is the same on every host, picking the job
+// with the minimum (maximum) of the minimum completion times reduces to
+// ordering the queue by walltime ascending (descending) and giving each job
+// the fastest free hosts. Every job that fits is started (greedy scan).
+
+func registerMinMax(r *Registry) {
+	r.Add(Spec{
+		Name:        "minmin",
+		Description: "MIN-MIN: shortest walltime first (no walltime = last); start every job that fits, skip the others",
+		Options:     []OptionSpec{hostsOption},
+		New:         composite(WalltimeOrder{}, Greedy{}),
+	})
+	r.Add(Spec{
+		Name:        "maxmin",
+		Description: "MAX-MIN: longest walltime first (no walltime = first); start every job that fits, skip the others",
+		Options:     []OptionSpec{hostsOption},
+		New:         composite(WalltimeOrder{Descending: true}, Greedy{}),
+	})
+}

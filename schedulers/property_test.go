@@ -1,0 +1,163 @@
+package schedulers
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"bucma/protocol"
+)
+
+// randomWorkload draws a seeded workload on a random platform: bursts of
+// simultaneous submissions, jobs without walltime or with -1, jobs that run
+// past their walltime, failing jobs, jobs too big for the platform, and
+// anonymous users.
+func randomWorkload(seed uint64) (speeds []float64, jobs []tjob) {
+	r := rand.New(rand.NewPCG(seed, 0x6275636d61))
+	nh := 1 + r.IntN(16)
+	speeds = make([]float64, nh)
+	for i := range speeds {
+		speeds[i] = float64(1+r.IntN(4)) * 1e9
+	}
+	users := []string{"", "alice", "bob", "carol", "dave", "erin"}
+	n := 20 + r.IntN(120)
+	t := 0.0
+	for i := 0; i < n; i++ {
+		if r.IntN(3) > 0 { // a third of the jobs arrive with the previous one
+			t += float64(r.IntN(60))
+		}
+		j := tjob{name: strconv.Itoa(i), submit: t, res: 1 + r.IntN(nh), user: users[r.IntN(len(users))]}
+		switch k := r.IntN(40); {
+		case k == 0:
+			j.res = nh + 1 // never fits: rejected
+		case k < 8:
+			j.res = 1
+		}
+		switch k := r.IntN(20); {
+		case k == 0:
+			j.walltime = 0 // no walltime
+		case k == 1:
+			j.walltime = -1
+		default:
+			j.walltime = float64(1 + r.IntN(500))
+		}
+		base := j.walltime
+		if base <= 0 {
+			base = float64(1 + r.IntN(300))
+		}
+		j.run = base * (0.05 + 1.15*r.Float64()) // some exceed their walltime
+		if r.IntN(25) == 0 {
+			j.ret = 1
+		}
+		jobs = append(jobs, j)
+	}
+	return speeds, jobs
+}
+
+// policyVariants lists every registered policy at its defaults, plus the
+// option values that change its behaviour.
+func policyVariants() []scenario {
+	var out []scenario
+	for _, name := range Builtin().Names() {
+		out = append(out, scenario{policy: name})
+	}
+	for _, base := range []string{"easy", "minmin", "maxmin"} {
+		out = append(out, scenario{policy: "bucma", options: Options{"base": base, "weights": "0.25,0.25,0.25,0.25", "pinned-scores": "alice:100,bob:0"}})
+	}
+	out = append(out,
+		scenario{policy: "bucma", options: Options{"weights": "0,0,1,0", "initial-score": "0", "hosts": "first-fit"}},
+		scenario{policy: "wtrust", options: Options{"threshold": "0"}},
+		scenario{policy: "wtrust", options: Options{"threshold": "1", "hosts": "first-fit"}},
+	)
+	return out
+}
+
+// TestPropertyRandomWorkloads runs every policy on seeded random workloads
+// with the session's audit on (Validate) and the driver's own checks of
+// every decision: the run must end with every job in a final state, and the
+// decision trace must hold exactly one row per job with the final state the
+// driver saw and scores, positions and gains in range.
+func TestPropertyRandomWorkloads(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 3
+	}
+	for _, v := range policyVariants() {
+		t.Run(fmt.Sprintf("%s%v", v.policy, v.options), func(t *testing.T) {
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				var buf bytes.Buffer
+				tr := NewTrace(&buf)
+				sc := v
+				sc.speeds, sc.jobs = randomWorkload(seed)
+				sc.observers = []Observer{tr}
+				d := newDriver(t, sc)
+				out := d.run("")
+				if tr.Err() != nil {
+					t.Fatal(tr.Err())
+				}
+				rows := readTrace(t, buf.Bytes())
+				if len(rows) != len(sc.jobs) {
+					t.Fatalf("seed %d: %d trace rows for %d jobs", seed, len(rows), len(sc.jobs))
+				}
+				_, scored := d.sess.Policy().(TraceInfo)
+				for _, row := range rows {
+					o := out[row["job_id"]]
+					if o == nil || row["final_state"] != o.state {
+						t.Fatalf("seed %d: job %s: trace says %s, driver %+v", seed, row["job_id"], row["final_state"], o)
+					}
+					switch o.state {
+					case protocol.StateSuccess, protocol.StateFailed, protocol.StateWalltimeReached, protocol.StateRejected:
+					default:
+						t.Fatalf("seed %d: job %s ended %s", seed, row["job_id"], o.state)
+					}
+					checkRanges(t, seed, row, scored)
+				}
+			}
+		})
+	}
+}
+
+func checkRanges(t *testing.T, seed uint64, row map[string]string, scored bool) {
+	t.Helper()
+	num := func(k string) (float64, bool) {
+		if row[k] == "" {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(row[k], 64)
+		if err != nil {
+			t.Fatalf("seed %d: job %s: %s = %q", seed, row["job_id"], k, row[k])
+		}
+		return f, true
+	}
+	fail := func(format string, args ...any) {
+		t.Fatalf("seed %d: job %s: "+format, append([]any{seed, row["job_id"]}, args...)...)
+	}
+	su, hasSu := num("su_at_submission")
+	after, hasAfter := num("su_after")
+	if hasSu != scored || hasAfter != scored {
+		fail("score columns %q %q for a policy with scores=%v", row["su_at_submission"], row["su_after"], scored)
+	}
+	if su < 0 || su > 100 || after < 0 || after > 100 {
+		fail("score out of range: %v, %v", su, after)
+	}
+	n, hasN := num("queue_length")
+	p, _ := num("queue_position")
+	g, hasG := num("queue_gain")
+	if hasN && (p < 1 || p > n) {
+		fail("position %v of %v", p, n)
+	}
+	if hasG != (hasN && n > 1) || g < 0 || g > 100 {
+		fail("gain %q with queue length %q", row["queue_gain"], row["queue_length"])
+	}
+	if hasN && hasG && g != (n-p)/(n-1)*100 {
+		fail("gain %v for position %v of %v", g, p, n)
+	}
+	if sf, ok := num("sf_at_submission"); ok && (sf < -1e-12 || sf > 1+1e-12) {
+		fail("Sf %v outside [0, 1]", sf)
+	}
+	if w, ok := num("waiting_time"); ok && w < 0 {
+		fail("negative waiting time %v", w)
+	}
+}
