@@ -107,6 +107,9 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		if err != nil {
 			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: err.Error()}
 		}
+		if c, ok := data.(*CallMeLater); ok && dir == FromScheduler && !(c.At > *re.Timestamp) {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("target %g is not after the event's timestamp %g (Batsim aborts on a call in the past or now)", c.At, *re.Timestamp)}
+		}
 		msg.Events = append(msg.Events, Event{Timestamp: *re.Timestamp, Type: *re.Type, Data: data})
 	}
 	return msg, nil

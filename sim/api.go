@@ -2,6 +2,18 @@
 // same platform and workload files as Batsim 4.2.1, sends a scheduler the
 // same events, applies its decisions with the same rules and writes the same
 // output files.
+//
+// The engine stands where Batsim stands. Its timing model reproduces the
+// cost of Batsim's internal messages (SimGrid communications between the
+// actors of the master host and the compute hosts): every message to
+// Batsim's server costs the latency of its route (the master loopback L_m,
+// or the host-to-master route L_h for a job's completion) plus the transfer
+// time of its one byte, messages wait in the server's mailbox while it is
+// receiving another one, the k-th event of a reply is applied once the k-1
+// previous ones have reached the server, and a message is sent to the
+// scheduler only when its previous reply has been fully applied and nothing
+// is waiting in the mailbox. With LatencyNone every internal message is
+// instantaneous.
 package sim
 
 import (
@@ -22,6 +34,14 @@ const (
 	// LatencyNone makes every internal message instantaneous.
 	LatencyNone
 )
+
+// String is the CLI spelling of the latency model.
+func (l Latency) String() string {
+	if l == LatencyNone {
+		return "none"
+	}
+	return "batsim"
+}
 
 // Scheduler is the decision process the engine drives: one message in, one
 // reply out. *schedulers.Session (through InProcess) and a ZeroMQ client
@@ -46,4 +66,11 @@ type Config struct {
 	// Progress, when set, is called now and then with the number of jobs
 	// finished so far and the total number of static jobs.
 	Progress func(done, total int)
+	// Observe, when set, sees every message exchanged, in order: the
+	// engine's (FromBatsim) and the scheduler's replies (FromScheduler).
+	Observe func(dir protocol.Direction, m *protocol.Message)
 }
+
+// BatsimVersion is the batsim_version value of the _schedule.csv files the
+// engine writes: bucma's engine, emulating Batsim 4.2.1.
+const BatsimVersion = "bucma-sim-batsim-4.2.1"

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"bucma/platforms"
+	"bucma/protocol"
+	"bucma/schedulers"
+	"bucma/sim"
+	"bucma/workloads"
+)
+
+func simulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "simulate",
+		Usage: "simulate a platform and workload(s) with bucma's embedded Batsim-compatible engine",
+		Description: `Runs the embedded engine, which stands where Batsim 4.2.1 stands: same input files,
+same messages to the scheduler, same decision rules, same PREFIX_jobs.csv and
+PREFIX_schedule.csv. The scheduler is one of bucma's policies, in-process:
+
+   bucma simulate -p lille -w workload.json --scheduler easy
+
+or any scheduler listening on a ZeroMQ endpoint (bucma run, batsched, pybatsim),
+driven exactly as Batsim would:
+
+   bucma run --scheduler easy -s tcp://127.0.0.1:28000 &
+   bucma simulate -p platform.xml -w workload.json --connect tcp://127.0.0.1:28000
+
+--latency batsim (default) reproduces Batsim's internal message latencies (its
+"+0.000015" offsets); --latency none makes every internal message instantaneous.
+Exit status: 0 on success, 1 on a bad input file, a decision Batsim refuses or a
+deadlock, 2 on a bad command line or option, 130 when interrupted.`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "SimGrid platform `FILE`, or a bundled platform name"},
+			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, Usage: "Batsim workload `FILE` (repeatable: w0, w1, ...)"},
+			&cli.StringFlag{Name: "scheduler", Usage: "in-process policy `NAME` (see 'bucma list')"},
+			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
+			&cli.StringFlag{Name: "connect", Usage: "drive the scheduler listening on `ENDPOINT` over ZeroMQ instead"},
+			&cli.StringFlag{Name: "export", Aliases: []string{"e"}, Value: "out", Usage: "output `PREFIX`: PREFIX_jobs.csv and PREFIX_schedule.csv"},
+			&cli.BoolFlag{Name: "forward-profiles-on-submission", Usage: "add the job's profile to JOB_SUBMITTED"},
+			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished)"},
+			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job"},
+			&cli.StringFlag{Name: "sched-cfg", Usage: "string forwarded as config.sched-config (policy options as a JSON object)"},
+			&cli.StringFlag{Name: "sched-cfg-file", Usage: "read the sched-config string from `FILE`"},
+			&cli.StringFlag{Name: "latency", Value: "batsim", Usage: "internal message latencies: batsim or none"},
+			&cli.BoolFlag{Name: "validate", Usage: "audit the in-process scheduler's whole state after every decision"},
+			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE` (in-process only)"},
+			&cli.DurationFlag{Name: "timeout", Usage: "with --connect: give up when the scheduler does not answer within `D`"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
+		},
+		Action: simulateAction,
+	}
+}
+
+func simulateAction(c *cli.Context) error {
+	if err := noPositional(c); err != nil {
+		return err
+	}
+	log := newLogger(c, c.Bool("verbose"))
+	usage := func(format string, args ...any) error {
+		return cli.Exit("simulate: "+fmt.Sprintf(format, args...), 2)
+	}
+	var lat sim.Latency
+	switch c.String("latency") {
+	case "batsim":
+		lat = sim.LatencyBatsim
+	case "none":
+		lat = sim.LatencyNone
+	default:
+		return usage("--latency %q: valid values are batsim, none", c.String("latency"))
+	}
+	if c.String("platform") == "" {
+		return usage("--platform is required (a SimGrid file or one of: %s)", strings.Join(platforms.BundledNames(), ", "))
+	}
+	wpaths := c.StringSlice("workload")
+	if len(wpaths) == 0 && !c.Bool("enable-dynamic-jobs") {
+		return usage("--workload is required")
+	}
+	connect, name := c.String("connect"), c.String("scheduler")
+	if connect != "" && name != "" {
+		return usage("give either --scheduler (in-process) or --connect (remote), not both")
+	}
+	if connect == "" && name == "" {
+		return &schedulers.OptionError{Msg: fmt.Sprintf("simulate: --scheduler or --connect is required (policies: %s)", strings.Join(schedulers.Builtin().Names(), ", "))}
+	}
+	var optArgs []string
+	if ol, ok := c.Generic("option").(*optionList); ok {
+		optArgs = *ol
+	}
+	if connect != "" && (len(optArgs) > 0 || c.String("trace") != "" || c.Bool("validate")) {
+		return usage("--option, --trace and --validate apply to an in-process scheduler, not to --connect")
+	}
+	schedCfg := c.String("sched-cfg")
+	if f := c.String("sched-cfg-file"); f != "" {
+		if schedCfg != "" {
+			return usage("give --sched-cfg or --sched-cfg-file, not both")
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("simulate: sched-config file: %w", err)
+		}
+		schedCfg = string(b)
+	}
+
+	// Scheduler first: a bad policy or option fails before any file is read.
+	var sess *schedulers.Session
+	closeTrace := func() error { return nil }
+	if name != "" {
+		spec, err := schedulers.Builtin().Lookup(name)
+		if err != nil {
+			return err
+		}
+		opts, err := schedulers.ParseOptionArgs(optArgs)
+		if err != nil {
+			return err
+		}
+		var observers []schedulers.Observer
+		if path := c.String("trace"); path != "" {
+			obs, closeFn, err := openTrace(path)
+			if err != nil {
+				return err
+			}
+			if obs != nil {
+				observers = append(observers, obs)
+			}
+			if closeFn != nil {
+				closeTrace = closeFn
+			}
+		}
+		sess, err = schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log, Observers: observers})
+		if err != nil {
+			closeTrace()
+			return err
+		}
+	}
+	defer func() { closeTrace() }()
+
+	plat, err := platforms.Resolve(c.String("platform"))
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	for _, w := range plat.Warnings {
+		log.Warn("platform", "warning", w)
+	}
+	var wls []*workloads.Workload
+	for _, p := range wpaths {
+		// The engine checks each workload the way Batsim does.
+		w, err := workloads.Load(p)
+		if err != nil {
+			return fmt.Errorf("simulate: workload %s: %w", p, err)
+		}
+		wls = append(wls, w)
+	}
+
+	cfg := sim.Config{
+		Platform: plat, Workloads: wls, ExportPrefix: c.String("export"), Latency: lat,
+		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
+		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
+	}
+	if c.Bool("verbose") {
+		cfg.Observe = func(d protocol.Direction, m *protocol.Message) {
+			log.Debug("message", "dir", d.String(), "raw", string(protocol.EncodeBatsim(m)))
+		}
+	}
+	total := 0
+	for _, w := range wls {
+		total += len(w.Jobs)
+	}
+	var bar *progressbar.ProgressBar
+	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
+			progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+		cfg.Progress = func(done, _ int) { bar.Set(done) }
+	}
+
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var sched sim.Scheduler
+	if sess != nil {
+		sched = sim.InProcess(sess)
+	} else {
+		rs, err := sim.Remote(connect)
+		if err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+		rs.Timeout = c.Duration("timeout")
+		rs.Context = ctx
+		defer rs.Close()
+		sched = rs
+	}
+	res, err := sim.Run(ctx, cfg, sched)
+	if bar != nil {
+		bar.Finish()
+	}
+	if cerr := closeTrace(); cerr != nil && err == nil {
+		err = cerr
+	}
+	closeTrace = func() error { return nil }
+	if errors.Is(err, context.Canceled) {
+		return cli.Exit("simulate: interrupted", exitInterrupted)
+	}
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	if !c.Bool("quiet") {
+		printSummary(stdout(c), res, cfg.ExportPrefix)
+	}
+	return nil
+}
+
+func printSummary(w io.Writer, r *sim.Result, prefix string) {
+	fmt.Fprintf(w, "jobs           %d\n", r.Jobs)
+	states := make([]string, 0, len(r.ByState))
+	for s := range r.ByState {
+		states = append(states, s)
+	}
+	sort.Strings(states)
+	for _, s := range states {
+		fmt.Fprintf(w, "  %-26s %d\n", s, r.ByState[s])
+	}
+	fmt.Fprintf(w, "makespan       %.6f s\n", r.Makespan)
+	fmt.Fprintf(w, "mean waiting   %.6f s\n", r.MeanWait)
+	fmt.Fprintf(w, "mean slowdown  %.6f\n", r.MeanSlow)
+	fmt.Fprintf(w, "utilization    %.2f%%\n", 100*r.Utilization)
+	fmt.Fprintf(w, "messages       %d (scheduler %.3f s, total %.3f s wall)\n", r.Messages, r.SchedWall.Seconds(), r.Wall.Seconds())
+	if prefix != "" {
+		fmt.Fprintf(w, "outputs        %s_jobs.csv, %s_schedule.csv\n", prefix, prefix)
+	}
+}

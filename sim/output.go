@@ -1,0 +1,278 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"bucma/protocol"
+)
+
+// JobsColumns is the header of PREFIX_jobs.csv, as Batsim 4.2.1 writes it.
+const JobsColumns = "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata"
+
+// stats accumulates the _schedule.csv metrics as Batsim does (per written
+// job row).
+type stats struct {
+	nbJobs, nbFinished, nbSuccess, nbKilled, nbRejected int
+	sumWait, sumTurn, sumSlow                           float64
+	maxWait, maxTurn, maxSlow                           float64
+	makespan                                            float64
+	busy                                                float64 // host-seconds of finished jobs
+	byState                                             map[string]int
+}
+
+type outputs struct {
+	prefix   string
+	jobsPath string
+	f        *os.File
+	w        *bufio.Writer
+	rows     int
+	lastSync time.Time
+}
+
+func openOutputs(prefix string) (*outputs, error) {
+	if dir := filepath.Dir(prefix + "_jobs.csv"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("export prefix %s: %w", prefix, err)
+		}
+	}
+	o := &outputs{prefix: prefix, jobsPath: prefix + "_jobs.csv"}
+	f, err := os.Create(o.jobsPath)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	o.f = f
+	o.w = bufio.NewWriterSize(f, 64<<10)
+	o.w.WriteString(JobsColumns + "\n")
+	if err := o.w.Flush(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("export %s: %w", o.jobsPath, err)
+	}
+	o.lastSync = time.Now()
+	return o, nil
+}
+
+func (o *outputs) row(line []byte) error {
+	if _, err := o.w.Write(line); err != nil {
+		return fmt.Errorf("export %s: %w", o.jobsPath, err)
+	}
+	o.rows++
+	// Rows reach the file as they come, in bounded batches.
+	if o.rows%256 == 0 || time.Since(o.lastSync) > 500*time.Millisecond {
+		o.lastSync = time.Now()
+		if err := o.w.Flush(); err != nil {
+			return fmt.Errorf("export %s: %w", o.jobsPath, err)
+		}
+	}
+	return nil
+}
+
+// sync pushes the rows written so far to the file.
+func (o *outputs) sync() error {
+	o.lastSync = time.Now()
+	if err := o.w.Flush(); err != nil {
+		return fmt.Errorf("export %s: %w", o.jobsPath, err)
+	}
+	return nil
+}
+
+func (o *outputs) abort() {
+	o.w.Flush()
+	o.f.Close()
+}
+
+// finish closes the jobs file and writes the schedule file atomically.
+func (o *outputs) finish(keys, values []string) error {
+	if err := o.w.Flush(); err != nil {
+		o.f.Close()
+		return fmt.Errorf("export %s: %w", o.jobsPath, err)
+	}
+	if err := o.f.Close(); err != nil {
+		return fmt.Errorf("export %s: %w", o.jobsPath, err)
+	}
+	path := o.prefix + "_schedule.csv"
+	tmp := path + ".tmp"
+	content := strings.Join(keys, ",") + "\n" + strings.Join(values, ",") + "\n"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	return nil
+}
+
+func ff(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }
+
+func appendF(b []byte, f float64) []byte { return strconv.AppendFloat(b, f, 'f', 6, 64) }
+
+// writeJob records a job that ended or was rejected: the _jobs.csv row and
+// the schedule metrics.
+func (e *engine) writeJob(j *job) error {
+	s := &e.stats
+	if s.byState == nil {
+		s.byState = map[string]int{}
+	}
+	s.nbJobs++
+	s.byState[j.state]++
+	rejected := j.state == protocol.StateRejected
+	success := j.state == protocol.StateSuccess
+	finish := j.start + j.runtime
+	wait := j.start - j.subtime
+	turn := finish - j.subtime
+	slow := turn / j.runtime
+	if rejected {
+		s.nbRejected++
+	} else {
+		s.nbFinished++
+		if success {
+			s.nbSuccess++
+		} else {
+			s.nbKilled++
+		}
+		s.sumWait += wait
+		s.sumTurn += turn
+		s.sumSlow += slow
+		if finish > s.makespan {
+			s.makespan = finish
+		}
+		if wait > s.maxWait {
+			s.maxWait = wait
+		}
+		if turn > s.maxTurn {
+			s.maxTurn = turn
+		}
+		if slow > s.maxSlow {
+			s.maxSlow = slow
+		}
+		s.busy += j.runtime * float64(len(j.alloc))
+	}
+	if e.cfg.Progress != nil && s.nbJobs == e.staticJobs {
+		e.cfg.Progress(s.nbJobs, e.staticJobs)
+	}
+	if e.out == nil {
+		return nil
+	}
+	b := make([]byte, 0, 160+len(j.metadata))
+	b = append(b, j.name...)
+	b = append(b, ',')
+	b = append(b, j.wl.name...)
+	b = append(b, ',')
+	b = append(b, j.profName...)
+	b = append(b, ',')
+	b = appendF(b, j.subtime)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(j.res), 10)
+	b = append(b, ',')
+	b = appendF(b, j.walltime)
+	b = append(b, ',')
+	if success {
+		b = append(b, '1')
+	} else {
+		b = append(b, '0')
+	}
+	b = append(b, ',')
+	b = append(b, j.state...)
+	b = append(b, ',')
+	if rejected {
+		b = append(b, ",,,,,,,,"...)
+	} else {
+		for _, v := range []float64{j.start, j.runtime, finish, wait, turn, slow} {
+			b = appendF(b, v)
+			b = append(b, ',')
+		}
+		b = append(b, j.allocStr...)
+		b = append(b, ",-1.000000,"...)
+	}
+	b = append(b, '"')
+	b = append(b, j.metadata...)
+	b = append(b, '"', '\n')
+	return e.out.row(b)
+}
+
+// scheduleValues are the keys (sorted) and values of _schedule.csv.
+func (e *engine) scheduleValues(wall time.Duration) (keys, values []string) {
+	s := &e.stats
+	n := float64(s.nbJobs)
+	div := func(v float64) string {
+		if s.nbJobs == 0 {
+			return ff(0)
+		}
+		return ff(v / n)
+	}
+	m := map[string]string{
+		"batsim_version":        BatsimVersion,
+		"consumed_joules":       ff(0),
+		"makespan":              ff(s.makespan),
+		"max_slowdown":          ff(s.maxSlow),
+		"max_turnaround_time":   ff(s.maxTurn),
+		"max_waiting_time":      ff(s.maxWait),
+		"mean_slowdown":         div(s.sumSlow),
+		"mean_turnaround_time":  div(s.sumTurn),
+		"mean_waiting_time":     div(s.sumWait),
+		"nb_computing_machines": strconv.Itoa(e.nhosts + e.nstore),
+		"nb_grouped_switches":   "0",
+		"nb_jobs":               strconv.Itoa(s.nbJobs),
+		"nb_jobs_finished":      strconv.Itoa(s.nbFinished),
+		"nb_jobs_killed":        strconv.Itoa(s.nbKilled),
+		"nb_jobs_rejected":      strconv.Itoa(s.nbRejected),
+		"nb_jobs_success":       strconv.Itoa(s.nbSuccess),
+		"nb_machine_switches":   "0",
+		"scheduling_time":       ff(e.schedWall.Seconds()),
+		"simulation_time":       ff(wall.Seconds()),
+		"success_rate":          div(float64(s.nbSuccess)),
+		"time_computing":        ff(e.timeComp),
+		"time_idle":             ff(e.timeIdle),
+		"time_sleeping":         ff(0),
+		"time_switching_off":    ff(0),
+		"time_switching_on":     ff(0),
+		"time_unavailable":      ff(0),
+	}
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		values = append(values, m[k])
+	}
+	return keys, values
+}
+
+// Result summarises a simulation.
+type Result struct {
+	Jobs     int            // jobs that ended or were rejected
+	ByState  map[string]int // final state -> count
+	Makespan float64        // latest finish time
+	EndTime  float64        // simulated time of SIMULATION_ENDS' acknowledgment (or of the stop)
+	MeanWait float64        // over every job, rejected ones counting 0 (Batsim's mean_waiting_time)
+	MeanSlow float64        // Batsim's mean_slowdown
+	// Utilization is the host-seconds used by jobs over hosts × makespan.
+	Utilization float64
+	Messages    int // messages sent to the scheduler
+	Wall        time.Duration
+	SchedWall   time.Duration // wall time spent in the scheduler
+}
+
+func (e *engine) result(wall time.Duration) *Result {
+	s := &e.stats
+	r := &Result{Jobs: s.nbJobs, ByState: map[string]int{}, Makespan: s.makespan, EndTime: e.now.t,
+		Messages: e.messages, Wall: wall, SchedWall: e.schedWall}
+	for k, v := range s.byState {
+		r.ByState[k] = v
+	}
+	if s.nbJobs > 0 {
+		r.MeanWait = s.sumWait / float64(s.nbJobs)
+		r.MeanSlow = s.sumSlow / float64(s.nbJobs)
+	}
+	if s.makespan > 0 {
+		r.Utilization = s.busy / (float64(e.nhosts) * s.makespan)
+	}
+	return r
+}
