@@ -145,14 +145,37 @@ func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 
 // Backfill starts the jobs of q that fit now and either end by shadow
 // (now + walltime <= shadow) or use only extra hosts (which they consume).
-// A job without walltime can only use extra hosts.
+// A job without walltime can only use extra hosts. The scan stops as soon as
+// no job left in q can qualify, which the framework's count of waiting jobs
+// by size and walltime tells: a decision where nothing can be backfilled
+// costs O(log² hosts), not O(queue).
 func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector, d *Decider) {
+	free := s.NbFree()
+	// The loose criteria of the first check: size <= free and walltime class
+	// within shadow - now, or size <= min(free, extra) whatever the walltime.
+	// They only get tighter as jobs start, so the count of waiting jobs
+	// meeting them, less those already passed, bounds what is left to find.
+	cls := walltimeClass(shadow - s.Now)
+	if math.IsInf(shadow, 1) {
+		cls = walltimeClasses - 1
+	}
+	small := min(free, extra)
+	left := s.cands.count(s.resIndex(free), cls)
+	if small >= 1 {
+		left += s.cands.count(s.resIndex(small), walltimeClasses-1) - s.cands.count(s.resIndex(small), cls)
+	}
+	free0 := free
 	for _, j := range q {
-		free := s.NbFree()
-		if free == 0 {
+		if free == 0 || left <= 0 {
 			return
 		}
-		if j.Res > free || j.State != protocol.StateSubmitted {
+		if j.State != protocol.StateSubmitted {
+			continue
+		}
+		if j.Res <= free0 && (int(j.wcls) <= cls || j.Res <= small) {
+			left--
+		}
+		if j.Res > free {
 			continue
 		}
 		switch {
@@ -166,6 +189,7 @@ func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector,
 			}
 			extra -= j.Res
 		}
+		free = s.NbFree()
 	}
 }
 

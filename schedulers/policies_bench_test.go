@@ -40,7 +40,7 @@ func benchState(n int) *State {
 			j.Walltime = float64(60 + r.IntN(86400))
 		}
 		s.seq++
-		s.waiting = append(s.waiting, j)
+		s.enqueue(j)
 		s.jobs[j.ID] = j
 	}
 	s.Now = t + 1

@@ -99,6 +99,7 @@ func (d *Decider) Start(j *Job, hosts []int) bool {
 		d.s.Hosts[h].Job = j
 	}
 	d.s.nfree -= len(alloc)
+	d.s.dequeued(j)
 	j.State = protocol.StateRunning
 	j.Start = d.s.Now
 	j.Alloc = alloc
@@ -118,6 +119,7 @@ func (d *Decider) Reject(j *Job) bool {
 	if err := d.reply.RejectJob(j.ID); err != nil {
 		return d.fail("%v", err)
 	}
+	d.s.dequeued(j)
 	j.State = protocol.StateRejected
 	d.rejected = append(d.rejected, j)
 	return true

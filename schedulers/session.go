@@ -121,7 +121,6 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 		delete(s.state.jobs, j.ID)
 		s.jobEnded(j)
 	}
-	s.state.dead += len(d.started) + len(d.rejected)
 	s.state.compactWaiting()
 	if s.cfg.Validate {
 		if err := s.audit(); err != nil {
@@ -157,7 +156,7 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		j.Seq = s.state.seq
 		s.state.seq++
 		s.state.jobs[j.ID] = j
-		s.state.waiting = append(s.state.waiting, j)
+		s.state.enqueue(j)
 		if j.Res <= 0 || j.Res > len(s.state.Hosts) {
 			s.impossible = append(s.impossible, j)
 		}
@@ -360,6 +359,17 @@ func (s *Session) audit() error {
 	}
 	if ndead != st.dead {
 		return fmt.Errorf("%d finished entries in the queue, expected %d", ndead, st.dead)
+	}
+	counts := newCandidateIndex(len(st.Hosts))
+	for _, j := range st.waiting {
+		if j.State == protocol.StateSubmitted {
+			counts.add(st.resIndex(j.Res), walltimeClass(j.Walltime), 1)
+		}
+	}
+	for i := range counts.tree {
+		if counts.tree[i] != st.cands.tree[i] {
+			return fmt.Errorf("the candidate index disagrees with the queue")
+		}
 	}
 	if len(st.jobs) != nwait+len(st.running) {
 		return fmt.Errorf("%d known jobs, but %d waiting and %d running", len(st.jobs), nwait, len(st.running))

@@ -34,6 +34,8 @@ type Job struct {
 	Alloc []int   // hosts given at start
 	// ReturnCode is JOB_COMPLETED's return code.
 	ReturnCode int
+
+	wcls int16 // walltime class in the candidate index, set when queued
 }
 
 // HasWalltime reports whether the job has a finite walltime.
@@ -79,6 +81,8 @@ type State struct {
 	// trimmed after every decision and the rest when they are half the slice.
 	waiting []*Job
 	dead    int
+	// cands counts waiting jobs by size and walltime class (EASY's early exit).
+	cands   *candidateIndex
 	running map[string]*Job // by id
 	jobs    map[string]*Job // every job not yet finished (waiting or running)
 	nfree   int
@@ -93,6 +97,7 @@ type State struct {
 // NewState builds a state over hosts (ids must be 0..n-1 in order).
 func NewState(hosts []Host) *State {
 	s := &State{Hosts: hosts, running: map[string]*Job{}, jobs: map[string]*Job{}}
+	s.cands = newCandidateIndex(len(hosts))
 	s.reindexHosts()
 	return s
 }
@@ -124,6 +129,30 @@ func (s *State) NbFree() int { return s.nfree }
 // do not modify it (use WaitingCopy to sort), and skip the jobs whose State
 // is no longer SUBMITTED (they left the queue and are dropped lazily).
 func (s *State) Waiting() []*Job { return s.waiting }
+
+// resIndex maps a job size to its slot in the candidate index.
+func (s *State) resIndex(res int) int {
+	switch {
+	case res <= 0:
+		return 0
+	case res > len(s.Hosts):
+		return len(s.Hosts) + 1
+	}
+	return res
+}
+
+// enqueue adds a submitted job to the queue.
+func (s *State) enqueue(j *Job) {
+	s.waiting = append(s.waiting, j)
+	j.wcls = int16(walltimeClass(j.Walltime))
+	s.cands.add(s.resIndex(j.Res), int(j.wcls), 1)
+}
+
+// dequeued records that a job left the queue (started or rejected).
+func (s *State) dequeued(j *Job) {
+	s.cands.add(s.resIndex(j.Res), int(j.wcls), -1)
+	s.dead++
+}
 
 // NbWaiting is the number of waiting jobs.
 func (s *State) NbWaiting() int { return len(s.waiting) - s.dead }

@@ -404,7 +404,9 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 }
 
 func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
-	if errs, _ := w.Validate(workloads.ValidateOptions{WorkloadName: name}); len(errs) > 0 {
+	fwd := make([][]byte, len(w.Jobs))
+	keep := func(i int, job []byte) { fwd[i] = job }
+	if errs, _ := w.Validate(workloads.ValidateOptions{WorkloadName: name, Forwarded: keep}); len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, f := range errs {
 			msgs[i] = strings.TrimPrefix(f.String(), "error: ")
@@ -446,7 +448,7 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 		if wt <= 0 {
 			wt = -1
 		}
-		j := &job{id: full, name: full[strings.IndexByte(full, '!')+1:], wl: wl, raw: src.Raw, subtime: src.Subtime,
+		j := &job{id: full, name: full[strings.IndexByte(full, '!')+1:], wl: wl, raw: src.Raw, fwd: fwd[i], subtime: src.Subtime,
 			res: src.Res, walltime: wt, prof: p, profName: src.Profile, state: protocol.StateNotSubmitted, ret: -1}
 		e.jobs[full] = j
 		jobs = append(jobs, j)

@@ -77,9 +77,12 @@ func (e *engine) appendEvent(t float64, typ string, data any) {
 func (e *engine) submit(t float64, j *job) error {
 	j.state = protocol.StateSubmitted
 	e.nbSubmitted++
-	fwd, err := forwardedJob(j.raw, j.id)
-	if err != nil {
-		return e.fail(t, "JOB_SUBMITTED "+j.id, "%v", err)
+	fwd := j.fwd
+	if fwd == nil {
+		var err error
+		if fwd, err = forwardedJob(j.raw, j.id); err != nil {
+			return e.fail(t, "JOB_SUBMITTED "+j.id, "%v", err)
+		}
 	}
 	js := &protocol.JobSubmitted{JobID: j.id, Job: fwd}
 	if e.cfg.ForwardProfiles {

@@ -119,6 +119,7 @@ type job struct {
 	name     string
 	wl       *workload
 	raw      json.RawMessage // the job object as written (file or REGISTER_JOB)
+	fwd      json.RawMessage // what JOB_SUBMITTED forwards, when known in advance
 	subtime  float64
 	res      int
 	walltime float64 // -1: unlimited

@@ -14,6 +14,10 @@ type ValidateOptions struct {
 	// workload will run on; 0 when unknown. A job asking for more can never
 	// run (a scheduler has to reject it): reported as an error.
 	PlatformHosts int
+	// Forwarded, when set, receives for each job (by index in Jobs) the
+	// description Batsim would forward in JOB_SUBMITTED, which validation
+	// computes anyway (the engine keeps it instead of computing it again).
+	Forwarded func(i int, job []byte)
 }
 
 // Validate checks the workload the way Batsim 4.2.1 does when it loads it.
@@ -110,7 +114,7 @@ func (w *Workload) Validate(opts ValidateOptions) (errs, warnings []Finding) {
 	seen := make(map[string]string, len(w.Jobs))
 	unsorted, firstUnsorted := 0, ""
 	prev := math.Inf(-1)
-	for _, j := range w.Jobs {
+	for i, j := range w.Jobs {
 		full, err := FullJobID(wl, j.ID)
 		if err != nil {
 			add(Error, j.ID, "", "%v (Batsim aborts)", err)
@@ -123,8 +127,10 @@ func (w *Workload) Validate(opts ValidateOptions) (errs, warnings []Finding) {
 			} else {
 				seen[full] = j.ID
 			}
-			if _, ferr := ForwardedJob(j.Raw, full); ferr != nil {
+			if fwd, ferr := ForwardedJob(j.Raw, full); ferr != nil {
 				add(Error, j.ID, "", "Batsim cannot forward this job: %v", ferr)
+			} else if opts.Forwarded != nil {
+				opts.Forwarded(i, fwd)
 			}
 		}
 		if j.Subtime < 0 {
