@@ -1,0 +1,187 @@
+package expe
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+
+	"bucma/platforms"
+)
+
+// RunData is what the analysis extracts from one completed run.
+type RunData struct {
+	Run     Run
+	Metrics Metrics
+	// Classes are the statistics per precision profile (profile_class of the
+	// workload's jobs).
+	Classes map[string]GroupStats
+	// Gains are the queue-position gains by Su band at submission (empty
+	// without a decision trace).
+	Gains map[string][]float64
+	// BandWait is the mean waiting time by Su band at submission (from the
+	// trace).
+	BandWait map[string]float64
+	HasTrace bool
+}
+
+// Analysis is the data of a campaign directory.
+type Analysis struct {
+	Dir     string
+	Plan    Plan
+	Hosts   int
+	Runs    map[string]*RunData // completed runs, by id
+	Missing []Run               // runs of the plan not (yet) done
+}
+
+// Analyze reads every completed run of the campaign in dir. The same code
+// reads runs made by Batsim and by the embedded engine: only the Batsim
+// output files (out_jobs.csv), the optional decision trace (trace.csv) and
+// the workload files are used.
+func Analyze(dir string) (*Analysis, error) {
+	plan, err := ReadPlan(dir)
+	if err != nil {
+		return nil, err
+	}
+	a := &Analysis{Dir: dir, Plan: plan, Runs: map[string]*RunData{}}
+	if p, err := platforms.Load(filepath.Join(dir, PlatformFile)); err == nil {
+		a.Hosts = len(p.Hosts)
+	}
+	var todo []Run
+	for _, r := range plan.Expand() {
+		if IsDone(dir, r.ID) {
+			todo = append(todo, r)
+		} else {
+			a.Missing = append(a.Missing, r)
+		}
+	}
+	// Job information per workload, shared by the runs of that workload.
+	infos := map[string]map[string]string{}
+	for _, r := range todo {
+		if _, ok := infos[r.Workload]; ok {
+			continue
+		}
+		ji, err := ReadJobInfo(WorkloadPath(dir, r.Workload))
+		if err != nil {
+			return nil, err
+		}
+		infos[r.Workload] = ClassOf(ji)
+	}
+	out := make([]*RunData, len(todo))
+	errs := make([]error, len(todo))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.NumCPU())
+	for i, r := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = AnalyzeRun(RunDir(dir, r.ID), r, a.Hosts, infos[r.Workload])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for _, rd := range out {
+		a.Runs[rd.Run.ID] = rd
+	}
+	return a, nil
+}
+
+// AnalyzeRun reads one run directory (out_jobs.csv, and trace.csv when
+// present); classes maps job ids to their precision profile.
+func AnalyzeRun(runDir string, r Run, hosts int, classes map[string]string) (*RunData, error) {
+	rows, err := ReadJobsFile(filepath.Join(runDir, JobsFile))
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	rd := &RunData{Run: r, Metrics: Compute(rows, hosts), Classes: ByGroup(rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{}}
+	tp := filepath.Join(runDir, TraceFile)
+	if _, err := os.Stat(tp); err == nil {
+		tr, err := ReadTraceFile(tp)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.ID, err)
+		}
+		rd.HasTrace = true
+		rd.Gains = GainsByBand(tr)
+		for b, w := range WaitsByBand(tr) {
+			sum := 0.0
+			for _, x := range w {
+				sum += x
+			}
+			rd.BandWait[b] = sum / float64(len(w))
+		}
+	}
+	return rd, nil
+}
+
+// Get returns the data of a run by variant, seed and load (nil if not done).
+func (a *Analysis) Get(variant string, seed uint64, load float64) *RunData {
+	return a.Runs[variant+"_"+WorkloadKey(seed, load)]
+}
+
+// Paired collects, over the plan's seeds, f(run of variant, run of ref) for
+// the seeds where both runs are done.
+func (a *Analysis) Paired(variant, ref string, load float64, f func(x, ref *RunData) float64) []float64 {
+	var out []float64
+	for _, s := range a.Plan.Seeds {
+		x, r := a.Get(variant, s, load), a.Get(ref, s, load)
+		if x != nil && r != nil {
+			out = append(out, f(x, r))
+		}
+	}
+	return out
+}
+
+// Values collects f(run) over the plan's seeds for one variant and load.
+func (a *Analysis) Values(variant string, load float64, f func(*RunData) float64) []float64 {
+	var out []float64
+	for _, s := range a.Plan.Seeds {
+		if x := a.Get(variant, s, load); x != nil {
+			out = append(out, f(x))
+		}
+	}
+	return out
+}
+
+// PooledGains pools the gains of a variant by band over the seeds.
+func (a *Analysis) PooledGains(variant string, load float64) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, s := range a.Plan.Seeds {
+		if x := a.Get(variant, s, load); x != nil {
+			for b, g := range x.Gains {
+				out[b] = append(out[b], g...)
+			}
+		}
+	}
+	return out
+}
+
+// Classes lists the precision profiles seen in the runs, in the paper's
+// order first (imprecise, medium, precise), then the others sorted.
+func (a *Analysis) Classes() []string {
+	seen := map[string]bool{}
+	for _, rd := range a.Runs {
+		for c := range rd.Classes {
+			seen[c] = true
+		}
+	}
+	var out []string
+	for _, c := range []string{"imprecise", "medium", "precise"} {
+		if seen[c] {
+			out = append(out, c)
+			delete(seen, c)
+		}
+	}
+	var rest []string
+	for c := range seen {
+		rest = append(rest, c)
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}

@@ -1,0 +1,161 @@
+package expe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeScript writes an executable shell script.
+func writeScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fakeBatsim records its arguments and writes PREFIX_jobs.csv from a real
+// Batsim output.
+func fakeBatsim(t *testing.T, dir, extra string) string {
+	jobs, err := filepath.Abs("testdata/hetero4_jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeScript(t, dir, "batsim", `printf '%s\n' "$@" > "`+dir+`/batsim.args"
+while [ $# -gt 0 ]; do
+  case "$1" in -e) prefix="$2"; shift;; esac
+  shift
+done
+echo "[batsim] simulation starts"
+`+extra+`
+cp "`+jobs+`" "${prefix}_jobs.csv"
+echo "simulation ended"
+`)
+}
+
+func fakeScheduler(t *testing.T, dir, extra string) string {
+	return writeScript(t, dir, "bucma", `printf '%s\n' "$@" > "`+dir+`/sched.args"
+echo "scheduler listening"
+`+extra+`
+`)
+}
+
+func batsimSpec(t *testing.T) RunSpec {
+	t.Helper()
+	dir := t.TempDir()
+	p, _ := BuiltinPlan("bucma-model")
+	r := p.Expand()[1] // bucma5302-fcfs
+	return RunSpec{Run: r, Platform: "/data/platform.xml", Workload: "/data/w.json", Dir: dir,
+		Prefix: filepath.Join(dir, "out"), Trace: filepath.Join(dir, "trace.csv"), Log: filepath.Join(dir, "run.log")}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+func TestBatsimEngineCommands(t *testing.T) {
+	e := &BatsimEngine{Batsim: "/opt/batsim", Bucma: "/usr/bin/bucma", BatsimArgs: []string{"--disable-schedule-tracing"}}
+	spec := batsimSpec(t)
+	s, b := e.Commands(spec, 28123)
+	wantS := []string{"/usr/bin/bucma", "run", "--scheduler", "bucma5302", "--option", "base=fcfs", "--option", "pinned-scores=" + PinnedScores,
+		"--trace", spec.Trace, "-s", "tcp://127.0.0.1:28123"}
+	wantB := []string{"/opt/batsim", "-p", "/data/platform.xml", "-w", "/data/w.json", "-e", spec.Prefix, "-s", "tcp://127.0.0.1:28123", "--disable-schedule-tracing"}
+	if strings.Join(s, " ") != strings.Join(wantS, " ") {
+		t.Errorf("scheduler argv\n got %q\nwant %q", s, wantS)
+	}
+	if strings.Join(b, " ") != strings.Join(wantB, " ") {
+		t.Errorf("batsim argv\n got %q\nwant %q", b, wantB)
+	}
+	cl := e.CommandLine(spec)
+	if !strings.Contains(cl, "tcp://127.0.0.1:PORT") || !strings.Contains(cl, " & /opt/batsim -p") {
+		t.Errorf("command line %q", cl)
+	}
+	if got := ShellJoin([]string{"a b", "it's", "plain-1.0", ""}); got != `'a b' 'it'\''s' plain-1.0 ''` {
+		t.Errorf("ShellJoin = %s", got)
+	}
+}
+
+func TestBatsimEngineRunsBothProcesses(t *testing.T) {
+	bin := t.TempDir()
+	e := &BatsimEngine{Batsim: fakeBatsim(t, bin, ""), Bucma: fakeScheduler(t, bin, "")}
+	spec := batsimSpec(t)
+	if err := e.Run(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	sched, bats := readLines(t, filepath.Join(bin, "sched.args")), readLines(t, filepath.Join(bin, "batsim.args"))
+	endpoint := sched[len(sched)-1]
+	if !strings.HasPrefix(endpoint, "tcp://127.0.0.1:") || bats[7] != endpoint || endpoint == "tcp://127.0.0.1:0" {
+		t.Errorf("endpoints: scheduler %q, batsim %q", endpoint, bats[7])
+	}
+	if rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 13 {
+		t.Errorf("outputs: %d rows, %v", len(rows), err)
+	}
+	log := strings.Join(readLines(t, spec.Log), "\n")
+	for _, want := range []string{"# scheduler: ", "[scheduler] scheduler listening", "[batsim] [batsim] simulation starts", "[batsim] simulation ended"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+func TestBatsimEngineFailures(t *testing.T) {
+	cases := []struct {
+		name, batsim, sched string
+		want                []string
+	}{
+		{"batsim fails", "echo 'cannot read platform' >&2; exit 3", "", []string{"batsim failed: exit status 3"}},
+		// The scheduler fails: Batsim (which would wait for it forever) is stopped.
+		{"scheduler fails", "exec sleep 1000", "echo 'bad option' >&2; exit 2", []string{"scheduler failed: exit status 2"}},
+		// Batsim ended but the scheduler never does: stopped after the grace period.
+		{"scheduler hangs", "", "exec sleep 1000", []string{"scheduler still running"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bin := t.TempDir()
+			e := &BatsimEngine{Batsim: fakeBatsim(t, bin, c.batsim), Bucma: fakeScheduler(t, bin, c.sched), Grace: 200 * time.Millisecond}
+			spec := batsimSpec(t)
+			err := e.Run(context.Background(), spec)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range append(c.want, spec.Log) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	t.Run("missing binary", func(t *testing.T) {
+		e := &BatsimEngine{Batsim: filepath.Join(t.TempDir(), "nope"), Bucma: "/bin/true"}
+		if err := e.Run(context.Background(), batsimSpec(t)); err == nil || !strings.Contains(err.Error(), "starting batsim") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+// A whole campaign through the Batsim engine with the fake processes.
+func TestBatsimEngineCampaign(t *testing.T) {
+	bin := t.TempDir()
+	e := &BatsimEngine{Batsim: fakeBatsim(t, bin, ""), Bucma: fakeScheduler(t, bin, "")}
+	plan := testPlan(t, "walltime-trust", 1)
+	dir := t.TempDir()
+	camp := newCampaign(plan, dir, e, 2)
+	res, err := camp.Execute(context.Background())
+	if err != nil || res.Done != 5 || len(res.Failed) != 0 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	cmd, err := os.ReadFile(filepath.Join(RunDir(dir, "wtrust_s001_l0.85"), CmdFile))
+	if err != nil || !strings.Contains(string(cmd), "--scheduler wtrust") || !strings.Contains(string(cmd), filepath.Join(dir, PlatformFile)) {
+		t.Errorf("cmd.txt: %s, %v", cmd, err)
+	}
+}

@@ -1,0 +1,372 @@
+package expe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeWorkload is a deterministic stand-in for the generators: jobs of
+// three precision classes plus unclassified ones.
+func fakeWorkload(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
+	if _, err := os.Stat(platform); err != nil {
+		return nil, fmt.Errorf("platform not written before the workloads: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString(`{"nb_res": 4, "jobs": [`)
+	classes := []string{"imprecise", "medium", "precise", ""}
+	n := r.Jobs
+	if n == 0 {
+		n = 8
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		c := classes[i%len(classes)]
+		fmt.Fprintf(&b, `{"id": %d, "subtime": %d, "res": 1, "walltime": 100, "profile": "p", "user": "%s", "profile_class": "%s", "seed": %d, "load": %g}`, i, i*10, c, c, seed, load)
+	}
+	b.WriteString(`], "profiles": {"p": {"type": "delay", "delay": 10}}}`)
+	return []byte(b.String()), nil
+}
+
+// fakeEngine writes Batsim-format outputs whose numbers depend on the
+// variant, the seed and the job, and counts its executions.
+type fakeEngine struct {
+	mu        sync.Mutex
+	calls     map[string]int // executions started, by run id
+	completed map[string]int // executions that succeeded
+	// hook, when set, runs first; a non-nil error fails the run.
+	hook func(ctx context.Context, spec RunSpec) error
+}
+
+func newFakeEngine() *fakeEngine {
+	return &fakeEngine{calls: map[string]int{}, completed: map[string]int{}}
+}
+
+func (f *fakeEngine) Name() string                    { return "fake" }
+func (f *fakeEngine) CommandLine(spec RunSpec) string { return "fake-sim " + spec.Run.ID }
+
+func (f *fakeEngine) Run(ctx context.Context, spec RunSpec) error {
+	f.mu.Lock()
+	f.calls[spec.Run.ID]++
+	f.mu.Unlock()
+	if f.hook != nil {
+		if err := f.hook(ctx, spec); err != nil {
+			return err
+		}
+	}
+	info, err := ReadJobInfo(spec.Workload)
+	if err != nil {
+		return err
+	}
+	h := fnv.New32a()
+	h.Write([]byte(spec.Run.Variant.Name))
+	vh := float64(h.Sum32() % 7)
+	var jobs, trace strings.Builder
+	jobs.WriteString("job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n")
+	trace.WriteString("job_id,user,su_at_submission,queue_gain\n")
+	for i := 0; i < len(info); i++ {
+		id := fmt.Sprint(i)
+		sub := float64(i * 10)
+		wait := 1 + vh + float64(spec.Run.Seed) + float64(i%3)
+		start := sub + wait
+		fmt.Fprintf(&jobs, "%s,w0,p,%f,1,100.000000,1,COMPLETED_SUCCESSFULLY,%f,10.000000,%f,%f,%f,1.0,%d,-1.000000,\"\"\n", id, sub, start, start+10, wait, wait+10, i%4)
+		fmt.Fprintf(&trace, "w0!%s,%s,%d,%g\n", id, info[id].User, (i*13)%101, float64((i*7+int(vh))%101))
+	}
+	if err := os.WriteFile(spec.Prefix+"_jobs.csv", []byte(jobs.String()), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(spec.Trace, []byte(trace.String()), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(spec.Log, []byte("ok\n"), 0o644); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.completed[spec.Run.ID]++
+	f.mu.Unlock()
+	return nil
+}
+
+func testPlan(t *testing.T, name string, seeds int) Plan {
+	t.Helper()
+	p, err := BuiltinPlan(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = p.With(Overrides{Seeds: seeds, Jobs: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func fakePlatform(string) ([]byte, error) {
+	return []byte(`<?xml version='1.0'?><!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd"><platform version="4.1"></platform>`), nil
+}
+
+func newCampaign(p Plan, dir string, e Engine, workers int) *Campaign {
+	return &Campaign{Plan: p, Dir: dir, Engine: e, Workers: workers, MakeWorkload: fakeWorkload, PlatformXML: fakePlatform}
+}
+
+func TestCampaignResumeAfterInterruption(t *testing.T) {
+	plan := testPlan(t, "bucma-model", 2)
+	total := len(plan.Expand())
+	dir := t.TempDir()
+	eng := newFakeEngine()
+	ctx, cancel := context.WithCancel(context.Background())
+	var started int
+	var mu sync.Mutex
+	eng.hook = func(rctx context.Context, spec RunSpec) error {
+		mu.Lock()
+		started++
+		n := started
+		mu.Unlock()
+		if n == 5 {
+			cancel() // the user presses Ctrl-C during the fifth run
+			<-rctx.Done()
+			return rctx.Err()
+		}
+		return nil
+	}
+	res, err := newCampaign(plan, dir, eng, 1).Execute(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted campaign: err = %v", err)
+	}
+	if res.Done != 4 || len(res.Failed) != 0 {
+		t.Fatalf("interrupted campaign: %+v", res)
+	}
+	// The interrupted run left no directory behind.
+	entries, _ := os.ReadDir(filepath.Join(dir, RunsDir))
+	if len(entries) != 4 {
+		t.Errorf("runs dir holds %d entries after the interruption, want 4", len(entries))
+	}
+
+	eng.hook = nil
+	var progress []int
+	camp := newCampaign(plan, dir, eng, 2)
+	camp.Progress = func(done, tot int) {
+		mu.Lock()
+		progress = append(progress, done)
+		mu.Unlock()
+	}
+	res, err = camp.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skipped != 4 || res.Done != total-4 || len(res.Failed) != 0 {
+		t.Fatalf("resumed campaign: %+v", res)
+	}
+	if progress[0] != 4 || progress[len(progress)-1] != total {
+		t.Errorf("progress %v, want 4 first and %d last", progress, total)
+	}
+	for _, r := range plan.Expand() {
+		if eng.completed[r.ID] != 1 {
+			t.Errorf("run %s completed %d times", r.ID, eng.completed[r.ID])
+		}
+	}
+	// A third execution has nothing to do.
+	res, err = newCampaign(plan, dir, eng, 2).Execute(context.Background())
+	if err != nil || res.Skipped != total || res.Done != 0 {
+		t.Fatalf("third execution: %+v, %v", res, err)
+	}
+
+	// The report equals the one of an uninterrupted campaign.
+	ref := t.TempDir()
+	if _, err := newCampaign(plan, ref, newFakeEngine(), 3).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a, b := reportText(t, dir), reportText(t, ref)
+	if a != b {
+		t.Errorf("resumed and uninterrupted campaigns give different reports:\n%s\n----\n%s", a, b)
+	}
+}
+
+func reportText(t *testing.T, dir string) string {
+	t.Helper()
+	path, err := WriteReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestCampaignFailedRunDoesNotStopOthers(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 2)
+	dir := t.TempDir()
+	eng := newFakeEngine()
+	eng.hook = func(_ context.Context, spec RunSpec) error {
+		if spec.Run.Variant.Name == "minmin" && spec.Run.Seed == 2 {
+			os.WriteFile(spec.Log, []byte("simulated crash\n"), 0o644)
+			return errors.New("boom")
+		}
+		return nil
+	}
+	res, err := newCampaign(plan, dir, eng, 2).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failed) != 1 || res.Done != len(plan.Expand())-1 {
+		t.Fatalf("result: %+v", res)
+	}
+	f := res.Failed[0]
+	if f.Run.ID != "minmin_s002_l0.85" || f.CommandLine != "fake-sim minmin_s002_l0.85" || !strings.Contains(f.String(), "boom") {
+		t.Errorf("failure: %+v", f)
+	}
+	if data, err := os.ReadFile(f.LogPath); err != nil || string(data) != "simulated crash\n" {
+		t.Errorf("failed run's log %s: %q, %v", f.LogPath, data, err)
+	}
+	// A report can be written from the completed runs, saying some are missing.
+	if !strings.Contains(reportText(t, dir), "1 missing") {
+		t.Error("the report does not mention the missing run")
+	}
+	// Rerun with the cause fixed: only the failed run executes.
+	eng.hook = nil
+	res, err = newCampaign(plan, dir, eng, 2).Execute(context.Background())
+	if err != nil || res.Done != 1 || len(res.Failed) != 0 {
+		t.Fatalf("rerun: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(f.Dir); !os.IsNotExist(err) {
+		t.Errorf("the failed run's directory %s is still there: %v", f.Dir, err)
+	}
+	if eng.calls["minmin_s002_l0.85"] != 2 || eng.calls["fcfs_s001_l0.85"] != 1 {
+		t.Errorf("executions: %v", eng.calls)
+	}
+}
+
+func TestCampaignEnginePanicAndMissingOutput(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	eng := newFakeEngine()
+	eng.hook = func(_ context.Context, spec RunSpec) error {
+		switch spec.Run.Variant.Name {
+		case "easy":
+			panic("engine bug")
+		case "wtrust":
+			return errSkipOutput
+		}
+		return nil
+	}
+	res, err := newCampaign(plan, t.TempDir(), &noOutput{eng}, 1).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := map[string]string{}
+	for _, f := range res.Failed {
+		msgs[f.Run.Variant.Name] = f.Err.Error()
+	}
+	if !strings.Contains(msgs["easy"], "engine panic") || !strings.Contains(msgs["wtrust"], "no out_jobs.csv") || len(msgs) != 2 {
+		t.Errorf("failures: %v", msgs)
+	}
+}
+
+var errSkipOutput = errors.New("skip output")
+
+// noOutput turns errSkipOutput into a successful run that wrote nothing.
+type noOutput struct{ *fakeEngine }
+
+func (n *noOutput) Run(ctx context.Context, spec RunSpec) error {
+	err := n.fakeEngine.Run(ctx, spec)
+	if errors.Is(err, errSkipOutput) {
+		return nil
+	}
+	return err
+}
+
+func TestCampaignRefusesAnotherPlan(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := newCampaign(testPlan(t, "walltime-trust", 1), dir, newFakeEngine(), 1).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := newCampaign(testPlan(t, "bucma-model", 1), dir, newFakeEngine(), 1).Execute(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "another experiment") {
+		t.Errorf("err = %v", err)
+	}
+	// More seeds on the same experiment extend it.
+	res, err := newCampaign(testPlan(t, "walltime-trust", 2), dir, newFakeEngine(), 1).Execute(context.Background())
+	if err != nil || res.Skipped != 5 || res.Done != 5 {
+		t.Errorf("extension: %+v, %v", res, err)
+	}
+}
+
+func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 2)
+	plan.Loads = []float64{0.7, 1}
+	dir := t.TempDir()
+	var mu sync.Mutex
+	made := map[string]int{}
+	camp := newCampaign(plan, dir, newFakeEngine(), 2)
+	camp.MakeWorkload = func(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
+		mu.Lock()
+		made[WorkloadKey(seed, load)]++
+		mu.Unlock()
+		return fakeWorkload(r, seed, load, platform)
+	}
+	if _, err := camp.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(made) != 4 {
+		t.Errorf("workloads made: %v", made)
+	}
+	// With several loads, the report shows the changes against load.
+	text := reportText(t, dir)
+	for _, m := range WtrustMetrics {
+		if _, err := os.Stat(filepath.Join(dir, FigDir, "wtrust_"+m+"_vs_load.svg")); err != nil || !strings.Contains(text, "wtrust_"+m+"_vs_load.png") {
+			t.Errorf("load figure of %s: %v", m, err)
+		}
+	}
+	if !strings.Contains(text, "## Load 0.7") || !strings.Contains(text, "## Gains against load") {
+		t.Error("the report has no section per load")
+	}
+	for k, n := range made {
+		if n != 1 {
+			t.Errorf("workload %s made %d times", k, n)
+		}
+		data, err := os.ReadFile(WorkloadPath(dir, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seed uint64
+		var load float64
+		fmt.Sscanf(k, "s%03d_l%g", &seed, &load)
+		want, _ := fakeWorkload(plan.Workload, seed, load, filepath.Join(dir, PlatformFile))
+		if string(data) != string(want) {
+			t.Errorf("workload %s is not the one of its seed and load", k)
+		}
+	}
+	// Workload generation errors name the workload.
+	camp = newCampaign(plan, t.TempDir(), newFakeEngine(), 2)
+	camp.MakeWorkload = func(WorkloadRecipe, uint64, float64, string) ([]byte, error) { return nil, errors.New("no generator") }
+	if _, err := camp.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "workload s001_l0.7") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	if err := WriteFileAtomic(p, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(p, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	entries, _ := os.ReadDir(dir)
+	if string(data) != "two" || len(entries) != 1 {
+		t.Errorf("content %q, %d files", data, len(entries))
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), nil); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}

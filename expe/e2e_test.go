@@ -1,0 +1,115 @@
+package expe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bucma/schedulers"
+)
+
+// A tiny campaign of each plan through the real workload generators and the
+// embedded engine: every run completes, the report has numbers everywhere
+// the paper has, and the same plan gives the same outputs twice.
+func TestEmbeddedCampaignEndToEnd(t *testing.T) {
+	for _, name := range PlanNames() {
+		t.Run(name, func(t *testing.T) {
+			p, err := BuiltinPlan(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, err = p.With(Overrides{Seeds: 2, Jobs: 80}); err != nil {
+				t.Fatal(err)
+			}
+			dirs := []string{t.TempDir(), t.TempDir()}
+			for i, dir := range dirs {
+				camp := &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1 + i}
+				res, err := camp.Execute(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range res.Failed {
+					t.Error(f.String())
+				}
+				if res.Done != len(p.Expand()) {
+					t.Fatalf("%d of %d runs done", res.Done, len(p.Expand()))
+				}
+			}
+			for _, r := range p.Expand() {
+				a, _ := os.ReadFile(filepath.Join(RunDir(dirs[0], r.ID), JobsFile))
+				b, _ := os.ReadFile(filepath.Join(RunDir(dirs[1], r.ID), JobsFile))
+				if len(a) == 0 || string(a) != string(b) {
+					t.Errorf("run %s: outputs differ between two executions (or are empty)", r.ID)
+				}
+			}
+			an, err := Analyze(dirs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if an.Hosts != 39 || len(an.Runs) != len(p.Expand()) {
+				t.Errorf("analysis: %d hosts, %d runs", an.Hosts, len(an.Runs))
+			}
+			for id, rd := range an.Runs {
+				if rd.Metrics.Ran+rd.Metrics.Rejected != rd.Metrics.Jobs || rd.Metrics.Ran == 0 || !(rd.Metrics.Utilization > 0 && rd.Metrics.Utilization <= 1) {
+					t.Errorf("run %s: metrics %+v", id, rd.Metrics)
+				}
+				gains := 0
+				for _, g := range rd.Gains {
+					gains += len(g)
+				}
+				if bucma := rd.Run.Variant.Model != "" && rd.Run.Variant.Model != "wtrust"; bucma != (gains > 0) {
+					t.Errorf("run %s: %d queue-position gains recorded", id, gains)
+				}
+				if name == "bucma-model" && len(rd.Classes) != 3 {
+					t.Errorf("run %s: precision profiles %v", id, rd.Classes)
+				}
+			}
+			path, err := WriteReport(dirs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, _ := os.ReadFile(path)
+			if strings.Contains(string(text), "| n/a") && name == "walltime-trust" {
+				t.Errorf("report has missing values:\n%s", text)
+			}
+			for _, ext := range FigureFormats {
+				figs, _ := filepath.Glob(filepath.Join(dirs[0], FigDir, "*."+ext))
+				if len(figs) == 0 {
+					t.Errorf("no %s figure", ext)
+				}
+			}
+		})
+	}
+}
+
+func TestGanttChart(t *testing.T) {
+	rows, err := ReadJobsFile("testdata/hetero4_jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"g.png", "g.svg"} {
+		p := filepath.Join(dir, name)
+		if err := GanttChart(rows, "hetero4", p); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := GanttChart(rows, "x", filepath.Join(dir, "g.txt")); err == nil {
+		t.Error("unsupported format accepted")
+	}
+	if err := GanttChart(rows[:1], "x", filepath.Join(dir, "r.png")); err == nil {
+		t.Error("a chart without any job drawn was accepted")
+	}
+	bad := []JobRow{{ID: "9", HasTimes: true, Finish: 1, Alloc: "x-y"}}
+	if err := GanttChart(bad, "x", filepath.Join(dir, "b.png")); err == nil || !strings.Contains(err.Error(), "job 9") {
+		t.Errorf("bad allocation: %v", err)
+	}
+	if got := intervals([]int{0, 1, 2, 5, 7, 8}); len(got) != 3 || got[0] != [2]int{0, 2} || got[1] != [2]int{5, 5} || got[2] != [2]int{7, 8} {
+		t.Errorf("intervals = %v", got)
+	}
+}

@@ -1,0 +1,102 @@
+package expe
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"bucma/platforms"
+	"bucma/schedulers"
+	"bucma/sim"
+	"bucma/workloads"
+)
+
+// EmbeddedEngine runs each simulation in-process with bucma's embedded
+// Batsim-compatible engine (Batsim's timing model), the policy driven
+// in-process, and the decision trace written next to the outputs.
+type EmbeddedEngine struct {
+	Registry *schedulers.Registry
+	// Validate audits the scheduler's whole state after every decision
+	// (slower; for debugging).
+	Validate bool
+}
+
+// NewEmbeddedEngine returns the in-process engine using the policies of reg.
+func NewEmbeddedEngine(reg *schedulers.Registry) *EmbeddedEngine {
+	return &EmbeddedEngine{Registry: reg}
+}
+
+// Name implements Engine.
+func (e *EmbeddedEngine) Name() string { return "embedded" }
+
+// CommandLine implements Engine: the equivalent "bucma simulate" command.
+func (e *EmbeddedEngine) CommandLine(spec RunSpec) string {
+	argv := []string{"bucma", "simulate", "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix,
+		"--scheduler", spec.Run.Variant.Policy}
+	for _, o := range spec.Run.Variant.OptionArgs() {
+		argv = append(argv, "--option", o)
+	}
+	argv = append(argv, "--trace", spec.Trace)
+	return ShellJoin(argv)
+}
+
+// Run implements Engine.
+func (e *EmbeddedEngine) Run(ctx context.Context, spec RunSpec) (err error) {
+	reg := e.Registry
+	if reg == nil {
+		reg = schedulers.Builtin()
+	}
+	pspec, err := reg.Lookup(spec.Run.Variant.Policy)
+	if err != nil {
+		return err
+	}
+	logf, err := os.Create(spec.Log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			fmt.Fprintf(logf, "error: %v\n", err)
+		}
+		if cerr := logf.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	log := slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	plat, err := platforms.Load(spec.Platform)
+	if err != nil {
+		return err
+	}
+	w, err := workloads.Load(spec.Workload)
+	if err != nil {
+		return err
+	}
+	tf, err := os.Create(spec.Trace)
+	if err != nil {
+		return err
+	}
+	defer tf.Close()
+	trace := schedulers.NewTrace(tf)
+	sess, err := schedulers.NewSession(schedulers.SessionConfig{
+		Spec: pspec, Options: schedulers.Options(spec.Run.Variant.Options), Validate: e.Validate, Log: log,
+		Observers: []schedulers.Observer{trace},
+	})
+	if err != nil {
+		return err
+	}
+	cfg := sim.Config{
+		Platform: plat, Workloads: []*workloads.Workload{w}, ExportPrefix: spec.Prefix,
+		Latency: sim.LatencyBatsim, Log: log,
+	}
+	res, err := sim.Run(ctx, cfg, sim.InProcess(sess))
+	if err != nil {
+		return err
+	}
+	if err := trace.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(logf, "%s: %d jobs %v, makespan %.6f, %d messages, wall %s (scheduler %s)\n",
+		spec.Run.ID, res.Jobs, res.ByState, res.Makespan, res.Messages, res.Wall, res.SchedWall)
+	return nil
+}

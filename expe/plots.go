@@ -1,0 +1,398 @@
+package expe
+
+import (
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"image/color"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Palette used by every figure (colour-blind safe, Okabe–Ito).
+var palette = []color.Color{
+	color.RGBA{0, 114, 178, 255},   // blue
+	color.RGBA{230, 159, 0, 255},   // orange
+	color.RGBA{0, 158, 115, 255},   // green
+	color.RGBA{204, 121, 167, 255}, // purple
+	color.RGBA{86, 180, 233, 255},  // sky
+	color.RGBA{213, 94, 0, 255},    // vermillion
+	color.RGBA{240, 228, 66, 255},  // yellow
+}
+
+// FigureFormats are the formats every report figure is written in.
+var FigureFormats = []string{"png", "svg"}
+
+// saveFigure writes p as base.png and base.svg.
+func saveFigure(p *plot.Plot, base string, w, h vg.Length) error {
+	for _, ext := range FigureFormats {
+		if err := savePlot(p, w, h, base+"."+ext); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// savePlot renders p in the format of path's extension and writes it
+// atomically.
+func savePlot(p *plot.Plot, w, h vg.Length, path string) error {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	wt, err := p.WriterTo(w, h, ext)
+	if err != nil {
+		return fmt.Errorf("figure %s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return fmt.Errorf("figure %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// GainBoxPlot draws box plots of queue-position gains: one group of boxes
+// per group label (a base policy), one box per Su band in each group.
+// data[group][band] are the gains. Empty boxes are left out.
+func GainBoxPlot(base, title string, groups, groupTitles []string, data map[string]map[string][]float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "queue-position gain at submission (%)"
+	p.Y.Min, p.Y.Max = -2, 130 // room for the legend above 100 %
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(4)
+	stride := float64(len(SuBands) + 1)
+	var ticks []plot.Tick
+	for gi, g := range groups {
+		center := float64(gi)*stride + float64(len(SuBands)-1)/2
+		ticks = append(ticks, plot.Tick{Value: center, Label: groupTitles[gi]})
+		for bi, band := range SuBands {
+			vals := data[g][band]
+			if len(vals) == 0 {
+				continue
+			}
+			bp, err := plotter.NewBoxPlot(vg.Points(12), float64(gi)*stride+float64(bi), plotter.Values(vals))
+			if err != nil {
+				return err
+			}
+			bp.FillColor = palette[bi%len(palette)]
+			bp.GlyphStyle.Radius = vg.Points(1.2)
+			p.Add(bp)
+		}
+	}
+	for bi, band := range SuBands {
+		p.Legend.Add("Su "+band, legendSwatch{palette[bi%len(palette)]})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
+	p.Add(plotter.NewGrid())
+	return saveFigure(p, base, vg.Points(560), vg.Points(320))
+}
+
+// legendSwatch is a legend thumbnail of one colour.
+type legendSwatch struct{ c color.Color }
+
+func (s legendSwatch) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
+	c.FillPolygon(s.c, c.ClipPolygonY(pts))
+}
+
+// Bar is one bar of a ChangeBarPlot.
+type Bar struct {
+	Group string // x group label
+	Est   Estimate
+	Paper float64 // published value (NaN: none)
+}
+
+// ChangeBarPlot draws grouped bars of relative changes (%) with 95 %
+// confidence-interval error bars and the published values as diamonds.
+// series names the bars inside each group (one colour each); bars[s] are
+// the bars of series s, in group order.
+func ChangeBarPlot(base, title, ylabel string, groups []string, series []string, bars [][]Bar) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Legend.Top = true
+	n := len(series)
+	stride := float64(n + 1)
+	var ticks []plot.Tick
+	for gi, g := range groups {
+		ticks = append(ticks, plot.Tick{Value: float64(gi)*stride + float64(n-1)/2, Label: g})
+	}
+	// The y range follows our values; published values far outside it (the
+	// paper's +2053 %) are drawn at the edge with their value written.
+	lo, hi := 0.0, 0.0
+	for _, bs := range bars {
+		for _, b := range bs {
+			if !math.IsNaN(b.Est.Mean) {
+				h := 0.0
+				if !math.IsNaN(b.Est.Half) {
+					h = b.Est.Half
+				}
+				lo, hi = math.Min(lo, b.Est.Mean-h), math.Max(hi, b.Est.Mean+h)
+			}
+		}
+	}
+	span := math.Max(hi-lo, 10)
+	clipLo, clipHi := math.Min(lo, -100)-0.05*span, math.Max(hi, 100)+0.05*span
+	for _, bs := range bars {
+		for _, b := range bs {
+			if !math.IsNaN(b.Paper) && b.Paper < clipHi*3 && b.Paper > clipLo*3 {
+				clipLo, clipHi = math.Min(clipLo, b.Paper-0.05*span), math.Max(clipHi, b.Paper+0.05*span)
+			}
+		}
+	}
+	var paperPts plotter.XYs
+	var clipped plotter.XYLabels
+	for si, s := range series {
+		var errPts errPoints
+		var legend plot.Thumbnailer
+		for gi, b := range bars[si] {
+			x := float64(gi)*stride + float64(si)
+			if !math.IsNaN(b.Paper) {
+				y := math.Max(clipLo, math.Min(clipHi, b.Paper))
+				paperPts = append(paperPts, plotter.XY{X: x, Y: y})
+				if y != b.Paper {
+					clipped.XYs = append(clipped.XYs, plotter.XY{X: x, Y: y})
+					clipped.Labels = append(clipped.Labels, fmt.Sprintf(" %+.0f", b.Paper))
+				}
+			}
+			if math.IsNaN(b.Est.Mean) {
+				continue
+			}
+			bc, err := plotter.NewBarChart(plotter.Values{b.Est.Mean}, vg.Points(14))
+			if err != nil {
+				return err
+			}
+			bc.XMin = x
+			bc.Color = palette[si%len(palette)]
+			bc.LineStyle.Width = 0
+			p.Add(bc)
+			legend = bc
+			if !math.IsNaN(b.Est.Half) {
+				errPts = append(errPts, errPoint{x, b.Est.Mean, b.Est.Half})
+			}
+		}
+		if legend == nil {
+			legend = legendSwatch{palette[si%len(palette)]}
+		}
+		p.Legend.Add(s, legend)
+		if len(errPts) > 0 {
+			eb, err := plotter.NewYErrorBars(errPts)
+			if err != nil {
+				return err
+			}
+			p.Add(eb)
+		}
+	}
+	if len(paperPts) > 0 {
+		sc, err := plotter.NewScatter(paperPts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle.Shape = draw.PyramidGlyph{}
+		sc.GlyphStyle.Radius = vg.Points(3.5)
+		sc.GlyphStyle.Color = color.Black
+		p.Add(sc)
+		p.Legend.Add("paper", sc)
+	}
+	if len(clipped.XYs) > 0 {
+		lb, err := plotter.NewLabels(clipped)
+		if err != nil {
+			return err
+		}
+		p.Add(lb)
+	}
+	// Room for the legend above the highest bar.
+	p.Y.Min, p.Y.Max = clipLo, clipHi+0.3*(clipHi-clipLo)
+	zero := plotter.NewFunction(func(float64) float64 { return 0 })
+	zero.Color = color.Gray{Y: 80}
+	p.Add(zero, plotter.NewGrid())
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
+	return saveFigure(p, base, vg.Points(560), vg.Points(320))
+}
+
+type errPoint struct{ x, y, half float64 }
+type errPoints []errPoint
+
+func (e errPoints) Len() int                        { return len(e) }
+func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].half, e[i].half }
+
+// ---------------------------------------------------------------- Gantt
+
+// GanttChart draws a run's schedule: hosts on y, time on x, one rectangle
+// per job and contiguous host interval. Rejected jobs are not drawn. The
+// format follows the file extension (.png, .svg, .pdf).
+func GanttChart(rows []JobRow, title, path string) error {
+	g := &ganttPlotter{}
+	maxHost := -1
+	for i := range rows {
+		j := &rows[i]
+		if j.Rejected() || j.Alloc == "" {
+			continue
+		}
+		hosts, err := j.Hosts()
+		if err != nil {
+			return fmt.Errorf("gantt: job %s: %w", j.ID, err)
+		}
+		col := jobColor(j.ID)
+		for _, iv := range intervals(hosts) {
+			g.rects = append(g.rects, ganttRect{x0: j.Start, x1: j.Finish, y0: float64(iv[0]) - 0.45, y1: float64(iv[1]) + 0.45, c: col})
+			if iv[1] > maxHost {
+				maxHost = iv[1]
+			}
+		}
+	}
+	if len(g.rects) == 0 {
+		return fmt.Errorf("gantt: no job with an allocation to draw")
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "time (s)"
+	p.Y.Label.Text = "host (resource id)"
+	p.Add(g)
+	p.Y.Min, p.Y.Max = -0.5, float64(maxHost)+0.5
+	h := vg.Points(math.Max(240, math.Min(1200, 12*float64(maxHost+1)+80)))
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	switch ext {
+	case "png", "svg", "pdf", "eps", "jpg", "jpeg", "tif", "tiff":
+	default:
+		return fmt.Errorf("gantt: %s: unsupported format %q (use .png or .svg)", path, ext)
+	}
+	return savePlot(p, vg.Points(800), h, path)
+}
+
+type ganttRect struct {
+	x0, x1, y0, y1 float64
+	c              color.Color
+}
+
+type ganttPlotter struct{ rects []ganttRect }
+
+func (g *ganttPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	outline := len(g.rects) <= 2000 // outlines would hide the colours of large runs
+	for _, r := range g.rects {
+		pts := []vg.Point{
+			{X: trX(r.x0), Y: trY(r.y0)}, {X: trX(r.x0), Y: trY(r.y1)},
+			{X: trX(r.x1), Y: trY(r.y1)}, {X: trX(r.x1), Y: trY(r.y0)},
+		}
+		c.FillPolygon(r.c, c.ClipPolygonXY(pts))
+		if outline {
+			c.StrokeLines(draw.LineStyle{Color: color.Gray{Y: 40}, Width: vg.Points(0.2)}, c.ClipLinesXY(append(pts, pts[0]))...)
+		}
+	}
+}
+
+func (g *ganttPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for _, r := range g.rects {
+		xmin, xmax = math.Min(xmin, r.x0), math.Max(xmax, r.x1)
+		ymin, ymax = math.Min(ymin, r.y0), math.Max(ymax, r.y1)
+	}
+	return
+}
+
+// intervals splits a sorted id set into maximal [a, b] runs.
+func intervals(ids []int) [][2]int {
+	var out [][2]int
+	for i, v := range ids {
+		if i > 0 && v == out[len(out)-1][1]+1 {
+			out[len(out)-1][1] = v
+			continue
+		}
+		out = append(out, [2]int{v, v})
+	}
+	return out
+}
+
+// jobColor picks a stable pastel colour for a job id.
+func jobColor(id string) color.Color {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	v := h.Sum32()
+	return color.RGBA{uint8(120 + v%120), uint8(120 + (v>>8)%120), uint8(120 + (v>>16)%120), 255}
+}
+
+// ChangeLinePlot draws relative changes (%) against a numeric x (the load
+// level), one line per series with 95 % confidence-interval error bars.
+// ests[s][i] is the estimate of series s at xs[i].
+func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Legend.Top = true
+	lo, hi := 0.0, 0.0
+	for _, es := range ests {
+		for _, e := range es {
+			if !math.IsNaN(e.Mean) {
+				h := 0.0
+				if !math.IsNaN(e.Half) {
+					h = e.Half
+				}
+				lo, hi = math.Min(lo, e.Mean-h), math.Max(hi, e.Mean+h)
+			}
+		}
+	}
+	span := math.Max(hi-lo, 1)
+	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.4*span // room for the legend
+	for si, s := range series {
+		var pts plotter.XYs
+		var errs errPoints
+		for i, e := range ests[si] {
+			if math.IsNaN(e.Mean) {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: xs[i], Y: e.Mean})
+			if !math.IsNaN(e.Half) {
+				errs = append(errs, errPoint{xs[i], e.Mean, e.Half})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		col := palette[si%len(palette)]
+		l.Color, sc.Color = col, col
+		l.Width = vg.Points(1.5)
+		p.Add(l, sc)
+		p.Legend.Add(s, l, sc)
+		if len(errs) > 0 {
+			eb, err := plotter.NewYErrorBars(errs)
+			if err != nil {
+				return err
+			}
+			eb.Color = col
+			p.Add(eb)
+		}
+	}
+	zero := plotter.NewFunction(func(float64) float64 { return 0 })
+	zero.Color = color.Gray{Y: 80}
+	p.Add(zero, plotter.NewGrid())
+	ticks := make([]plot.Tick, len(xs))
+	for i, x := range xs {
+		ticks[i] = plot.Tick{Value: x, Label: FormatLoad(x)}
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	if len(xs) > 0 {
+		xlo, xhi := xs[0], xs[0]
+		for _, x := range xs {
+			xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
+		}
+		pad := math.Max((xhi-xlo)*0.08, 0.02)
+		p.X.Min, p.X.Max = xlo-pad, xhi+pad
+	}
+	return saveFigure(p, base, vg.Points(560), vg.Points(320))
+}
