@@ -26,6 +26,11 @@ func NewIntervalSet(ids ...int) IntervalSet {
 	return out
 }
 
+// MaxIntervalSetSize bounds the ids a parsed interval set may hold (far
+// above any platform's resource count), so that a malformed message cannot
+// exhaust memory.
+const MaxIntervalSetSize = 1 << 22
+
 // ParseIntervalSet parses every form Batsim accepts: intervals and singletons
 // in any order, overlapping or not, degenerate "a-a", separated by one or
 // more spaces (tabs and surrounding blanks are tolerated). Ids must be
@@ -34,6 +39,7 @@ func NewIntervalSet(ids ...int) IntervalSet {
 func ParseIntervalSet(text string) (IntervalSet, error) {
 	fields := strings.Fields(text)
 	var ids []int
+	total := 0
 	for _, f := range fields {
 		lo, hi := f, f
 		if i := strings.IndexByte(f, '-'); i >= 0 {
@@ -53,8 +59,8 @@ func ParseIntervalSet(text string) (IntervalSet, error) {
 		if b < a {
 			return nil, fmt.Errorf("interval set %q: %q: upper bound below lower bound", text, f)
 		}
-		if b-a > 1<<24 {
-			return nil, fmt.Errorf("interval set %q: %q: interval too large", text, f)
+		if total += b - a + 1; total > MaxIntervalSetSize {
+			return nil, fmt.Errorf("interval set %q: more than %d ids", text, MaxIntervalSetSize)
 		}
 		for v := a; v <= b; v++ {
 			ids = append(ids, v)

@@ -29,6 +29,8 @@ func newApp() *cli.App {
 			expeCommand(),
 		},
 		ExitErrHandler: func(c *cli.Context, err error) {},
+		OnUsageError:   onUsageError,
+		Action:         rootAction,
 	}
 }
 

@@ -1,0 +1,83 @@
+# bucma — build, simulate, test and serve Batsim.
+#
+#   make build    compile bin/bucma
+#   make run      build, then simulate EASY backfilling on the bundled Lille
+#                 platform and workload with the embedded engine (out/lille-easy_*)
+#   make serve    build, then serve one Batsim simulation with EASY backfilling
+#                 on tcp://*:28000 (start Batsim in another terminal)
+#   make test     go vet + the whole test suite with the race detector
+#   make deps     install libzmq's development files and pkg-config if missing
+#
+# Variables: GO (go command), SIM_ARGS (extra arguments of "bucma simulate",
+# e.g. SIM_ARGS='--scheduler bucma5302'), RUN_ARGS (extra arguments of
+# "bucma run", e.g. RUN_ARGS='-v --socket-endpoint tcp://*:28001'),
+# TEST_FLAGS (default -race), FUZZTIME (duration of each fuzz target).
+
+GO         ?= go
+BIN        ?= bin/bucma
+RUN_ARGS   ?=
+SIM_ARGS   ?=
+TEST_FLAGS ?= -race
+FUZZTIME   ?= 30s
+
+# System packages bucma needs to build (cgo binding of libzmq).
+APT_PACKAGES = libzmq3-dev pkg-config
+
+.PHONY: all build run serve test test-fast vet fuzz bench deps clean
+
+all: build
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/bucma
+
+run: build
+	@mkdir -p out
+	./$(BIN) simulate --platform lille --workload workloads/lille-7056.json --scheduler easy \
+		--export out/lille-easy --trace out/lille-easy_trace.csv $(SIM_ARGS)
+
+serve: build
+	./$(BIN) run --scheduler easy $(RUN_ARGS)
+
+test: deps vet
+	$(GO) test $(TEST_FLAGS) ./...
+
+# The suite without the race detector (about ten times faster).
+test-fast: deps
+	$(GO) test ./...
+
+vet: deps
+	$(GO) vet ./...
+
+# Short fuzzing sessions of the protocol decoder and the interval-set parser.
+fuzz: deps
+	$(GO) test ./protocol -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./protocol -run '^$$' -fuzz '^FuzzParseIntervalSet$$' -fuzztime $(FUZZTIME)
+
+bench: deps
+	$(GO) test ./schedulers -run '^$$' -bench . -benchmem
+
+# Installs libzmq's development package and pkg-config when pkg-config does
+# not find libzmq: with apt-get (through sudo unless root) on Debian and
+# Ubuntu; elsewhere it prints what to install.
+deps:
+	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libzmq; then \
+		exit 0; \
+	fi; \
+	if command -v apt-get >/dev/null 2>&1; then \
+		if [ "$$(id -u)" -eq 0 ]; then SUDO=; \
+		elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
+		else echo "bucma needs $(APT_PACKAGES); run as root: apt-get install -y $(APT_PACKAGES)" >&2; exit 1; fi; \
+		echo "installing $(APT_PACKAGES)"; \
+		$$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $(APT_PACKAGES); \
+	else \
+		echo "bucma needs the ZeroMQ (libzmq >= 4) development files, pkg-config and a C compiler:" >&2; \
+		echo "  Debian/Ubuntu:  sudo apt-get install -y libzmq3-dev pkg-config gcc" >&2; \
+		echo "  Fedora/RHEL:    sudo dnf install -y zeromq-devel pkgconf-pkg-config gcc" >&2; \
+		echo "  Arch Linux:     sudo pacman -S zeromq pkgconf gcc" >&2; \
+		echo "  Alpine:         apk add zeromq-dev pkgconf gcc musl-dev" >&2; \
+		echo "  macOS:          brew install zeromq pkg-config" >&2; \
+		exit 1; \
+	fi
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"bucma/schedulers"
+)
+
+// runApp runs the CLI in-process and returns its error, exit code and
+// output.
+func runApp(t *testing.T, args ...string) (error, int, string) {
+	t.Helper()
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer, app.ErrWriter = &out, &out
+	err := app.Run(append([]string{"bucma"}, args...))
+	return err, exitCode(err), out.String()
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	names := strings.Join(schedulers.Builtin().Names(), ", ")
+	cases := []struct {
+		name string
+		args []string
+		want []string // fragments of the error
+	}{
+		{"unknown scheduler", []string{"run", "--scheduler", "nope"}, []string{`"nope"`, names}},
+		{"unknown option", []string{"run", "--scheduler", "easy", "--option", "bad=1"}, []string{`"bad"`, "hosts"}},
+		{"bad option value", []string{"run", "--scheduler", "fcfs", "-o", "hosts=slowest"}, []string{"slowest", "fastest, first-fit"}},
+		{"option without value", []string{"run", "--scheduler", "fcfs", "-o", "hosts"}, []string{"key=value"}},
+		{"no scheduler", []string{"run"}, []string{"--scheduler", names}},
+		{"unknown flag", []string{"run", "--scheduler", "easy", "--nope"}, []string{"nope", "bucma run --help"}},
+		{"bad duration", []string{"run", "--scheduler", "easy", "--timeout", "soon"}, []string{"soon"}},
+		{"stray argument", []string{"run", "--scheduler", "easy", "extra"}, []string{"extra"}},
+		{"unknown global flag", []string{"--nope"}, []string{"nope"}},
+		{"unknown command", []string{"nope"}, []string{`"nope"`, "run", "list"}},
+		{"list stray argument", []string{"list", "extra"}, []string{"extra"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err, code, _ := runApp(t, c.args...)
+			if code != 2 {
+				t.Fatalf("exit code %d (%v), want 2", code, err)
+			}
+			for _, f := range c.want {
+				if !strings.Contains(err.Error(), f) {
+					t.Fatalf("error %q does not contain %q", err, f)
+				}
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	err, code, out := runApp(t, "--version")
+	if err != nil || code != 0 {
+		t.Fatalf("--version: %v (exit %d)", err, code)
+	}
+	if !strings.Contains(out, version) {
+		t.Fatalf("--version printed %q, want the version %s", out, version)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	if exitCode(nil) != 0 {
+		t.Fatal("nil error must exit 0")
+	}
+	if exitCode(&schedulers.OptionError{Msg: "x"}) != 2 {
+		t.Fatal("OptionError must exit 2")
+	}
+}

@@ -1,0 +1,485 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	zmq "github.com/pebbe/zmq4"
+
+	"bucma/protocol"
+	"bucma/schedulers"
+)
+
+// runGuard bounds every wait so that a broken command fails instead of
+// hanging the test; it is not a performance assertion.
+const runGuard = 60 * time.Second
+
+type runLine struct {
+	Seq int    `json:"seq"`
+	Dir string `json:"dir"`
+	Raw string `json:"raw"`
+}
+
+func loadRunTranscript(t *testing.T, name string) []runLine {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "run", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []runLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l runLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, l)
+	}
+	if len(out) < 2 {
+		t.Fatalf("%s: transcript too short", name)
+	}
+	return out
+}
+
+// withSchedConfig returns the transcript with Batsim's sched-config set to
+// cfg in SIMULATION_BEGINS (as batsim --sched-cfg would send it).
+func withSchedConfig(t *testing.T, lines []runLine, cfg string) []runLine {
+	t.Helper()
+	quoted, _ := json.Marshal(cfg)
+	out := append([]runLine(nil), lines...)
+	old := `"sched-config":""`
+	if !strings.Contains(out[0].Raw, old) {
+		t.Fatal("first message has no empty sched-config")
+	}
+	out[0].Raw = strings.Replace(out[0].Raw, old, `"sched-config":`+string(quoted), 1)
+	return out
+}
+
+// syncBuffer is a bytes.Buffer safe for the command's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startRun runs "bucma run args..." in-process on a wildcard loopback port
+// and returns the endpoint it listens on, the channel of Run's error and
+// its standard error.
+func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) {
+	t.Helper()
+	bound := make(chan string, 1)
+	serveBound = func(ep string) { bound <- ep }
+	t.Cleanup(func() { serveBound = nil })
+	app := newApp()
+	errOut := &syncBuffer{}
+	app.Writer, app.ErrWriter = io.Discard, errOut
+	done := make(chan error, 1)
+	full := append([]string{"bucma", "run", "-s", "tcp://127.0.0.1:*"}, args...)
+	go func() { done <- app.Run(full) }()
+	select {
+	case ep := <-bound:
+		return ep, done, errOut
+	case err := <-done:
+		t.Fatalf("bucma %v returned before listening: %v", full[1:], err)
+	case <-time.After(runGuard):
+		t.Fatal("bucma run did not listen")
+	}
+	return "", nil, nil
+}
+
+// playBatsim sends the Batsim messages of lines over a REQ socket and
+// returns the replies received.
+func playBatsim(t *testing.T, endpoint string, lines []runLine) [][]byte {
+	t.Helper()
+	ctx, err := zmq.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, err := ctx.NewSocket(zmq.REQ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = sock.Close()
+		_ = ctx.Term()
+	}()
+	_ = sock.SetLinger(0)
+	if err := sock.Connect(endpoint); err != nil {
+		t.Fatal(err)
+	}
+	poller := zmq.NewPoller()
+	poller.Add(sock, zmq.POLLIN)
+	var replies [][]byte
+	for _, l := range lines {
+		if l.Dir != "batsim->sched" {
+			continue
+		}
+		if _, err := sock.SendBytes([]byte(l.Raw), 0); err != nil {
+			t.Fatal(err)
+		}
+		polled, err := poller.Poll(runGuard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(polled) == 0 {
+			t.Fatalf("seq %d: no reply", l.Seq)
+		}
+		r, err := sock.RecvBytes(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies = append(replies, r)
+	}
+	return replies
+}
+
+func waitRun(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(runGuard):
+		t.Fatal("bucma run did not return")
+		return nil
+	}
+}
+
+// canonicalReply decodes a scheduler message and returns its events in
+// canonical form (decisions only), with its now.
+func canonicalReply(t *testing.T, raw []byte) string {
+	t.Helper()
+	m, err := protocol.NewDecoder(slog.New(slog.NewTextHandler(io.Discard, nil))).Decode(raw, protocol.FromScheduler)
+	if err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	r := protocol.NewReply(m.Now)
+	for _, e := range m.Events {
+		switch d := e.Data.(type) {
+		case *protocol.ExecuteJob:
+			err = r.ExecuteJob(*d)
+		case *protocol.RejectJob:
+			err = r.RejectJob(d.JobID)
+		default:
+			t.Fatalf("unexpected event %s", e.Type)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return string(r.Encode())
+}
+
+// recorded returns the scheduler replies of a transcript, canonical.
+func recorded(t *testing.T, lines []runLine) []string {
+	t.Helper()
+	var out []string
+	for _, l := range lines {
+		if l.Dir == "sched->batsim" {
+			out = append(out, canonicalReply(t, []byte(l.Raw)))
+		}
+	}
+	return out
+}
+
+func canonicalAll(t *testing.T, replies [][]byte) []string {
+	t.Helper()
+	out := make([]string, len(replies))
+	for i, r := range replies {
+		out[i] = canonicalReply(t, r)
+	}
+	return out
+}
+
+// sessionReplies answers the Batsim messages of lines with an in-process
+// Session (no socket), canonical.
+func sessionReplies(t *testing.T, lines []runLine, policy string, opts schedulers.Options) []string {
+	t.Helper()
+	spec, err := schedulers.Builtin().Lookup(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sess, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := protocol.NewDecoder(log)
+	var out []string
+	for _, l := range lines {
+		if l.Dir != "batsim->sched" {
+			continue
+		}
+		m, err := dec.Decode([]byte(l.Raw), protocol.FromBatsim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sess.Handle(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, canonicalReply(t, r.Encode()))
+	}
+	return out
+}
+
+func sameReplies(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d replies, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("reply %d:\n%s\nwant\n%s", i, got[i], want[i])
+		}
+	}
+}
+
+// TestRunTranscript serves a recorded simulation with "bucma run" and
+// compares every reply with the recorded one; run must return nil after
+// SIMULATION_ENDS.
+func TestRunTranscript(t *testing.T) {
+	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--option", "hosts=first-fit", "--validate")
+	got := playBatsim(t, ep, lines)
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	if errOut.String() != "" {
+		t.Fatalf("quiet run wrote to stderr:\n%s", errOut)
+	}
+}
+
+// TestRunVerboseLogsMessages: -v logs every message both ways.
+func TestRunVerboseLogsMessages(t *testing.T) {
+	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "-v")
+	got := playBatsim(t, ep, lines)
+	if err := waitRun(t, done); err != nil {
+		t.Fatal(err)
+	}
+	log := errOut.String()
+	for _, dir := range []string{protocol.FromBatsim.String(), protocol.FromScheduler.String()} {
+		if n := strings.Count(log, "dir="+dir); n != len(got) {
+			t.Fatalf("%d messages logged as %s, want %d", n, dir, len(got))
+		}
+	}
+}
+
+// TestRunSchedConfig: options given by Batsim's --sched-cfg apply, and
+// --option wins over them.
+func TestRunSchedConfig(t *testing.T) {
+	base := loadRunTranscript(t, "hetero8_compute.transcript.jsonl")
+	lines := withSchedConfig(t, base, `{"hosts":"first-fit"}`)
+
+	t.Run("sched-config only", func(t *testing.T) {
+		ep, done, errOut := startRun(t, "--scheduler", "fcfs")
+		got := playBatsim(t, ep, lines)
+		if err := waitRun(t, done); err != nil {
+			t.Fatalf("%v\n%s", err, errOut)
+		}
+		sameReplies(t, canonicalAll(t, got), recorded(t, base))
+	})
+	t.Run("option wins", func(t *testing.T) {
+		want := sessionReplies(t, base, "fcfs", schedulers.Options{"hosts": "fastest"})
+		if reflect.DeepEqual(want, recorded(t, base)) {
+			t.Fatal("fixture cannot tell fastest from first-fit")
+		}
+		ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--option", "hosts=fastest")
+		got := playBatsim(t, ep, lines)
+		if err := waitRun(t, done); err != nil {
+			t.Fatalf("%v\n%s", err, errOut)
+		}
+		sameReplies(t, canonicalAll(t, got), want)
+	})
+}
+
+// TestRunBadSchedConfig: an invalid option value in Batsim's sched-config
+// ends the run with exit status 2 and names the valid values.
+func TestRunBadSchedConfig(t *testing.T) {
+	lines := withSchedConfig(t, loadRunTranscript(t, "hetero4_delays.transcript.jsonl"), `{"hosts":"slowest"}`)
+	ep, done, _ := startRun(t, "--scheduler", "easy")
+	ctx, err := zmq.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, _ := ctx.NewSocket(zmq.REQ)
+	_ = sock.SetLinger(0)
+	defer func() { _ = sock.Close(); _ = ctx.Term() }()
+	if err := sock.Connect(ep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sock.SendBytes([]byte(lines[0].Raw), 0); err != nil {
+		t.Fatal(err)
+	}
+	err = waitRun(t, done)
+	if code := exitCode(err); code != 2 {
+		t.Fatalf("exit code %d (%v), want 2", code, err)
+	}
+	if !strings.Contains(err.Error(), "fastest, first-fit") {
+		t.Fatalf("error does not list the valid values: %v", err)
+	}
+}
+
+// TestRunTimeout: --timeout ends a run Batsim never talks to, with exit
+// status 1 and a clear message.
+func TestRunTimeout(t *testing.T) {
+	_, done, _ := startRun(t, "--scheduler", "easy", "--timeout", "50ms")
+	err := waitRun(t, done)
+	if code := exitCode(err); code != 1 {
+		t.Fatalf("exit code %d, want 1", code)
+	}
+	if !strings.Contains(err.Error(), "no message from Batsim for 50ms") {
+		t.Fatalf("message: %v", err)
+	}
+}
+
+// TestRunInterrupted: cancelling the command's context (what SIGINT and
+// SIGTERM do) ends the run with exit status 130.
+func TestRunInterrupted(t *testing.T) {
+	bound := make(chan string, 1)
+	serveBound = func(ep string) { bound <- ep }
+	defer func() { serveBound = nil }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app := newApp()
+	app.Writer, app.ErrWriter = io.Discard, io.Discard
+	done := make(chan error, 1)
+	go func() {
+		done <- app.RunContext(ctx, []string{"bucma", "run", "--scheduler", "easy", "-s", "tcp://127.0.0.1:*"})
+	}()
+	select {
+	case <-bound:
+	case err := <-done:
+		t.Fatalf("run returned before listening: %v", err)
+	case <-time.After(runGuard):
+		t.Fatal("run did not listen")
+	}
+	cancel()
+	err := waitRun(t, done)
+	if code := exitCode(err); code != exitInterrupted {
+		t.Fatalf("exit code %d (%v), want %d", code, err, exitInterrupted)
+	}
+}
+
+// TestRunProcessExitsAfterSimulationEnds starts a real "bucma run" process
+// (the test binary acting as bucma, see TestMain), plays a recorded
+// simulation against it and checks the process exits with status 0 once
+// SIMULATION_ENDS is answered (the final reply reached Batsim's side first).
+func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "run", "--scheduler", "fcfs", "-o", "hosts=first-fit", "-s", "tcp://127.0.0.1:*", "-v")
+	cmd.Env = append(os.Environ(), "BUCMA_TEST_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	// The debug log names the endpoint once the socket is bound.
+	endpoint := make(chan string, 1)
+	var logs syncBuffer
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			logs.Write([]byte(line + "\n"))
+			if m := endpointRE.FindStringSubmatch(line); m != nil && !sent {
+				endpoint <- m[1]
+				sent = true
+			}
+		}
+	}()
+	var ep string
+	select {
+	case ep = <-endpoint:
+	case <-time.After(runGuard):
+		t.Fatalf("bucma run did not log its endpoint:\n%s", logs.String())
+	}
+	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	got := playBatsim(t, ep, lines)
+	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("bucma run: %v\n%s", err, logs.String())
+		}
+	case <-time.After(runGuard):
+		t.Fatal("bucma run did not exit after SIMULATION_ENDS")
+	}
+}
+
+var endpointRE = regexp.MustCompile(`endpoint=(tcp://127\.0\.0\.1:[0-9]+)`)
+
+// TestRunTrace: --trace writes one CSV row per job of the simulation (13 in
+// hetero4_delays, the rejected one included) under the trace header.
+func TestRunTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.csv")
+	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--trace", path)
+	playBatsim(t, ep, lines)
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	rows, err := csv.NewReader(mustOpen(t, path)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 14 || strings.Join(rows[0], ",") != strings.Join(schedulers.TraceColumns, ",") {
+		t.Fatalf("trace has %d rows, header %v", len(rows), rows[0])
+	}
+}
+
+// TestRunTraceUnwritable: a trace file that cannot be created is an error
+// before Batsim is contacted.
+func TestRunTraceUnwritable(t *testing.T) {
+	err, code, _ := runApp(t, "run", "--scheduler", "fcfs", "--trace", filepath.Join(t.TempDir(), "no", "such", "dir", "t.csv"))
+	if err == nil || code == 0 || !strings.Contains(err.Error(), "t.csv") {
+		t.Fatalf("got %v (exit %d)", err, code)
+	}
+}
+
+func mustOpen(t *testing.T, path string) io.Reader {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(b)
+}

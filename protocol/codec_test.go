@@ -1,0 +1,320 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// refusedReplies are the scheduler replies of the conformance corpus that
+// made Batsim 4.2.1 abort on a rule visible in the message itself; the value
+// is a fragment of the decoder's error. (protocol_violations/README.md)
+var refusedReplies = map[string]string{
+	"pv_event_after_now.transcript.jsonl:3": "later than now",
+	"pv_cml_now.transcript.jsonl:3":         "CALL_ME_LATER",
+	"pv_cml_past.transcript.jsonl:3":        "CALL_ME_LATER",
+	"pv_dyn_no_subtime.transcript.jsonl:3":  "subtime",
+}
+
+// TestTranscriptsDecode decodes every message of every transcript in its
+// direction and checks the typed result against the reference parse (the
+// transcript's msg field): the envelope, each event's type and timestamp,
+// and the event data re-marshalled from the typed payload.
+func TestTranscriptsDecode(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			dec := quietDecoder()
+			nb, ns := 0, 0
+			for _, l := range readTranscript(t, path) {
+				m, err := dec.Decode([]byte(l.Raw), l.direction())
+				key := name + ":" + itoa(l.Seq)
+				if frag, bad := refusedReplies[key]; bad {
+					if err == nil || !strings.Contains(err.Error(), frag) {
+						t.Errorf("seq %d: want an error mentioning %q, got %v", l.Seq, frag, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("seq %d (%s): %v", l.Seq, l.Dir, err)
+				}
+				checkAgainstReference(t, l, m)
+				if l.direction() == FromBatsim {
+					nb++
+				} else {
+					ns++
+				}
+			}
+			if nb == 0 || ns == 0 {
+				t.Fatalf("transcript has %d Batsim and %d scheduler messages", nb, ns)
+			}
+		})
+	}
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+type refEvent struct {
+	Timestamp float64         `json:"timestamp"`
+	Type      string          `json:"type"`
+	Data      json.RawMessage `json:"data"`
+}
+
+type refMessage struct {
+	Now    float64    `json:"now"`
+	Events []refEvent `json:"events"`
+}
+
+func checkAgainstReference(t *testing.T, l transcriptLine, m *Message) {
+	t.Helper()
+	var ref refMessage
+	if err := json.Unmarshal(l.Msg, &ref); err != nil {
+		t.Fatalf("seq %d: reference: %v", l.Seq, err)
+	}
+	if m.Now != ref.Now {
+		t.Fatalf("seq %d: now %v, reference %v", l.Seq, m.Now, ref.Now)
+	}
+	if len(m.Events) != len(ref.Events) {
+		t.Fatalf("seq %d: %d events, reference %d", l.Seq, len(m.Events), len(ref.Events))
+	}
+	for i, e := range m.Events {
+		r := ref.Events[i]
+		if e.Type != r.Type || e.Timestamp != r.Timestamp {
+			t.Fatalf("seq %d event %d: %s@%v, reference %s@%v", l.Seq, i, e.Type, e.Timestamp, r.Type, r.Timestamp)
+		}
+		if _, unknown := e.Data.(*Unknown); unknown {
+			t.Fatalf("seq %d event %d: type %s decoded as unknown", l.Seq, i, e.Type)
+		}
+		if l.direction() == FromBatsim {
+			got, err := json.Marshal(e.Data)
+			if err != nil {
+				t.Fatalf("seq %d event %d: %v", l.Seq, i, err)
+			}
+			if g, w := generic(t, got), generic(t, r.Data); !reflect.DeepEqual(g, w) {
+				t.Fatalf("seq %d event %d (%s): typed data\n%s\nreference\n%s", l.Seq, i, e.Type, got, r.Data)
+			}
+		}
+	}
+}
+
+// TestSchedulerRepliesRoundTrip rebuilds every legal scheduler reply of the
+// corpus with the Reply builder: the encoding must mean the same JSON as the
+// recorded reply, decode without error, and re-encode to the same bytes.
+func TestSchedulerRepliesRoundTrip(t *testing.T) {
+	n := 0
+	for _, path := range transcriptFiles(t) {
+		name := filepath.Base(path)
+		for _, l := range readTranscript(t, path) {
+			if l.direction() != FromScheduler {
+				continue
+			}
+			if _, bad := refusedReplies[name+":"+itoa(l.Seq)]; bad {
+				continue
+			}
+			dec := quietDecoder()
+			m1, err := dec.Decode([]byte(l.Raw), FromScheduler)
+			if err != nil {
+				t.Fatalf("%s seq %d: %v", name, l.Seq, err)
+			}
+			r1, err := replyOf(m1)
+			if err != nil {
+				t.Fatalf("%s seq %d: Reply refuses a reply Batsim accepted: %v", name, l.Seq, err)
+			}
+			enc1 := r1.Encode()
+			if g, w := generic(t, enc1), generic(t, []byte(l.Raw)); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s seq %d: re-encoded\n%s\nrecorded\n%s", name, l.Seq, enc1, l.Raw)
+			}
+			m2, err := dec.Decode(enc1, FromScheduler)
+			if err != nil {
+				t.Fatalf("%s seq %d: re-encoded reply does not decode: %v\n%s", name, l.Seq, err, enc1)
+			}
+			r2, err := replyOf(m2)
+			if err != nil {
+				t.Fatalf("%s seq %d: %v", name, l.Seq, err)
+			}
+			if enc2 := r2.Encode(); !bytes.Equal(enc1, enc2) {
+				t.Fatalf("%s seq %d: encoding not stable:\n%s\n%s", name, l.Seq, enc1, enc2)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no scheduler reply checked")
+	}
+}
+
+// TestBatsimMessagesDecodeStable checks that decoding a Batsim message is a
+// function of its text: two decodings give equal typed messages.
+func TestBatsimMessagesDecodeStable(t *testing.T) {
+	for _, path := range transcriptFiles(t) {
+		for _, l := range readTranscript(t, path) {
+			if l.direction() != FromBatsim {
+				continue
+			}
+			a, err := quietDecoder().Decode([]byte(l.Raw), FromBatsim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := quietDecoder().Decode([]byte(l.Raw), FromBatsim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s seq %d: two decodings differ", path, l.Seq)
+			}
+		}
+	}
+}
+
+// rawEventOf returns event i of a raw message as generic JSON.
+func rawEventOf(t *testing.T, raw string, i int) (now float64, ts float64, typ string, data map[string]any) {
+	t.Helper()
+	var m struct {
+		Now    float64 `json:"now"`
+		Events []struct {
+			Timestamp float64        `json:"timestamp"`
+			Type      string         `json:"type"`
+			Data      map[string]any `json:"data"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatal(err)
+	}
+	e := m.Events[i]
+	return m.Now, e.Timestamp, e.Type, e.Data
+}
+
+func lineOf(t *testing.T, file string, seq int) transcriptLine {
+	t.Helper()
+	for _, l := range readTranscript(t, filepath.Join("testdata", file)) {
+		if l.Seq == seq {
+			return l
+		}
+	}
+	t.Fatalf("%s: no seq %d", file, seq)
+	return transcriptLine{}
+}
+
+// TestProtocolViolations covers each faulty reply of the corpus: the
+// message-level ones are refused by the decoder (above) and cannot be built
+// with Reply; the state-level one (allocation size) and the legal ones are
+// accepted at this level.
+func TestProtocolViolations(t *testing.T) {
+	t.Run("event_after_now", func(t *testing.T) {
+		l := lineOf(t, "pv_event_after_now.transcript.jsonl", 3)
+		now, ts, typ, data := rawEventOf(t, l.Raw, 0)
+		if !(ts > now) || typ != TypeExecuteJob {
+			t.Fatalf("unexpected fixture: %s at %v, now %v", typ, ts, now)
+		}
+		// Reply has no way to stamp an event later than its now: every
+		// event carries the reply's now.
+		r := NewReply(now)
+		set, err := ParseIntervalSet(data["alloc"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ExecuteJob(ExecuteJob{JobID: data["job_id"].(string), Alloc: set}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := quietDecoder().Decode(r.Encode(), FromScheduler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Events[0].Timestamp != now {
+			t.Fatalf("event stamped %v, want now=%v", m.Events[0].Timestamp, now)
+		}
+	})
+	for _, c := range []string{"pv_cml_now", "pv_cml_past"} {
+		t.Run(c, func(t *testing.T) {
+			l := lineOf(t, c+".transcript.jsonl", 3)
+			now, _, typ, data := rawEventOf(t, l.Raw, 0)
+			if typ != TypeCallMeLater {
+				t.Fatalf("unexpected fixture %s", typ)
+			}
+			at := data["timestamp"].(float64)
+			if err := NewReply(now).CallMeLater(at); err == nil {
+				t.Fatalf("Reply accepted CALL_ME_LATER at %v with now=%v", at, now)
+			}
+			// The smallest legal target is accepted.
+			if err := NewReply(now).CallMeLater(now + MinCallMeLaterDelay); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("dyn_no_subtime", func(t *testing.T) {
+		l := lineOf(t, "pv_dyn_no_subtime.transcript.jsonl", 3)
+		now, _, typ, data := rawEventOf(t, l.Raw, 1)
+		if typ != TypeRegisterJob {
+			t.Fatalf("unexpected fixture %s", typ)
+		}
+		job, _ := json.Marshal(data["job"])
+		err := NewReply(now).RegisterJob(data["job_id"].(string), job)
+		if err == nil || !strings.Contains(err.Error(), "subtime") {
+			t.Fatalf("Reply.RegisterJob without subtime: %v", err)
+		}
+		// The same job with a subtime is accepted.
+		obj := data["job"].(map[string]any)
+		obj["subtime"] = now
+		job, _ = json.Marshal(obj)
+		if err := NewReply(now).RegisterJob(data["job_id"].(string), job); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("alloc_too_big", func(t *testing.T) {
+		// Whether an allocation has the right size depends on the job's
+		// res, which only the state knows: the message itself is valid
+		// (the scheduler's Decider refuses it, see package schedulers).
+		l := lineOf(t, "pv_alloc_too_big.transcript.jsonl", 3)
+		m, err := quietDecoder().Decode([]byte(l.Raw), FromScheduler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := m.Events[0].Data.(*ExecuteJob)
+		if ex.Alloc.String() != "0-1" {
+			t.Fatalf("alloc %s", ex.Alloc)
+		}
+	})
+}
+
+// TestDecodeSchedulerRules checks reader rules on hand-written replies.
+func TestDecodeSchedulerRules(t *testing.T) {
+	cases := []struct {
+		name, msg, err string
+	}{
+		{"ok", `{"now":5,"events":[{"timestamp":5,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0-3"}}]}`, ""},
+		{"no now", `{"events":[]}`, "now"},
+		{"no events", `{"now":1}`, "events"},
+		{"not object", `[1,2]`, "JSON"},
+		{"no data", `{"now":5,"events":[{"timestamp":5,"type":"REJECT_JOB"}]}`, "data"},
+		{"unknown type", `{"now":5,"events":[{"timestamp":5,"type":"NOPE","data":{}}]}`, "unknown event type"},
+		{"execute 4 members", `{"now":5,"events":[{"timestamp":5,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0","mapping":{"0":0},"storage_mapping":{"pfs":1}}}]}`, "optional"},
+		{"empty alloc", `{"now":5,"events":[{"timestamp":5,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":""}}]}`, "empty"},
+		{"comma alloc", `{"now":5,"events":[{"timestamp":5,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"1,2"}}]}`, "interval set"},
+		{"bad job id", `{"now":5,"events":[{"timestamp":5,"type":"REJECT_JOB","data":{"job_id":"nobang"}}]}`, "workload!name"},
+		{"pstate number", `{"now":5,"events":[{"timestamp":5,"type":"SET_RESOURCE_STATE","data":{"resources":"0","state":3}}]}`, "string"},
+		{"notify from sched", `{"now":5,"events":[{"timestamp":5,"type":"NOTIFY","data":{"type":"no_more_static_job_to_submit"}}]}`, "registration_finished"},
+		{"cml future", `{"now":5,"events":[{"timestamp":5,"type":"CALL_ME_LATER","data":{"timestamp":6}}]}`, ""},
+		{"cml equal", `{"now":5,"events":[{"timestamp":5,"type":"CALL_ME_LATER","data":{"timestamp":5}}]}`, "CALL_ME_LATER"},
+		{"earlier timestamps ok", `{"now":5,"events":[{"timestamp":4,"type":"REJECT_JOB","data":{"job_id":"w0!1"}}]}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := quietDecoder().Decode([]byte(c.msg), FromScheduler)
+			if c.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("want error containing %q, got %v", c.err, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,142 @@
+package protocol
+
+import (
+	"bytes"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// FuzzDecode feeds arbitrary bytes to the decoder in both directions: it
+// must never panic, and a scheduler message it accepts that the Reply
+// builder can rebuild must encode to a message that decodes again and
+// re-encodes to the same bytes. Seeds: every message of the transcripts.
+func FuzzDecode(f *testing.F) {
+	for _, path := range transcriptFiles(f) {
+		for _, l := range readTranscript(f, path) {
+			f.Add([]byte(l.Raw), l.direction() == FromScheduler)
+		}
+	}
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"CALL_ME_LATER","data":{"timestamp":2}}]}`), true)
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"SET_RESOURCE_STATE","data":{"resources":"0-3","state":"2"}}]}`), true)
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0-1","mapping":{"0":"0","1":1}}}]}`), true)
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"QUERY","data":{"requests":{"consumed_energy":{}}}}]}`), true)
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"NOTIFY","data":{"type":"event_machine_unavailable","resources":"1 3"}}]}`), false)
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"SOMETHING_NEW","data":{"x":[1,2]}}]}`), false)
+	f.Add([]byte(`{}`), false)
+	f.Add([]byte(`null`), true)
+
+	f.Fuzz(func(t *testing.T, b []byte, fromScheduler bool) {
+		dir := FromBatsim
+		if fromScheduler {
+			dir = FromScheduler
+		}
+		dec := quietDecoder()
+		m, err := dec.Decode(b, dir)
+		if err != nil {
+			if m != nil {
+				t.Fatal("Decode returned a message and an error")
+			}
+			return
+		}
+		if dir == FromBatsim {
+			return
+		}
+		for i, e := range m.Events {
+			if e.Timestamp > m.Now {
+				t.Fatalf("accepted event %d at %v after now=%v", i, e.Timestamp, m.Now)
+			}
+		}
+		r, err := replyOf(m)
+		if err != nil {
+			return
+		}
+		enc := r.Encode()
+		m2, err := dec.Decode(enc, FromScheduler)
+		if err != nil {
+			t.Fatalf("Reply encoded a message the decoder refuses: %v\n%s", err, enc)
+		}
+		r2, err := replyOf(m2)
+		if err != nil {
+			t.Fatalf("rebuilt reply refused: %v\n%s", err, enc)
+		}
+		if enc2 := r2.Encode(); !bytes.Equal(enc, enc2) {
+			t.Fatalf("encoding not stable:\n%s\n%s", enc, enc2)
+		}
+	})
+}
+
+// expandedSize bounds the number of ids a text would expand to, so that the
+// fuzzer does not spend its memory on sets of millions of ids.
+func expandedSize(text string) int {
+	total := 0
+	for _, f := range strings.Fields(text) {
+		lo, hi, ok := strings.Cut(f, "-")
+		if !ok {
+			total++
+			continue
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 == nil && err2 == nil && b > a {
+			total += b - a + 1
+		} else {
+			total++
+		}
+	}
+	return total
+}
+
+// FuzzParseIntervalSet: no panic on any input; an accepted set is sorted,
+// duplicate-free and non-negative, and its canonical string re-parses to the
+// same set (and prints the same).
+func FuzzParseIntervalSet(f *testing.F) {
+	for _, s := range []string{"0-3 5 7-9", "7-9 0-3 5", "5 2-2 7 1-3", "", " 1  2 ", "-1", "3-1", "a", "1-", "1,2", "0-0", "10-12 11"} {
+		f.Add(s)
+	}
+	for _, path := range transcriptFiles(f) {
+		for _, l := range readTranscript(f, path) {
+			m, err := quietDecoder().Decode([]byte(l.Raw), l.direction())
+			if err != nil {
+				continue
+			}
+			for _, e := range m.Events {
+				switch d := e.Data.(type) {
+				case *ExecuteJob:
+					f.Add(d.Alloc.String())
+				case *JobCompleted:
+					f.Add(d.Alloc)
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if expandedSize(text) > 1<<20 {
+			t.Skip("set too large for the fuzzer's memory")
+		}
+		s, err := ParseIntervalSet(text)
+		if err != nil {
+			return
+		}
+		for i, v := range s {
+			if v < 0 || (i > 0 && v <= s[i-1]) {
+				t.Fatalf("%q: set %v is not sorted, unique and non-negative", text, []int(s))
+			}
+		}
+		canon := s.String()
+		again, err := ParseIntervalSet(canon)
+		if err != nil {
+			t.Fatalf("%q: canonical %q does not parse: %v", text, canon, err)
+		}
+		if len(s) == 0 && len(again) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(s, again) {
+			t.Fatalf("%q: canonical %q re-parses to %v, not %v", text, canon, []int(again), []int(s))
+		}
+		if again.String() != canon {
+			t.Fatalf("%q: canonical form not stable: %q then %q", text, canon, again.String())
+		}
+	})
+}

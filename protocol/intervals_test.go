@@ -1,0 +1,150 @@
+package protocol
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseIntervalSet(t *testing.T) {
+	cases := []struct {
+		in        string
+		ids       []int
+		canonical string
+	}{
+		{"0-3 5 7-9", []int{0, 1, 2, 3, 5, 7, 8, 9}, "0-3 5 7-9"},
+		{"7-9 0-3 5", []int{0, 1, 2, 3, 5, 7, 8, 9}, "0-3 5 7-9"},               // unsorted
+		{"5 2-2 7 1-3", []int{1, 2, 3, 5, 7}, "1-3 5 7"},                        // Batsim's doc example
+		{"1-2 3 5 7", []int{1, 2, 3, 5, 7}, "1-3 5 7"},                          // adjacent intervals merge
+		{"0-5 3-8", []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, "0-8"},                    // overlapping
+		{"2-6 3-4", []int{2, 3, 4, 5, 6}, "2-6"},                                // nested
+		{"4 4 4-4", []int{4}, "4"},                                              // duplicates, a-a
+		{"3-3", []int{3}, "3"},                                                  // degenerate interval
+		{"  1   3-4  ", []int{1, 3, 4}, "1 3-4"},                                // extra spaces
+		{"1\t2", []int{1, 2}, "1-2"},                                            // tab
+		{"0", []int{0}, "0"},                                                    // zero
+		{"10 9 8", []int{8, 9, 10}, "8-10"},                                     // descending singletons
+		{"007", []int{7}, "7"},                                                  // leading zeros
+		{"", nil, ""},                                                           // empty
+		{"   ", nil, ""},                                                        // blanks only
+		{"100-102 1000", []int{100, 101, 102, 1000}, "100-102 1000"},            // multi-digit
+		{"0-1 3-4 6-7", []int{0, 1, 3, 4, 6, 7}, "0-1 3-4 6-7"},                 // pairs stay intervals
+		{"1 3 5", []int{1, 3, 5}, "1 3 5"},                                      // no runs
+		{"9-9 8-8 7-7", []int{7, 8, 9}, "7-9"},                                  // degenerate intervals merge
+		{"0-2 2-4", []int{0, 1, 2, 3, 4}, "0-4"},                                // shared bound
+		{"1-1 1", []int{1}, "1"},                                                // same id twice
+		{"5-6 0", []int{0, 5, 6}, "0 5-6"},                                      // singleton first after sort
+		{"12 11 13-14 10", []int{10, 11, 12, 13, 14}, "10-14"},                  // shuffled run
+		{"0-0", []int{0}, "0"},                                                  // zero degenerate
+		{"2 0-1", []int{0, 1, 2}, "0-2"},                                        // merge across forms
+		{"31 30", []int{30, 31}, "30-31"},                                       // two adjacent singletons
+		{"1-3 2", []int{1, 2, 3}, "1-3"},                                        // singleton inside interval
+		{" 4-5", []int{4, 5}, "4-5"},                                            // leading space
+		{"4-5 ", []int{4, 5}, "4-5"},                                            // trailing space
+		{"1000000", []int{1000000}, "1000000"},                                  // large id
+		{"3 1", []int{1, 3}, "1 3"},                                             // unsorted singletons
+		{"6-7 1-2", []int{1, 2, 6, 7}, "1-2 6-7"},                               // unsorted intervals
+		{"0-3 5 7-9 ", []int{0, 1, 2, 3, 5, 7, 8, 9}, "0-3 5 7-9"},              // trailing blank
+		{"0-3  5  7-9", []int{0, 1, 2, 3, 5, 7, 8, 9}, "0-3 5 7-9"},             // double spaces
+		{"8 0-3 4-4 5", []int{0, 1, 2, 3, 4, 5, 8}, "0-5 8"},                    // mixed
+		{"2-3 0-1", []int{0, 1, 2, 3}, "0-3"},                                   // reversed adjacent
+		{"1 1-2 2-3 3", []int{1, 2, 3}, "1-3"},                                  // chained overlaps
+		{"0-9 0-9", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "0-9"},                 // identical intervals
+		{"0 2 4 6 8 1 3 5 7", []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, "0-8"},          // interleaved
+		{"15-16 14", []int{14, 15, 16}, "14-16"},                                // prepend merge
+		{"20 21-22", []int{20, 21, 22}, "20-22"},                                // append merge
+		{"3-5 9-11 6-8", []int{3, 4, 5, 6, 7, 8, 9, 10, 11}, "3-11"},            // fill the gap
+		{"0-1 100", []int{0, 1, 100}, "0-1 100"},                                // far apart
+		{"99 98-99", []int{98, 99}, "98-99"},                                    // overlapping singleton
+		{"50-51 52-53 54-55", []int{50, 51, 52, 53, 54, 55}, "50-55"},           // consecutive intervals
+		{"1 3 2", []int{1, 2, 3}, "1-3"},                                        // three singletons unsorted
+		{"0-2 4-6 3", []int{0, 1, 2, 3, 4, 5, 6}, "0-6"},                        // gap filled by singleton
+		{"7 7-8 8", []int{7, 8}, "7-8"},                                         // redundant forms
+		{"42", []int{42}, "42"},                                                 // single id
+		{"0 1", []int{0, 1}, "0-1"},                                             // two ids become an interval
+		{"5-9 1-3 4", []int{1, 2, 3, 4, 5, 6, 7, 8, 9}, "1-9"},                  // three pieces merge
+		{"2-4 6-8 10-12", []int{2, 3, 4, 6, 7, 8, 10, 11, 12}, "2-4 6-8 10-12"}, // separated intervals
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			s, err := ParseIntervalSet(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.ids) == 0 {
+				if len(s) != 0 {
+					t.Fatalf("got %v, want the empty set", []int(s))
+				}
+			} else if !reflect.DeepEqual([]int(s), c.ids) {
+				t.Fatalf("got %v, want %v", []int(s), c.ids)
+			}
+			if got := s.String(); got != c.canonical {
+				t.Fatalf("canonical %q, want %q", got, c.canonical)
+			}
+			if s.Len() != len(c.ids) {
+				t.Fatalf("Len %d, want %d", s.Len(), len(c.ids))
+			}
+			for _, id := range c.ids {
+				if !s.Contains(id) {
+					t.Fatalf("Contains(%d) false", id)
+				}
+			}
+			again, err := ParseIntervalSet(s.String())
+			if err != nil || !reflect.DeepEqual(again, s) {
+				t.Fatalf("canonical form does not re-parse to the same set: %v %v", []int(again), err)
+			}
+		})
+	}
+}
+
+func TestParseIntervalSetErrors(t *testing.T) {
+	cases := []struct{ in, frag string }{
+		{"0-4194304", "more than 4194304 ids"},
+		{"0-3000000 5000000-7000000", "more than 4194304 ids"},
+		{"-1", "-1"},
+		{"3-1", "3-1"},
+		{"a", "a"},
+		{"1-", "1-"},
+		{"1,2", "1,2"},
+		{"1-2-3", "1-2-3"},
+		{"0 -5", "-5"},
+		{"2 x 4", "x"},
+		{"1.5", "1.5"},
+		{"--1", "--1"},
+		{"1--2", "1--2"},
+		{"+3", ""},
+		{"99999999999999999999", "99999999999999999999"},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			s, err := ParseIntervalSet(c.in)
+			if c.in == "+3" {
+				// strconv accepts a sign; "+3" is read as 3. Either an
+				// error or the set {3} is acceptable, never something else.
+				if err == nil && s.String() != "3" {
+					t.Fatalf("%q parsed as %v", c.in, s)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("%q parsed as %v, want an error", c.in, []int(s))
+			}
+			if !strings.Contains(err.Error(), c.frag) {
+				t.Fatalf("error %q does not name %q", err, c.frag)
+			}
+		})
+	}
+}
+
+func TestNewIntervalSet(t *testing.T) {
+	s := NewIntervalSet(5, 1, 3, 2, 5, 1)
+	if got := s.String(); got != "1-3 5" {
+		t.Fatalf("got %q", got)
+	}
+	if s.Contains(4) || !s.Contains(5) {
+		t.Fatal("Contains is wrong")
+	}
+	if NewIntervalSet().String() != "" {
+		t.Fatal("empty set must print as empty string")
+	}
+}

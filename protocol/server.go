@@ -1,0 +1,232 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	zmq "github.com/pebbe/zmq4"
+)
+
+// DefaultEndpoint is where a scheduler listens unless told otherwise: every
+// interface, port 28000 (batsched's and pybatsim's default; Batsim connects
+// to tcp://localhost:28000 by default).
+const DefaultEndpoint = "tcp://*:28000"
+
+// Handler answers one Batsim message. schedulers.Session satisfies it.
+// A nil reply with a nil error is answered with an empty reply at the
+// message's now. An error ends the conversation without an answer.
+type Handler interface {
+	Handle(*Message) (*Reply, error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(*Message) (*Reply, error)
+
+// Handle implements Handler.
+func (f HandlerFunc) Handle(m *Message) (*Reply, error) { return f(m) }
+
+// ServeConfig configures Serve.
+type ServeConfig struct {
+	// Endpoint is the ZeroMQ endpoint the REP socket binds (Batsim's
+	// --socket-endpoint connects to it). "" means DefaultEndpoint. A
+	// wildcard port ("tcp://127.0.0.1:*") is allowed; Bound reports the
+	// port the system chose.
+	Endpoint string
+	// Timeout is how long to wait for each message from Batsim, including
+	// the first; 0 waits forever.
+	Timeout time.Duration
+	// Linger is how long the final reply (to SIMULATION_ENDS) may take to
+	// leave the process once the socket is closed; 0 means 3 s.
+	Linger time.Duration
+	// Logger receives warnings and errors; nil means slog.Default().
+	Logger *slog.Logger
+	// Observe, when set, sees every raw message: those received from Batsim
+	// (FromBatsim) and the replies sent (FromScheduler).
+	Observe func(dir Direction, raw []byte)
+	// Bound, when set, is called once the socket is bound, with the actual
+	// endpoint (wildcard port resolved).
+	Bound func(endpoint string)
+}
+
+// ErrInterrupted is returned by Serve when its context is cancelled (for
+// example by SIGINT or SIGTERM) before the simulation ended.
+var ErrInterrupted = errors.New("interrupted before the end of the simulation")
+
+// TimeoutError is returned by Serve when Batsim stays silent longer than
+// ServeConfig.Timeout.
+type TimeoutError struct {
+	Timeout  time.Duration
+	Endpoint string
+	Messages int // messages received before the silence
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Messages == 0 {
+		return fmt.Sprintf("no message from Batsim for %v (is Batsim running, with a --socket-endpoint that reaches %s?)", e.Timeout, e.Endpoint)
+	}
+	return fmt.Sprintf("no message from Batsim for %v (after %d messages)", e.Timeout, e.Messages)
+}
+
+// pollSlice bounds each wait so that cancellation is noticed promptly.
+const pollSlice = 100 * time.Millisecond
+
+// excerpt returns at most n bytes of b for logging.
+func excerpt(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + fmt.Sprintf("... (%d bytes)", len(b))
+}
+
+// Serve binds a ZeroMQ REP socket and serves one Batsim simulation: each
+// message is decoded, handed to h, and answered exactly once with the
+// encoded reply. Serve returns nil after answering SIMULATION_ENDS (the
+// answer is flushed before the socket closes), ErrInterrupted when ctx is
+// cancelled, a *TimeoutError when Batsim is silent too long, and the error
+// otherwise: a message that does not decode or an error of the handler ends
+// the conversation without an answer (an invalid answer would make Batsim
+// abort anyway).
+func Serve(ctx context.Context, cfg ServeConfig, h Handler) (err error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		endpoint = DefaultEndpoint
+	}
+	linger := cfg.Linger
+	if linger <= 0 {
+		linger = 3 * time.Second
+	}
+
+	zctx, err := zmq.NewContext()
+	if err != nil {
+		return fmt.Errorf("zeromq context: %w", err)
+	}
+	sock, err := zctx.NewSocket(zmq.REP)
+	if err != nil {
+		_ = zctx.Term()
+		return fmt.Errorf("zeromq socket: %w", err)
+	}
+	// Until the final reply is sent, closing drops anything pending.
+	finalLinger := time.Duration(0)
+	defer func() {
+		_ = sock.SetLinger(finalLinger)
+		if cerr := sock.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing the socket: %w", cerr)
+		}
+		if terr := zctx.Term(); terr != nil && err == nil {
+			err = fmt.Errorf("closing the zeromq context: %w", terr)
+		}
+	}()
+	if err := sock.SetLinger(0); err != nil {
+		return fmt.Errorf("zeromq socket: %w", err)
+	}
+	if err := sock.Bind(endpoint); err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", endpoint, err)
+	}
+	bound := endpoint
+	if last, lerr := sock.GetLastEndpoint(); lerr == nil && last != "" {
+		bound = last
+	}
+	log.Info("waiting for Batsim", "endpoint", bound)
+	if cfg.Bound != nil {
+		cfg.Bound(bound)
+	}
+
+	poller := zmq.NewPoller()
+	poller.Add(sock, zmq.POLLIN)
+	dec := NewDecoder(log)
+	received := 0
+	for {
+		if err := waitReadable(ctx, poller, cfg.Timeout); err != nil {
+			if te, ok := err.(*TimeoutError); ok {
+				te.Endpoint, te.Messages = bound, received
+			}
+			return err
+		}
+		frames, err := sock.RecvMessageBytes(0)
+		if err != nil {
+			return fmt.Errorf("receiving from Batsim: %w", err)
+		}
+		received++
+		if len(frames) != 1 {
+			return fmt.Errorf("message %d from Batsim has %d frames, expected one", received, len(frames))
+		}
+		raw := frames[0]
+		if cfg.Observe != nil {
+			cfg.Observe(FromBatsim, raw)
+		}
+		msg, err := dec.Decode(raw, FromBatsim)
+		if err != nil {
+			log.Error("cannot decode a message from Batsim", "message", received, "error", err, "text", excerpt(raw, 200))
+			return fmt.Errorf("message %d from Batsim: %w", received, err)
+		}
+		reply, err := h.Handle(msg)
+		if err != nil {
+			return fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
+		}
+		if reply == nil {
+			reply = NewReply(msg.Now)
+		}
+		out := reply.Encode()
+		if cfg.Observe != nil {
+			cfg.Observe(FromScheduler, out)
+		}
+		if _, err := sock.SendBytes(out, 0); err != nil {
+			return fmt.Errorf("replying to Batsim: %w", err)
+		}
+		if endsSimulation(msg) {
+			finalLinger = linger
+			log.Info("simulation ended", "now", msg.Now, "messages", received)
+			return nil
+		}
+	}
+}
+
+func endsSimulation(m *Message) bool {
+	for _, e := range m.Events {
+		if e.Type == TypeSimulationEnds {
+			return true
+		}
+	}
+	return false
+}
+
+// waitReadable waits until the socket has a message, ctx is cancelled
+// (ErrInterrupted) or timeout (if > 0) elapses (*TimeoutError).
+func waitReadable(ctx context.Context, p *zmq.Poller, timeout time.Duration) error {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	for {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		wait := pollSlice
+		if timeout > 0 {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return &TimeoutError{Timeout: timeout}
+			}
+			if left < wait {
+				wait = left
+			}
+		}
+		polled, err := p.Poll(wait)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			return fmt.Errorf("waiting for Batsim: %w", err)
+		}
+		if len(polled) > 0 {
+			return nil
+		}
+	}
+}

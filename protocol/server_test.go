@@ -1,0 +1,333 @@
+package protocol_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	zmq "github.com/pebbe/zmq4"
+
+	"bucma/protocol"
+	"bucma/schedulers"
+)
+
+// guard bounds every wait of the Batsim side so that a broken server fails
+// the test instead of hanging it; it is not a performance assertion.
+const guard = 60 * time.Second
+
+type line struct {
+	Seq int    `json:"seq"`
+	Dir string `json:"dir"`
+	Raw string `json:"raw"`
+}
+
+func transcript(t *testing.T, name string) []line {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []line
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// batsim is the Batsim side of a conversation: a REQ socket connected to
+// the server under test.
+type batsim struct {
+	t    *testing.T
+	ctx  *zmq.Context
+	sock *zmq.Socket
+	poll *zmq.Poller
+}
+
+func dialBatsim(t *testing.T, endpoint string) *batsim {
+	t.Helper()
+	ctx, err := zmq.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, err := ctx.NewSocket(zmq.REQ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sock.SetLinger(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := sock.Connect(endpoint); err != nil {
+		t.Fatal(err)
+	}
+	p := zmq.NewPoller()
+	p.Add(sock, zmq.POLLIN)
+	b := &batsim{t: t, ctx: ctx, sock: sock, poll: p}
+	t.Cleanup(func() {
+		_ = sock.Close()
+		_ = ctx.Term()
+	})
+	return b
+}
+
+func (b *batsim) send(raw string) {
+	b.t.Helper()
+	if _, err := b.sock.SendBytes([]byte(raw), 0); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// recv returns the next reply, or nil if none came within the guard.
+func (b *batsim) recv() []byte {
+	b.t.Helper()
+	polled, err := b.poll.Poll(guard)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if len(polled) == 0 {
+		return nil
+	}
+	out, err := b.sock.RecvBytes(0)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return out
+}
+
+// startServe runs Serve in a goroutine on a wildcard loopback port and
+// returns the bound endpoint and the channel of Serve's result.
+func startServe(t *testing.T, ctx context.Context, cfg protocol.ServeConfig, h protocol.Handler) (string, <-chan error) {
+	t.Helper()
+	if cfg.Endpoint == "" {
+		cfg.Endpoint = "tcp://127.0.0.1:*"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = discard()
+	}
+	bound := make(chan string, 1)
+	cfg.Bound = func(ep string) { bound <- ep }
+	done := make(chan error, 1)
+	go func() { done <- protocol.Serve(ctx, cfg, h) }()
+	select {
+	case ep := <-bound:
+		return ep, done
+	case err := <-done:
+		t.Fatalf("Serve returned before binding: %v", err)
+	case <-time.After(guard):
+		t.Fatal("Serve did not bind")
+	}
+	return "", nil
+}
+
+func wait(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(guard):
+		t.Fatal("Serve did not return")
+		return nil
+	}
+}
+
+// decisions decodes a scheduler message into its events, re-encoded one by
+// one in the canonical form, for comparison.
+func decisions(t *testing.T, raw []byte) (float64, []string) {
+	t.Helper()
+	m, err := protocol.NewDecoder(discard()).Decode(raw, protocol.FromScheduler)
+	if err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	out := make([]string, len(m.Events))
+	for i, e := range m.Events {
+		r := protocol.NewReply(e.Timestamp)
+		switch d := e.Data.(type) {
+		case *protocol.ExecuteJob:
+			err = r.ExecuteJob(*d)
+		case *protocol.RejectJob:
+			err = r.RejectJob(d.JobID)
+		default:
+			t.Fatalf("unexpected event %s in %s", e.Type, raw)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(r.Encode())
+	}
+	return m.Now, out
+}
+
+func fcfsFirstFit(t *testing.T) *schedulers.Session {
+	t.Helper()
+	spec, err := schedulers.Builtin().Lookup("fcfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: schedulers.Options{"hosts": "first-fit"}, Validate: true, Log: discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestServeTranscripts plays the Batsim side of recorded conversations
+// against the real REP loop serving fcfs hosts=first-fit (the policy that
+// made them): every reply must carry the recorded decisions at the recorded
+// now, and Serve must return nil once SIMULATION_ENDS is answered.
+func TestServeTranscripts(t *testing.T) {
+	for _, name := range []string{"hetero4_delays.transcript.jsonl", "hetero8_compute.transcript.jsonl", "users_fields.transcript.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			lines := transcript(t, name)
+			var mu sync.Mutex
+			observed := map[protocol.Direction]int{}
+			cfg := protocol.ServeConfig{Observe: func(d protocol.Direction, raw []byte) {
+				mu.Lock()
+				observed[d]++
+				mu.Unlock()
+			}}
+			ep, done := startServe(t, context.Background(), cfg, fcfsFirstFit(t))
+			b := dialBatsim(t, ep)
+			exchanges := 0
+			for i := 0; i+1 < len(lines); i += 2 {
+				in, want := lines[i], lines[i+1]
+				if in.Dir != "batsim->sched" || want.Dir != "sched->batsim" {
+					t.Fatalf("seq %d: transcript does not alternate", in.Seq)
+				}
+				b.send(in.Raw)
+				got := b.recv()
+				if got == nil {
+					t.Fatalf("seq %d: no reply", in.Seq)
+				}
+				gotNow, gotEv := decisions(t, got)
+				wantNow, wantEv := decisions(t, []byte(want.Raw))
+				if gotNow != wantNow || !reflect.DeepEqual(gotEv, wantEv) {
+					t.Fatalf("seq %d: reply\n%s\nrecorded\n%s", want.Seq, got, want.Raw)
+				}
+				exchanges++
+			}
+			if err := wait(t, done); err != nil {
+				t.Fatalf("Serve after SIMULATION_ENDS: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if observed[protocol.FromBatsim] != exchanges || observed[protocol.FromScheduler] != exchanges {
+				t.Fatalf("observed %v, want %d each way", observed, exchanges)
+			}
+		})
+	}
+}
+
+func TestServeDecodeError(t *testing.T) {
+	called := false
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) {
+		called = true
+		return nil, nil
+	})
+	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	b := dialBatsim(t, ep)
+	b.send(`{"now":0.000000,"events":[{"timestamp":0.0,"type":"JOB_SUBMITTED"}]}`)
+	err := wait(t, done)
+	if err == nil || !strings.Contains(err.Error(), "data") {
+		t.Fatalf("want a decode error about the missing data, got %v", err)
+	}
+	if called {
+		t.Fatal("handler called on an undecodable message")
+	}
+}
+
+func TestServeHandlerError(t *testing.T) {
+	boom := errors.New("invalid decision")
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, boom })
+	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	b := dialBatsim(t, ep)
+	b.send(`{"now":1.000000,"events":[]}`)
+	if err := wait(t, done); !errors.Is(err, boom) {
+		t.Fatalf("want the handler's error, got %v", err)
+	}
+}
+
+func TestServeNilReplyIsEmpty(t *testing.T) {
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	b := dialBatsim(t, ep)
+	b.send(`{"now":2.500000,"events":[]}`)
+	if got := string(b.recv()); got != `{"now":2.5,"events":[]}` {
+		t.Fatalf("reply %s", got)
+	}
+	b.send(`{"now":3.000000,"events":[{"timestamp":3.0,"type":"SIMULATION_ENDS","data":{}}]}`)
+	if got := string(b.recv()); got != `{"now":3,"events":[]}` {
+		t.Fatalf("final reply %s", got)
+	}
+	if err := wait(t, done); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServeTimeout(t *testing.T) {
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
+	_, done := startServe(t, context.Background(), protocol.ServeConfig{Timeout: 50 * time.Millisecond}, h)
+	err := wait(t, done)
+	var te *protocol.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("want a TimeoutError, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "no message from Batsim for 50ms") {
+		t.Fatalf("message %q", err)
+	}
+}
+
+func TestServeInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
+	_, done := startServe(t, ctx, protocol.ServeConfig{}, h)
+	cancel()
+	if err := wait(t, done); !errors.Is(err, protocol.ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+}
+
+func TestServeBindError(t *testing.T) {
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
+	err := protocol.Serve(context.Background(), protocol.ServeConfig{Endpoint: "nonsense://x", Logger: discard()}, h)
+	if err == nil || !strings.Contains(err.Error(), "nonsense://x") {
+		t.Fatalf("want an error naming the endpoint, got %v", err)
+	}
+}
+
+// TestServeTwice checks that Serve releases its endpoint: a second
+// simulation can be served on the same address once the first ended.
+func TestServeTwice(t *testing.T) {
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	b := dialBatsim(t, ep)
+	b.send(`{"now":1.000000,"events":[{"timestamp":1.0,"type":"SIMULATION_ENDS","data":{}}]}`)
+	if b.recv() == nil {
+		t.Fatal("no final reply")
+	}
+	if err := wait(t, done); err != nil {
+		t.Fatal(err)
+	}
+	_, done2 := startServe(t, context.Background(), protocol.ServeConfig{Endpoint: ep, Timeout: 10 * time.Millisecond}, h)
+	var te *protocol.TimeoutError
+	if err := wait(t, done2); !errors.As(err, &te) {
+		t.Fatalf("second Serve on %s: %v", ep, err)
+	}
+}

@@ -1,0 +1,229 @@
+package schedulers
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"reflect"
+	"strconv"
+	"testing"
+
+	json "github.com/goccy/go-json"
+
+	"bucma/protocol"
+)
+
+// easyBench is a Session over n identical hosts (no speed property, so
+// every host counts as equal) fed hand-written typed messages; each step
+// returns the jobs the policy started, as name -> allocation.
+type easyBench struct {
+	t    *testing.T
+	sess *Session
+}
+
+func newEasyBench(t *testing.T, policy string, nHosts int) *easyBench {
+	t.Helper()
+	spec, err := Builtin().Lookup(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := NewSession(SessionConfig{Spec: spec, Options: Options{"hosts": "first-fit"}, Validate: true,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make([]protocol.Resource, nHosts)
+	for i := range res {
+		res[i] = protocol.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{"role": ""}}
+	}
+	b := &easyBench{t: t, sess: sess}
+	b.step(0, protocol.Event{Type: protocol.TypeSimulationBegins, Data: &protocol.SimulationBegins{
+		NbResources: nHosts, NbComputeResources: nHosts, ComputeResources: res, Workloads: map[string]string{"w0": "w.json"}}})
+	return b
+}
+
+// sub is JOB_SUBMITTED of job w0!name; walltime <= 0 leaves it out.
+func sub(name string, res int, walltime float64) protocol.Event {
+	job := map[string]any{"id": "w0!" + name, "subtime": 0, "res": res, "profile": "p"}
+	if walltime > 0 {
+		job["walltime"] = walltime
+	}
+	raw, _ := json.Marshal(job)
+	return protocol.Event{Type: protocol.TypeJobSubmitted, Data: &protocol.JobSubmitted{JobID: "w0!" + name, Job: raw}}
+}
+
+// done is JOB_COMPLETED of job w0!name.
+func done(name string) protocol.Event {
+	return protocol.Event{Type: protocol.TypeJobCompleted, Data: &protocol.JobCompleted{JobID: "w0!" + name, JobState: protocol.StateSuccess}}
+}
+
+// step sends one message at now and returns the started jobs.
+func (b *easyBench) step(now float64, evs ...protocol.Event) map[string]string {
+	b.t.Helper()
+	for i := range evs {
+		evs[i].Timestamp = now
+	}
+	reply, err := b.sess.Handle(&protocol.Message{Now: now, Events: evs})
+	if err != nil {
+		b.t.Fatalf("t=%v: %v", now, err)
+	}
+	started := map[string]string{}
+	for _, e := range reply.Events() {
+		switch d := e.Data.(type) {
+		case *protocol.ExecuteJob:
+			started[d.JobID[len("w0!"):]] = d.Alloc.String()
+		default:
+			b.t.Fatalf("t=%v: unexpected %s", now, e.Type)
+		}
+	}
+	return started
+}
+
+func (b *easyBench) expect(now float64, want map[string]string, evs ...protocol.Event) {
+	b.t.Helper()
+	got := b.step(now, evs...)
+	if !reflect.DeepEqual(got, want) {
+		b.t.Fatalf("t=%v: started %v, want %v", now, got, want)
+	}
+}
+
+// Jobs submitted in one message are in FCFS order by id, so the names below
+// are chosen in alphabetical order of their intended queue position.
+
+// TestEASYBackfillBeforeShadow: a job may jump the queue if it ends by the
+// shadow time, even with no extra host.
+func TestEASYBackfillBeforeShadow(t *testing.T) {
+	b := newEasyBench(t, "easy", 4)
+	// t=0: a (2 hosts, walltime 100) and b (1 host, walltime 50) start on
+	// 0-1 and 2; host 3 stays free.
+	b.expect(0, map[string]string{"a": "0-1", "b": "2"}, sub("a", 2, 100), sub("b", 1, 50))
+	// t=10: head h needs all 4 hosts. Free now: 1; b ends at 50 (2 free),
+	// a at 100 (4 free): shadow 100, extra 4-4 = 0.
+	//  - j (1 host, walltime 95) would end at 105 > 100 and there is no
+	//    extra host: it would delay h, so it waits although host 3 is free.
+	//  - k (1 host, walltime 90) ends at 10+90 = 100 <= 100: starts on 3.
+	b.expect(10, map[string]string{"k": "3"}, sub("h", 4, 10), sub("j", 1, 95), sub("k", 1, 90))
+	// t=50: b ends; h still needs a (and k, which ends by 100). Nothing fits
+	// the rule: j (1 host, ends 145) would still delay h.
+	b.expect(50, map[string]string{}, done("b"))
+	// t=100: a and k end: h gets its reservation, all 4 hosts.
+	b.expect(100, map[string]string{"h": "0-3"}, done("a"), done("k"))
+	// t=110: h ends, j finally runs.
+	b.expect(110, map[string]string{"j": "0"}, done("h"))
+}
+
+// TestEASYBackfillOnExtraHosts: a job that ends after the shadow time may
+// start only on hosts the head will not need; each such start uses up extra
+// hosts.
+func TestEASYBackfillOnExtraHosts(t *testing.T) {
+	b := newEasyBench(t, "easy", 4)
+	b.expect(0, map[string]string{"a": "0-1"}, sub("a", 2, 100))
+	// t=10: head h needs 3 hosts, 2 are free. a ends at 100 -> 4 free:
+	// shadow 100, extra 4-3 = 1.
+	//  - j (1 host, walltime 500) ends after the shadow but fits the extra
+	//    host: starts on 2; extra becomes 0.
+	//  - k (1 host, walltime 500): host 3 is free but extra is 0: waits.
+	//  - l (1 host, walltime 50) ends at 60 <= 100: starts on 3.
+	b.expect(10, map[string]string{"j": "2", "l": "3"}, sub("h", 3, 10), sub("j", 1, 500), sub("k", 1, 500), sub("l", 1, 50))
+	// t=60: l ends. Shadow still 100; extra: at 100 hosts 0,1,3 are free
+	// (j holds 2 until 510) = 3 = h's need, so extra 0; k would end at 560:
+	// waits.
+	b.expect(60, map[string]string{}, done("l"))
+	// t=100: a ends: h starts on 0,1,3 (the three free hosts).
+	b.expect(100, map[string]string{"h": "0-1 3"}, done("a"))
+}
+
+// TestEASYUnlimitedWalltimeOnlyOnExtraHosts: a job without walltime never
+// ends by the shadow time, so it may only use extra hosts.
+func TestEASYUnlimitedWalltimeOnlyOnExtraHosts(t *testing.T) {
+	t.Run("no extra host", func(t *testing.T) {
+		b := newEasyBench(t, "easy", 4)
+		b.expect(0, map[string]string{"a": "0-1"}, sub("a", 2, 100))
+		// t=10: head h needs 4: shadow 100, extra 0. j has no walltime:
+		// it cannot start. k and l (walltime 50, end 60 <= 100) start on
+		// the two free hosts.
+		b.expect(10, map[string]string{"k": "2", "l": "3"}, sub("h", 4, 10), sub("j", 1, 0), sub("k", 1, 50), sub("l", 1, 50))
+	})
+	t.Run("one extra host", func(t *testing.T) {
+		b := newEasyBench(t, "easy", 4)
+		b.expect(0, map[string]string{"a": "0-1"}, sub("a", 2, 100))
+		// t=10: head h needs 3: shadow 100, extra 1. j (no walltime) takes
+		// the extra host 2; k (no walltime) finds extra 0 and waits; l
+		// (walltime 50) ends by the shadow and starts on 3.
+		b.expect(10, map[string]string{"j": "2", "l": "3"}, sub("h", 3, 10), sub("j", 1, 0), sub("k", 1, 0), sub("l", 1, 50))
+	})
+	t.Run("head can never be planned", func(t *testing.T) {
+		b := newEasyBench(t, "easy", 4)
+		// a runs without walltime on 3 hosts: h (4 hosts) has no shadow
+		// time (+Inf), so nothing a backfilled job does can delay a
+		// planned start: j (no walltime) starts on the free host.
+		b.expect(0, map[string]string{"a": "0-2"}, sub("a", 3, 0))
+		b.expect(10, map[string]string{"j": "3"}, sub("h", 4, 10), sub("j", 1, 0))
+	})
+}
+
+// TestEASYDoesNotDelayHead: a job that fits now but would push the head's
+// reservation back is not started; FCFS, which has no backfilling, starts
+// nothing either, while the head starts exactly at the shadow time.
+func TestEASYDoesNotDelayHead(t *testing.T) {
+	for _, policy := range []string{"easy", "fcfs"} {
+		t.Run(policy, func(t *testing.T) {
+			b := newEasyBench(t, policy, 4)
+			b.expect(0, map[string]string{"a": "0-2"}, sub("a", 3, 100))
+			// t=10: h needs 4 hosts: shadow 100 (a's end), extra 0. j needs
+			// 1 host (host 3 is free) but would run until 210.
+			b.expect(10, map[string]string{}, sub("h", 4, 20), sub("j", 1, 200))
+			// t=100: a ends, h starts on time.
+			b.expect(100, map[string]string{"h": "0-3"}, done("a"))
+			b.expect(120, map[string]string{"j": "0"}, done("h"))
+		})
+	}
+}
+
+// TestEASYJobsEndingTogether: running jobs that end at the same instant
+// free their hosts together, so the extra hosts count all of them.
+func TestEASYJobsEndingTogether(t *testing.T) {
+	b := newEasyBench(t, "easy", 8)
+	// t=0: a (2 hosts) and b (2 hosts) both end at 50, c (1 host) at 100:
+	// a on 0-1, b on 2-3, c on 4; hosts 5, 6, 7 are free.
+	b.expect(0, map[string]string{"a": "0-1", "b": "2-3", "c": "4"}, sub("a", 2, 50), sub("b", 2, 50), sub("c", 1, 100))
+	// t=10: head h needs 5 hosts; 3 are free. At 50, a and b free 4 hosts
+	// together: 3+4 = 7 >= 5, shadow 50, extra 7-5 = 2. (Counting a alone
+	// would already reach 5 and give extra 0.)
+	//  - j (2 hosts, walltime 500) uses the 2 extra hosts: starts on 5-6.
+	//  - k (1 host, walltime 500): extra is 0 now: waits.
+	//  - l (1 host, walltime 40) ends at 50 <= 50: starts on 7.
+	b.expect(10, map[string]string{"j": "5-6", "l": "7"}, sub("h", 5, 10), sub("j", 2, 500), sub("k", 1, 500), sub("l", 1, 40))
+	// t=50: a, b and l end: 0-3 and 7 are free, h starts on them, on time.
+	b.expect(50, map[string]string{"h": "0-3 7"}, done("a"), done("b"), done("l"))
+}
+
+// TestReservation checks the shadow time and extra hosts directly on the
+// state built by a session.
+func TestReservation(t *testing.T) {
+	b := newEasyBench(t, "fcfs", 6)
+	b.expect(0, map[string]string{"a": "0-1", "b": "2-3", "c": "4"}, sub("a", 2, 50), sub("b", 2, 50), sub("c", 1, 0))
+	s := b.sess.State()
+	s.Now = 10
+	cases := []struct {
+		need   int
+		shadow float64
+		extra  int
+	}{
+		{1, 10, 0},          // host 5 is free now
+		{3, 50, 2},          // 1 + 4 at 50 = 5
+		{5, 50, 0},          // exactly enough at 50
+		{6, math.Inf(1), 0}, // needs c, which has no walltime
+		{7, math.Inf(1), 0}, // more than the platform
+		{0, 10, 1},          // nothing needed
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.need), func(t *testing.T) {
+			shadow, extra := Reservation(s, c.need)
+			if shadow != c.shadow || extra != c.extra {
+				t.Fatalf("Reservation(%d) = %v, %d; want %v, %d", c.need, shadow, extra, c.shadow, c.extra)
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package schedulers
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"bucma/protocol"
+)
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestEASYMatchesBatschedOnHetero8 replays the Batsim side of the hetero8
+// run decided by batsched easy_bf: easy with hosts=first-fit takes the same
+// decision at every step, including the backfill of job 17 at 62.000020 on
+// host 7. (batsched plans with walltime + 5 s; on this workload that makes no
+// difference. On hetero4 it rejects every job without walltime, which easy
+// runs, so that transcript cannot be compared.)
+func TestEASYMatchesBatschedOnHetero8(t *testing.T) {
+	spec, _ := Builtin().Get("easy")
+	sess, err := NewSession(SessionConfig{Spec: spec, Options: Options{"hosts": "first-fit"}, Validate: true, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := readTranscript(t, "hetero8_compute.transcript.batsched_easy_bf.jsonl")
+	dec := protocol.NewDecoder(quietLog())
+	backfilled := false
+	for i := 0; i+1 < len(lines); i += 2 {
+		msg, err := dec.Decode([]byte(lines[i].Raw), protocol.FromBatsim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, err := sess.Handle(msg)
+		if err != nil {
+			t.Fatalf("seq %d: %v", lines[i].Seq, err)
+		}
+		got, want := eventsOf(t, reply.Encode()), eventsOf(t, []byte(lines[i+1].Raw))
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("seq %d: got\n%v\nbatsched\n%v", lines[i+1].Seq, got, want)
+		}
+		for _, e := range got {
+			if strings.Contains(e, `"job_id":"w0!17","alloc":"7"`) && msg.Now > 62 && msg.Now < 62.0001 {
+				backfilled = true
+			}
+		}
+	}
+	if !sess.Ended() {
+		t.Fatal("SIMULATION_ENDS not seen")
+	}
+	if !backfilled {
+		t.Fatal("job 17 was not backfilled on host 7 at 62.000020")
+	}
+}
+
+// allocTooBig starts every waiting job on two hosts, whatever its size (the
+// act of conformance case protocol_violations/alloc_too_big).
+type allocTooBig struct{}
+
+func (allocTooBig) Decide(s *State, d *Decider) {
+	for _, j := range s.WaitingCopy() {
+		d.Start(j, []int{0, 1})
+	}
+}
+
+// TestDeciderRefusesWrongAllocationSize: Batsim aborts on an allocation
+// whose size differs from the job's res; the Decider refuses it and the
+// session returns an error instead of a reply.
+func TestDeciderRefusesWrongAllocationSize(t *testing.T) {
+	spec := &Spec{Name: "alloc-too-big", Description: "test", New: func(Options) (Policy, error) { return allocTooBig{}, nil }}
+	sess, err := NewSession(SessionConfig{Spec: spec, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := readTranscript(t, "pv_alloc_too_big.transcript.jsonl")
+	dec := protocol.NewDecoder(quietLog())
+	var last error
+	for i := 0; i < len(lines) && last == nil; i += 2 {
+		msg, err := dec.Decode([]byte(lines[i].Raw), protocol.FromBatsim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reply *protocol.Reply
+		reply, last = sess.Handle(msg)
+		if last == nil && reply == nil {
+			t.Fatal("nil reply without error")
+		}
+	}
+	if last == nil || !strings.Contains(last.Error(), "2 hosts given for res=1") {
+		t.Fatalf("want the allocation size refused, got %v", last)
+	}
+}
+
+// TestDeciderCallMeLater: a CALL_ME_LATER at or before now (the acts of
+// cml_now and cml_past) is refused; one in the future is accepted.
+func TestDeciderCallMeLater(t *testing.T) {
+	s := NewState([]Host{{ID: 0, Speed: 1}})
+	s.Now = 0.000015
+	for _, at := range []float64{s.Now, s.Now - 1} {
+		d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+		if d.CallMeLater(at) || d.Err() == nil {
+			t.Fatalf("CALL_ME_LATER at %v with now=%v accepted", at, s.Now)
+		}
+	}
+	d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+	if !d.CallMeLater(s.Now+1) || d.Err() != nil || d.Reply().Len() != 1 {
+		t.Fatalf("CALL_ME_LATER in the future refused: %v", d.Err())
+	}
+}
+
+// TestSessionRefusesEventsBeforeBegin: any event before SIMULATION_BEGINS
+// is an error (the conversation is out of order).
+func TestSessionRefusesEventsBeforeBegin(t *testing.T) {
+	spec, _ := Builtin().Get("fcfs")
+	sess, err := NewSession(SessionConfig{Spec: spec, Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sess.Handle(&protocol.Message{Now: 1, Events: []protocol.Event{{Timestamp: 1, Type: protocol.TypeJobSubmitted,
+		Data: &protocol.JobSubmitted{JobID: "w0!1", Job: []byte(`{"id":"w0!1","res":1,"subtime":0,"profile":"p"}`)}}}})
+	if err == nil || !strings.Contains(err.Error(), "before SIMULATION_BEGINS") {
+		t.Fatalf("got %v", err)
+	}
+}
