@@ -98,7 +98,7 @@ func undo(s *State, started []*Job) {
 		}
 		s.nfree += len(j.Alloc)
 		delete(s.running, j.ID)
-		s.cands.add(s.resIndex(j.Res), walltimeClass(j.Walltime), 1)
+		s.cands.insert(s.resIndex(j.Res), j)
 		s.dead--
 		j.State, j.Start, j.Alloc = protocol.StateSubmitted, 0, nil
 	}

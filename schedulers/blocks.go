@@ -145,26 +145,19 @@ func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 
 // Backfill starts the jobs of q that fit now and either end by shadow
 // (now + walltime <= shadow) or use only extra hosts (which they consume).
-// A job without walltime can only use extra hosts. The scan stops as soon as
-// no job left in q can qualify, which the framework's count of waiting jobs
-// by size and walltime tells: a decision where nothing can be backfilled
-// costs O(log² hosts), not O(queue).
+// A job without walltime can only use extra hosts. The framework's index of
+// waiting jobs gives the exact number of jobs that could still start; the
+// scan stops once it has passed them all (the count is redone after each
+// start, as the free and extra hosts shrink), so a decision does not walk
+// the part of the queue where nothing can start.
 func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector, d *Decider) {
 	free := s.NbFree()
-	// The loose criteria of the first check: size <= free and walltime class
-	// within shadow - now, or size <= min(free, extra) whatever the walltime.
-	// They only get tighter as jobs start, so the count of waiting jobs
-	// meeting them, less those already passed, bounds what is left to find.
-	cls := walltimeClass(shadow - s.Now)
-	if math.IsInf(shadow, 1) {
-		cls = walltimeClasses - 1
+	left := math.MaxInt
+	var passedEnds, passedLong []int // passed jobs by size index: ending by shadow or not
+	if s.cands != nil {
+		left = s.backfillCandidates(free, min(free, extra), shadow)
+		passedEnds, passedLong = s.cands.passedScratch()
 	}
-	small := min(free, extra)
-	left := s.cands.count(s.resIndex(free), cls)
-	if small >= 1 {
-		left += s.cands.count(s.resIndex(small), walltimeClasses-1) - s.cands.count(s.resIndex(small), cls)
-	}
-	free0 := free
 	for _, j := range q {
 		if free == 0 || left <= 0 {
 			return
@@ -172,24 +165,45 @@ func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector,
 		if j.State != protocol.StateSubmitted {
 			continue
 		}
-		if j.Res <= free0 && (int(j.wcls) <= cls || j.Res <= small) {
+		ends := s.Now+j.WalltimeOrInf() <= shadow
+		if j.Res <= free && (ends || j.Res <= extra) {
 			left--
 		}
-		if j.Res > free {
-			continue
-		}
+		var started bool
 		switch {
-		case s.Now+j.WalltimeOrInf() <= shadow:
-			if !d.Start(j, hosts.Select(s, j.Res)) {
-				return
-			}
+		case j.Res > free:
+		case ends:
+			started = d.Start(j, hosts.Select(s, j.Res))
 		case j.Res <= extra:
-			if !d.Start(j, hosts.Select(s, j.Res)) {
-				return
-			}
+			started = d.Start(j, hosts.Select(s, j.Res))
 			extra -= j.Res
 		}
+		if d.err != nil {
+			return
+		}
+		if !started {
+			// A job left waiting: the index still counts it.
+			if passedEnds != nil {
+				if ends {
+					passedEnds[s.resIndex(j.Res)]++
+				} else {
+					passedLong[s.resIndex(j.Res)]++
+				}
+			}
+			continue
+		}
 		free = s.NbFree()
+		if passedEnds != nil {
+			// What can still start, less what the scan has passed.
+			small := min(free, extra)
+			left = s.backfillCandidates(free, small, shadow)
+			for r := 1; r <= free; r++ {
+				left -= passedEnds[r]
+				if r <= small {
+					left -= passedLong[r]
+				}
+			}
+		}
 	}
 }
 

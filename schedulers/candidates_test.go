@@ -74,16 +74,22 @@ func randomQueueState(seed uint64) *State {
 }
 
 // TestBackfillIndexMatchesPlainScan runs EASY's backfill with and without
-// the candidate index on many random states (and random reservations) and
-// checks the same jobs start on the same hosts.
+// the candidate index on many random states (and random reservations,
+// including shadow times that fall exactly on a job's end) and checks the
+// same jobs start on the same hosts.
 func TestBackfillIndexMatchesPlainScan(t *testing.T) {
-	for seed := uint64(0); seed < 3000; seed++ {
+	for seed := uint64(0); seed < 5000; seed++ {
 		a, b := randomQueueState(seed), randomQueueState(seed)
 		r := rand.New(rand.NewPCG(seed, 5))
 		head := 1 + r.IntN(len(a.Hosts))
 		shadow, extra := Reservation(a, head)
-		if r.IntN(4) == 0 {
+		switch r.IntN(4) {
+		case 0: // an arbitrary reservation
 			shadow, extra = a.Now+float64(r.IntN(3000)), r.IntN(len(a.Hosts)+1)
+		case 1: // a shadow time exactly at the end of some waiting job
+			if w := a.Waiting(); len(w) > 0 {
+				shadow, extra = a.Now+w[r.IntN(len(w))].WalltimeOrInf(), r.IntN(3)
+			}
 		}
 		da := &Decider{s: a, reply: protocol.NewReply(a.Now)}
 		db := &Decider{s: b, reply: protocol.NewReply(b.Now)}

@@ -360,15 +360,27 @@ func (s *Session) audit() error {
 	if ndead != st.dead {
 		return fmt.Errorf("%d finished entries in the queue, expected %d", ndead, st.dead)
 	}
-	counts := newCandidateIndex(len(st.Hosts))
-	for _, j := range st.waiting {
-		if j.State == protocol.StateSubmitted {
-			counts.add(st.resIndex(j.Res), walltimeClass(j.Walltime), 1)
+	if st.cands != nil {
+		counts := newCandidateIndex(len(st.Hosts))
+		inBuckets := 0
+		for _, j := range st.waiting {
+			if j.State == protocol.StateSubmitted {
+				counts.add(st.resIndex(j.Res), walltimeClass(j.Walltime), 1)
+				if b := st.cands.byClass[j.wcls]; int(j.cpos) >= len(b) || b[j.cpos] != j {
+					return fmt.Errorf("waiting job %s is not in the candidate index", j.ID)
+				}
+			}
 		}
-	}
-	for i := range counts.tree {
-		if counts.tree[i] != st.cands.tree[i] {
-			return fmt.Errorf("the candidate index disagrees with the queue")
+		for _, b := range st.cands.byClass {
+			inBuckets += len(b)
+		}
+		if inBuckets != nwait {
+			return fmt.Errorf("the candidate index holds %d jobs, %d are waiting", inBuckets, nwait)
+		}
+		for i := range counts.tree {
+			if counts.tree[i] != st.cands.tree[i] {
+				return fmt.Errorf("the candidate index disagrees with the queue")
+			}
 		}
 	}
 	if len(st.jobs) != nwait+len(st.running) {

@@ -36,6 +36,7 @@ type Job struct {
 	ReturnCode int
 
 	wcls int16 // walltime class in the candidate index, set when queued
+	cpos int32 // position in the index's bucket of that class
 }
 
 // HasWalltime reports whether the job has a finite walltime.
@@ -144,13 +145,17 @@ func (s *State) resIndex(res int) int {
 // enqueue adds a submitted job to the queue.
 func (s *State) enqueue(j *Job) {
 	s.waiting = append(s.waiting, j)
-	j.wcls = int16(walltimeClass(j.Walltime))
-	s.cands.add(s.resIndex(j.Res), int(j.wcls), 1)
+	if s.cands != nil {
+		j.wcls = int16(walltimeClass(j.Walltime))
+		s.cands.insert(s.resIndex(j.Res), j)
+	}
 }
 
 // dequeued records that a job left the queue (started or rejected).
 func (s *State) dequeued(j *Job) {
-	s.cands.add(s.resIndex(j.Res), int(j.wcls), -1)
+	if s.cands != nil {
+		s.cands.remove(s.resIndex(j.Res), j)
+	}
 	s.dead++
 }
 
