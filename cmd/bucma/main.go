@@ -17,7 +17,7 @@ import (
 var version = "0.1.0"
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "bucma",
 		Usage:   "scheduling policies for the Batsim simulator, and an embedded engine to run them",
 		Version: version,
@@ -31,6 +31,19 @@ func newApp() *cli.App {
 		ExitErrHandler: func(c *cli.Context, err error) {},
 		OnUsageError:   onUsageError,
 		Action:         rootAction,
+	}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// setUsageErrors makes a flag error of any command or subcommand a usage
+// error (exit status 2).
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
+		setUsageErrors(c.Subcommands)
 	}
 }
 

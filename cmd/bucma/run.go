@@ -40,10 +40,13 @@ var serveBound func(endpoint string)
 
 // onUsageError turns urfave/cli's flag parsing errors into exit status 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	name := "bucma"
-	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
-		name += " " + c.Command.Name
+	var path []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
+			path = append([]string{ctx.Command.Name}, path...)
+		}
 	}
+	name := strings.Join(append([]string{"bucma"}, path...), " ")
 	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, name), 2)
 }
 

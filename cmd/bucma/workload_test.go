@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bucma/workloads"
+)
+
+// The bucma workload subcommands, end to end through the CLI.
+
+func TestWorkloadGeneratorsThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, out := range []string{a, b} {
+		if err, code, msg := runApp(t, "workload", "lille", "--jobs", "50", "--seed", "7", "--out", out); code != 0 {
+			t.Fatalf("lille: %v (exit %d) %s", err, code, msg)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if len(da) == 0 || !bytes.Equal(da, db) {
+		t.Fatal("the same seed must give the same bytes")
+	}
+	w, err := workloads.Load(a)
+	if err != nil || len(w.Jobs) != 50 {
+		t.Fatalf("generated workload: %v, %d jobs", err, len(w.Jobs))
+	}
+	ins := filepath.Join(dir, "ins.json")
+	err, code, msg := runApp(t, "workload", "bucma-insert", a, "--out", ins)
+	if code != 0 {
+		t.Fatalf("bucma-insert: %v (exit %d) %s", err, code, msg)
+	}
+	wi, err := workloads.Load(ins)
+	if err != nil || len(wi.Jobs) != 350 {
+		t.Fatalf("inserted workload: %v, %d jobs (want 50 + 300)", err, len(wi.Jobs))
+	}
+	prec := filepath.Join(dir, "precise.json")
+	if err, code, msg := runApp(t, "workload", "precise", a, "--out", prec); code != 0 {
+		t.Fatalf("precise: %v (exit %d) %s", err, code, msg)
+	}
+	if err, code, msg := runApp(t, "workload", "check", prec, "--platform", "lille"); code != 0 {
+		t.Fatalf("check of a generated workload: %v (exit %d) %s", err, code, msg)
+	}
+}
+
+func TestWorkloadCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.json", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`)
+	if err, code, _ := runApp(t, "workload", "check", good); code != 0 {
+		t.Fatalf("valid workload: %v (exit %d)", err, code)
+	}
+	cases := []struct{ name, text, want string }{
+		{"missing profile", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"nope"}],"profiles":{}}`, "nope"},
+		{"duplicate id", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":1,"profile":"d"},{"id":1,"subtime":1,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`, "duplicate"},
+		{"not json", `{"nb_res":`, "dup.json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := write("dup.json", c.text)
+			err, code, out := runApp(t, "workload", "check", p)
+			if code != 1 {
+				t.Fatalf("exit %d (%v), want 1", code, err)
+			}
+			all := out
+			if err != nil {
+				all += err.Error()
+			}
+			if !strings.Contains(all, c.want) {
+				t.Fatalf("findings %q do not mention %q", all, c.want)
+			}
+		})
+	}
+	// A job larger than the platform can never run: an error with --platform.
+	big := write("big.json", `{"nb_res":64,"jobs":[{"id":1,"subtime":0,"res":40,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`)
+	if err, code, _ := runApp(t, "workload", "check", big); code != 0 {
+		t.Fatalf("without a platform: %v (exit %d)", err, code)
+	}
+	if _, code, _ := runApp(t, "workload", "check", big, "--platform", "lille"); code != 1 {
+		t.Fatalf("40 nodes on the 39-node Lille platform: exit %d, want 1", code)
+	}
+	if _, code, _ := runApp(t, "workload", "lille", "--jobs", "x"); code != 2 {
+		t.Fatalf("bad flag value: exit %d, want 2", code)
+	}
+}
