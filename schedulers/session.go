@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 
+	"bucma/platforms"
 	"bucma/protocol"
 )
 
@@ -277,44 +276,17 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 	return nil
 }
 
-// hostSpeed reads the "speed" property ("8e9", "1.0752e12", "1Gf"); 1 when
-// absent or unreadable, so that every host counts as equal.
+// hostSpeed reads the "speed" property ("8e9", "1.0752e12", "1Gf", a pstate
+// list); 1 when absent or unreadable, so that every host counts as equal.
 func hostSpeed(props map[string]string) float64 {
 	v, ok := props["speed"]
 	if !ok {
 		return 1
 	}
-	if f, err := ParseSpeed(v); err == nil && f > 0 {
+	if f, err := platforms.ParseSpeed(v); err == nil && f > 0 {
 		return f
 	}
 	return 1
-}
-
-// ParseSpeed reads a SimGrid speed: a number with an optional unit suffix
-// (f, kf, Mf, Gf, Tf, Pf, Ef, or "flops" variants). For a comma-separated
-// list of pstates the first value counts.
-func ParseSpeed(v string) (float64, error) {
-	v = strings.TrimSpace(v)
-	if i := strings.IndexByte(v, ','); i >= 0 {
-		v = strings.TrimSpace(v[:i])
-	}
-	mult := 1.0
-	units := []struct {
-		suffix string
-		m      float64
-	}{{"Eflops", 1e18}, {"Pflops", 1e15}, {"Tflops", 1e12}, {"Gflops", 1e9}, {"Mflops", 1e6}, {"kflops", 1e3}, {"flops", 1},
-		{"Ef", 1e18}, {"Pf", 1e15}, {"Tf", 1e12}, {"Gf", 1e9}, {"Mf", 1e6}, {"kf", 1e3}, {"f", 1}}
-	for _, u := range units {
-		if strings.HasSuffix(v, u.suffix) {
-			v, mult = strings.TrimSuffix(v, u.suffix), u.m
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, fmt.Errorf("speed %q is not a number", v)
-	}
-	return f * mult, nil
 }
 
 // audit checks the state's invariants: host/job links agree, the free count

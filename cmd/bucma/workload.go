@@ -254,7 +254,7 @@ func workloadInsertCommand() *cli.Command {
 		Flags: []cli.Flag{
 			seedFlag,
 			&cli.IntFlag{Name: "per-class", Value: 100, Usage: "requests per precision profile"},
-			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 1e12)"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 5.632e11, the slowest Lille node)"},
 			outFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -300,7 +300,7 @@ func workloadPreciseCommand() *cli.Command {
 		Flags: []cli.Flag{
 			seedFlag,
 			&cli.Float64Flag{Name: "p-min", Value: 0.85, Usage: "lower bound of the precision P = Te/W"},
-			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 1e12)"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 5.632e11, the slowest Lille node)"},
 			outFlag,
 		},
 		Action: func(c *cli.Context) error {
