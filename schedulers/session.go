@@ -53,14 +53,17 @@ type Session struct {
 	impossible []*Job
 }
 
-// NewSession checks the command-line options against the spec now (so that
-// a bad option fails before Batsim is contacted); the policy itself is built
-// at SIMULATION_BEGINS, once Batsim's sched-config is known.
+// NewSession checks the command-line options (names and values) now, so
+// that a bad option fails before Batsim is contacted; the policy itself is
+// built at SIMULATION_BEGINS, once Batsim's sched-config is known.
 func NewSession(cfg SessionConfig) (*Session, error) {
 	if cfg.Spec == nil {
 		return nil, errors.New("no scheduler")
 	}
-	if _, err := cfg.Spec.Resolve(cfg.Options); err != nil {
+	// Building the policy from the command-line options alone checks their
+	// values now (policies are plain values, cheap to build); the policy
+	// used is built again at SIMULATION_BEGINS with sched-config merged in.
+	if _, err := cfg.Spec.Build(cfg.Options); err != nil {
 		return nil, err
 	}
 	log := cfg.Log

@@ -71,3 +71,18 @@ func TestExitCodes(t *testing.T) {
 		t.Fatal("OptionError must exit 2")
 	}
 }
+
+// A bad option value is a usage error before any simulation starts, for
+// both the server and the embedded engine.
+func TestBadOptionValueExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--scheduler", "bucma", "-o", "weights=0.5,0.5,0.5,0"},
+		{"run", "--scheduler", "wtrust", "-o", "threshold=2"},
+		{"simulate", "-p", "lille", "-w", "../../workloads/tiny.json", "--scheduler", "bucma", "-o", "initial-score=101", "-e", t.TempDir() + "/x"},
+	} {
+		err, code, _ := runApp(t, args...)
+		if code != 2 {
+			t.Fatalf("%v: exit %d (%v), want 2", args, code, err)
+		}
+	}
+}
