@@ -218,12 +218,12 @@ func simulateAction(c *cli.Context) error {
 		return fmt.Errorf("simulate: %w", err)
 	}
 	if !c.Bool("quiet") {
-		printSummary(stdout(c), res, cfg.ExportPrefix)
+		printSummary(stdout(c), res, cfg.ExportPrefix, c.String("trace"))
 	}
 	return nil
 }
 
-func printSummary(w io.Writer, r *sim.Result, prefix string) {
+func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	fmt.Fprintf(w, "jobs           %d\n", r.Jobs)
 	states := make([]string, 0, len(r.ByState))
 	for s := range r.ByState {
@@ -240,5 +240,8 @@ func printSummary(w io.Writer, r *sim.Result, prefix string) {
 	fmt.Fprintf(w, "messages       %d (scheduler %.3f s, total %.3f s wall)\n", r.Messages, r.SchedWall.Seconds(), r.Wall.Seconds())
 	if prefix != "" {
 		fmt.Fprintf(w, "outputs        %s_jobs.csv, %s_schedule.csv\n", prefix, prefix)
+	}
+	if trace != "" {
+		fmt.Fprintf(w, "trace          %s\n", trace)
 	}
 }
