@@ -140,6 +140,20 @@ func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 		return
 	}
 	shadow, extra := Reservation(s, q[i].Res)
+	if len(q) == len(s.waiting) && &q[0] == &s.waiting[0] {
+		// The queue is the framework's, in arrival order: jump from fitting
+		// job to fitting job instead of walking the queue.
+		pos := s.qbase + int64(i) + 1
+		backfill(s, shadow, extra, hosts, d, func(free int) *Job {
+			p := s.fit.nextFit(pos, free)
+			if p < 0 {
+				return nil
+			}
+			pos = p + 1
+			return s.waiting[p-s.qbase]
+		})
+		return
+	}
 	Backfill(s, q[i+1:], shadow, extra, hosts, d)
 }
 
@@ -151,6 +165,19 @@ func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 // start, as the free and extra hosts shrink), so a decision does not walk
 // the part of the queue where nothing can start.
 func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector, d *Decider) {
+	i := 0
+	backfill(s, shadow, extra, hosts, d, func(int) *Job {
+		if i == len(q) {
+			return nil
+		}
+		i++
+		return q[i-1]
+	})
+}
+
+// backfill is Backfill over the jobs next returns in queue order (nil at
+// the end). next may skip jobs larger than the free hosts it is given.
+func backfill(s *State, shadow float64, extra int, hosts HostSelector, d *Decider, next func(free int) *Job) {
 	free := s.NbFree()
 	left := math.MaxInt
 	var passedEnds, passedLong []int // passed jobs by size index: ending by shadow or not
@@ -158,8 +185,9 @@ func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector,
 		left = s.backfillCandidates(free, min(free, extra), shadow)
 		passedEnds, passedLong = s.cands.passedScratch()
 	}
-	for _, j := range q {
-		if free == 0 || left <= 0 {
+	for free > 0 && left > 0 {
+		j := next(free)
+		if j == nil {
 			return
 		}
 		if j.State != protocol.StateSubmitted {

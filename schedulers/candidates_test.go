@@ -78,7 +78,7 @@ func randomQueueState(seed uint64) *State {
 // including shadow times that fall exactly on a job's end) and checks the
 // same jobs start on the same hosts.
 func TestBackfillIndexMatchesPlainScan(t *testing.T) {
-	for seed := uint64(0); seed < 5000; seed++ {
+	for seed := uint64(0); seed < 3000; seed++ {
 		a, b := randomQueueState(seed), randomQueueState(seed)
 		r := rand.New(rand.NewPCG(seed, 5))
 		head := 1 + r.IntN(len(a.Hosts))
@@ -116,5 +116,105 @@ func TestWalltimeClassIsMonotone(t *testing.T) {
 	}
 	if walltimeClass(0) != walltimeClasses-1 || walltimeClass(math.Inf(1)) != walltimeClasses-1 {
 		t.Fatal("jobs without walltime must be in the last class")
+	}
+}
+
+func TestFitTreeNextFit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for round := 0; round < 200; round++ {
+		base := int64(r.IntN(1000))
+		n := 1 + r.IntN(300)
+		f := newFitTree(base, n)
+		vals := make([]int, n)
+		for i := range vals {
+			vals[i] = fitNone
+			if r.IntN(3) > 0 {
+				vals[i] = r.IntN(40)
+			}
+			f.set(base+int64(i), vals[i])
+		}
+		for q := 0; q < 50; q++ {
+			from, limit := base+int64(r.IntN(n+5))-2, r.IntN(45)
+			want := int64(-1)
+			for i := max(from-base, 0); i < int64(n); i++ {
+				if vals[i] <= limit {
+					want = base + i
+					break
+				}
+			}
+			if got := f.nextFit(from, limit); got != want {
+				t.Fatalf("round %d: nextFit(%d, %d) = %d, want %d", round, from, limit, got, want)
+			}
+		}
+	}
+}
+
+// refEASY is EASY over a copy of the queue with the plain backfill scan: no
+// candidate index, no fit tree.
+type refEASY struct{}
+
+func (refEASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
+	i := 0
+	for ; i < len(q); i++ {
+		if q[i].Res > s.NbFree() {
+			break
+		}
+		if !d.Start(q[i], hosts.Select(s, q[i].Res)) {
+			return
+		}
+	}
+	if i < len(q) {
+		shadow, extra := Reservation(s, q[i].Res)
+		refBackfill(s, q[i+1:], shadow, extra, hosts, d)
+	}
+}
+
+// copiedFCFS is the FCFS order without the arrival-order fast path.
+type copiedFCFS struct{}
+
+func (copiedFCFS) Sort(s *State, q []*Job) { FCFSOrder{}.Sort(s, q) }
+
+// TestEASYMatchesPlainScanOverWholeRuns plays whole random workloads (long
+// queues, so the queue index grows, is compacted and rebuilt) with easy and
+// with a reference EASY that scans the queue without any index, and checks
+// every job starts at the same time on the same hosts.
+func TestEASYMatchesPlainScanOverWholeRuns(t *testing.T) {
+	ref := &Spec{Name: "easy-ref", New: func(Options) (Policy, error) {
+		return &Composite{Order: copiedFCFS{}, Rule: refEASY{}, Hosts: Fastest{}}, nil
+	}}
+	for seed := uint64(0); seed < 12; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		nh := 2 + r.IntN(30)
+		speeds := make([]float64, nh)
+		for i := range speeds {
+			speeds[i] = float64(1+r.IntN(4)) * 1e9
+		}
+		var jobs []tjob
+		at := 0.0
+		for i := 0; i < 300+r.IntN(500); i++ {
+			at += float64(r.IntN(4))
+			j := tjob{name: fmt.Sprintf("%04d", i), submit: at, res: 1 + r.IntN(nh)}
+			if r.IntN(3) == 0 {
+				j.res = 1 + r.IntN(1+nh/4)
+			}
+			j.walltime = float64(1 + r.IntN(200))
+			if r.IntN(15) == 0 {
+				j.walltime = 0
+			}
+			base := j.walltime
+			if base == 0 {
+				base = float64(1 + r.IntN(100))
+			}
+			j.run = base * (0.1 + r.Float64())
+			jobs = append(jobs, j)
+		}
+		got := runScenario(t, scenario{policy: "easy", speeds: speeds, jobs: jobs})
+		want := runScenario(t, scenario{spec: ref, speeds: speeds, jobs: jobs})
+		for id, w := range want {
+			g := got[id]
+			if g == nil || g.start != w.start || g.alloc.String() != w.alloc.String() || g.state != w.state {
+				t.Fatalf("seed %d job %s: easy %+v, plain scan %+v", seed, id, g, w)
+			}
+		}
 	}
 }

@@ -67,6 +67,7 @@ type driver struct {
 
 type scenario struct {
 	policy      string
+	spec        *Spec // used instead of the registry's policy when set
 	options     Options
 	schedConfig string
 	speeds      []float64
@@ -76,7 +77,10 @@ type scenario struct {
 
 func newDriver(t testing.TB, sc scenario) *driver {
 	t.Helper()
-	spec, ok := Builtin().Get(sc.policy)
+	spec, ok := sc.spec, sc.spec != nil
+	if !ok {
+		spec, ok = Builtin().Get(sc.policy)
+	}
 	if !ok {
 		t.Fatalf("policy %s is not registered", sc.policy)
 	}

@@ -37,6 +37,7 @@ type Job struct {
 
 	wcls int16 // walltime class in the candidate index, set when queued
 	cpos int32 // position in the index's bucket of that class
+	qpos int64 // absolute position in the waiting queue
 }
 
 // HasWalltime reports whether the job has a finite walltime.
@@ -83,7 +84,11 @@ type State struct {
 	waiting []*Job
 	dead    int
 	// cands counts waiting jobs by size and walltime class (EASY's early exit).
-	cands   *candidateIndex
+	cands *candidateIndex
+	// qbase is the absolute position of waiting[0]; fit indexes the sizes
+	// of the waiting jobs by absolute position.
+	qbase   int64
+	fit     *fitTree
 	running map[string]*Job // by id
 	jobs    map[string]*Job // every job not yet finished (waiting or running)
 	nfree   int
@@ -99,6 +104,7 @@ type State struct {
 func NewState(hosts []Host) *State {
 	s := &State{Hosts: hosts, running: map[string]*Job{}, jobs: map[string]*Job{}}
 	s.cands = newCandidateIndex(len(hosts))
+	s.fit = newFitTree(0, 0)
 	s.reindexHosts()
 	return s
 }
@@ -144,7 +150,13 @@ func (s *State) resIndex(res int) int {
 
 // enqueue adds a submitted job to the queue.
 func (s *State) enqueue(j *Job) {
+	j.qpos = s.qbase + int64(len(s.waiting))
 	s.waiting = append(s.waiting, j)
+	if !s.fit.covers(j.qpos) {
+		s.rebuildFit()
+	} else {
+		s.fit.set(j.qpos, j.Res)
+	}
 	if s.cands != nil {
 		j.wcls = int16(walltimeClass(j.Walltime))
 		s.cands.insert(s.resIndex(j.Res), j)
@@ -153,6 +165,9 @@ func (s *State) enqueue(j *Job) {
 
 // dequeued records that a job left the queue (started or rejected).
 func (s *State) dequeued(j *Job) {
+	if s.fit.covers(j.qpos) {
+		s.fit.set(j.qpos, fitNone)
+	}
 	if s.cands != nil {
 		s.cands.remove(s.resIndex(j.Res), j)
 	}
@@ -171,6 +186,7 @@ func (s *State) compactWaiting() {
 		k++
 	}
 	s.waiting = s.waiting[k:]
+	s.qbase += int64(k)
 	s.dead -= k
 	if s.dead == 0 || 2*s.dead < len(s.waiting) {
 		return
@@ -178,11 +194,24 @@ func (s *State) compactWaiting() {
 	w := make([]*Job, 0, len(s.waiting)-s.dead)
 	for _, j := range s.waiting {
 		if j.State == protocol.StateSubmitted {
+			j.qpos = s.qbase + int64(len(w))
 			w = append(w, j)
 		}
 	}
 	s.waiting = w
 	s.dead = 0
+	s.rebuildFit()
+}
+
+// rebuildFit builds the fit tree anew over the waiting queue, with room to
+// grow to twice its length.
+func (s *State) rebuildFit() {
+	s.fit = newFitTree(s.qbase, 2*len(s.waiting))
+	for _, j := range s.waiting {
+		if j.State == protocol.StateSubmitted {
+			s.fit.set(j.qpos, j.Res)
+		}
+	}
 }
 
 // WaitingCopy returns a copy of the waiting queue (arrival order) that the
