@@ -37,6 +37,8 @@ type Metrics struct {
 	BatsimMakespan float64
 
 	MeanWait       float64
+	MedianWait     float64
+	P95Wait        float64 // 95th percentile (linear interpolation, as Quantile)
 	MaxWait        float64
 	MeanTurnaround float64
 	MeanSlowdown   float64
@@ -65,6 +67,7 @@ func Compute(rows []JobRow, hosts int) Metrics {
 	m := Metrics{Jobs: len(rows), Hosts: hosts, FirstSubmit: math.NaN(), LastFinish: math.NaN()}
 	var sumWait, sumTA, sumSD, sumBSLD, area float64
 	nSD := 0
+	waits := make([]float64, 0, len(rows))
 	for i := range rows {
 		j := &rows[i]
 		if math.IsNaN(m.FirstSubmit) || j.Submit < m.FirstSubmit {
@@ -82,6 +85,7 @@ func Compute(rows []JobRow, hosts int) Metrics {
 			m.LastFinish = j.Finish
 		}
 		sumWait += j.Wait
+		waits = append(waits, j.Wait)
 		m.MaxWait = math.Max(m.MaxWait, j.Wait)
 		sumTA += j.Turnaround
 		if sd := JobSlowdown(j); !math.IsNaN(sd) {
@@ -94,11 +98,14 @@ func Compute(rows []JobRow, hosts int) Metrics {
 	}
 	if m.Ran == 0 {
 		m.MeanWait, m.MeanTurnaround, m.MeanSlowdown, m.MeanBSLD = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		m.MedianWait, m.P95Wait = math.NaN(), math.NaN()
 		m.Makespan, m.BatsimMakespan, m.Utilization = math.NaN(), math.NaN(), math.NaN()
 		return m
 	}
 	n := float64(m.Ran)
 	m.MeanWait = sumWait / n
+	m.MedianWait = Quantile(waits, 0.5)
+	m.P95Wait = Quantile(waits, 0.95)
 	m.MeanTurnaround = sumTA / n
 	m.MeanBSLD = sumBSLD / n
 	m.MeanSlowdown = math.NaN()

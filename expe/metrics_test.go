@@ -52,6 +52,8 @@ func TestComputeSmall(t *testing.T) {
 		{"BatsimMakespan", m.BatsimMakespan, 70},
 		{"MeanWait", m.MeanWait, 20.0 / 3},
 		{"MaxWait", m.MaxWait, 20},
+		{"MedianWait", m.MedianWait, 0},               // sorted waits 0, 0, 20
+		{"P95Wait", m.P95Wait, 0 + (20-0)*(0.95*2-1)}, // between the 2nd and 3rd: 18
 		{"MeanTurnaround", m.MeanTurnaround, 95.0 / 3},
 		{"MeanSlowdown", m.MeanSlowdown, (1 + 5 + 1) / 3.0},
 		{"MaxSlowdown", m.MaxSlowdown, 5},
