@@ -1,6 +1,6 @@
 module bucma
 
-go 1.26.8
+go 1.26.0
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
