@@ -56,17 +56,44 @@ var jobsColumns = []string{
 }
 
 // ReadJobsFile reads a Batsim PREFIX_jobs.csv file.
-func ReadJobsFile(path string) ([]JobRow, error) {
+func ReadJobsFile(path string) ([]JobRow, error) { return readCSVFile(path, ReadJobsCSV) }
+
+// readCSVFile opens path and parses it with read; errors name the file.
+func readCSVFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
-	rows, err := ReadJobsCSV(bufio.NewReaderSize(f, 1<<16))
+	v, err := read(bufio.NewReaderSize(f, 1<<16))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
-	return rows, nil
+	return v, nil
+}
+
+// csvWithHeader starts reading a CSV file with a header line (lenient
+// quotes, any number of fields per record) and returns the reader and the
+// column of each header name (trimmed, lower case, without a byte-order
+// mark). empty is the error when there is no header at all.
+func csvWithHeader(r io.Reader, empty string) (*csv.Reader, map[string]int, error) {
+	cr := csv.NewReader(r)
+	cr.LazyQuotes = true
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, errors.New(empty)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("header: %w", err)
+	}
+	col := make(map[string]int, len(header))
+	for i, h := range header {
+		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	return cr, col, nil
 }
 
 // ReadJobsCSV reads the jobs CSV format Batsim 3.x/4.x writes: one header
@@ -74,20 +101,9 @@ func ReadJobsFile(path string) ([]JobRow, error) {
 // have empty time columns; the metadata column is double-quoted and may hold
 // unescaped quotes. Errors name the line and the column.
 func ReadJobsCSV(r io.Reader) ([]JobRow, error) {
-	cr := csv.NewReader(r)
-	cr.LazyQuotes = true
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, errors.New("empty jobs file (no header line): the simulation probably aborted")
-	}
+	cr, col, err := csvWithHeader(r, "empty jobs file (no header line): the simulation probably aborted")
 	if err != nil {
-		return nil, fmt.Errorf("header: %w", err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+		return nil, err
 	}
 	var missing []string
 	for _, c := range jobsColumns {

@@ -257,3 +257,12 @@ func TestStats(t *testing.T) {
 		t.Errorf("Change vs 0 = %v", c)
 	}
 }
+
+// A bad number in the trace is reported with its line and column name.
+func TestReadTraceBadNumberNamesColumn(t *testing.T) {
+	in := "job_id,user,su_at_submission\nw0!1,alice,50\nw0!2,bob,lots\n"
+	_, err := ReadTrace(strings.NewReader(in))
+	if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "su_at_submission") {
+		t.Fatalf("error %v, want line 3 and column su_at_submission", err)
+	}
+}

@@ -1,13 +1,10 @@
 package expe
 
 import (
-	"bufio"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -39,44 +36,23 @@ var traceAliases = map[string][]string{
 }
 
 // ReadTraceFile reads a decision trace CSV.
-func ReadTraceFile(path string) ([]TraceRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	rows, err := ReadTrace(bufio.NewReaderSize(f, 1<<16))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return rows, nil
-}
+func ReadTraceFile(path string) ([]TraceRow, error) { return readCSVFile(path, ReadTrace) }
 
 // ReadTrace reads a decision trace: a CSV with a header line; the job id
 // column is required, the others (user, Su at submission, gain, precision,
 // final state) are read when present. Empty cells are "not recorded".
 func ReadTrace(r io.Reader) ([]TraceRow, error) {
-	cr := csv.NewReader(r)
-	cr.LazyQuotes = true
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, errors.New("empty trace file")
-	}
+	cr, idx, err := csvWithHeader(r, "empty trace file")
 	if err != nil {
-		return nil, fmt.Errorf("header: %w", err)
-	}
-	idx := map[string]int{}
-	for i, h := range header {
-		idx[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+		return nil, err
 	}
 	col := map[string]int{}
+	colName := map[string]string{} // the header name each key was found under
 	for key, names := range traceAliases {
 		col[key] = -1
 		for _, n := range names {
 			if i, ok := idx[n]; ok {
-				col[key] = i
+				col[key], colName[key] = i, n
 				break
 			}
 		}
@@ -116,7 +92,7 @@ func ReadTrace(r io.Reader) ([]TraceRow, error) {
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d, column %s: %q is not a number", line, header[col[f.key]], s)
+				return nil, fmt.Errorf("line %d, column %s: %q is not a number", line, colName[f.key], s)
 			}
 			*f.dst = v
 			if f.has != nil {

@@ -78,20 +78,18 @@ func (d *Decider) Start(j *Job, hosts []int) bool {
 	if len(hosts) != j.Res {
 		return d.fail("start %s: %d hosts given for res=%d", j.ID, len(hosts), j.Res)
 	}
-	for i, h := range hosts {
+	for _, h := range hosts {
 		if h < 0 || h >= len(d.s.Hosts) {
 			return d.fail("start %s: host %d does not exist", j.ID, h)
 		}
 		if !d.s.Hosts[h].Free() {
 			return d.fail("start %s: host %d is not free", j.ID, h)
 		}
-		for _, g := range hosts[:i] {
-			if g == h {
-				return d.fail("start %s: host %d given twice", j.ID, h)
-			}
-		}
 	}
-	alloc := protocol.NewIntervalSet(hosts...)
+	alloc := protocol.NewIntervalSet(hosts...) // sorted, duplicates merged
+	if len(alloc) != len(hosts) {
+		return d.fail("start %s: a host is given twice in %v", j.ID, hosts)
+	}
 	if err := d.reply.ExecuteJob(protocol.ExecuteJob{JobID: j.ID, Alloc: alloc}); err != nil {
 		return d.fail("%v", err)
 	}

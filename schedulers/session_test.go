@@ -122,3 +122,18 @@ func TestSessionRefusesEventsBeforeBegin(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A start naming the same host twice is refused and changes nothing.
+func TestDeciderRefusesDuplicateHosts(t *testing.T) {
+	s := NewState([]Host{{ID: 0, Speed: 1}, {ID: 1, Speed: 1}, {ID: 2, Speed: 1}})
+	j := &Job{ID: "w0!1", Res: 2, State: protocol.StateSubmitted}
+	s.enqueue(j)
+	s.jobs[j.ID] = j
+	d := &Decider{s: s, reply: protocol.NewReply(0)}
+	if d.Start(j, []int{1, 1}) || d.Err() == nil || !strings.Contains(d.Err().Error(), "twice") {
+		t.Fatalf("duplicate hosts accepted: %v", d.Err())
+	}
+	if s.NbFree() != 3 || j.State != protocol.StateSubmitted || d.reply.Len() != 0 {
+		t.Fatal("a refused start changed the state")
+	}
+}

@@ -265,8 +265,8 @@ func workloadInsertCommand() *cli.Command {
 			if c.Int("per-class") < 1 || c.Int("per-class") > 999 {
 				return cli.Exit(fmt.Sprintf("bucma-insert: --per-class must be in 1..999 (got %d)", c.Int("per-class")), 2)
 			}
-			if c.Float64("ref-speed") < 0 || c.Uint64("seed") == 0 {
-				return cli.Exit("bucma-insert: --ref-speed must be > 0 and --seed ≥ 1", 2)
+			if err := checkSeedAndRefSpeed(c, "bucma-insert"); err != nil {
+				return err
 			}
 			src, err := loadInput(in)
 			if err != nil {
@@ -311,8 +311,8 @@ func workloadPreciseCommand() *cli.Command {
 			if p := c.Float64("p-min"); !(p > 0 && p <= 1) {
 				return cli.Exit(fmt.Sprintf("precise: --p-min must be in (0, 1] (got %g)", p), 2)
 			}
-			if c.Float64("ref-speed") < 0 || c.Uint64("seed") == 0 {
-				return cli.Exit("precise: --ref-speed must be > 0 and --seed ≥ 1", 2)
+			if err := checkSeedAndRefSpeed(c, "precise"); err != nil {
+				return err
 			}
 			src, err := loadInput(in)
 			if err != nil {
@@ -423,4 +423,13 @@ func platformSpeeds(p string) ([]float64, error) {
 		s[i] = h.Speed
 	}
 	return s, nil
+}
+
+// checkSeedAndRefSpeed checks the --seed and --ref-speed flags of the
+// commands that rewrite a workload (a zero --ref-speed means "the input's").
+func checkSeedAndRefSpeed(c *cli.Context, cmd string) error {
+	if c.Float64("ref-speed") < 0 || c.Uint64("seed") == 0 {
+		return cli.Exit(cmd+": --ref-speed must be > 0 and --seed ≥ 1", 2)
+	}
+	return nil
 }
