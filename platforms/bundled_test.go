@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"bucma/internal/units"
 )
 
 func mustBundled(t *testing.T, name string) *Platform {
@@ -63,7 +65,7 @@ func checkCommon(t *testing.T, p *Platform) {
 		if h.ID != i {
 			t.Errorf("host %s: id %d at index %d", h.Name, h.ID, i)
 		}
-		ps, err := ParseSpeed(h.Properties["speed"])
+		ps, err := units.ParseSpeed(h.Properties["speed"])
 		if err != nil || ps != h.Speed {
 			t.Errorf("%s: speed property %q (%v) differs from speed %g", h.Name, h.Properties["speed"], err, h.Speed)
 		}

@@ -1,4 +1,9 @@
-package platforms
+// Package units reads the values of SimGrid's platform format with their
+// units (DTD 4.1): speeds, latencies and bandwidths. platforms reads host
+// and link attributes with it, and schedulers the "speed" property that
+// platforms repeat on their hosts (Batsim forwards it as a resource
+// property).
+package units
 
 import (
 	"fmt"
