@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bucma/internal/corpus"
 )
 
 // writeScript writes an executable shell script.
@@ -22,10 +24,7 @@ func writeScript(t *testing.T, dir, name, body string) string {
 // fakeBatsim records its arguments and writes PREFIX_jobs.csv from a real
 // Batsim output.
 func fakeBatsim(t *testing.T, dir, extra string) string {
-	jobs, err := filepath.Abs("testdata/hetero4_jobs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := corpus.Path("hetero4_delays", "out_jobs.csv")
 	return writeScript(t, dir, "batsim", `printf '%s\n' "$@" > "`+dir+`/batsim.args"
 while [ $# -gt 0 ]; do
   case "$1" in -e) prefix="$2"; shift;; esac

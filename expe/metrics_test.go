@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -105,13 +107,13 @@ func TestComputeAgreesWithBatsimSchedule(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		hosts int
-	}{{"hetero4", 4}, {"hetero8", 8}} {
+	}{{"hetero4_delays", 4}, {"hetero8_compute", 8}} {
 		t.Run(c.name, func(t *testing.T) {
-			rows, err := ReadJobsFile("testdata/" + c.name + "_jobs.csv")
+			rows, err := ReadJobsFile(corpus.Path(c.name, "out_jobs.csv"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := scheduleValues(t, "testdata/"+c.name+"_schedule.csv")
+			s := scheduleValues(t, corpus.Path(c.name, "out_schedule.csv"))
 			m := Compute(rows, c.hosts)
 			if m.Jobs != int(s["nb_jobs"]) || m.Rejected != int(s["nb_jobs_rejected"]) || m.Success != int(s["nb_jobs_success"]) {
 				t.Errorf("counts %d/%d/%d, Batsim %v/%v/%v", m.Jobs, m.Rejected, m.Success, s["nb_jobs"], s["nb_jobs_rejected"], s["nb_jobs_success"])
@@ -133,7 +135,7 @@ func TestComputeAgreesWithBatsimSchedule(t *testing.T) {
 }
 
 func TestReadJobsCSVRealFiles(t *testing.T) {
-	rows, err := ReadJobsFile("testdata/users_fields_jobs.csv")
+	rows, err := ReadJobsFile(corpus.Path("users_fields", "out_jobs.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

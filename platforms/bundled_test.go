@@ -3,13 +3,13 @@ package platforms
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"bucma/internal/corpus"
 	"bucma/internal/units"
 )
 
@@ -246,7 +246,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q): no hosts", name)
 		}
 	}
-	p, err := Resolve(filepath.Join("testdata", "hetero4_delays.xml"))
+	p, err := Resolve(corpus.Path("hetero4_delays", "platform.xml"))
 	if err != nil || len(p.Hosts) != 4 {
 		t.Errorf("Resolve(path): %v", err)
 	}

@@ -1,11 +1,11 @@
 package platforms
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
 func parseString(t *testing.T, xml string) *Platform {
@@ -326,9 +326,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(`<platform version="4.1"><zone id="z" routing="Floyd"><host id="m" speed="1Gf"><prop id="role" value="master"/></host><host id="a" speed="1Gf,2f"/><link id="l" bandwidth="1Bps" latency="1us"/><route src="a" dst="m"><link_ctn id="l"/></route></zone></platform>`)
 	f.Add(`<platform><zone id="a" routing="Cluster"><host id="x" speed="1"/><host_link id="x" up="y" down="y"/></zone></platform>`)
 	for _, n := range []string{"hetero8_compute", "users_fields"} {
-		if data, err := readTestdata(n + ".xml"); err == nil {
-			f.Add(data)
-		}
+		f.Add(string(corpus.ReadFile(f, n, "platform.xml")))
 	}
 	saved := maxHosts
 	maxHosts = 5000
@@ -346,9 +344,4 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
-}
-
-func readTestdata(name string) (string, error) {
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	return string(b), err
 }

@@ -1,14 +1,10 @@
 package protocol_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -17,6 +13,7 @@ import (
 
 	zmq "github.com/pebbe/zmq4"
 
+	"bucma/internal/corpus"
 	"bucma/protocol"
 	"bucma/schedulers"
 )
@@ -24,32 +21,6 @@ import (
 // guard bounds every wait of the Batsim side so that a broken server fails
 // the test instead of hanging it; it is not a performance assertion.
 const guard = 60 * time.Second
-
-type line struct {
-	Seq int    `json:"seq"`
-	Dir string `json:"dir"`
-	Raw string `json:"raw"`
-}
-
-func transcript(t *testing.T, name string) []line {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []line
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var l line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
-	}
-	return out
-}
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -193,9 +164,9 @@ func fcfsFirstFit(t *testing.T) *schedulers.Session {
 // made them): every reply must carry the recorded decisions at the recorded
 // now, and Serve must return nil once SIMULATION_ENDS is answered.
 func TestServeTranscripts(t *testing.T) {
-	for _, name := range []string{"hetero4_delays.transcript.jsonl", "hetero8_compute.transcript.jsonl", "users_fields.transcript.jsonl"} {
+	for _, name := range []string{"hetero4_delays", "hetero8_compute", "users_fields"} {
 		t.Run(name, func(t *testing.T) {
-			lines := transcript(t, name)
+			lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
 			var mu sync.Mutex
 			observed := map[protocol.Direction]int{}
 			cfg := protocol.ServeConfig{Observe: func(d protocol.Direction, raw []byte) {
@@ -208,7 +179,7 @@ func TestServeTranscripts(t *testing.T) {
 			exchanges := 0
 			for i := 0; i+1 < len(lines); i += 2 {
 				in, want := lines[i], lines[i+1]
-				if in.Dir != "batsim->sched" || want.Dir != "sched->batsim" {
+				if in.Dir != corpus.FromBatsim || want.Dir != corpus.FromScheduler {
 					t.Fatalf("seq %d: transcript does not alternate", in.Seq)
 				}
 				b.send(in.Raw)
