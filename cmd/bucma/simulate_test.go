@@ -112,3 +112,30 @@ func TestSimulateExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// A --workload path is taken whole: commas (and spaces) are part of it, and
+// each occurrence of the flag is one workload.
+func TestSimulateWorkloadPathWithComma(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs,2024")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wl := filepath.Join(dir, "hetero4, delays.json")
+	if err := os.WriteFile(wl, corpus.ReadFile(t, simulateCase, "workload.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plat := corpus.Path(simulateCase, "platform.xml")
+	prefix := filepath.Join(t.TempDir(), "out")
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", prefix, "--scheduler", "fcfs", "-o", "hosts=first-fit")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	got, _ := os.ReadFile(prefix + "_jobs.csv")
+	if want := corpus.ReadFile(t, simulateCase, "out_jobs.csv"); string(got) != string(want) {
+		t.Errorf("_jobs.csv differs from Batsim's:\n%s", got)
+	}
+	err, code, out = runApp(t, "simulate", "-p", plat, "-w", wl, "-w", wl, "-e", prefix, "--scheduler", "fcfs")
+	if err != nil || code != 0 || !strings.Contains(out, "jobs           26") {
+		t.Fatalf("two workloads: exit %d: %v\n%s", code, err, out)
+	}
+}
