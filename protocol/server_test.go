@@ -302,3 +302,58 @@ func TestServeTwice(t *testing.T) {
 		t.Fatalf("second Serve on %s: %v", ep, err)
 	}
 }
+
+// TestListenEphemeralPort: Listen on a wildcard port returns with the port
+// the system picked already bound (a second listener gets another one, and
+// binding the first's endpoint again fails until it is closed); a REQ client
+// connecting to Endpoint is served.
+func TestListenEphemeralPort(t *testing.T) {
+	cfg := protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: discard()}
+	a, err := protocol.Listen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := protocol.Listen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*protocol.Listener{a, b} {
+		if ep := l.Endpoint(); !strings.HasPrefix(ep, "tcp://127.0.0.1:") || strings.Contains(ep, "*") {
+			t.Fatalf("endpoint %q", ep)
+		}
+	}
+	if a.Endpoint() == b.Endpoint() {
+		t.Fatalf("two listeners on %s", a.Endpoint())
+	}
+	if _, err := protocol.Listen(protocol.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()}); err == nil || !strings.Contains(err.Error(), b.Endpoint()) {
+		t.Fatalf("binding a bound endpoint: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := protocol.Listen(protocol.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()})
+	if err != nil {
+		t.Fatalf("endpoint not released by Close: %v", err)
+	}
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	lines := corpus.ReadTranscript(t, "hetero4_delays", "transcript.jsonl")
+	sess := fcfsFirstFit(t)
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(context.Background(), sess) }()
+	bs := dialBatsim(t, a.Endpoint())
+	for i := 0; i+1 < len(lines); i += 2 {
+		bs.send(lines[i].Raw)
+		got := bs.recv()
+		gotNow, gotEv := decisions(t, got)
+		wantNow, wantEv := decisions(t, []byte(lines[i+1].Raw))
+		if gotNow != wantNow || !reflect.DeepEqual(gotEv, wantEv) {
+			t.Fatalf("seq %d: reply\n%s\nrecorded\n%s", lines[i+1].Seq, got, lines[i+1].Raw)
+		}
+	}
+	if err := wait(t, done); err != nil {
+		t.Fatalf("Serve after SIMULATION_ENDS: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -257,6 +258,38 @@ func TestRunTranscript(t *testing.T) {
 	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
 	if errOut.String() != "" {
 		t.Fatalf("quiet run wrote to stderr:\n%s", errOut)
+	}
+}
+
+// TestRunEndpointFile: on a wildcard port, --endpoint-file holds the
+// endpoint bound (port resolved) as soon as the socket listens, and a
+// Batsim connecting there is served.
+func TestRunEndpointFile(t *testing.T) {
+	lines := runTranscript(t, "hetero4_delays")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ep")
+	bound, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--endpoint-file", path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, ok := strings.CutSuffix(string(b), "\n")
+	if !ok || ep != bound || !strings.HasPrefix(ep, "tcp://127.0.0.1:") || strings.Contains(ep, "*") {
+		t.Fatalf("endpoint file %q, bound %s", b, bound)
+	}
+	got := playBatsim(t, ep, lines)
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary files left next to the endpoint file: %v", ents)
+	}
+	// An endpoint file that cannot be written fails the run before Batsim
+	// could connect.
+	err, code, out := runApp(t, "run", "--scheduler", "fcfs", "-s", "tcp://127.0.0.1:*", "--endpoint-file", filepath.Join(dir, "missing", "ep"))
+	if code != 1 || !strings.Contains(out+fmt.Sprint(err), "--endpoint-file") {
+		t.Errorf("unwritable endpoint file: exit %d, %v\n%s", code, err, out)
 	}
 }
 
