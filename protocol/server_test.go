@@ -14,6 +14,7 @@ import (
 	zmq "github.com/pebbe/zmq4"
 
 	"bucma/internal/corpus"
+	"bucma/internal/corpus/replies"
 	"bucma/protocol"
 	"bucma/schedulers"
 )
@@ -119,33 +120,6 @@ func wait(t *testing.T, done <-chan error) error {
 	}
 }
 
-// decisions decodes a scheduler message into its events, re-encoded one by
-// one in the canonical form, for comparison.
-func decisions(t *testing.T, raw []byte) (float64, []string) {
-	t.Helper()
-	m, err := protocol.NewDecoder(discard()).Decode(raw, protocol.FromScheduler)
-	if err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
-	out := make([]string, len(m.Events))
-	for i, e := range m.Events {
-		r := protocol.NewReply(e.Timestamp)
-		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
-			err = r.ExecuteJob(*d)
-		case *protocol.RejectJob:
-			err = r.RejectJob(d.JobID)
-		default:
-			t.Fatalf("unexpected event %s in %s", e.Type, raw)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = string(r.Encode())
-	}
-	return m.Now, out
-}
-
 func fcfsFirstFit(t *testing.T) *schedulers.Session {
 	t.Helper()
 	spec, err := schedulers.Builtin().Lookup("fcfs")
@@ -187,8 +161,8 @@ func TestServeTranscripts(t *testing.T) {
 				if got == nil {
 					t.Fatalf("seq %d: no reply", in.Seq)
 				}
-				gotNow, gotEv := decisions(t, got)
-				wantNow, wantEv := decisions(t, []byte(want.Raw))
+				gotNow, gotEv := replies.Decisions(t, got)
+				wantNow, wantEv := replies.Decisions(t, []byte(want.Raw))
 				if gotNow != wantNow || !reflect.DeepEqual(gotEv, wantEv) {
 					t.Fatalf("seq %d: reply\n%s\nrecorded\n%s", want.Seq, got, want.Raw)
 				}
@@ -347,8 +321,8 @@ func TestListenEphemeralPort(t *testing.T) {
 	for i := 0; i+1 < len(lines); i += 2 {
 		bs.send(lines[i].Raw)
 		got := bs.recv()
-		gotNow, gotEv := decisions(t, got)
-		wantNow, wantEv := decisions(t, []byte(lines[i+1].Raw))
+		gotNow, gotEv := replies.Decisions(t, got)
+		wantNow, wantEv := replies.Decisions(t, []byte(lines[i+1].Raw))
 		if gotNow != wantNow || !reflect.DeepEqual(gotEv, wantEv) {
 			t.Fatalf("seq %d: reply\n%s\nrecorded\n%s", lines[i+1].Seq, got, lines[i+1].Raw)
 		}

@@ -4,30 +4,15 @@ import (
 	"testing"
 
 	"bucma/internal/corpus"
+	"bucma/internal/corpus/replies"
 	"bucma/protocol"
 )
 
-// eventsOf decodes a scheduler message into comparable (type, data) pairs.
+// eventsOf returns the decisions of a scheduler message, canonical.
 func eventsOf(t *testing.T, raw []byte) []string {
 	t.Helper()
-	m, err := protocol.NewDecoder(nil).Decode(raw, protocol.FromScheduler)
-	if err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
-	out := make([]string, len(m.Events))
-	for i, e := range m.Events {
-		r := protocol.NewReply(m.Now)
-		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
-			_ = r.ExecuteJob(*d)
-		case *protocol.RejectJob:
-			_ = r.RejectJob(d.JobID)
-		default:
-			t.Fatalf("unexpected event %s", e.Type)
-		}
-		out[i] = string(r.Encode())
-	}
-	return out
+	_, evs := replies.Decisions(t, raw)
+	return evs
 }
 
 // TestReplayFCFSFirstFit plays the Batsim side of transcripts recorded with a

@@ -22,6 +22,7 @@ import (
 	zmq "github.com/pebbe/zmq4"
 
 	"bucma/internal/corpus"
+	"bucma/internal/corpus/replies"
 	"bucma/protocol"
 	"bucma/schedulers"
 )
@@ -155,29 +156,11 @@ func waitRun(t *testing.T, done <-chan error) error {
 	}
 }
 
-// canonicalReply decodes a scheduler message and returns its events in
-// canonical form (decisions only), with its now.
+// canonicalReply is a scheduler message's now and decisions, canonical.
 func canonicalReply(t *testing.T, raw []byte) string {
 	t.Helper()
-	m, err := protocol.NewDecoder(slog.New(slog.NewTextHandler(io.Discard, nil))).Decode(raw, protocol.FromScheduler)
-	if err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
-	r := protocol.NewReply(m.Now)
-	for _, e := range m.Events {
-		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
-			err = r.ExecuteJob(*d)
-		case *protocol.RejectJob:
-			err = r.RejectJob(d.JobID)
-		default:
-			t.Fatalf("unexpected event %s", e.Type)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return string(r.Encode())
+	now, evs := replies.Decisions(t, raw)
+	return fmt.Sprint(now, evs)
 }
 
 // recorded returns the scheduler replies of a transcript, canonical.
