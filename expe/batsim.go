@@ -6,19 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"io/fs"
 	"os"
 	"os/exec"
-	"strconv"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 )
 
 // BatsimEngine runs each simulation with a real Batsim binary and a bucma
-// scheduler process ("bucma run") talking over ZeroMQ on a free loopback
-// port. Both processes are supervised: when one fails the other is stopped,
-// and when one ends normally the other gets Grace to end too.
+// scheduler process ("bucma run") talking over ZeroMQ on the loopback
+// interface. The scheduler starts first and binds a port the system picks
+// (tcp://127.0.0.1:*), which it writes to an endpoint file; Batsim then
+// starts with that endpoint, so no other process can take the port in
+// between. Both processes are supervised: when one fails the other is
+// stopped, and when one ends normally the other gets Grace to end too.
 type BatsimEngine struct {
 	Batsim string // batsim executable
 	Bucma  string // bucma executable (the scheduler side)
@@ -27,45 +30,51 @@ type BatsimEngine struct {
 	// Grace is how long a process may keep running once its peer has ended
 	// (default 30 s).
 	Grace time.Duration
-	// Port, when set, picks the port of a run (tests); default: a free
-	// loopback port chosen by the system.
-	Port func() (int, error)
 }
+
+// EndpointFile is the file of a run's directory where the scheduler writes
+// the endpoint it bound; it is removed once read.
+const EndpointFile = "scheduler.endpoint"
+
+// endpointPoll is how often the engine looks for the endpoint file while
+// the scheduler binds.
+const endpointPoll = 10 * time.Millisecond
 
 // Name implements Engine.
 func (e *BatsimEngine) Name() string { return "batsim" }
 
-// Commands returns the scheduler's and Batsim's command lines (argv) for a
-// run on the given port.
-func (e *BatsimEngine) Commands(spec RunSpec, port int) (sched, batsim []string) {
-	endpoint := "tcp://127.0.0.1:" + strconv.Itoa(port)
-	sched = []string{e.Bucma, "run", "--scheduler", spec.Run.Variant.Policy}
+// SchedulerCommand returns the scheduler's command line (argv): it binds a
+// free loopback port and writes its endpoint to the run's EndpointFile.
+func (e *BatsimEngine) SchedulerCommand(spec RunSpec) []string {
+	sched := []string{e.Bucma, "run", "--scheduler", spec.Run.Variant.Policy}
 	for _, o := range spec.Run.Variant.OptionArgs() {
 		sched = append(sched, "--option", o)
 	}
-	sched = append(sched, "--trace", spec.Trace, "-s", endpoint)
-	batsim = []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s", endpoint}
-	batsim = append(batsim, e.BatsimArgs...)
-	return sched, batsim
+	return append(sched, "--trace", spec.Trace, "-s", "tcp://127.0.0.1:*", "--endpoint-file", filepath.Join(spec.Dir, EndpointFile))
 }
 
-// CommandLine implements Engine (the port is shown as PORT).
+// BatsimCommand returns Batsim's command line (argv) for a run whose
+// scheduler listens on endpoint.
+func (e *BatsimEngine) BatsimCommand(spec RunSpec, endpoint string) []string {
+	head, tail := e.batsimArgs(spec)
+	return append(append(head, endpoint), tail...)
+}
+
+// batsimArgs returns Batsim's command line before and after the endpoint.
+func (e *BatsimEngine) batsimArgs(spec RunSpec) (head, tail []string) {
+	return []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s"}, e.BatsimArgs
+}
+
+// CommandLine implements Engine: the two commands as a POSIX shell runs
+// them, Batsim once the endpoint file is written.
 func (e *BatsimEngine) CommandLine(spec RunSpec) string {
-	s, b := e.Commands(spec, 0)
-	fix := func(argv []string) string {
-		return strings.ReplaceAll(ShellJoin(argv), "tcp://127.0.0.1:0", "tcp://127.0.0.1:PORT")
+	ep := ShellJoin([]string{filepath.Join(spec.Dir, EndpointFile)})
+	head, tail := e.batsimArgs(spec)
+	batsim := ShellJoin(head) + ` "$(cat ` + ep + `)"`
+	if len(tail) > 0 {
+		batsim += " " + ShellJoin(tail)
 	}
-	return fix(s) + " & " + fix(b)
-}
-
-// FreePort asks the system for a free TCP port on the loopback interface.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ShellJoin(e.SchedulerCommand(spec)) + " & until [ -s " + ep + " ]; do sleep 0.1; done; " + batsim
 }
 
 // Run implements Engine.
@@ -76,13 +85,11 @@ func (e *BatsimEngine) Run(ctx context.Context, spec RunSpec) error {
 	if e.Bucma == "" {
 		return errors.New("no bucma executable")
 	}
-	pick := e.Port
-	if pick == nil {
-		pick = FreePort
-	}
-	port, err := pick()
-	if err != nil {
-		return fmt.Errorf("choosing a port: %w", err)
+	// Both executables are checked before anything starts.
+	for _, x := range []struct{ name, path string }{{"scheduler", e.Bucma}, {"batsim", e.Batsim}} {
+		if _, err := exec.LookPath(x.path); err != nil {
+			return fmt.Errorf("starting %s: %w", x.name, err)
+		}
 	}
 	grace := e.Grace
 	if grace <= 0 {
@@ -94,39 +101,79 @@ func (e *BatsimEngine) Run(ctx context.Context, spec RunSpec) error {
 	}
 	defer logf.Close()
 	var mu sync.Mutex
-	schedArgv, batsimArgv := e.Commands(spec, port)
-	fmt.Fprintf(logf, "# scheduler: %s\n# batsim: %s\n", ShellJoin(schedArgv), ShellJoin(batsimArgv))
+	logLine := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(logf, format, args...)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	procs := []*proc{
-		{name: "scheduler", argv: schedArgv},
-		{name: "batsim", argv: batsimArgv},
+	done := make(chan *proc, 2)
+	var procs []*proc
+	// Once every process has ended: the last lines without a newline.
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range procs {
+			if w, ok := p.cmd.Stdout.(*prefixWriter); ok && len(w.buf) > 0 {
+				fmt.Fprintf(logf, "%s%s\n", w.prefix, w.buf)
+				w.buf = nil
+			}
+		}
+	}()
+	// stop cancels the processes started and waits for them.
+	stop := func() {
+		cancel()
+		for _, p := range procs {
+			if !p.ended {
+				<-done
+			}
+		}
 	}
-	done := make(chan *proc, len(procs))
-	started := 0
-	for _, p := range procs {
+	start := func(p *proc) error {
+		logLine("# %s: %s\n", p.name, ShellJoin(p.argv))
 		out := &prefixWriter{mu: &mu, w: logf, prefix: "[" + p.name + "] "}
 		p.cmd = exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
 		p.cmd.Dir = spec.Dir
 		p.cmd.Stdout, p.cmd.Stderr = out, out
 		p.cmd.WaitDelay = 5 * time.Second
 		if err := p.cmd.Start(); err != nil {
-			cancel() // stops the processes already started
-			for ; started > 0; started-- {
-				<-done
-			}
 			return fmt.Errorf("starting %s: %w", p.name, err)
 		}
-		started++
-		go func(p *proc) {
+		procs = append(procs, p)
+		go func() {
 			p.err = p.cmd.Wait()
 			done <- p
-		}(p)
+		}()
+		return nil
 	}
+
+	sched := &proc{name: "scheduler", argv: e.SchedulerCommand(spec)}
+	if err := start(sched); err != nil {
+		return err
+	}
+	endpoint, err := waitEndpoint(ctx, filepath.Join(spec.Dir, EndpointFile), sched, done)
+	if err != nil {
+		stop()
+		return fmt.Errorf("%w (log: %s)", err, spec.Log)
+	}
+	if err := start(&proc{name: "batsim", argv: e.BatsimCommand(spec, endpoint)}); err != nil {
+		stop()
+		return err
+	}
+
 	var errs []error
 	var timer <-chan time.Time
-	for finished := 0; finished < len(procs); finished++ {
+	running := 0
+	for _, p := range procs {
+		if p.ended {
+			timer = time.After(grace)
+		} else {
+			running++
+		}
+	}
+	for ; running > 0; running-- {
 		var p *proc
 		select {
 		case p = <-done:
@@ -151,18 +198,54 @@ func (e *BatsimEngine) Run(ctx context.Context, spec RunSpec) error {
 	if err := ctx.Err(); err != nil && len(errs) == 0 {
 		errs = append(errs, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range procs {
-		if w, ok := p.cmd.Stdout.(*prefixWriter); ok && len(w.buf) > 0 {
-			fmt.Fprintf(logf, "%s%s\n", w.prefix, w.buf)
-			w.buf = nil
-		}
-	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w (log: %s)", errors.Join(errs...), spec.Log)
 	}
 	return nil
+}
+
+// waitEndpoint waits until the scheduler has written its endpoint file (it
+// writes it atomically once its socket is bound), then removes the file
+// and returns the endpoint. It fails when the scheduler ends first or ctx
+// is cancelled.
+func waitEndpoint(ctx context.Context, path string, sched *proc, done <-chan *proc) (string, error) {
+	read := func() (string, bool, error) {
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", false, nil
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("reading the scheduler's endpoint: %w", err)
+		}
+		_ = os.Remove(path)
+		ep := strings.TrimSpace(string(b))
+		if ep == "" {
+			return "", false, fmt.Errorf("%s wrote an empty endpoint to %s", sched.name, path)
+		}
+		return ep, true, nil
+	}
+	tick := time.NewTicker(endpointPoll)
+	defer tick.Stop()
+	for {
+		if ep, ok, err := read(); ok || err != nil {
+			return ep, err
+		}
+		select {
+		case p := <-done:
+			p.ended = true
+			if p.err != nil {
+				return "", fmt.Errorf("%s failed: %w", sched.name, p.err)
+			}
+			// It may have written the file just before ending.
+			if ep, ok, err := read(); ok || err != nil {
+				return ep, err
+			}
+			return "", fmt.Errorf("%s ended without binding its endpoint", sched.name)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 type proc struct {

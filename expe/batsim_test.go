@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bucma/internal/corpus"
 )
 
 // writeScript writes an executable shell script.
@@ -22,10 +24,7 @@ func writeScript(t *testing.T, dir, name, body string) string {
 // fakeBatsim records its arguments and writes PREFIX_jobs.csv from a real
 // Batsim output.
 func fakeBatsim(t *testing.T, dir, extra string) string {
-	jobs, err := filepath.Abs("testdata/hetero4_jobs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := corpus.Path("hetero4_delays", "out_jobs.csv")
 	return writeScript(t, dir, "batsim", `printf '%s\n' "$@" > "`+dir+`/batsim.args"
 while [ $# -gt 0 ]; do
   case "$1" in -e) prefix="$2"; shift;; esac
@@ -38,10 +37,22 @@ echo "simulation ended"
 `)
 }
 
-func fakeScheduler(t *testing.T, dir, extra string) string {
+// afterBatsimStarts makes the fake scheduler wait until the fake Batsim
+// (in directory BIN) has started.
+const afterBatsimStarts = `until [ -f "BIN/batsim.args" ]; do sleep 0.01; done; `
+
+// fakeEndpoint is the endpoint the fake scheduler says it bound.
+const fakeEndpoint = "tcp://127.0.0.1:4242"
+
+// fakeScheduler records its arguments, runs before, writes fakeEndpoint to
+// its --endpoint-file (atomically, as bucma run does), then runs after.
+func fakeScheduler(t *testing.T, dir, before, after string) string {
 	return writeScript(t, dir, "bucma", `printf '%s\n' "$@" > "`+dir+`/sched.args"
+for a in "$@"; do [ "$prev" = --endpoint-file ] && epfile="$a"; prev="$a"; done
+`+before+`
+echo "`+fakeEndpoint+`" > "$epfile.tmp" && mv "$epfile.tmp" "$epfile"
 echo "scheduler listening"
-`+extra+`
+`+after+`
 `)
 }
 
@@ -66,9 +77,10 @@ func readLines(t *testing.T, path string) []string {
 func TestBatsimEngineCommands(t *testing.T) {
 	e := &BatsimEngine{Batsim: "/opt/batsim", Bucma: "/usr/bin/bucma", BatsimArgs: []string{"--disable-schedule-tracing"}}
 	spec := batsimSpec(t)
-	s, b := e.Commands(spec, 28123)
+	s, b := e.SchedulerCommand(spec), e.BatsimCommand(spec, "tcp://127.0.0.1:28123")
+	epFile := filepath.Join(spec.Dir, EndpointFile)
 	wantS := []string{"/usr/bin/bucma", "run", "--scheduler", "bucma5302", "--option", "base=fcfs", "--option", "pinned-scores=" + PinnedScores,
-		"--trace", spec.Trace, "-s", "tcp://127.0.0.1:28123"}
+		"--trace", spec.Trace, "-s", "tcp://127.0.0.1:*", "--endpoint-file", epFile}
 	wantB := []string{"/opt/batsim", "-p", "/data/platform.xml", "-w", "/data/w.json", "-e", spec.Prefix, "-s", "tcp://127.0.0.1:28123", "--disable-schedule-tracing"}
 	if strings.Join(s, " ") != strings.Join(wantS, " ") {
 		t.Errorf("scheduler argv\n got %q\nwant %q", s, wantS)
@@ -77,8 +89,10 @@ func TestBatsimEngineCommands(t *testing.T) {
 		t.Errorf("batsim argv\n got %q\nwant %q", b, wantB)
 	}
 	cl := e.CommandLine(spec)
-	if !strings.Contains(cl, "tcp://127.0.0.1:PORT") || !strings.Contains(cl, " & /opt/batsim -p") {
-		t.Errorf("command line %q", cl)
+	wantCL := ShellJoin(wantS) + " & until [ -s " + epFile + " ]; do sleep 0.1; done; /opt/batsim -p /data/platform.xml -w /data/w.json -e " +
+		spec.Prefix + ` -s "$(cat ` + epFile + `)" --disable-schedule-tracing`
+	if cl != wantCL {
+		t.Errorf("command line\n got %s\nwant %s", cl, wantCL)
 	}
 	if got := ShellJoin([]string{"a b", "it's", "plain-1.0", ""}); got != `'a b' 'it'\''s' plain-1.0 ''` {
 		t.Errorf("ShellJoin = %s", got)
@@ -87,21 +101,27 @@ func TestBatsimEngineCommands(t *testing.T) {
 
 func TestBatsimEngineRunsBothProcesses(t *testing.T) {
 	bin := t.TempDir()
-	e := &BatsimEngine{Batsim: fakeBatsim(t, bin, ""), Bucma: fakeScheduler(t, bin, "")}
+	e := &BatsimEngine{Batsim: fakeBatsim(t, bin, ""), Bucma: fakeScheduler(t, bin, "", "")}
 	spec := batsimSpec(t)
 	if err := e.Run(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
+	// Batsim is given the endpoint the scheduler wrote once bound.
 	sched, bats := readLines(t, filepath.Join(bin, "sched.args")), readLines(t, filepath.Join(bin, "batsim.args"))
-	endpoint := sched[len(sched)-1]
-	if !strings.HasPrefix(endpoint, "tcp://127.0.0.1:") || bats[7] != endpoint || endpoint == "tcp://127.0.0.1:0" {
-		t.Errorf("endpoints: scheduler %q, batsim %q", endpoint, bats[7])
+	if got := sched[len(sched)-3:]; got[0] != "tcp://127.0.0.1:*" || got[2] != filepath.Join(spec.Dir, EndpointFile) {
+		t.Errorf("scheduler endpoint arguments %q", got)
+	}
+	if bats[6] != "-s" || bats[7] != fakeEndpoint {
+		t.Errorf("batsim endpoint %q %q, want -s %s", bats[6], bats[7], fakeEndpoint)
+	}
+	if _, err := os.Stat(filepath.Join(spec.Dir, EndpointFile)); !os.IsNotExist(err) {
+		t.Errorf("endpoint file left in the run directory: %v", err)
 	}
 	if rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 13 {
 		t.Errorf("outputs: %d rows, %v", len(rows), err)
 	}
 	log := strings.Join(readLines(t, spec.Log), "\n")
-	for _, want := range []string{"# scheduler: ", "[scheduler] scheduler listening", "[batsim] [batsim] simulation starts", "[batsim] simulation ended"} {
+	for _, want := range []string{"# scheduler: ", "[scheduler] scheduler listening", "# batsim: ", "[batsim] [batsim] simulation starts", "[batsim] simulation ended"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
@@ -110,19 +130,25 @@ func TestBatsimEngineRunsBothProcesses(t *testing.T) {
 
 func TestBatsimEngineFailures(t *testing.T) {
 	cases := []struct {
-		name, batsim, sched string
-		want                []string
+		name, batsim, schedBefore, schedAfter string
+		want                                  []string
+		batsimStarts                          bool
 	}{
-		{"batsim fails", "echo 'cannot read platform' >&2; exit 3", "", []string{"batsim failed: exit status 3"}},
-		// The scheduler fails: Batsim (which would wait for it forever) is stopped.
-		{"scheduler fails", "exec sleep 1000", "echo 'bad option' >&2; exit 2", []string{"scheduler failed: exit status 2"}},
+		{"batsim fails", "echo 'cannot read platform' >&2; exit 3", "", "", []string{"batsim failed: exit status 3"}, true},
+		// The scheduler fails once Batsim runs: Batsim (which would wait
+		// for it forever) is stopped.
+		{"scheduler fails", "exec sleep 1000", "", afterBatsimStarts + "echo 'bad option' >&2; exit 2", []string{"scheduler failed: exit status 2"}, true},
+		// The scheduler cannot bind: Batsim is never started.
+		{"scheduler fails before binding", "", "echo 'address in use' >&2; exit 1", "", []string{"scheduler failed: exit status 1"}, false},
+		{"scheduler ends before binding", "", "exit 0", "", []string{"scheduler ended without binding its endpoint"}, false},
 		// Batsim ended but the scheduler never does: stopped after the grace period.
-		{"scheduler hangs", "", "exec sleep 1000", []string{"scheduler still running"}},
+		{"scheduler hangs", "", "", "exec sleep 1000", []string{"scheduler still running"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			bin := t.TempDir()
-			e := &BatsimEngine{Batsim: fakeBatsim(t, bin, c.batsim), Bucma: fakeScheduler(t, bin, c.sched), Grace: 200 * time.Millisecond}
+			c.schedAfter = strings.ReplaceAll(c.schedAfter, "BIN", bin)
+			e := &BatsimEngine{Batsim: fakeBatsim(t, bin, c.batsim), Bucma: fakeScheduler(t, bin, c.schedBefore, c.schedAfter), Grace: 200 * time.Millisecond}
 			spec := batsimSpec(t)
 			err := e.Run(context.Background(), spec)
 			if err == nil {
@@ -132,6 +158,9 @@ func TestBatsimEngineFailures(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
+			}
+			if _, err := os.Stat(filepath.Join(bin, "batsim.args")); (err == nil) != c.batsimStarts {
+				t.Errorf("batsim started: %v, want %v", err == nil, c.batsimStarts)
 			}
 		})
 	}
@@ -146,7 +175,7 @@ func TestBatsimEngineFailures(t *testing.T) {
 // A whole campaign through the Batsim engine with the fake processes.
 func TestBatsimEngineCampaign(t *testing.T) {
 	bin := t.TempDir()
-	e := &BatsimEngine{Batsim: fakeBatsim(t, bin, ""), Bucma: fakeScheduler(t, bin, "")}
+	e := &BatsimEngine{Batsim: fakeBatsim(t, bin, ""), Bucma: fakeScheduler(t, bin, "", "")}
 	plan := testPlan(t, "walltime-trust", 1)
 	dir := t.TempDir()
 	camp := newCampaign(plan, dir, e, 2)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"bucma/internal/corpus"
 	"bucma/schedulers"
 )
 
@@ -85,7 +86,7 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 }
 
 func TestGanttChart(t *testing.T) {
-	rows, err := ReadJobsFile("testdata/hetero4_jobs.csv")
+	rows, err := ReadJobsFile(corpus.Path("hetero4_delays", "out_jobs.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
 func FuzzReadJobsCSV(f *testing.F) {
-	for _, p := range []string{"testdata/small_jobs.csv", "testdata/hetero4_jobs.csv", "testdata/users_fields_jobs.csv"} {
+	for _, p := range []string{"testdata/small_jobs.csv", corpus.Path("hetero4_delays", "out_jobs.csv"), corpus.Path("users_fields", "out_jobs.csv")} {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -3,12 +3,14 @@ package platforms
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
+	"bucma/internal/units"
 )
 
 func mustBundled(t *testing.T, name string) *Platform {
@@ -63,7 +65,7 @@ func checkCommon(t *testing.T, p *Platform) {
 		if h.ID != i {
 			t.Errorf("host %s: id %d at index %d", h.Name, h.ID, i)
 		}
-		ps, err := ParseSpeed(h.Properties["speed"])
+		ps, err := units.ParseSpeed(h.Properties["speed"])
 		if err != nil || ps != h.Speed {
 			t.Errorf("%s: speed property %q (%v) differs from speed %g", h.Name, h.Properties["speed"], err, h.Speed)
 		}
@@ -244,7 +246,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q): no hosts", name)
 		}
 	}
-	p, err := Resolve(filepath.Join("testdata", "hetero4_delays.xml"))
+	p, err := Resolve(corpus.Path("hetero4_delays", "platform.xml"))
 	if err != nil || len(p.Hosts) != 4 {
 		t.Errorf("Resolve(path): %v", err)
 	}

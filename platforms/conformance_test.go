@@ -3,15 +3,15 @@ package platforms
 import (
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
-// The testdata files <case>.xml are the platforms of the Batsim 4.2.1
-// conformance corpus, and <case>.resources.json the compute_resources that
-// Batsim sent for them in SIMULATION_BEGINS.
+// The platforms of the Batsim 4.2.1 conformance corpus, read as Batsim
+// read them: the hosts must be the compute_resources Batsim sent in
+// SIMULATION_BEGINS.
 
 type batsimResource struct {
 	ID             int               `json:"id"`
@@ -33,23 +33,20 @@ func TestConformancePlatforms(t *testing.T) {
 		{"hetero8_compute", 5e-6, 150e-6, []float64{3e9, 4e9, 5e9, 6e9, 7e9, 8e9, 1e9, 2e9}},
 		{"users_fields", 0, 20e-6, []float64{2e9, 4e9}},
 		{"kill_resubmit", 5e-6, 10e-6, []float64{4e9, 2e9, 2e9, 2e9}},
-		{"protocol_violations", 5e-6, 10e-6, []float64{1e9, 2e9}},
+		{"pv_alloc_too_big", 5e-6, 10e-6, []float64{1e9, 2e9}}, // the platform of every protocol-violation case
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := Load(filepath.Join("testdata", c.name+".xml"))
+			p, err := Load(corpus.Path(c.name, "platform.xml"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw, err := os.ReadFile(filepath.Join("testdata", c.name+".resources.json"))
-			if err != nil {
+			compute, storage := corpus.Resources(t, c.name)
+			var want struct{ Compute, Storage []batsimResource }
+			if err := json.Unmarshal(compute, &want.Compute); err != nil {
 				t.Fatal(err)
 			}
-			var want struct {
-				Compute []batsimResource `json:"compute_resources"`
-				Storage []batsimResource `json:"storage_resources"`
-			}
-			if err := json.Unmarshal(raw, &want); err != nil {
+			if err := json.Unmarshal(storage, &want.Storage); err != nil {
 				t.Fatal(err)
 			}
 			if len(p.Hosts) != len(want.Compute) || len(p.Storage) != len(want.Storage) {

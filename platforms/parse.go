@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"bucma/internal/units"
 )
 
 // DefaultMasterHost is Batsim's default master-host name (its -m option).
@@ -351,7 +353,7 @@ func (p *parser) addHost(name, speed string, cores int, z *zone, line int, elem 
 	if len(p.hosts) >= maxHosts {
 		return nil, p.errf(line, "<%s id=%q>: more than %d hosts", elem, name, maxHosts)
 	}
-	speeds, err := ParseSpeeds(speed)
+	speeds, err := units.ParseSpeeds(speed)
 	if err != nil {
 		return nil, p.errf(line, "<%s id=%q>: %v", elem, name, err)
 	}
@@ -370,7 +372,7 @@ func (p *parser) addLink(name, latency string, line int, elem string, splitDuple
 	lat := 0.0
 	if latency != "" {
 		var err error
-		if lat, err = ParseLatency(latency); err != nil {
+		if lat, err = units.ParseLatency(latency); err != nil {
 			return nil, p.errf(line, "<%s id=%q>: %v", elem, name, err)
 		}
 	}
@@ -525,7 +527,7 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 
 	case "link":
 		for _, bw := range strings.Split(a["bandwidth"], ",") {
-			if _, err := ParseBandwidth(bw); err != nil {
+			if _, err := units.ParseBandwidth(bw); err != nil {
 				return f, p.errf(line, "<link id=%q>: %v", a["id"], err)
 			}
 		}
@@ -535,7 +537,7 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		}
 
 	case "backbone":
-		if _, err := ParseBandwidth(a["bandwidth"]); err != nil {
+		if _, err := units.ParseBandwidth(a["bandwidth"]); err != nil {
 			return f, p.errf(line, "<backbone id=%q>: %v", a["id"], err)
 		}
 		if _, err := p.addLink(a["id"], a["latency"], line, "backbone", false); err != nil {
@@ -616,11 +618,11 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 	}
 	lat := 0.0
 	if s := a["lat"]; s != "" {
-		if lat, err = ParseLatency(s); err != nil {
+		if lat, err = units.ParseLatency(s); err != nil {
 			return frame{}, p.errf(line, "<cluster id=%q>: lat: %v", id, err)
 		}
 	}
-	if _, err := ParseBandwidth(a["bw"]); err != nil {
+	if _, err := units.ParseBandwidth(a["bw"]); err != nil {
 		return frame{}, p.errf(line, "<cluster id=%q>: bw: %v", id, err)
 	}
 	parseOpt := func(attr string, f func(string) (float64, error)) (float64, error) {
@@ -634,23 +636,23 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 		}
 		return v, nil
 	}
-	bbBw, err := parseOpt("bb_bw", ParseBandwidth)
+	bbBw, err := parseOpt("bb_bw", units.ParseBandwidth)
 	if err != nil {
 		return frame{}, err
 	}
-	bbLat, err := parseOpt("bb_lat", ParseLatency)
+	bbLat, err := parseOpt("bb_lat", units.ParseLatency)
 	if err != nil {
 		return frame{}, err
 	}
-	loBw, err := parseOpt("loopback_bw", ParseBandwidth)
+	loBw, err := parseOpt("loopback_bw", units.ParseBandwidth)
 	if err != nil {
 		return frame{}, err
 	}
-	loLat, err := parseOpt("loopback_lat", ParseLatency)
+	loLat, err := parseOpt("loopback_lat", units.ParseLatency)
 	if err != nil {
 		return frame{}, err
 	}
-	limiter, err := parseOpt("limiter_link", ParseBandwidth)
+	limiter, err := parseOpt("limiter_link", units.ParseBandwidth)
 	if err != nil {
 		return frame{}, err
 	}
@@ -724,7 +726,7 @@ func (p *parser) addCabinet(a map[string]string, line int, cur *zone) error {
 	}
 	lat := 0.0
 	if s := a["lat"]; s != "" {
-		if lat, err = ParseLatency(s); err != nil {
+		if lat, err = units.ParseLatency(s); err != nil {
 			return p.errf(line, "<cabinet id=%q>: lat: %v", id, err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	json "github.com/goccy/go-json"
+
+	"bucma/internal/batsimfmt"
 )
 
 // EncodeBatsim writes a Batsim -> scheduler message exactly as Batsim 4.2.1
@@ -19,7 +21,7 @@ import (
 func EncodeBatsim(m *Message) []byte {
 	b := make([]byte, 0, 128+96*len(m.Events))
 	b = append(b, `{"now":`...)
-	b = appendBatsimFloat(b, m.Now)
+	b = batsimfmt.AppendFloat(b, m.Now)
 	b = append(b, `,"events":[`...)
 	for i := range m.Events {
 		if i > 0 {
@@ -27,52 +29,14 @@ func EncodeBatsim(m *Message) []byte {
 		}
 		e := &m.Events[i]
 		b = append(b, `{"timestamp":`...)
-		b = appendBatsimFloat(b, e.Timestamp)
+		b = batsimfmt.AppendFloat(b, e.Timestamp)
 		b = append(b, `,"type":`...)
-		b = appendRapidString(b, e.Type)
+		b = batsimfmt.AppendString(b, e.Type)
 		b = append(b, `,"data":`...)
 		b = appendBatsimData(b, e.Data)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
-}
-
-// appendBatsimFloat prints a double like Batsim's writer ("%f").
-func appendBatsimFloat(b []byte, f float64) []byte {
-	return strconv.AppendFloat(b, f, 'f', 6, 64)
-}
-
-const rapidHex = "0123456789ABCDEF"
-
-// appendRapidString escapes s like rapidjson's Writer.
-func appendRapidString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			if c < 0x20 {
-				b = append(b, '\\', 'u', '0', '0', rapidHex[c>>4], rapidHex[c&0xF])
-			} else {
-				b = append(b, c)
-			}
-		}
-	}
-	return append(b, '"')
 }
 
 func appendRaw(b []byte, raw json.RawMessage, empty string) []byte {
@@ -93,9 +57,9 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendRapidString(b, k)
+		b = batsimfmt.AppendString(b, k)
 		b = append(b, ':')
-		b = appendRapidString(b, m[k])
+		b = batsimfmt.AppendString(b, m[k])
 	}
 	return append(b, '}')
 }
@@ -117,9 +81,9 @@ func appendResources(b []byte, rs []Resource) []byte {
 		b = append(b, `{"id":`...)
 		b = strconv.AppendInt(b, int64(r.ID), 10)
 		b = append(b, `,"name":`...)
-		b = appendRapidString(b, r.Name)
+		b = batsimfmt.AppendString(b, r.Name)
 		b = append(b, `,"state":`...)
-		b = appendRapidString(b, r.State)
+		b = batsimfmt.AppendString(b, r.State)
 		b = append(b, `,"properties":`...)
 		b = appendStringMap(b, r.Properties)
 		b = append(b, `,"zone_properties":`...)
@@ -131,7 +95,7 @@ func appendResources(b []byte, rs []Resource) []byte {
 
 func appendProgress(b []byte, p *JobProgress) []byte {
 	b = append(b, `{"profile_name":`...)
-	b = appendRapidString(b, p.ProfileName)
+	b = batsimfmt.AppendString(b, p.ProfileName)
 	if p.CurrentTaskIndex != nil || p.CurrentTask != nil {
 		idx := -1
 		if p.CurrentTaskIndex != nil {
@@ -149,7 +113,7 @@ func appendProgress(b []byte, p *JobProgress) []byte {
 			v = *p.Progress
 		}
 		b = append(b, `,"progress":`...)
-		b = appendBatsimFloat(b, v)
+		b = batsimfmt.AppendFloat(b, v)
 	}
 	return append(b, '}')
 }
@@ -171,11 +135,11 @@ func appendBatsimData(b []byte, data any) []byte {
 		b = append(b, `,"config":{"redis-enabled":`...)
 		b = appendBool(b, c.RedisEnabled)
 		b = append(b, `,"redis-hostname":`...)
-		b = appendRapidString(b, c.RedisHostname)
+		b = batsimfmt.AppendString(b, c.RedisHostname)
 		b = append(b, `,"redis-port":`...)
 		b = strconv.AppendInt(b, int64(c.RedisPort), 10)
 		b = append(b, `,"redis-prefix":`...)
-		b = appendRapidString(b, c.RedisPrefix)
+		b = batsimfmt.AppendString(b, c.RedisPrefix)
 		b = append(b, `,"profiles-forwarded-on-submission":`...)
 		b = appendBool(b, c.ProfilesForwardedOnSubmission)
 		b = append(b, `,"dynamic-jobs-enabled":`...)
@@ -185,7 +149,7 @@ func appendBatsimData(b []byte, data any) []byte {
 		b = append(b, `,"profile-reuse-enabled":`...)
 		b = appendBool(b, c.ProfileReuseEnabled)
 		b = append(b, `,"sched-config":`...)
-		b = appendRapidString(b, c.SchedConfig)
+		b = batsimfmt.AppendString(b, c.SchedConfig)
 		b = append(b, `,"forward-unknown-events":`...)
 		b = appendBool(b, c.ForwardUnknownEvents)
 		b = append(b, `},"compute_resources":`...)
@@ -204,7 +168,7 @@ func appendBatsimData(b []byte, data any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendRapidString(b, wl)
+			b = batsimfmt.AppendString(b, wl)
 			b = append(b, ":{"...)
 			names := make([]string, 0, len(d.Profiles[wl]))
 			for n := range d.Profiles[wl] {
@@ -215,7 +179,7 @@ func appendBatsimData(b []byte, data any) []byte {
 				if j > 0 {
 					b = append(b, ',')
 				}
-				b = appendRapidString(b, n)
+				b = batsimfmt.AppendString(b, n)
 				b = append(b, ':')
 				b = appendRaw(b, d.Profiles[wl][n], "{}")
 			}
@@ -226,7 +190,7 @@ func appendBatsimData(b []byte, data any) []byte {
 		return append(b, "{}"...)
 	case *JobSubmitted:
 		b = append(b, `{"job_id":`...)
-		b = appendRapidString(b, d.JobID)
+		b = batsimfmt.AppendString(b, d.JobID)
 		if len(d.Job) > 0 {
 			b = append(b, `,"job":`...)
 			b = append(b, d.Job...)
@@ -238,13 +202,13 @@ func appendBatsimData(b []byte, data any) []byte {
 		return append(b, '}')
 	case *JobCompleted:
 		b = append(b, `{"job_id":`...)
-		b = appendRapidString(b, d.JobID)
+		b = batsimfmt.AppendString(b, d.JobID)
 		b = append(b, `,"job_state":`...)
-		b = appendRapidString(b, d.JobState)
+		b = batsimfmt.AppendString(b, d.JobState)
 		b = append(b, `,"return_code":`...)
 		b = strconv.AppendInt(b, int64(d.ReturnCode), 10)
 		b = append(b, `,"alloc":`...)
-		b = appendRapidString(b, d.Alloc)
+		b = batsimfmt.AppendString(b, d.Alloc)
 		return append(b, '}')
 	case *JobKilled:
 		b = append(b, `{"job_ids":[`...)
@@ -252,7 +216,7 @@ func appendBatsimData(b []byte, data any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendRapidString(b, id)
+			b = batsimfmt.AppendString(b, id)
 		}
 		b = append(b, `],"job_progress":{`...)
 		ids := make([]string, 0, len(d.JobProgress))
@@ -264,7 +228,7 @@ func appendBatsimData(b []byte, data any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendRapidString(b, id)
+			b = batsimfmt.AppendString(b, id)
 			b = append(b, ':')
 			b = appendProgress(b, d.JobProgress[id])
 		}
@@ -275,27 +239,27 @@ func appendBatsimData(b []byte, data any) []byte {
 			return append(b, d.Raw...)
 		}
 		b = append(b, `{"type":`...)
-		b = appendRapidString(b, d.Kind)
+		b = batsimfmt.AppendString(b, d.Kind)
 		if d.Kind == NotifyMachineAvailable || d.Kind == NotifyMachineUnavailable {
 			b = append(b, `,"resources":`...)
-			b = appendRapidString(b, d.Resources)
+			b = batsimfmt.AppendString(b, d.Resources)
 		}
 		return append(b, '}')
 	case *ResourceStateChanged:
 		b = append(b, `{"resources":`...)
-		b = appendRapidString(b, d.Resources)
+		b = batsimfmt.AppendString(b, d.Resources)
 		b = append(b, `,"state":`...)
-		b = appendRapidString(b, d.State)
+		b = batsimfmt.AppendString(b, d.State)
 		return append(b, '}')
 	case *FromJobMsg:
 		b = append(b, `{"job_id":`...)
-		b = appendRapidString(b, d.JobID)
+		b = batsimfmt.AppendString(b, d.JobID)
 		b = append(b, `,"msg":`...)
 		b = appendRaw(b, d.Msg, "{}")
 		return append(b, '}')
 	case *BatsimAnswer:
 		b = append(b, `{"consumed_energy":`...)
-		b = appendBatsimFloat(b, d.ConsumedEnergy)
+		b = batsimfmt.AppendFloat(b, d.ConsumedEnergy)
 		return append(b, '}')
 	case *Unknown:
 		return appendRaw(b, d.Raw, "{}")

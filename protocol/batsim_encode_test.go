@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
 // batsimNumbers finds the numbers of a compact JSON text outside strings
@@ -19,31 +21,31 @@ var batsimNumbers = regexp.MustCompile(`[:\[,]-?[0-9][0-9.eE+-]*`)
 func TestEncodeBatsimRoundTrip(t *testing.T) {
 	dec := quietDecoder()
 	n := 0
-	for _, path := range transcriptFiles(t) {
-		for _, l := range readTranscript(t, path) {
-			if l.direction() != FromBatsim {
+	for _, tr := range corpus.Transcripts(t) {
+		for _, l := range tr.Lines(t) {
+			if direction(l) != FromBatsim {
 				continue
 			}
 			m, err := dec.Decode([]byte(l.Raw), FromBatsim)
 			if err != nil {
-				t.Fatalf("%s seq %d: %v", path, l.Seq, err)
+				t.Fatalf("%s seq %d: %v", tr.Name(), l.Seq, err)
 			}
 			got := string(EncodeBatsim(m))
 			n++
 			if !strings.Contains(l.Raw, `"SIMULATION_BEGINS"`) {
 				if got != l.Raw {
-					t.Errorf("%s seq %d:\nwant %s\ngot  %s", path, l.Seq, l.Raw, got)
+					t.Errorf("%s seq %d:\nwant %s\ngot  %s", tr.Name(), l.Seq, l.Raw, got)
 				}
 				continue
 			}
 			if !reflect.DeepEqual(generic(t, []byte(l.Raw)), generic(t, []byte(got))) {
-				t.Errorf("%s seq %d: SIMULATION_BEGINS differs:\nwant %s\ngot  %s", path, l.Seq, l.Raw, got)
+				t.Errorf("%s seq %d: SIMULATION_BEGINS differs:\nwant %s\ngot  %s", tr.Name(), l.Seq, l.Raw, got)
 			}
 			a, b := batsimNumbers.FindAllString(l.Raw, -1), batsimNumbers.FindAllString(got, -1)
 			sort.Strings(a)
 			sort.Strings(b)
 			if !reflect.DeepEqual(a, b) {
-				t.Errorf("%s seq %d: number spellings differ: %v vs %v", path, l.Seq, a, b)
+				t.Errorf("%s seq %d: number spellings differ: %v vs %v", tr.Name(), l.Seq, a, b)
 			}
 		}
 	}

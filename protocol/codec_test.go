@@ -3,20 +3,21 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
 // refusedReplies are the scheduler replies of the conformance corpus that
 // made Batsim 4.2.1 abort on a rule visible in the message itself; the value
 // is a fragment of the decoder's error. (protocol_violations/README.md)
 var refusedReplies = map[string]string{
-	"pv_event_after_now.transcript.jsonl:3": "later than now",
-	"pv_cml_now.transcript.jsonl:3":         "CALL_ME_LATER",
-	"pv_cml_past.transcript.jsonl:3":        "CALL_ME_LATER",
-	"pv_dyn_no_subtime.transcript.jsonl:3":  "subtime",
+	"pv_event_after_now/transcript.jsonl:3": "later than now",
+	"pv_cml_now/transcript.jsonl:3":         "CALL_ME_LATER",
+	"pv_cml_past/transcript.jsonl:3":        "CALL_ME_LATER",
+	"pv_dyn_no_subtime/transcript.jsonl:3":  "subtime",
 }
 
 // TestTranscriptsDecode decodes every message of every transcript in its
@@ -24,13 +25,13 @@ var refusedReplies = map[string]string{
 // transcript's msg field): the envelope, each event's type and timestamp,
 // and the event data re-marshalled from the typed payload.
 func TestTranscriptsDecode(t *testing.T) {
-	for _, path := range transcriptFiles(t) {
-		name := filepath.Base(path)
+	for _, tr := range corpus.Transcripts(t) {
+		name := tr.Name()
 		t.Run(name, func(t *testing.T) {
 			dec := quietDecoder()
 			nb, ns := 0, 0
-			for _, l := range readTranscript(t, path) {
-				m, err := dec.Decode([]byte(l.Raw), l.direction())
+			for _, l := range tr.Lines(t) {
+				m, err := dec.Decode([]byte(l.Raw), direction(l))
 				key := name + ":" + itoa(l.Seq)
 				if frag, bad := refusedReplies[key]; bad {
 					if err == nil || !strings.Contains(err.Error(), frag) {
@@ -42,7 +43,7 @@ func TestTranscriptsDecode(t *testing.T) {
 					t.Fatalf("seq %d (%s): %v", l.Seq, l.Dir, err)
 				}
 				checkAgainstReference(t, l, m)
-				if l.direction() == FromBatsim {
+				if direction(l) == FromBatsim {
 					nb++
 				} else {
 					ns++
@@ -71,7 +72,7 @@ type refMessage struct {
 	Events []refEvent `json:"events"`
 }
 
-func checkAgainstReference(t *testing.T, l transcriptLine, m *Message) {
+func checkAgainstReference(t *testing.T, l corpus.Line, m *Message) {
 	t.Helper()
 	var ref refMessage
 	if err := json.Unmarshal(l.Msg, &ref); err != nil {
@@ -91,7 +92,7 @@ func checkAgainstReference(t *testing.T, l transcriptLine, m *Message) {
 		if _, unknown := e.Data.(*Unknown); unknown {
 			t.Fatalf("seq %d event %d: type %s decoded as unknown", l.Seq, i, e.Type)
 		}
-		if l.direction() == FromBatsim {
+		if direction(l) == FromBatsim {
 			got, err := json.Marshal(e.Data)
 			if err != nil {
 				t.Fatalf("seq %d event %d: %v", l.Seq, i, err)
@@ -108,10 +109,10 @@ func checkAgainstReference(t *testing.T, l transcriptLine, m *Message) {
 // recorded reply, decode without error, and re-encode to the same bytes.
 func TestSchedulerRepliesRoundTrip(t *testing.T) {
 	n := 0
-	for _, path := range transcriptFiles(t) {
-		name := filepath.Base(path)
-		for _, l := range readTranscript(t, path) {
-			if l.direction() != FromScheduler {
+	for _, tr := range corpus.Transcripts(t) {
+		name := tr.Name()
+		for _, l := range tr.Lines(t) {
+			if direction(l) != FromScheduler {
 				continue
 			}
 			if _, bad := refusedReplies[name+":"+itoa(l.Seq)]; bad {
@@ -152,9 +153,9 @@ func TestSchedulerRepliesRoundTrip(t *testing.T) {
 // TestBatsimMessagesDecodeStable checks that decoding a Batsim message is a
 // function of its text: two decodings give equal typed messages.
 func TestBatsimMessagesDecodeStable(t *testing.T) {
-	for _, path := range transcriptFiles(t) {
-		for _, l := range readTranscript(t, path) {
-			if l.direction() != FromBatsim {
+	for _, tr := range corpus.Transcripts(t) {
+		for _, l := range tr.Lines(t) {
+			if direction(l) != FromBatsim {
 				continue
 			}
 			a, err := quietDecoder().Decode([]byte(l.Raw), FromBatsim)
@@ -166,7 +167,7 @@ func TestBatsimMessagesDecodeStable(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(a, b) {
-				t.Fatalf("%s seq %d: two decodings differ", path, l.Seq)
+				t.Fatalf("%s seq %d: two decodings differ", tr.Name(), l.Seq)
 			}
 		}
 	}
@@ -190,24 +191,13 @@ func rawEventOf(t *testing.T, raw string, i int) (now float64, ts float64, typ s
 	return m.Now, e.Timestamp, e.Type, e.Data
 }
 
-func lineOf(t *testing.T, file string, seq int) transcriptLine {
-	t.Helper()
-	for _, l := range readTranscript(t, filepath.Join("testdata", file)) {
-		if l.Seq == seq {
-			return l
-		}
-	}
-	t.Fatalf("%s: no seq %d", file, seq)
-	return transcriptLine{}
-}
-
 // TestProtocolViolations covers each faulty reply of the corpus: the
 // message-level ones are refused by the decoder (above) and cannot be built
 // with Reply; the state-level one (allocation size) and the legal ones are
 // accepted at this level.
 func TestProtocolViolations(t *testing.T) {
 	t.Run("event_after_now", func(t *testing.T) {
-		l := lineOf(t, "pv_event_after_now.transcript.jsonl", 3)
+		l := corpus.ReadLine(t, "pv_event_after_now", "transcript.jsonl", 3)
 		now, ts, typ, data := rawEventOf(t, l.Raw, 0)
 		if !(ts > now) || typ != TypeExecuteJob {
 			t.Fatalf("unexpected fixture: %s at %v, now %v", typ, ts, now)
@@ -232,7 +222,7 @@ func TestProtocolViolations(t *testing.T) {
 	})
 	for _, c := range []string{"pv_cml_now", "pv_cml_past"} {
 		t.Run(c, func(t *testing.T) {
-			l := lineOf(t, c+".transcript.jsonl", 3)
+			l := corpus.ReadLine(t, c, "transcript.jsonl", 3)
 			now, _, typ, data := rawEventOf(t, l.Raw, 0)
 			if typ != TypeCallMeLater {
 				t.Fatalf("unexpected fixture %s", typ)
@@ -248,7 +238,7 @@ func TestProtocolViolations(t *testing.T) {
 		})
 	}
 	t.Run("dyn_no_subtime", func(t *testing.T) {
-		l := lineOf(t, "pv_dyn_no_subtime.transcript.jsonl", 3)
+		l := corpus.ReadLine(t, "pv_dyn_no_subtime", "transcript.jsonl", 3)
 		now, _, typ, data := rawEventOf(t, l.Raw, 1)
 		if typ != TypeRegisterJob {
 			t.Fatalf("unexpected fixture %s", typ)
@@ -270,7 +260,7 @@ func TestProtocolViolations(t *testing.T) {
 		// Whether an allocation has the right size depends on the job's
 		// res, which only the state knows: the message itself is valid
 		// (the scheduler's Decider refuses it, see package schedulers).
-		l := lineOf(t, "pv_alloc_too_big.transcript.jsonl", 3)
+		l := corpus.ReadLine(t, "pv_alloc_too_big", "transcript.jsonl", 3)
 		m, err := quietDecoder().Decode([]byte(l.Raw), FromScheduler)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
 // FuzzDecode feeds arbitrary bytes to the decoder in both directions: it
@@ -13,9 +15,9 @@ import (
 // builder can rebuild must encode to a message that decodes again and
 // re-encodes to the same bytes. Seeds: every message of the transcripts.
 func FuzzDecode(f *testing.F) {
-	for _, path := range transcriptFiles(f) {
-		for _, l := range readTranscript(f, path) {
-			f.Add([]byte(l.Raw), l.direction() == FromScheduler)
+	for _, tr := range corpus.Transcripts(f) {
+		for _, l := range tr.Lines(f) {
+			f.Add([]byte(l.Raw), direction(l) == FromScheduler)
 		}
 	}
 	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"CALL_ME_LATER","data":{"timestamp":2}}]}`), true)
@@ -95,9 +97,9 @@ func FuzzParseIntervalSet(f *testing.F) {
 	for _, s := range []string{"0-3 5 7-9", "7-9 0-3 5", "5 2-2 7 1-3", "", " 1  2 ", "-1", "3-1", "a", "1-", "1,2", "0-0", "10-12 11"} {
 		f.Add(s)
 	}
-	for _, path := range transcriptFiles(f) {
-		for _, l := range readTranscript(f, path) {
-			m, err := quietDecoder().Decode([]byte(l.Raw), l.direction())
+	for _, tr := range corpus.Transcripts(f) {
+		for _, l := range tr.Lines(f) {
+			m, err := quietDecoder().Decode([]byte(l.Raw), direction(l))
 			if err != nil {
 				continue
 			}

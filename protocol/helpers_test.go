@@ -1,72 +1,22 @@
 package protocol
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"sort"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
-// transcriptLine is one line of a conformance transcript: a message as it
-// was exchanged (raw, the reference) and as Python re-serialised it (msg).
-type transcriptLine struct {
-	Seq int             `json:"seq"`
-	Dir string          `json:"dir"`
-	Raw string          `json:"raw"`
-	Msg json.RawMessage `json:"msg"`
-}
-
-func (l transcriptLine) direction() Direction {
-	if l.Dir == "batsim->sched" {
+// direction is the Direction of a transcript line.
+func direction(l corpus.Line) Direction {
+	if l.FromBatsim() {
 		return FromBatsim
 	}
 	return FromScheduler
-}
-
-// transcriptFiles lists every transcript copied into testdata.
-func transcriptFiles(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "*transcript*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no transcript in testdata")
-	}
-	sort.Strings(files)
-	return files
-}
-
-func readTranscript(t testing.TB, path string) []transcriptLine {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []transcriptLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var l transcriptLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, l)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: empty transcript", path)
-	}
-	return out
 }
 
 // quietDecoder does not log the unknown keys it meets.

@@ -32,8 +32,8 @@ func (f HandlerFunc) Handle(m *Message) (*Reply, error) { return f(m) }
 type ServeConfig struct {
 	// Endpoint is the ZeroMQ endpoint the REP socket binds (Batsim's
 	// --socket-endpoint connects to it). "" means DefaultEndpoint. A
-	// wildcard port ("tcp://127.0.0.1:*") is allowed; Bound reports the
-	// port the system chose.
+	// wildcard port ("tcp://127.0.0.1:*") is allowed; Listener.Endpoint
+	// and Bound report the port the system chose.
 	Endpoint string
 	// Timeout is how long to wait for each message from Batsim, including
 	// the first; 0 waits forever.
@@ -81,7 +81,86 @@ func excerpt(b []byte, n int) string {
 	return string(b[:n]) + fmt.Sprintf("... (%d bytes)", len(b))
 }
 
-// Serve binds a ZeroMQ REP socket and serves one Batsim simulation: each
+// Serve binds a ZeroMQ REP socket and serves one Batsim simulation: Listen
+// (then cfg.Bound, when set, with the endpoint bound) and Listener.Serve.
+func Serve(ctx context.Context, cfg ServeConfig, h Handler) error {
+	l, err := Listen(cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.Bound != nil {
+		cfg.Bound(l.Endpoint())
+	}
+	return l.Serve(ctx, h)
+}
+
+// Listener is a REP socket bound to its endpoint, ready to serve one
+// simulation. Batsim may connect as soon as Listen has returned.
+type Listener struct {
+	cfg      ServeConfig
+	log      *slog.Logger
+	zctx     *zmq.Context
+	sock     *zmq.Socket
+	endpoint string
+}
+
+// Listen binds a ZeroMQ REP socket to cfg.Endpoint (DefaultEndpoint when
+// empty). With a wildcard port ("tcp://127.0.0.1:*") the system picks a
+// free port as it binds, so no other process can take it in between;
+// Endpoint tells which. The caller must then call Serve, or Close.
+func Listen(cfg ServeConfig) (*Listener, error) {
+	l := &Listener{cfg: cfg, log: cfg.Logger, endpoint: cfg.Endpoint}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	if l.endpoint == "" {
+		l.endpoint = DefaultEndpoint
+	}
+	var err error
+	if l.zctx, err = zmq.NewContext(); err != nil {
+		return nil, fmt.Errorf("zeromq context: %w", err)
+	}
+	if l.sock, err = l.zctx.NewSocket(zmq.REP); err != nil {
+		_ = l.zctx.Term()
+		return nil, fmt.Errorf("zeromq socket: %w", err)
+	}
+	// Until the final reply is sent, closing drops anything pending.
+	if err := l.sock.SetLinger(0); err != nil {
+		_ = l.close(0)
+		return nil, fmt.Errorf("zeromq socket: %w", err)
+	}
+	if err := l.sock.Bind(l.endpoint); err != nil {
+		_ = l.close(0)
+		return nil, fmt.Errorf("cannot listen on %s: %w", l.endpoint, err)
+	}
+	if last, lerr := l.sock.GetLastEndpoint(); lerr == nil && last != "" {
+		l.endpoint = last
+	}
+	l.log.Info("waiting for Batsim", "endpoint", l.endpoint)
+	return l, nil
+}
+
+// Endpoint is the endpoint the socket is bound to, wildcard port resolved
+// ("tcp://127.0.0.1:*" gives "tcp://127.0.0.1:41237").
+func (l *Listener) Endpoint() string { return l.endpoint }
+
+// Close releases the socket of a listener that will not serve.
+func (l *Listener) Close() error { return l.close(0) }
+
+// close closes the socket, letting pending messages leave for up to
+// linger, and the ZeroMQ context.
+func (l *Listener) close(linger time.Duration) (err error) {
+	_ = l.sock.SetLinger(linger)
+	if cerr := l.sock.Close(); cerr != nil {
+		err = fmt.Errorf("closing the socket: %w", cerr)
+	}
+	if terr := l.zctx.Term(); terr != nil && err == nil {
+		err = fmt.Errorf("closing the zeromq context: %w", terr)
+	}
+	return err
+}
+
+// Serve serves one Batsim simulation, then closes the listener: each
 // message is decoded, handed to h, and answered exactly once with the
 // encoded reply. Serve returns nil after answering SIMULATION_ENDS (the
 // answer is flushed before the socket closes), ErrInterrupted when ctx is
@@ -89,54 +168,18 @@ func excerpt(b []byte, n int) string {
 // otherwise: a message that does not decode or an error of the handler ends
 // the conversation without an answer (an invalid answer would make Batsim
 // abort anyway).
-func Serve(ctx context.Context, cfg ServeConfig, h Handler) (err error) {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	endpoint := cfg.Endpoint
-	if endpoint == "" {
-		endpoint = DefaultEndpoint
-	}
+func (l *Listener) Serve(ctx context.Context, h Handler) (err error) {
+	cfg, log, sock := l.cfg, l.log, l.sock
 	linger := cfg.Linger
 	if linger <= 0 {
 		linger = 3 * time.Second
 	}
-
-	zctx, err := zmq.NewContext()
-	if err != nil {
-		return fmt.Errorf("zeromq context: %w", err)
-	}
-	sock, err := zctx.NewSocket(zmq.REP)
-	if err != nil {
-		_ = zctx.Term()
-		return fmt.Errorf("zeromq socket: %w", err)
-	}
-	// Until the final reply is sent, closing drops anything pending.
 	finalLinger := time.Duration(0)
 	defer func() {
-		_ = sock.SetLinger(finalLinger)
-		if cerr := sock.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the socket: %w", cerr)
-		}
-		if terr := zctx.Term(); terr != nil && err == nil {
-			err = fmt.Errorf("closing the zeromq context: %w", terr)
+		if cerr := l.close(finalLinger); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-	if err := sock.SetLinger(0); err != nil {
-		return fmt.Errorf("zeromq socket: %w", err)
-	}
-	if err := sock.Bind(endpoint); err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", endpoint, err)
-	}
-	bound := endpoint
-	if last, lerr := sock.GetLastEndpoint(); lerr == nil && last != "" {
-		bound = last
-	}
-	log.Info("waiting for Batsim", "endpoint", bound)
-	if cfg.Bound != nil {
-		cfg.Bound(bound)
-	}
 
 	poller := zmq.NewPoller()
 	poller.Add(sock, zmq.POLLIN)
@@ -145,7 +188,7 @@ func Serve(ctx context.Context, cfg ServeConfig, h Handler) (err error) {
 	for {
 		if err := waitReadable(ctx, poller, cfg.Timeout); err != nil {
 			if te, ok := err.(*TimeoutError); ok {
-				te.Endpoint, te.Messages = bound, received
+				te.Endpoint, te.Messages = l.endpoint, received
 			}
 			return err
 		}

@@ -1,14 +1,10 @@
 package protocol_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -17,6 +13,8 @@ import (
 
 	zmq "github.com/pebbe/zmq4"
 
+	"bucma/internal/corpus"
+	"bucma/internal/corpus/replies"
 	"bucma/protocol"
 	"bucma/schedulers"
 )
@@ -24,32 +22,6 @@ import (
 // guard bounds every wait of the Batsim side so that a broken server fails
 // the test instead of hanging it; it is not a performance assertion.
 const guard = 60 * time.Second
-
-type line struct {
-	Seq int    `json:"seq"`
-	Dir string `json:"dir"`
-	Raw string `json:"raw"`
-}
-
-func transcript(t *testing.T, name string) []line {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []line
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var l line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
-	}
-	return out
-}
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -148,33 +120,6 @@ func wait(t *testing.T, done <-chan error) error {
 	}
 }
 
-// decisions decodes a scheduler message into its events, re-encoded one by
-// one in the canonical form, for comparison.
-func decisions(t *testing.T, raw []byte) (float64, []string) {
-	t.Helper()
-	m, err := protocol.NewDecoder(discard()).Decode(raw, protocol.FromScheduler)
-	if err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
-	out := make([]string, len(m.Events))
-	for i, e := range m.Events {
-		r := protocol.NewReply(e.Timestamp)
-		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
-			err = r.ExecuteJob(*d)
-		case *protocol.RejectJob:
-			err = r.RejectJob(d.JobID)
-		default:
-			t.Fatalf("unexpected event %s in %s", e.Type, raw)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = string(r.Encode())
-	}
-	return m.Now, out
-}
-
 func fcfsFirstFit(t *testing.T) *schedulers.Session {
 	t.Helper()
 	spec, err := schedulers.Builtin().Lookup("fcfs")
@@ -193,9 +138,9 @@ func fcfsFirstFit(t *testing.T) *schedulers.Session {
 // made them): every reply must carry the recorded decisions at the recorded
 // now, and Serve must return nil once SIMULATION_ENDS is answered.
 func TestServeTranscripts(t *testing.T) {
-	for _, name := range []string{"hetero4_delays.transcript.jsonl", "hetero8_compute.transcript.jsonl", "users_fields.transcript.jsonl"} {
+	for _, name := range []string{"hetero4_delays", "hetero8_compute", "users_fields"} {
 		t.Run(name, func(t *testing.T) {
-			lines := transcript(t, name)
+			lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
 			var mu sync.Mutex
 			observed := map[protocol.Direction]int{}
 			cfg := protocol.ServeConfig{Observe: func(d protocol.Direction, raw []byte) {
@@ -208,7 +153,7 @@ func TestServeTranscripts(t *testing.T) {
 			exchanges := 0
 			for i := 0; i+1 < len(lines); i += 2 {
 				in, want := lines[i], lines[i+1]
-				if in.Dir != "batsim->sched" || want.Dir != "sched->batsim" {
+				if in.Dir != corpus.FromBatsim || want.Dir != corpus.FromScheduler {
 					t.Fatalf("seq %d: transcript does not alternate", in.Seq)
 				}
 				b.send(in.Raw)
@@ -216,8 +161,8 @@ func TestServeTranscripts(t *testing.T) {
 				if got == nil {
 					t.Fatalf("seq %d: no reply", in.Seq)
 				}
-				gotNow, gotEv := decisions(t, got)
-				wantNow, wantEv := decisions(t, []byte(want.Raw))
+				gotNow, gotEv := replies.Decisions(t, got)
+				wantNow, wantEv := replies.Decisions(t, []byte(want.Raw))
 				if gotNow != wantNow || !reflect.DeepEqual(gotEv, wantEv) {
 					t.Fatalf("seq %d: reply\n%s\nrecorded\n%s", want.Seq, got, want.Raw)
 				}
@@ -329,5 +274,60 @@ func TestServeTwice(t *testing.T) {
 	var te *protocol.TimeoutError
 	if err := wait(t, done2); !errors.As(err, &te) {
 		t.Fatalf("second Serve on %s: %v", ep, err)
+	}
+}
+
+// TestListenEphemeralPort: Listen on a wildcard port returns with the port
+// the system picked already bound (a second listener gets another one, and
+// binding the first's endpoint again fails until it is closed); a REQ client
+// connecting to Endpoint is served.
+func TestListenEphemeralPort(t *testing.T) {
+	cfg := protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: discard()}
+	a, err := protocol.Listen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := protocol.Listen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*protocol.Listener{a, b} {
+		if ep := l.Endpoint(); !strings.HasPrefix(ep, "tcp://127.0.0.1:") || strings.Contains(ep, "*") {
+			t.Fatalf("endpoint %q", ep)
+		}
+	}
+	if a.Endpoint() == b.Endpoint() {
+		t.Fatalf("two listeners on %s", a.Endpoint())
+	}
+	if _, err := protocol.Listen(protocol.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()}); err == nil || !strings.Contains(err.Error(), b.Endpoint()) {
+		t.Fatalf("binding a bound endpoint: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := protocol.Listen(protocol.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()})
+	if err != nil {
+		t.Fatalf("endpoint not released by Close: %v", err)
+	}
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	lines := corpus.ReadTranscript(t, "hetero4_delays", "transcript.jsonl")
+	sess := fcfsFirstFit(t)
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(context.Background(), sess) }()
+	bs := dialBatsim(t, a.Endpoint())
+	for i := 0; i+1 < len(lines); i += 2 {
+		bs.send(lines[i].Raw)
+		got := bs.recv()
+		gotNow, gotEv := replies.Decisions(t, got)
+		wantNow, wantEv := replies.Decisions(t, []byte(lines[i+1].Raw))
+		if gotNow != wantNow || !reflect.DeepEqual(gotEv, wantEv) {
+			t.Fatalf("seq %d: reply\n%s\nrecorded\n%s", lines[i+1].Seq, got, lines[i+1].Raw)
+		}
+	}
+	if err := wait(t, done); err != nil {
+		t.Fatalf("Serve after SIMULATION_ENDS: %v", err)
 	}
 }

@@ -21,6 +21,14 @@ type StartRule interface {
 	Apply(s *State, q []*Job, hosts HostSelector, d *Decider)
 }
 
+// arrivalRule is implemented by start rules that have a faster path over
+// the framework's own waiting queue (s.Waiting(), in arrival order), which
+// they may walk through the State's indexes. Composite calls ApplyArrival
+// instead of Apply when its order is the arrival order.
+type arrivalRule interface {
+	ApplyArrival(s *State, hosts HostSelector, d *Decider)
+}
+
 // HostSelector picks n free hosts for a job (n <= s.NbFree()).
 type HostSelector interface {
 	Select(s *State, n int) []int
@@ -123,6 +131,18 @@ type EASY struct{}
 
 // Apply implements StartRule.
 func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
+	easy(s, q, false, hosts, d)
+}
+
+// ApplyArrival is Apply over the framework's waiting queue: the backfill
+// jumps from fitting job to fitting job instead of walking the queue.
+func (EASY) ApplyArrival(s *State, hosts HostSelector, d *Decider) {
+	easy(s, s.waiting, true, hosts, d)
+}
+
+// easy is EASY over q; arrival tells that q is the framework's waiting
+// queue (s.waiting itself).
+func easy(s *State, q []*Job, arrival bool, hosts HostSelector, d *Decider) {
 	i := 0
 	for ; i < len(q); i++ {
 		j := q[i]
@@ -140,9 +160,7 @@ func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 		return
 	}
 	shadow, extra := Reservation(s, q[i].Res)
-	if len(q) == len(s.waiting) && &q[0] == &s.waiting[0] {
-		// The queue is the framework's, in arrival order: jump from fitting
-		// job to fitting job instead of walking the queue.
+	if arrival {
 		pos := s.qbase + int64(i) + 1
 		backfill(s, shadow, extra, hosts, d, func(free int) *Job {
 			p := s.fit.nextFit(pos, free)
@@ -311,17 +329,6 @@ func (FirstFit) Select(s *State, n int) []int {
 	return out
 }
 
-// HostSelectorByName maps the "hosts" option to a selector.
-func HostSelectorByName(name string) (HostSelector, bool) {
-	switch name {
-	case "fastest":
-		return Fastest{}, true
-	case "first-fit":
-		return FirstFit{}, true
-	}
-	return nil, false
-}
-
 // ---------------------------------------------------------------- composition
 
 // Composite is a policy made of an order, a start rule and a host selector.
@@ -337,6 +344,10 @@ func (c *Composite) Decide(s *State, d *Decider) {
 		return
 	}
 	if _, ok := c.Order.(arrivalOrder); ok {
+		if r, ok := c.Rule.(arrivalRule); ok {
+			r.ApplyArrival(s, c.Hosts, d)
+			return
+		}
 		c.Rule.Apply(s, s.Waiting(), c.Hosts, d)
 		return
 	}

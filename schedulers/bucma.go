@@ -329,34 +329,14 @@ type BUCMA struct {
 	retired []string              // ended jobs whose info goes at the next decision
 }
 
-// BUCMABase returns the order and start rule of a base policy: fcfs, easy,
-// minmin or maxmin.
-func BUCMABase(name string) (Order, StartRule, bool) {
-	switch name {
-	case "fcfs":
-		return FCFSOrder{}, Blocking{}, true
-	case "easy":
-		return FCFSOrder{}, EASY{}, true
-	case "minmin":
-		return WalltimeOrder{}, Greedy{}, true
-	case "maxmin":
-		return WalltimeOrder{Descending: true}, Greedy{}, true
-	}
-	return nil, nil, false
-}
-
-// NewBUCMA builds BUCMA over the named base policy.
-func NewBUCMA(base string, w Weights, scores *Scores, hosts HostSelector) (*BUCMA, error) {
-	o, rule, ok := BUCMABase(base)
-	if !ok {
-		return nil, fmt.Errorf("unknown base policy %q (valid: fcfs, easy, minmin, maxmin)", base)
-	}
+// NewBUCMA builds BUCMA over a base policy.
+func NewBUCMA(base Base, w Weights, scores *Scores, hosts HostSelector) *BUCMA {
 	return &BUCMA{
-		Order: &BUCMAOrder{Base: o, Weights: w, Scores: scores},
-		Rule:  rule,
+		Order: &BUCMAOrder{Base: base.Order, Weights: w, Scores: scores},
+		Rule:  base.Rule,
 		Hosts: hosts,
 		info:  map[string]SubmitInfo{},
-	}, nil
+	}
 }
 
 // JobSubmitted implements SubmitObserver.
@@ -430,11 +410,18 @@ func (b *BUCMA) UserScore(user string) int { return b.Order.Scores.Score(user) }
 
 // ---------------------------------------------------------------- registration
 
-var bucmaBaseOption = OptionSpec{
-	Name:    "base",
-	Default: "fcfs",
-	Help:    "base policy whose order gives Ab and whose start rule and host selection run on the re-ranked queue",
-	Values:  []string{"fcfs", "easy", "minmin", "maxmin"},
+// bucmaBaseOption chooses the base among bases.
+func bucmaBaseOption(bases []*Spec) OptionSpec {
+	names := make([]string, len(bases))
+	for i, b := range bases {
+		names[i] = b.Name
+	}
+	return OptionSpec{
+		Name:    "base",
+		Default: "fcfs",
+		Help:    "base policy whose order gives Ab and whose start rule and host selection run on the re-ranked queue",
+		Values:  names,
+	}
 }
 
 var bucmaInitialOption = OptionSpec{
@@ -457,9 +444,10 @@ func bucmaWeightsOption(def Weights) OptionSpec {
 	}
 }
 
-// newBUCMAFromOptions builds BUCMA from resolved options; fixed, when not
-// nil, replaces the weights option (named variants).
-func newBUCMAFromOptions(fixed *Weights) func(Options) (Policy, error) {
+// newBUCMAFromOptions builds BUCMA over one of bases from resolved
+// options; fixed, when not nil, replaces the weights option (named
+// variants).
+func newBUCMAFromOptions(bases []*Spec, fixed *Weights) func(Options) (Policy, error) {
 	return func(opts Options) (Policy, error) {
 		var w Weights
 		if fixed != nil {
@@ -478,33 +466,42 @@ func newBUCMAFromOptions(fixed *Weights) func(Options) (Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		sel, ok := HostSelectorByName(opts["hosts"])
-		if !ok {
-			return nil, fmt.Errorf("unknown host selection %q", opts["hosts"])
+		sel, err := hostsFrom(opts)
+		if err != nil {
+			return nil, err
 		}
-		return NewBUCMA(opts["base"], w, NewScores(initial, pinned), sel)
+		i := slices.IndexFunc(bases, func(b *Spec) bool { return b.Name == opts["base"] })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown base policy %q (valid: %s)", opts["base"], strings.Join(bucmaBaseOption(bases).Values, ", "))
+		}
+		return NewBUCMA(*bases[i].Base, w, NewScores(initial, pinned), sel), nil
 	}
 }
 
-func registerBUCMA(r *Registry) {
-	common := []OptionSpec{bucmaBaseOption, bucmaInitialOption, bucmaPinnedOption, hostsOption}
-	r.Add(Spec{
-		Name:        "bucma",
-		Description: "BUCMA: re-rank a base policy's queue by user trust in walltimes (Sf of Eq. 2) before its start rule runs",
-		Options:     append([]OptionSpec{bucmaWeightsOption(Weights5302)}, common...),
-		New:         newBUCMAFromOptions(nil),
-	})
+func init() { RegisterWrapper(bucmaSpecs) }
+
+// bucmaSpecs are BUCMA and its named weightings, over any of bases.
+func bucmaSpecs(bases []*Spec) []Spec {
+	common := []OptionSpec{bucmaBaseOption(bases), bucmaInitialOption, bucmaPinnedOption, hostsOption}
 	w5302, w4303 := Weights5302, Weights4303
-	r.Add(Spec{
-		Name:        "bucma5302",
-		Description: "BUCMA with weights α=0.5 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.2 (walltime)",
-		Options:     common,
-		New:         newBUCMAFromOptions(&w5302),
-	})
-	r.Add(Spec{
-		Name:        "bucma4303",
-		Description: "BUCMA with weights α=0.4 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.3 (walltime)",
-		Options:     common,
-		New:         newBUCMAFromOptions(&w4303),
-	})
+	return []Spec{
+		{
+			Name:        "bucma",
+			Description: "BUCMA: re-rank a base policy's queue by user trust in walltimes (Sf of Eq. 2) before its start rule runs",
+			Options:     append([]OptionSpec{bucmaWeightsOption(Weights5302)}, common...),
+			New:         newBUCMAFromOptions(bases, nil),
+		},
+		{
+			Name:        "bucma5302",
+			Description: "BUCMA with weights α=0.5 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.2 (walltime)",
+			Options:     common,
+			New:         newBUCMAFromOptions(bases, &w5302),
+		},
+		{
+			Name:        "bucma4303",
+			Description: "BUCMA with weights α=0.4 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.3 (walltime)",
+			Options:     common,
+			New:         newBUCMAFromOptions(bases, &w4303),
+		},
+	}
 }

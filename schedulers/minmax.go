@@ -6,17 +6,11 @@ package schedulers
 // ordering the queue by walltime ascending (descending) and giving each job
 // the fastest free hosts. Every job that fits is started (greedy scan).
 
-func registerMinMax(r *Registry) {
-	r.Add(Spec{
-		Name:        "minmin",
-		Description: "MIN-MIN: shortest walltime first (no walltime = last); start every job that fits, skip the others",
-		Options:     []OptionSpec{hostsOption},
-		New:         composite(WalltimeOrder{}, Greedy{}),
-	})
-	r.Add(Spec{
-		Name:        "maxmin",
-		Description: "MAX-MIN: longest walltime first (no walltime = first); start every job that fits, skip the others",
-		Options:     []OptionSpec{hostsOption},
-		New:         composite(WalltimeOrder{Descending: true}, Greedy{}),
-	})
+func init() {
+	Register(baseSpec("minmin",
+		"MIN-MIN: shortest walltime first (no walltime = last); start every job that fits, skip the others",
+		Base{Order: WalltimeOrder{}, Rule: Greedy{}, Rank: 30}))
+	Register(baseSpec("maxmin",
+		"MAX-MIN: longest walltime first (no walltime = first); start every job that fits, skip the others",
+		Base{Order: WalltimeOrder{Descending: true}, Rule: Greedy{}, Rank: 40}))
 }

@@ -27,6 +27,20 @@ type Spec struct {
 	// New builds the policy from validated options: every option of the spec
 	// is present in opts (defaults filled in).
 	New func(opts Options) (Policy, error)
+	// Base, when set, makes the policy a base that re-ranking policies
+	// (BUCMA) can wrap.
+	Base *Base
+}
+
+// Base is what a re-ranking policy needs to wrap a base policy: the base's
+// queue order (whose ranks it mixes into its own), and the start rule that
+// runs on the re-ranked queue with the wrapper's host selection.
+type Base struct {
+	Order Order
+	Rule  StartRule
+	// Rank places the base among the others wherever they are listed
+	// (BUCMA's base option), lowest first.
+	Rank int
 }
 
 // Options are a policy's option values, as text (CLI form).

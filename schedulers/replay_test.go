@@ -1,70 +1,25 @@
 package schedulers
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"testing"
 
-	json "github.com/goccy/go-json"
-
+	"bucma/internal/corpus"
+	"bucma/internal/corpus/replies"
 	"bucma/protocol"
 )
 
-type transcriptLine struct {
-	Seq int    `json:"seq"`
-	Dir string `json:"dir"`
-	Raw string `json:"raw"`
-}
-
-func readTranscript(t *testing.T, name string) []transcriptLine {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []transcriptLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var l transcriptLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
-// eventsOf decodes a scheduler message into comparable (type, data) pairs.
+// eventsOf returns the decisions of a scheduler message, canonical.
 func eventsOf(t *testing.T, raw []byte) []string {
 	t.Helper()
-	m, err := protocol.NewDecoder(nil).Decode(raw, protocol.FromScheduler)
-	if err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
-	out := make([]string, len(m.Events))
-	for i, e := range m.Events {
-		r := protocol.NewReply(m.Now)
-		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
-			_ = r.ExecuteJob(*d)
-		case *protocol.RejectJob:
-			_ = r.RejectJob(d.JobID)
-		default:
-			t.Fatalf("unexpected event %s", e.Type)
-		}
-		out[i] = string(r.Encode())
-	}
-	return out
+	_, evs := replies.Decisions(t, raw)
+	return evs
 }
 
 // TestReplayFCFSFirstFit plays the Batsim side of transcripts recorded with a
 // strict FCFS first-fit scheduler and checks that fcfs hosts=first-fit gives
 // the same decisions at every step.
 func TestReplayFCFSFirstFit(t *testing.T) {
-	for _, name := range []string{"hetero4_delays.transcript.jsonl", "hetero8_compute.transcript.jsonl", "users_fields.transcript.jsonl"} {
+	for _, name := range []string{"hetero4_delays", "hetero8_compute", "users_fields"} {
 		t.Run(name, func(t *testing.T) {
 			reg := Builtin()
 			spec, _ := reg.Get("fcfs")
@@ -72,7 +27,7 @@ func TestReplayFCFSFirstFit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines := readTranscript(t, name)
+			lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
 			dec := protocol.NewDecoder(nil)
 			for i := 0; i+1 < len(lines); i += 2 {
 				in, want := lines[i], lines[i+1]

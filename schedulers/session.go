@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"bucma/platforms"
+	"bucma/internal/units"
 	"bucma/protocol"
 )
 
@@ -286,7 +286,7 @@ func hostSpeed(props map[string]string) float64 {
 	if !ok {
 		return 1
 	}
-	if f, err := platforms.ParseSpeed(v); err == nil && f > 0 {
+	if f, err := units.ParseSpeed(v); err == nil && f > 0 {
 		return f
 	}
 	return 1

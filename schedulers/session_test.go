@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"bucma/internal/corpus"
 	"bucma/protocol"
 )
 
@@ -23,7 +24,7 @@ func TestEASYMatchesBatschedOnHetero8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := readTranscript(t, "hetero8_compute.transcript.batsched_easy_bf.jsonl")
+	lines := corpus.ReadTranscript(t, "hetero8_compute", "transcript.batsched_easy_bf.jsonl")
 	dec := protocol.NewDecoder(quietLog())
 	backfilled := false
 	for i := 0; i+1 < len(lines); i += 2 {
@@ -72,7 +73,7 @@ func TestDeciderRefusesWrongAllocationSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := readTranscript(t, "pv_alloc_too_big.transcript.jsonl")
+	lines := corpus.ReadTranscript(t, "pv_alloc_too_big", "transcript.jsonl")
 	dec := protocol.NewDecoder(quietLog())
 	var last error
 	for i := 0; i < len(lines) && last == nil; i += 2 {

@@ -93,8 +93,8 @@ func ParseThreshold(v string) (float64, error) {
 	return f, nil
 }
 
-func registerWalltimeTrust(r *Registry) {
-	r.Add(Spec{
+func init() {
+	Register(Spec{
 		Name:        "wtrust",
 		Description: "walltime trust: W×res descending when enough hosts are free, else ascending; blocking start, then EASY backfilling",
 		Options: []OptionSpec{
@@ -110,9 +110,9 @@ func registerWalltimeTrust(r *Registry) {
 			if err != nil {
 				return nil, err
 			}
-			sel, ok := HostSelectorByName(opts["hosts"])
-			if !ok {
-				return nil, fmt.Errorf("unknown host selection %q", opts["hosts"])
+			sel, err := hostsFrom(opts)
+			if err != nil {
+				return nil, err
 			}
 			return &WalltimeTrust{Threshold: t, Hosts: sel}, nil
 		},

@@ -1,11 +1,11 @@
 package workloads
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
+
+	"bucma/internal/batsimfmt"
 )
 
 // BatsimJSON re-serialises a JSON value the way Batsim 4.2.1 forwards the
@@ -34,112 +34,48 @@ func BatsimJSON(raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	b.Grow(len(raw))
-	if err := writeBatsim(&b, n); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return appendBatsim(make([]byte, 0, len(raw)), n)
 }
 
-func writeBatsim(b *bytes.Buffer, n *jnode) error {
+// appendBatsim appends n in Batsim's spelling.
+func appendBatsim(b []byte, n *jnode) ([]byte, error) {
+	var err error
 	switch n.kind {
 	case jNull, jBool:
-		b.WriteString(n.str)
+		b = append(b, n.str...)
 	case jString:
-		writeRapidString(b, n.str)
+		b = batsimfmt.AppendString(b, n.str)
 	case jNumber:
-		s, err := batsimNumber(n.str)
-		if err != nil {
-			return err
-		}
-		b.WriteString(s)
+		b, err = batsimfmt.AppendNumber(b, n.str)
 	case jArray:
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, e := range n.elems {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			if err := writeBatsim(b, e); err != nil {
-				return err
+			if b, err = appendBatsim(b, e); err != nil {
+				return nil, err
 			}
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 	case jObject:
-		b.WriteByte('{')
+		b = append(b, '{')
 		for i, m := range n.members {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			writeRapidString(b, m.key)
-			b.WriteByte(':')
-			if err := writeBatsim(b, m.val); err != nil {
-				return err
+			b = batsimfmt.AppendString(b, m.key)
+			b = append(b, ':')
+			if b, err = appendBatsim(b, m.val); err != nil {
+				return nil, err
 			}
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 	}
-	return nil
-}
-
-// batsimNumber renders a JSON number literal as Batsim re-emits it.
-func batsimNumber(lit string) (string, error) {
-	ni, err := classifyNumber(lit)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if ni.isInt {
-		if ni.neg {
-			return "-" + strconv.FormatUint(ni.u, 10), nil
-		}
-		return strconv.FormatUint(ni.u, 10), nil
-	}
-	s := FormatBatsimFloat(ni.f)
-	if len(s) > 31 {
-		return "", fmt.Errorf("number %s is too large for Batsim (its %%f rendering has %d characters, at most 31 fit)", lit, len(s))
-	}
-	return s, nil
-}
-
-// FormatBatsimFloat formats a double as Batsim does on the wire: C's "%f",
-// fixed notation with exactly 6 decimals, round half to even on the exact
-// binary value (as glibc does).
-func FormatBatsimFloat(f float64) string {
-	return strconv.FormatFloat(f, 'f', 6, 64)
-}
-
-const upperHex = "0123456789ABCDEF"
-
-func writeRapidString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte(upperHex[c>>4])
-				b.WriteByte(upperHex[c&0xF])
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
+	return b, nil
 }
 
 // batsimIDRegexp is the expression Batsim 4.2.1 applies to the compact text

@@ -2,8 +2,9 @@ package workloads
 
 import (
 	"fmt"
-	"strconv"
 	"unicode/utf8"
+
+	"bucma/internal/batsimfmt"
 )
 
 // jkind is the kind of a JSON value.
@@ -80,70 +81,26 @@ func (n *jnode) duplicateKey() string {
 	return ""
 }
 
-// numInfo classifies a number literal the way rapidjson does: an integer
-// when it has no fraction or exponent and fits in int64 (negative) or uint64
-// (non-negative), a double otherwise.
-type numInfo struct {
-	isInt bool
-	neg   bool
-	u     uint64 // magnitude when isInt
-	f     float64
-}
-
-func classifyNumber(lit string) (numInfo, error) {
-	var ni numInfo
-	hasFrac := false
-	for i := 0; i < len(lit); i++ {
-		switch lit[i] {
-		case '.', 'e', 'E':
-			hasFrac = true
-		}
-	}
-	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil {
-		// Out of range: rapidjson reports "number too big to be stored in double".
-		return ni, fmt.Errorf("number %s is out of range", lit)
-	}
-	ni.f = f
-	if hasFrac {
-		return ni, nil
-	}
-	neg := lit[0] == '-'
-	digits := lit
-	if neg {
-		digits = lit[1:]
-	}
-	u, err := strconv.ParseUint(digits, 10, 64)
-	if err != nil {
-		return ni, nil // too big for an integer: a double
-	}
-	if neg && u > 1<<63 {
-		return ni, nil
-	}
-	ni.isInt, ni.neg, ni.u = true, neg && u != 0, u
-	return ni, nil
-}
-
 // isInt32 tells whether the number is a JSON integer in the int32 range
 // (rapidjson's IsInt).
 func (n *jnode) isInt32() (int, bool) {
 	if n == nil || n.kind != jNumber {
 		return 0, false
 	}
-	ni, err := classifyNumber(n.str)
-	if err != nil || !ni.isInt {
+	ni, err := batsimfmt.ParseNumber(n.str)
+	if err != nil || !ni.IsInt {
 		return 0, false
 	}
-	if ni.neg {
-		if ni.u > 1<<31 {
+	if ni.Neg {
+		if ni.Magnitude > 1<<31 {
 			return 0, false
 		}
-		return -int(ni.u), true
+		return -int(ni.Magnitude), true
 	}
-	if ni.u > 1<<31-1 {
+	if ni.Magnitude > 1<<31-1 {
 		return 0, false
 	}
-	return int(ni.u), true
+	return int(ni.Magnitude), true
 }
 
 // float returns the value of a number node.
@@ -151,11 +108,11 @@ func (n *jnode) float() (float64, bool) {
 	if n == nil || n.kind != jNumber {
 		return 0, false
 	}
-	ni, err := classifyNumber(n.str)
+	ni, err := batsimfmt.ParseNumber(n.str)
 	if err != nil {
 		return 0, false
 	}
-	return ni.f, true
+	return ni.Float, true
 }
 
 // jsonSyntaxError is a parse error with its byte offset and line.
@@ -380,7 +337,7 @@ func (p *jparser) number() (*jnode, error) {
 		}
 	}
 	lit := string(p.src[start:p.pos])
-	if _, err := classifyNumber(lit); err != nil {
+	if _, err := batsimfmt.ParseNumber(lit); err != nil {
 		p.pos = start
 		return nil, p.errf("%v", err)
 	}

@@ -1,13 +1,13 @@
 package workloads
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"bucma/internal/corpus"
 )
 
 func mustLoad(t *testing.T, path string) *Workload {
@@ -21,30 +21,30 @@ func mustLoad(t *testing.T, path string) *Workload {
 
 func TestLoadConformanceWorkloads(t *testing.T) {
 	for _, tc := range []struct {
-		file             string
+		name             string
 		nbRes, jobs, prf int
 	}{
-		{"conf_hetero4_delays.json", 4, 13, 10},
-		{"conf_hetero8_compute.json", 8, 17, 11},
-		{"conf_users_fields.json", 2, 4, 6},
-		{"conf_kill_resubmit.json", 4, 3, 5},
+		{"hetero4_delays", 4, 13, 10},
+		{"hetero8_compute", 8, 17, 11},
+		{"users_fields", 2, 4, 6},
+		{"kill_resubmit", 4, 3, 5},
 	} {
-		w := mustLoad(t, "testdata/"+tc.file)
+		w := mustLoad(t, corpus.Path(tc.name, "workload.json"))
 		if w.NbRes != tc.nbRes || len(w.Jobs) != tc.jobs || len(w.Profiles) != tc.prf || len(w.ProfileOrder) != tc.prf {
-			t.Errorf("%s: nb_res %d jobs %d profiles %d/%d", tc.file, w.NbRes, len(w.Jobs), len(w.Profiles), len(w.ProfileOrder))
+			t.Errorf("%s: nb_res %d jobs %d profiles %d/%d", tc.name, w.NbRes, len(w.Jobs), len(w.Profiles), len(w.ProfileOrder))
 		}
 		errs, _ := w.Validate(ValidateOptions{})
 		if len(errs) != 0 {
-			t.Errorf("%s: unexpected errors %v", tc.file, errs)
+			t.Errorf("%s: unexpected errors %v", tc.name, errs)
 		}
 		if w.Meta("description") == nil {
-			t.Errorf("%s: description not kept in Extra", tc.file)
+			t.Errorf("%s: description not kept in Extra", tc.name)
 		}
 	}
 }
 
 func TestLoadHetero4Details(t *testing.T) {
-	w := mustLoad(t, "testdata/conf_hetero4_delays.json")
+	w := mustLoad(t, corpus.Path("hetero4_delays", "workload.json"))
 	j := w.Jobs[0]
 	if j.ID != "2" || !j.IDIsInt || j.Subtime != 0 || j.Res != 1 || j.Walltime != 10 || j.Profile != "d5" {
 		t.Errorf("job 0 = %+v", j)
@@ -86,7 +86,7 @@ func TestLoadHetero4Details(t *testing.T) {
 }
 
 func TestLoadUsersFieldsVerbatim(t *testing.T) {
-	data, err := os.ReadFile("testdata/conf_users_fields.json")
+	data, err := os.ReadFile(corpus.Path("users_fields", "workload.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,22 +123,12 @@ func TestLoadUsersFieldsVerbatim(t *testing.T) {
 
 // transcriptJobs returns the raw JOB_SUBMITTED job texts of a transcript,
 // by full job id, cut out of the exact frame text.
-func transcriptJobs(t *testing.T, path string) map[string]string {
+func transcriptJobs(t *testing.T, lines []corpus.Line) map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Raw string `json:"raw"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
+	for _, line := range lines {
+		if !line.FromBatsim() {
+			continue
 		}
 		root, err := parseJSON([]byte(line.Raw))
 		if err != nil {
@@ -160,12 +150,12 @@ func transcriptJobs(t *testing.T, path string) map[string]string {
 
 func TestForwardedJobMatchesTranscripts(t *testing.T) {
 	for _, tc := range []struct{ workload, transcript string }{
-		{"conf_users_fields.json", "users_fields_submitted.jsonl"},
-		{"conf_hetero4_delays.json", "hetero4_submitted.jsonl"},
-		{"conf_hetero8_compute.json", "hetero8_submitted.jsonl"},
+		{"users_fields", "transcript.jsonl"},
+		{"hetero4_delays", "transcript.jsonl"},
+		{"hetero8_compute", "transcript.jsonl"},
 	} {
-		w := mustLoad(t, "testdata/"+tc.workload)
-		want := transcriptJobs(t, "testdata/"+tc.transcript)
+		w := mustLoad(t, corpus.Path(tc.workload, "workload.json"))
+		want := transcriptJobs(t, corpus.ReadTranscript(t, tc.workload, tc.transcript))
 		nprof := 0
 		for k, v := range want {
 			if name, ok := strings.CutPrefix(k, "profile:"); ok {
@@ -392,8 +382,8 @@ func TestFindingString(t *testing.T) {
 }
 
 func TestWriteRoundTrip(t *testing.T) {
-	for _, f := range []string{"conf_users_fields.json", "conf_hetero4_delays.json"} {
-		w := mustLoad(t, "testdata/"+f)
+	for _, f := range []string{"users_fields", "hetero4_delays"} {
+		w := mustLoad(t, corpus.Path(f, "workload.json"))
 		out, err := w.Bytes()
 		if err != nil {
 			t.Fatal(err)
@@ -424,7 +414,7 @@ func TestWriteRoundTrip(t *testing.T) {
 
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
-	w := mustLoad(t, "testdata/conf_kill_resubmit.json")
+	w := mustLoad(t, corpus.Path("kill_resubmit", "workload.json"))
 	p := dir + "/out.json"
 	if err := w.WriteFile(p); err != nil {
 		t.Fatal(err)
@@ -442,12 +432,8 @@ func TestWriteFileAtomic(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"conf_users_fields.json", "conf_hetero4_delays.json", "conf_hetero8_compute.json", "conf_kill_resubmit.json"} {
-		data, err := os.ReadFile("testdata/" + name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
+	for _, name := range []string{"users_fields", "hetero4_delays", "hetero8_compute", "kill_resubmit"} {
+		f.Add(corpus.ReadFile(f, name, "workload.json"))
 	}
 	f.Add([]byte(`{"nb_res":1,"jobs":[{"id":"a","subtime":0,"res":1,"profile":"c"}],"profiles":{"c":{"type":"composed","seq":["c"]}}}`))
 	f.Add([]byte(`"\ud800"`))

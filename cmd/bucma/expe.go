@@ -66,6 +66,8 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 			Name: c.App.Name, Writer: c.App.Writer, ErrWriter: c.App.ErrWriter,
 			Commands:       []*cli.Command{again},
 			ExitErrHandler: func(*cli.Context, error) {},
+			// Parsed as the first time (see newApp).
+			DisableSliceFlagSeparator: true,
 		}
 		return app.RunContext(c.Context, append([]string{c.App.Name, again.Name}, argv...))
 	}

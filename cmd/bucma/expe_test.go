@@ -2,9 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bucma/expe"
 )
 
 // TestMain lets the test binary act as the bucma command when
@@ -18,17 +21,16 @@ func TestMain(m *testing.M) {
 }
 
 // The Batsim engine end to end: each run starts a real "bucma run"
-// scheduler process, and a stand-in for Batsim ("bucma simulate --connect",
-// the embedded engine speaking Batsim's side of the ZeroMQ protocol). The
+// scheduler process on a port the system picks, and a stand-in for Batsim
+// ("bucma simulate --connect", the embedded engine speaking Batsim's side of
+// the ZeroMQ protocol) given the endpoint the scheduler reported. The
 // outputs and decision traces equal those of the in-process engine.
 func TestExpeBatsimEngineOverZeroMQ(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("BUCMA_TEST_MAIN", "1")
-	bin := t.TempDir()
-	batsim := filepath.Join(bin, "batsim")
+	batsim := filepath.Join(t.TempDir(), "batsim")
 	script := `#!/bin/sh
 while [ $# -gt 0 ]; do
   case "$1" in -p) p="$2"; shift;; -w) w="$2"; shift;; -e) e="$2"; shift;; -s) s="$2"; shift;; esac
@@ -39,17 +41,43 @@ exec "` + self + `" simulate -p "$p" -w "$w" -e "$e" --connect "$s" --timeout 60
 	if err := os.WriteFile(batsim, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	sameAsEmbedded(t, "bucma-model", batsim)
+}
+
+// The Batsim engine with the real Batsim, when there is one: Batsim 4.2.1
+// and the embedded engine write the same files.
+func TestExpeRealBatsim(t *testing.T) {
+	batsim, err := exec.LookPath("batsim")
+	if err != nil {
+		t.Skip("no batsim executable on PATH: the Batsim engine is tested with a stand-in only")
+	}
+	sameAsEmbedded(t, "walltime-trust", batsim)
+}
+
+// sameAsEmbedded runs a small campaign of plan with the Batsim engine (the
+// test binary acting as the bucma scheduler) and with the embedded engine,
+// and compares every run's _jobs.csv and decision trace.
+func sameAsEmbedded(t *testing.T, plan, batsim string) {
+	t.Helper()
+	t.Setenv("BUCMA_TEST_MAIN", "1")
 	viaBatsim, inProc := filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "e")
 	common := []string{"--seeds", "1", "--jobs", "40", "--workers", "2", "--no-progress"}
-	if err, code, out := runApp(t, append([]string{"expe", "run", "bucma-model", "--engine", "batsim", "--batsim-bin", batsim, "--out", viaBatsim, "--timeout", "2m"}, common...)...); err != nil || code != 0 {
+	if err, code, out := runApp(t, append([]string{"expe", "run", plan, "--engine", "batsim", "--batsim-bin", batsim, "--out", viaBatsim, "--timeout", "2m"}, common...)...); err != nil || code != 0 {
 		t.Fatalf("--engine batsim: %v (exit %d)\n%s", err, code, out)
 	}
-	if err, code, out := runApp(t, append([]string{"expe", "run", "bucma-model", "--out", inProc}, common...)...); err != nil || code != 0 {
+	if err, code, out := runApp(t, append([]string{"expe", "run", plan, "--out", inProc}, common...)...); err != nil || code != 0 {
 		t.Fatalf("--engine embedded: %v (exit %d)\n%s", err, code, out)
 	}
+	p, err := expe.BuiltinPlan(plan)
+	if err == nil {
+		p, err = p.With(expe.Overrides{Seeds: 1, Jobs: 40})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	runs, _ := filepath.Glob(filepath.Join(inProc, "runs", "*"))
-	if len(runs) != 12 {
-		t.Fatalf("%d runs", len(runs))
+	if len(runs) != len(p.Expand()) {
+		t.Fatalf("%d runs, want %d", len(runs), len(p.Expand()))
 	}
 	for _, r := range runs {
 		for _, f := range []string{"out_jobs.csv", "trace.csv"} {

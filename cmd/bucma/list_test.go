@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,6 +73,28 @@ func TestListMarkdown(t *testing.T) {
 			if !strings.Contains(out, "| `"+o.Name+"` | `"+mdEscape(optionDefault(o))+"` |") {
 				t.Fatalf("%s: no row for option %s", name, o.Name)
 			}
+		}
+	}
+}
+
+// The listing is the policies' documentation: it changes only when a policy
+// or option does (update the golden files then).
+func TestListGolden(t *testing.T) {
+	for _, c := range []struct{ golden, flag string }{
+		{"list.txt", ""},
+		{"list.md", "--markdown"},
+	} {
+		args := []string{"list"}
+		if c.flag != "" {
+			args = append(args, c.flag)
+		}
+		_, _, out := runApp(t, args...)
+		want, err := os.ReadFile(filepath.Join("testdata", "list", c.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != string(want) {
+			t.Errorf("bucma %s differs from testdata/list/%s:\n%s", strings.Join(args, " "), c.golden, out)
 		}
 	}
 }

@@ -31,6 +31,9 @@ func newApp() *cli.App {
 		ExitErrHandler: func(c *cli.Context, err error) {},
 		OnUsageError:   onUsageError,
 		Action:         rootAction,
+		// Repeatable flags take one value per occurrence: a path may
+		// contain a comma.
+		DisableSliceFlagSeparator: true,
 	}
 	setUsageErrors(app.Commands)
 	return app

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"bucma/protocol"
 	"bucma/schedulers"
+	"bucma/workloads"
 )
 
 // exitInterrupted is the exit status after SIGINT/SIGTERM (128 + SIGINT,
@@ -35,7 +37,8 @@ func (o *optionList) Serialize() string { return optionListAlias }
 const optionListAlias = "\x00alias-copy"
 
 // serveBound, when set, is told the endpoint "run" listens on (wildcard port
-// resolved). Tests use it to reach an in-process "bucma run".
+// resolved), once the endpoint file, if any, is written. Tests use it to
+// reach an in-process "bucma run".
 var serveBound func(endpoint string)
 
 // onUsageError turns urfave/cli's flag parsing errors into exit status 2.
@@ -61,6 +64,13 @@ reaches bucma's default tcp://*:28000), in either order:
    bucma run --scheduler easy
    batsim -p platform.xml -w workload.json
 
+With -s 'tcp://127.0.0.1:*' the system picks a free port as the socket binds;
+--endpoint-file FILE then gives the endpoint to start Batsim with:
+
+   bucma run --scheduler easy -s 'tcp://127.0.0.1:*' --endpoint-file ep &
+   until [ -s ep ]; do sleep 0.1; done
+   batsim -p platform.xml -w workload.json -s "$(cat ep)"
+
 Policy options come from --option key=value (repeatable) and from Batsim's
 --sched-cfg '{"key": value, ...}'; --option wins. 'bucma list' shows every policy
 and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
@@ -69,7 +79,8 @@ error or a timeout, 2 on a bad command line or option, 130 when interrupted.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list')"},
 			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
-			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: protocol.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it)"},
+			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: protocol.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
+			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever"},
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
@@ -142,12 +153,6 @@ func runAction(c *cli.Context) error {
 		Endpoint: c.String("socket-endpoint"),
 		Timeout:  c.Duration("timeout"),
 		Logger:   log,
-		Bound: func(ep string) {
-			log.Debug("listening", "endpoint", ep, "scheduler", spec.Name)
-			if serveBound != nil {
-				serveBound(ep)
-			}
-		},
 	}
 	if c.Bool("verbose") {
 		cfg.Observe = func(d protocol.Direction, raw []byte) {
@@ -156,7 +161,7 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = protocol.Serve(ctx, cfg, sess)
+	err = serve(ctx, cfg, sess, c.String("endpoint-file"), spec.Name)
 	if cerr := closeTrace(); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -167,6 +172,27 @@ func runAction(c *cli.Context) error {
 		return fmt.Errorf("run (scheduler %s): %w", spec.Name, err)
 	}
 	return nil
+}
+
+// serve binds the socket, writes the endpoint file (when path is not
+// empty), then serves the simulation.
+func serve(ctx context.Context, cfg protocol.ServeConfig, h protocol.Handler, path, scheduler string) error {
+	l, err := protocol.Listen(cfg)
+	if err != nil {
+		return err
+	}
+	ep := l.Endpoint()
+	cfg.Logger.Debug("listening", "endpoint", ep, "scheduler", scheduler)
+	if path != "" {
+		if err := workloads.WriteFileAtomic(path, []byte(ep+"\n")); err != nil {
+			_ = l.Close()
+			return fmt.Errorf("--endpoint-file: %w", err)
+		}
+	}
+	if serveBound != nil {
+		serveBound(ep)
+	}
+	return l.Serve(ctx, h)
 }
 
 // rootAction runs for "bucma" without a command: help, or exit status 2 for

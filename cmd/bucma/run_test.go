@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -20,6 +21,8 @@ import (
 
 	zmq "github.com/pebbe/zmq4"
 
+	"bucma/internal/corpus"
+	"bucma/internal/corpus/replies"
 	"bucma/protocol"
 	"bucma/schedulers"
 )
@@ -28,41 +31,23 @@ import (
 // hanging the test; it is not a performance assertion.
 const runGuard = 60 * time.Second
 
-type runLine struct {
-	Seq int    `json:"seq"`
-	Dir string `json:"dir"`
-	Raw string `json:"raw"`
-}
-
-func loadRunTranscript(t *testing.T, name string) []runLine {
+// runTranscript reads a transcript of the corpus (the reference
+// scheduler's, strict FCFS on the lowest free ids).
+func runTranscript(t *testing.T, name string) []corpus.Line {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "run", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []runLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var l runLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
-	}
-	if len(out) < 2 {
+	lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
+	if len(lines) < 2 {
 		t.Fatalf("%s: transcript too short", name)
 	}
-	return out
+	return lines
 }
 
 // withSchedConfig returns the transcript with Batsim's sched-config set to
 // cfg in SIMULATION_BEGINS (as batsim --sched-cfg would send it).
-func withSchedConfig(t *testing.T, lines []runLine, cfg string) []runLine {
+func withSchedConfig(t *testing.T, lines []corpus.Line, cfg string) []corpus.Line {
 	t.Helper()
 	quoted, _ := json.Marshal(cfg)
-	out := append([]runLine(nil), lines...)
+	out := append([]corpus.Line(nil), lines...)
 	old := `"sched-config":""`
 	if !strings.Contains(out[0].Raw, old) {
 		t.Fatal("first message has no empty sched-config")
@@ -116,7 +101,7 @@ func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) 
 
 // playBatsim sends the Batsim messages of lines over a REQ socket and
 // returns the replies received.
-func playBatsim(t *testing.T, endpoint string, lines []runLine) [][]byte {
+func playBatsim(t *testing.T, endpoint string, lines []corpus.Line) [][]byte {
 	t.Helper()
 	ctx, err := zmq.NewContext()
 	if err != nil {
@@ -138,7 +123,7 @@ func playBatsim(t *testing.T, endpoint string, lines []runLine) [][]byte {
 	poller.Add(sock, zmq.POLLIN)
 	var replies [][]byte
 	for _, l := range lines {
-		if l.Dir != "batsim->sched" {
+		if !l.FromBatsim() {
 			continue
 		}
 		if _, err := sock.SendBytes([]byte(l.Raw), 0); err != nil {
@@ -171,37 +156,19 @@ func waitRun(t *testing.T, done <-chan error) error {
 	}
 }
 
-// canonicalReply decodes a scheduler message and returns its events in
-// canonical form (decisions only), with its now.
+// canonicalReply is a scheduler message's now and decisions, canonical.
 func canonicalReply(t *testing.T, raw []byte) string {
 	t.Helper()
-	m, err := protocol.NewDecoder(slog.New(slog.NewTextHandler(io.Discard, nil))).Decode(raw, protocol.FromScheduler)
-	if err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
-	r := protocol.NewReply(m.Now)
-	for _, e := range m.Events {
-		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
-			err = r.ExecuteJob(*d)
-		case *protocol.RejectJob:
-			err = r.RejectJob(d.JobID)
-		default:
-			t.Fatalf("unexpected event %s", e.Type)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return string(r.Encode())
+	now, evs := replies.Decisions(t, raw)
+	return fmt.Sprint(now, evs)
 }
 
 // recorded returns the scheduler replies of a transcript, canonical.
-func recorded(t *testing.T, lines []runLine) []string {
+func recorded(t *testing.T, lines []corpus.Line) []string {
 	t.Helper()
 	var out []string
 	for _, l := range lines {
-		if l.Dir == "sched->batsim" {
+		if !l.FromBatsim() {
 			out = append(out, canonicalReply(t, []byte(l.Raw)))
 		}
 	}
@@ -219,7 +186,7 @@ func canonicalAll(t *testing.T, replies [][]byte) []string {
 
 // sessionReplies answers the Batsim messages of lines with an in-process
 // Session (no socket), canonical.
-func sessionReplies(t *testing.T, lines []runLine, policy string, opts schedulers.Options) []string {
+func sessionReplies(t *testing.T, lines []corpus.Line, policy string, opts schedulers.Options) []string {
 	t.Helper()
 	spec, err := schedulers.Builtin().Lookup(policy)
 	if err != nil {
@@ -233,7 +200,7 @@ func sessionReplies(t *testing.T, lines []runLine, policy string, opts scheduler
 	dec := protocol.NewDecoder(log)
 	var out []string
 	for _, l := range lines {
-		if l.Dir != "batsim->sched" {
+		if !l.FromBatsim() {
 			continue
 		}
 		m, err := dec.Decode([]byte(l.Raw), protocol.FromBatsim)
@@ -265,7 +232,7 @@ func sameReplies(t *testing.T, got, want []string) {
 // compares every reply with the recorded one; run must return nil after
 // SIMULATION_ENDS.
 func TestRunTranscript(t *testing.T) {
-	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	lines := runTranscript(t, "hetero4_delays")
 	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--option", "hosts=first-fit", "--validate")
 	got := playBatsim(t, ep, lines)
 	if err := waitRun(t, done); err != nil {
@@ -277,9 +244,41 @@ func TestRunTranscript(t *testing.T) {
 	}
 }
 
+// TestRunEndpointFile: on a wildcard port, --endpoint-file holds the
+// endpoint bound (port resolved) as soon as the socket listens, and a
+// Batsim connecting there is served.
+func TestRunEndpointFile(t *testing.T) {
+	lines := runTranscript(t, "hetero4_delays")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ep")
+	bound, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--endpoint-file", path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, ok := strings.CutSuffix(string(b), "\n")
+	if !ok || ep != bound || !strings.HasPrefix(ep, "tcp://127.0.0.1:") || strings.Contains(ep, "*") {
+		t.Fatalf("endpoint file %q, bound %s", b, bound)
+	}
+	got := playBatsim(t, ep, lines)
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary files left next to the endpoint file: %v", ents)
+	}
+	// An endpoint file that cannot be written fails the run before Batsim
+	// could connect.
+	err, code, out := runApp(t, "run", "--scheduler", "fcfs", "-s", "tcp://127.0.0.1:*", "--endpoint-file", filepath.Join(dir, "missing", "ep"))
+	if code != 1 || !strings.Contains(out+fmt.Sprint(err), "--endpoint-file") {
+		t.Errorf("unwritable endpoint file: exit %d, %v\n%s", code, err, out)
+	}
+}
+
 // TestRunVerboseLogsMessages: -v logs every message both ways.
 func TestRunVerboseLogsMessages(t *testing.T) {
-	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	lines := runTranscript(t, "hetero4_delays")
 	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "-v")
 	got := playBatsim(t, ep, lines)
 	if err := waitRun(t, done); err != nil {
@@ -296,7 +295,7 @@ func TestRunVerboseLogsMessages(t *testing.T) {
 // TestRunSchedConfig: options given by Batsim's --sched-cfg apply, and
 // --option wins over them.
 func TestRunSchedConfig(t *testing.T) {
-	base := loadRunTranscript(t, "hetero8_compute.transcript.jsonl")
+	base := runTranscript(t, "hetero8_compute")
 	lines := withSchedConfig(t, base, `{"hosts":"first-fit"}`)
 
 	t.Run("sched-config only", func(t *testing.T) {
@@ -324,7 +323,7 @@ func TestRunSchedConfig(t *testing.T) {
 // TestRunBadSchedConfig: an invalid option value in Batsim's sched-config
 // ends the run with exit status 2 and names the valid values.
 func TestRunBadSchedConfig(t *testing.T) {
-	lines := withSchedConfig(t, loadRunTranscript(t, "hetero4_delays.transcript.jsonl"), `{"hosts":"slowest"}`)
+	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts":"slowest"}`)
 	ep, done, _ := startRun(t, "--scheduler", "easy")
 	ctx, err := zmq.NewContext()
 	if err != nil {
@@ -430,7 +429,7 @@ func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
 	case <-time.After(runGuard):
 		t.Fatalf("bucma run did not log its endpoint:\n%s", logs.String())
 	}
-	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	lines := runTranscript(t, "hetero4_delays")
 	got := playBatsim(t, ep, lines)
 	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
 	exited := make(chan error, 1)
@@ -451,7 +450,7 @@ var endpointRE = regexp.MustCompile(`endpoint=(tcp://127\.0\.0\.1:[0-9]+)`)
 // hetero4_delays, the rejected one included) under the trace header.
 func TestRunTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.csv")
-	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	lines := runTranscript(t, "hetero4_delays")
 	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--trace", path)
 	playBatsim(t, ep, lines)
 	if err := waitRun(t, done); err != nil {

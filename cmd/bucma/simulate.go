@@ -46,7 +46,7 @@ deadlock, 2 on a bad command line or option, 130 when interrupted.`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "SimGrid platform `FILE`, or a bundled platform name"},
-			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, Usage: "Batsim workload `FILE` (repeatable: w0, w1, ...)"},
+			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, KeepSpace: true, Usage: "Batsim workload `FILE` (repeatable: w0, w1, ...)"},
 			&cli.StringFlag{Name: "scheduler", Usage: "in-process policy `NAME` (see 'bucma list')"},
 			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
 			&cli.StringFlag{Name: "connect", Usage: "drive the scheduler listening on `ENDPOINT` over ZeroMQ instead"},

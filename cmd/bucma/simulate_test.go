@@ -6,11 +6,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bucma/internal/corpus"
 )
 
+// simulateCase is the corpus case the simulate tests run.
+const simulateCase = "hetero4_delays"
+
 func simulateArgs(prefix string, extra ...string) []string {
-	dir := filepath.Join("testdata", "simulate")
-	return append([]string{"simulate", "-p", filepath.Join(dir, "platform.xml"), "-w", filepath.Join(dir, "workload.json"), "-e", prefix}, extra...)
+	return append([]string{"simulate", "-p", corpus.Path(simulateCase, "platform.xml"), "-w", corpus.Path(simulateCase, "workload.json"), "-e", prefix}, extra...)
 }
 
 // bucma simulate with the corpus' strict FCFS gives Batsim's _jobs.csv.
@@ -21,7 +25,7 @@ func TestSimulateInProcess(t *testing.T) {
 	if err != nil || code != 0 {
 		t.Fatalf("exit %d: %v\n%s", code, err, out)
 	}
-	want, _ := os.ReadFile(filepath.Join("testdata", "simulate", "out_jobs.csv"))
+	want := corpus.ReadFile(t, simulateCase, "out_jobs.csv")
 	got, _ := os.ReadFile(prefix + "_jobs.csv")
 	if string(want) != string(got) {
 		t.Errorf("_jobs.csv differs from Batsim's:\n%s\nwant\n%s", got, want)
@@ -69,7 +73,7 @@ func TestSimulateConnectToRun(t *testing.T) {
 	case <-time.After(runGuard):
 		t.Fatal("bucma run did not end")
 	}
-	want, _ := os.ReadFile(filepath.Join("testdata", "simulate", "out_jobs.csv"))
+	want := corpus.ReadFile(t, simulateCase, "out_jobs.csv")
 	got, _ := os.ReadFile(prefix + "_jobs.csv")
 	if string(want) != string(got) {
 		t.Errorf("_jobs.csv over ZeroMQ differs from Batsim's:\n%s", got)
@@ -106,5 +110,32 @@ func TestSimulateExitCodes(t *testing.T) {
 				t.Errorf("error %v does not mention %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A --workload path is taken whole: commas (and spaces) are part of it, and
+// each occurrence of the flag is one workload.
+func TestSimulateWorkloadPathWithComma(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs,2024")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wl := filepath.Join(dir, "hetero4, delays.json")
+	if err := os.WriteFile(wl, corpus.ReadFile(t, simulateCase, "workload.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plat := corpus.Path(simulateCase, "platform.xml")
+	prefix := filepath.Join(t.TempDir(), "out")
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", prefix, "--scheduler", "fcfs", "-o", "hosts=first-fit")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	got, _ := os.ReadFile(prefix + "_jobs.csv")
+	if want := corpus.ReadFile(t, simulateCase, "out_jobs.csv"); string(got) != string(want) {
+		t.Errorf("_jobs.csv differs from Batsim's:\n%s", got)
+	}
+	err, code, out = runApp(t, "simulate", "-p", plat, "-w", wl, "-w", wl, "-e", prefix, "--scheduler", "fcfs")
+	if err != nil || code != 0 || !strings.Contains(out, "jobs           26") {
+		t.Fatalf("two workloads: exit %d: %v\n%s", code, err, out)
 	}
 }

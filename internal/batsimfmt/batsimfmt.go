@@ -1,0 +1,148 @@
+// Package batsimfmt holds Batsim's spelling of JSON values, as Batsim 4.2.1
+// writes them on the wire and in its output files: rapidjson's compact
+// Writer for strings and integers, and Batsim's override for doubles, C's
+// "%f" (fixed notation, exactly 6 decimals).
+//
+// protocol (the messages Batsim sends), workloads (the job and profile
+// descriptions Batsim forwards) and sim (Batsim's messages and CSV outputs)
+// all write through it, so that the three agree to the byte.
+package batsimfmt
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// MaxFloatLen is the longest "%f" rendering Batsim can write: its buffer
+// holds 32 bytes, the terminating NUL included. A longer one (|x| ≥ 1e25
+// roughly) makes Batsim fail.
+const MaxFloatLen = 31
+
+// AppendFloat appends f as Batsim writes a double: C's "%f", fixed notation
+// with exactly 6 decimals, rounded half to even on the exact binary value
+// as glibc does (31.1234567891 → 31.123457, 1e10+0.000046 →
+// 10000000000.000046, 1e-7 → 0.000000, -0.0 → -0.000000). NaN and the
+// infinities are written as Go spells them ("NaN", "+Inf", "-Inf"); Batsim
+// never writes them, and its readers refuse them.
+func AppendFloat(b []byte, f float64) []byte {
+	return strconv.AppendFloat(b, f, 'f', 6, 64)
+}
+
+// Float is AppendFloat as a string.
+func Float(f float64) string {
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+// Reread returns f as a reader of Batsim's output sees it: the double
+// nearest to its Float rendering. NaN and the infinities are returned as
+// they are.
+func Reread(f float64) float64 {
+	var buf [40]byte
+	v, err := strconv.ParseFloat(string(AppendFloat(buf[:0], f)), 64)
+	if err != nil {
+		return f
+	}
+	return v
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// shortEscape is the letter rapidjson writes after a backslash for the
+// characters it escapes with one (0: no short escape).
+var shortEscape = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
+// AppendString appends s as a JSON string escaped like rapidjson's Writer:
+// \" \\ \b \f \n \r \t, the other control characters as \u00XX (upper-case
+// hexadecimal), everything else (including '/', DEL and non-ASCII UTF-8,
+// valid or not) as is.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case shortEscape[c] != 0:
+			b = append(b, '\\', shortEscape[c])
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', upperHex[c>>4], upperHex[c&0xF])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// Number is a JSON number literal as rapidjson reads it: an integer when
+// the literal has no fraction and no exponent and fits in int64 (negative)
+// or uint64 (non-negative), a double otherwise.
+type Number struct {
+	IsInt bool
+	// Neg is true for a negative integer ("-0" is the integer 0, not
+	// negative).
+	Neg bool
+	// Magnitude is the absolute value of an integer.
+	Magnitude uint64
+	// Float is the value as a double (integers included), correctly
+	// rounded.
+	Float float64
+}
+
+// ParseNumber classifies a JSON number literal (already known to follow
+// JSON's number grammar) as rapidjson does. It fails when the value is out
+// of the range of a double (rapidjson: "number too big to be stored in
+// double").
+func ParseNumber(lit string) (Number, error) {
+	var n Number
+	hasFrac := false
+	for i := 0; i < len(lit); i++ {
+		switch lit[i] {
+		case '.', 'e', 'E':
+			hasFrac = true
+		}
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return n, fmt.Errorf("number %s is out of range", lit)
+	}
+	n.Float = f
+	if hasFrac {
+		return n, nil
+	}
+	neg := lit[0] == '-'
+	digits := lit
+	if neg {
+		digits = lit[1:]
+	}
+	u, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return n, nil // too big for an integer: a double
+	}
+	if neg && u > 1<<63 {
+		return n, nil
+	}
+	n.IsInt, n.Neg, n.Magnitude = true, neg && u != 0, u
+	return n, nil
+}
+
+// AppendNumber appends the JSON number literal lit as Batsim re-emits a
+// number it has read: an integer as an integer ("-0" becomes "0"), any
+// other number with AppendFloat (1.5 → 1.500000, 1e20 →
+// 100000000000000000000.000000). It fails when the literal is out of range
+// or when its "%f" rendering is longer than MaxFloatLen (Batsim fails then).
+func AppendNumber(b []byte, lit string) ([]byte, error) {
+	n, err := ParseNumber(lit)
+	if err != nil {
+		return b, err
+	}
+	if n.IsInt {
+		if n.Neg {
+			b = append(b, '-')
+		}
+		return strconv.AppendUint(b, n.Magnitude, 10), nil
+	}
+	start := len(b)
+	b = AppendFloat(b, n.Float)
+	if l := len(b) - start; l > MaxFloatLen {
+		return b[:start], fmt.Errorf("number %s is too large for Batsim (its %%f rendering has %d characters, at most %d fit)", lit, l, MaxFloatLen)
+	}
+	return b, nil
+}

@@ -1,0 +1,147 @@
+package batsimfmt
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// The expected renderings are glibc's printf("%f") of the same doubles.
+func TestFloat(t *testing.T) {
+	cases := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.000000"},
+		{math.Copysign(0, -1), "-0.000000"},
+		{1.5, "1.500000"},
+		{15e-6, "0.000015"},
+		{31.1234567891, "31.123457"},
+		{1e10 + 0.000046, "10000000000.000046"},
+		{1e-7, "0.000000"},
+		{-1e-7, "-0.000000"},
+		{5e-7, "0.000000"},   // just below a half: 4.9999999999999998e-07
+		{1.5e-6, "0.000002"}, // just above a half
+		{2.5e-6, "0.000003"},
+		{123456789.1234565, "123456789.123456"},
+		{-2.0000005, "-2.000001"},
+		{1e20, "100000000000000000000.000000"},
+		{1e25, "10000000000000000905969664.000000"},
+		{4503599627370497.5, "4503599627370498.000000"},
+		{5e-324, "0.000000"},
+		// Never written by Batsim; spelled as Go does.
+		{math.NaN(), "NaN"},
+		{math.Inf(1), "+Inf"},
+		{math.Inf(-1), "-Inf"},
+	}
+	for _, c := range cases {
+		if got := Float(c.in); got != c.want {
+			t.Errorf("Float(%v) = %s, want %s", c.in, got, c.want)
+		}
+		if got := string(AppendFloat([]byte("x"), c.in)); got != "x"+c.want {
+			t.Errorf("AppendFloat(%v) = %s, want x%s", c.in, got, c.want)
+		}
+	}
+	if got := Float(math.MaxFloat64); len(got) != 316 || !strings.HasPrefix(got, "179769313486231570814527423731704356798070") || !strings.HasSuffix(got, ".000000") {
+		t.Errorf("Float(MaxFloat64) = %s", got)
+	}
+}
+
+func TestReread(t *testing.T) {
+	cases := []struct{ in, want float64 }{
+		{31.1234567891, 31.123457},
+		{1e10 + 0.000046, 10000000000.000046},
+		{1e-7, 0},
+		{15e-6, 15e-6},
+		{2, 2},
+	}
+	for _, c := range cases {
+		if got := Reread(c.in); got != c.want {
+			t.Errorf("Reread(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if got := Reread(-1e-7); got != 0 || !math.Signbit(got) {
+		t.Errorf("Reread(-1e-7) = %v, want -0", got)
+	}
+	if got := Reread(math.NaN()); !math.IsNaN(got) {
+		t.Errorf("Reread(NaN) = %v", got)
+	}
+	for _, inf := range []float64{math.Inf(1), math.Inf(-1)} {
+		if got := Reread(inf); got != inf {
+			t.Errorf("Reread(%v) = %v", inf, got)
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", `""`},
+		{"w0!1", `"w0!1"`},
+		{`a"b\c/d`, `"a\"b\\c/d"`},
+		{"\b\f\n\r\t", `"\b\f\n\r\t"`},
+		{"\x00\x01\x1f\x7f", `"\u0000\u0001\u001F` + "\x7f" + `"`},
+		{"é€😀", `"é€😀"`},
+		{"bad \xff utf-8", "\"bad \xff utf-8\""},
+	}
+	for _, c := range cases {
+		if got := string(AppendString([]byte("x"), c.in)); got != "x"+c.want {
+			t.Errorf("AppendString(%q) = %s, want x%s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseNumber(t *testing.T) {
+	cases := []struct {
+		lit  string
+		want Number
+	}{
+		{"0", Number{IsInt: true, Float: 0}},
+		{"-0", Number{IsInt: true, Float: math.Copysign(0, -1)}},
+		{"42", Number{IsInt: true, Magnitude: 42, Float: 42}},
+		{"-42", Number{IsInt: true, Neg: true, Magnitude: 42, Float: -42}},
+		{"18446744073709551615", Number{IsInt: true, Magnitude: math.MaxUint64, Float: 18446744073709551615}},
+		{"18446744073709551616", Number{Float: 18446744073709551616}},
+		{"-9223372036854775808", Number{IsInt: true, Neg: true, Magnitude: 1 << 63, Float: -9223372036854775808}},
+		{"-9223372036854775809", Number{Float: -9223372036854775809}},
+		{"1.0", Number{Float: 1}},
+		{"1e3", Number{Float: 1000}},
+		{"2E-1", Number{Float: 0.2}},
+	}
+	for _, c := range cases {
+		got, err := ParseNumber(c.lit)
+		if err != nil || got != c.want || math.Signbit(got.Float) != math.Signbit(c.want.Float) {
+			t.Errorf("ParseNumber(%s) = %+v, %v; want %+v", c.lit, got, err, c.want)
+		}
+	}
+	if _, err := ParseNumber("1e400"); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("ParseNumber(1e400): %v, want out of range", err)
+	}
+}
+
+func TestAppendNumber(t *testing.T) {
+	cases := []struct{ lit, want string }{
+		{"7", "7"},
+		{"-0", "0"},
+		{"-12", "-12"},
+		{"18446744073709551615", "18446744073709551615"},
+		{"18446744073709551616", "18446744073709551616.000000"},
+		{"1.5", "1.500000"},
+		{"-0.0", "-0.000000"},
+		{"31.123456789", "31.123457"},
+		{"1e20", "100000000000000000000.000000"},
+		{"1e-7", "0.000000"},
+		{"1e24", "999999999999999983222784.000000"}, // 31 characters: the longest Batsim writes
+	}
+	for _, c := range cases {
+		got, err := AppendNumber([]byte("x"), c.lit)
+		if err != nil || string(got) != "x"+c.want {
+			t.Errorf("AppendNumber(%s) = %s, %v; want x%s", c.lit, got, err, c.want)
+		}
+	}
+	for _, lit := range []string{"1e25", "-1e24", "1e400"} {
+		got, err := AppendNumber([]byte("x"), lit)
+		if err == nil || string(got) != "x" {
+			t.Errorf("AppendNumber(%s) = %s, %v; want an error and nothing appended", lit, got, err)
+		}
+	}
+}
