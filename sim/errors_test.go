@@ -166,7 +166,7 @@ func TestReplyTimestampAfterNow(t *testing.T) {
 }
 
 // A composed job killed during one of its parallel parts: JOB_COMPLETED
-// (COMPLETED_KILLED, -1) then JOB_KILLED with the sequence's progress tree.
+// (COMPLETED_KILLED, -2: the cancelled parallel part ends the sequence) then JOB_KILLED with the sequence's progress tree.
 func TestKillComposedDuringParallelPart(t *testing.T) {
 	w, err := workloads.Parse([]byte(`{"nb_res":1,"jobs":[{"id":"a","subtime":0,"res":1,"profile":"seq"}],
 		"profiles":{"d1":{"type":"delay","delay":1},"ph":{"type":"parallel_homogeneous","cpu":4e9,"com":0},
@@ -204,7 +204,7 @@ func TestKillComposedDuringParallelPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if completed == nil || completed.JobState != protocol.StateKilled || completed.ReturnCode != -1 {
+	if completed == nil || completed.JobState != protocol.StateKilled || completed.ReturnCode != -2 {
 		t.Fatalf("JOB_COMPLETED %+v", completed)
 	}
 	if killed == nil || len(killed.JobIDs) != 1 {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
 	json "github.com/goccy/go-json"
 
@@ -81,6 +80,9 @@ type workload struct {
 	name     string
 	path     string
 	profiles map[string]*profile
+	// static lists the jobs of a workload file by (subtime, full id), the
+	// order its submitter sends them in.
+	static []*job
 }
 
 func newProfile(name string, p workloads.Profile) (*profile, error) {
@@ -128,7 +130,6 @@ type job struct {
 
 	state    string
 	start    float64
-	runtime  float64
 	alloc    protocol.IntervalSet
 	allocStr string
 	hosts    []int // executor -> host id
@@ -137,145 +138,9 @@ type job struct {
 	metadata string
 	killReq  bool
 	deleted  bool // forgotten by Batsim once its end was sent to the scheduler
-	gen      uint32
-}
-
-// ptaskDuration is the duration of one parallel task on the executors'
-// hosts: SimGrid's ptask model runs every part at one common rate, so the
-// most loaded host sets the pace (executors sharing a host share its
-// speed). Communications are not modelled.
-func (e *engine) ptaskDuration(p *profile, j *job) (float64, error) {
-	hosts := j.hosts
-	n := len(hosts)
-	flops := func(i int) float64 {
-		switch p.typ {
-		case workloads.TypeParallelHomogeneous:
-			return p.cpu
-		case workloads.TypeParallelHomogeneousTotal:
-			return p.cpu / float64(n)
-		default:
-			return p.cpus[i]
-		}
-	}
-	if p.typ == workloads.TypeParallel && len(p.cpus) != n {
-		return 0, fmt.Errorf("profile %s has %d cpu values for %d executors", p.name, len(p.cpus), n)
-	}
-	d := 0.0
-	if !j.mapped {
-		for i, h := range hosts {
-			if f := flops(i); f > 0 {
-				d = math.Max(d, f/e.speed[h])
-			}
-		}
-		return d, nil
-	}
-	perHost := map[int]float64{}
-	for i, h := range hosts {
-		perHost[h] += flops(i)
-	}
-	for h, f := range perHost {
-		if f > 0 {
-			d = math.Max(d, f/e.speed[h])
-		}
-	}
-	return d, nil
-}
-
-// walkResult is the outcome of a job's execution.
-type walkResult struct {
-	end  float64
-	ret  int
-	tree *protocol.JobProgress // set when stopped at stopAt
-}
-
-// walk runs the job's profile from its start, the way Batsim's executor
-// does (walltime checked part by part), and returns its end and return
-// code. With stopAt < end, it also returns the progress tree at stopAt.
-func (e *engine) walk(j *job, stopAt float64) (walkResult, error) {
-	rem := j.walltime
-	t := j.start
-	var res walkResult
-	var stopped bool
-	var run func(p *profile) (int, *protocol.JobProgress, error)
-	run = func(p *profile) (int, *protocol.JobProgress, error) {
-		switch p.typ {
-		case workloads.TypeDelay:
-			d, full, ret := p.delay, p.delay, p.ret
-			if !(rem < 0 || p.delay < rem) {
-				d, ret = rem, -1
-			}
-			if stopAt < t+d {
-				prog := 0.0
-				if full > 0 {
-					prog = (stopAt - t) / full
-				}
-				stopped = true
-				return 0, &protocol.JobProgress{ProfileName: p.name, Progress: clamp01(prog)}, nil
-			}
-			t += d
-			if ret == -1 {
-				rem = 0
-			} else if rem > 0 {
-				rem -= d
-			}
-			return ret, nil, nil
-		case workloads.TypeComposed:
-			for it := 0; it < p.repeat; it++ {
-				for pos, s := range p.seq {
-					r, tree, err := run(s)
-					if err != nil {
-						return 0, nil, err
-					}
-					if stopped {
-						idx := it*len(p.seq) + pos
-						return 0, &protocol.JobProgress{ProfileName: p.name, CurrentTaskIndex: &idx, CurrentTask: tree}, nil
-					}
-					if r != 0 {
-						return r, nil, nil
-					}
-				}
-			}
-			return p.ret, nil, nil
-		default:
-			full, err := e.ptaskDuration(p, j)
-			if err != nil {
-				return 0, nil, err
-			}
-			d, ret := full, p.ret
-			if rem >= 0 && full > rem {
-				d, ret = rem, -1
-			}
-			if stopAt < t+d {
-				prog := 0.0
-				if full > 0 {
-					prog = (stopAt - t) / full
-				}
-				stopped = true
-				return 0, &protocol.JobProgress{ProfileName: p.name, Progress: clamp01(prog)}, nil
-			}
-			t += d
-			if rem >= 0 {
-				rem -= d
-				if ret == -1 || rem < 0 {
-					rem = 0
-				}
-			}
-			return ret, nil, nil
-		}
-	}
-	r, tree, err := run(j.prof)
-	if err != nil {
-		return res, err
-	}
-	res.end, res.ret, res.tree = t, r, tree
-	return res, nil
-}
-
-func clamp01(v float64) *float64 {
-	if v < 0 {
-		v = 0
-	} else if v > 1 {
-		v = 1
-	}
-	return &v
+	// runtimeLD is the run time as Batsim keeps it (a long double).
+	runtimeLD ld
+	task      *task
+	// actor executes the job (Batsim's execution_actors).
+	actor *actor
 }

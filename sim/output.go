@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bucma/internal/batsimfmt"
 	"bufio"
 	"fmt"
 	"os"
@@ -20,11 +21,14 @@ const JobsColumns = "job_id,workload_name,profile,submission_time,requested_numb
 // job row).
 type stats struct {
 	nbJobs, nbFinished, nbSuccess, nbKilled, nbRejected int
-	sumWait, sumTurn, sumSlow                           float64
-	maxWait, maxTurn, maxSlow                           float64
-	makespan                                            float64
-	busy                                                float64 // host-seconds of finished jobs
-	byState                                             map[string]int
+	// sums, maxima and the makespan are long doubles in Batsim
+	sumWait, sumTurn, sumSlow ld
+	maxWait, maxTurn, maxSlow ld
+	makespan                  ld
+	busy                      float64 // host-seconds of finished jobs
+	byState                   map[string]int
+	// scratch
+	start, sub, wait, end, turn, slow ld
 }
 
 type outputs struct {
@@ -109,10 +113,6 @@ func (o *outputs) finish(keys, values []string) error {
 	return nil
 }
 
-func ff(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }
-
-func appendF(b []byte, f float64) []byte { return strconv.AppendFloat(b, f, 'f', 6, 64) }
-
 // writeJob records a job that ended or was rejected: the _jobs.csv row and
 // the schedule metrics.
 func (e *engine) writeJob(j *job) error {
@@ -124,10 +124,17 @@ func (e *engine) writeJob(j *job) error {
 	s.byState[j.state]++
 	rejected := j.state == protocol.StateRejected
 	success := j.state == protocol.StateSuccess
-	finish := j.start + j.runtime
-	wait := j.start - j.subtime
-	turn := finish - j.subtime
-	slow := turn / j.runtime
+	if !rejected {
+		// Batsim's arithmetic, in long doubles: waiting = start - submission,
+		// completion = start + runtime, turnaround = completion - submission,
+		// slowdown = turnaround / runtime.
+		s.start.setF(j.start)
+		s.sub.setF(j.subtime)
+		s.wait.sub(&s.start, &s.sub)
+		s.end.add(&s.start, &j.runtimeLD)
+		s.turn.sub(&s.end, &s.sub)
+		s.slow.quo(&s.turn, &j.runtimeLD)
+	}
 	if rejected {
 		s.nbRejected++
 	} else {
@@ -137,22 +144,22 @@ func (e *engine) writeJob(j *job) error {
 		} else {
 			s.nbKilled++
 		}
-		s.sumWait += wait
-		s.sumTurn += turn
-		s.sumSlow += slow
-		if finish > s.makespan {
-			s.makespan = finish
+		s.sumWait.add(&s.sumWait, &s.wait)
+		s.sumTurn.add(&s.sumTurn, &s.turn)
+		s.sumSlow.add(&s.sumSlow, &s.slow)
+		if s.end.cmp(&s.makespan) > 0 {
+			s.makespan.set(&s.end)
 		}
-		if wait > s.maxWait {
-			s.maxWait = wait
+		if s.wait.cmp(&s.maxWait) > 0 {
+			s.maxWait.set(&s.wait)
 		}
-		if turn > s.maxTurn {
-			s.maxTurn = turn
+		if s.turn.cmp(&s.maxTurn) > 0 {
+			s.maxTurn.set(&s.turn)
 		}
-		if slow > s.maxSlow {
-			s.maxSlow = slow
+		if s.slow.cmp(&s.maxSlow) > 0 {
+			s.maxSlow.set(&s.slow)
 		}
-		s.busy += j.runtime * float64(len(j.alloc))
+		s.busy += j.runtimeLD.float64() * float64(len(j.alloc))
 	}
 	if e.cfg.Progress != nil && s.nbJobs == e.staticJobs {
 		e.cfg.Progress(s.nbJobs, e.staticJobs)
@@ -167,11 +174,11 @@ func (e *engine) writeJob(j *job) error {
 	b = append(b, ',')
 	b = append(b, j.profName...)
 	b = append(b, ',')
-	b = appendF(b, j.subtime)
+	b = batsimfmt.AppendFloat(b, j.subtime)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(j.res), 10)
 	b = append(b, ',')
-	b = appendF(b, j.walltime)
+	b = batsimfmt.AppendFloat(b, j.walltime)
 	b = append(b, ',')
 	if success {
 		b = append(b, '1')
@@ -184,8 +191,8 @@ func (e *engine) writeJob(j *job) error {
 	if rejected {
 		b = append(b, ",,,,,,,,"...)
 	} else {
-		for _, v := range []float64{j.start, j.runtime, finish, wait, turn, slow} {
-			b = appendF(b, v)
+		for _, v := range []float64{j.start, j.runtimeLD.float64(), s.end.float64(), s.wait.float64(), s.turn.float64(), s.slow.float64()} {
+			b = batsimfmt.AppendFloat(b, v)
 			b = append(b, ',')
 		}
 		b = append(b, j.allocStr...)
@@ -203,20 +210,20 @@ func (e *engine) scheduleValues(wall time.Duration) (keys, values []string) {
 	n := float64(s.nbJobs)
 	div := func(v float64) string {
 		if s.nbJobs == 0 {
-			return ff(0)
+			return batsimfmt.Float(0)
 		}
-		return ff(v / n)
+		return batsimfmt.Float(v / n)
 	}
 	m := map[string]string{
 		"batsim_version":        BatsimVersion,
-		"consumed_joules":       ff(0),
-		"makespan":              ff(s.makespan),
-		"max_slowdown":          ff(s.maxSlow),
-		"max_turnaround_time":   ff(s.maxTurn),
-		"max_waiting_time":      ff(s.maxWait),
-		"mean_slowdown":         div(s.sumSlow),
-		"mean_turnaround_time":  div(s.sumTurn),
-		"mean_waiting_time":     div(s.sumWait),
+		"consumed_joules":       batsimfmt.Float(0),
+		"makespan":              batsimfmt.Float(s.makespan.float64()),
+		"max_slowdown":          batsimfmt.Float(s.maxSlow.float64()),
+		"max_turnaround_time":   batsimfmt.Float(s.maxTurn.float64()),
+		"max_waiting_time":      batsimfmt.Float(s.maxWait.float64()),
+		"mean_slowdown":         div(s.sumSlow.float64()),
+		"mean_turnaround_time":  div(s.sumTurn.float64()),
+		"mean_waiting_time":     div(s.sumWait.float64()),
 		"nb_computing_machines": strconv.Itoa(e.nhosts + e.nstore),
 		"nb_grouped_switches":   "0",
 		"nb_jobs":               strconv.Itoa(s.nbJobs),
@@ -225,15 +232,15 @@ func (e *engine) scheduleValues(wall time.Duration) (keys, values []string) {
 		"nb_jobs_rejected":      strconv.Itoa(s.nbRejected),
 		"nb_jobs_success":       strconv.Itoa(s.nbSuccess),
 		"nb_machine_switches":   "0",
-		"scheduling_time":       ff(e.schedWall.Seconds()),
-		"simulation_time":       ff(wall.Seconds()),
+		"scheduling_time":       batsimfmt.Float(e.schedWall.Seconds()),
+		"simulation_time":       batsimfmt.Float(wall.Seconds()),
 		"success_rate":          div(float64(s.nbSuccess)),
-		"time_computing":        ff(e.timeComp),
-		"time_idle":             ff(e.timeIdle),
-		"time_sleeping":         ff(0),
-		"time_switching_off":    ff(0),
-		"time_switching_on":     ff(0),
-		"time_unavailable":      ff(0),
+		"time_computing":        batsimfmt.Float(e.timeComp),
+		"time_idle":             batsimfmt.Float(e.timeIdle),
+		"time_sleeping":         batsimfmt.Float(0),
+		"time_switching_off":    batsimfmt.Float(0),
+		"time_switching_on":     batsimfmt.Float(0),
+		"time_unavailable":      batsimfmt.Float(0),
 	}
 	for k := range m {
 		keys = append(keys, k)
@@ -262,17 +269,26 @@ type Result struct {
 
 func (e *engine) result(wall time.Duration) *Result {
 	s := &e.stats
-	r := &Result{Jobs: s.nbJobs, ByState: map[string]int{}, Makespan: s.makespan, EndTime: e.now.t,
+	r := &Result{Jobs: s.nbJobs, ByState: map[string]int{}, Makespan: s.makespan.float64(), EndTime: e.k.now,
 		Messages: e.messages, Wall: wall, SchedWall: e.schedWall}
 	for k, v := range s.byState {
 		r.ByState[k] = v
 	}
 	if s.nbJobs > 0 {
-		r.MeanWait = s.sumWait / float64(s.nbJobs)
-		r.MeanSlow = s.sumSlow / float64(s.nbJobs)
+		r.MeanWait = s.sumWait.float64() / float64(s.nbJobs)
+		r.MeanSlow = s.sumSlow.float64() / float64(s.nbJobs)
 	}
-	if s.makespan > 0 {
-		r.Utilization = s.busy / (float64(e.nhosts) * s.makespan)
+	if m := s.makespan.float64(); m > 0 {
+		r.Utilization = s.busy / (float64(e.nhosts) * m)
 	}
 	return r
+}
+
+func roundProgress(p *protocol.JobProgress) {
+	for ; p != nil; p = p.CurrentTask {
+		if p.Progress != nil {
+			v := batsimfmt.Reread(*p.Progress)
+			p.Progress = &v
+		}
+	}
 }

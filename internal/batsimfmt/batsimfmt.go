@@ -10,6 +10,7 @@ package batsimfmt
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -37,6 +38,20 @@ func Float(f float64) string {
 // nearest to its Float rendering. NaN and the infinities are returned as
 // they are.
 func Reread(f float64) float64 {
+	if a := math.Abs(f); a < 4e9 {
+		// Fast path: the decimal rounding of the exact product f·10^6 to
+		// an integer n (half to even, as glibc rounds), then n/10^6, the
+		// double nearest to the 6-decimal text.
+		hi := f * 1e6
+		lo := math.FMA(f, 1e6, -hi) // hi + lo = f·10^6 exactly
+		n := math.RoundToEven(hi)
+		if d := hi - n; d == 0.5 && lo > 0 {
+			n++
+		} else if d == -0.5 && lo < 0 {
+			n--
+		}
+		return n / 1e6
+	}
 	var buf [40]byte
 	v, err := strconv.ParseFloat(string(AppendFloat(buf[:0], f)), 64)
 	if err != nil {

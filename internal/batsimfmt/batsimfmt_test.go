@@ -2,6 +2,8 @@ package batsimfmt
 
 import (
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -143,5 +145,35 @@ func TestAppendNumber(t *testing.T) {
 		if err == nil || string(got) != "x" {
 			t.Errorf("AppendNumber(%s) = %s, %v; want an error and nothing appended", lit, got, err)
 		}
+	}
+}
+
+// The fast path of Reread agrees with printing and parsing back.
+func TestRereadFastPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	check := func(f float64) {
+		var buf [40]byte
+		want, _ := strconv.ParseFloat(string(AppendFloat(buf[:0], f)), 64)
+		if got := Reread(f); got != want && !(got == 0 && want == 0) {
+			t.Fatalf("Reread(%v) = %v, want %v", f, got, want)
+		}
+	}
+	for i := 0; i < 1000000; i++ {
+		var f float64
+		switch i % 4 {
+		case 0:
+			f = r.Float64() * math.Pow(10, float64(r.IntN(10)))
+		case 1:
+			// exact ties at the 7th decimal
+			f = float64(r.Int64N(4e15)) / 1e6 * 0.5
+		case 2:
+			f = (float64(r.Int64N(8e9)) + 0.5) / 1e6
+		default:
+			f = -r.Float64() * 1e3
+		}
+		check(f)
+	}
+	for _, f := range []float64{0, math.Copysign(0, -1), 0.0000005, 0.0000015, 0.0000025, 3.9999999999e9, 1e-7, -1e-7, 0.5e-6} {
+		check(f)
 	}
 }

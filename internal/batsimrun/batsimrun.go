@@ -1,0 +1,232 @@
+// Package batsimrun runs the real Batsim simulator against a scheduler:
+// bucma's own (served in-process on a port the system picks) or batsched.
+// It is what the real-Batsim test tier is built on. Batsim and batsched are
+// found through the BATSIM and BATSCHED environment variables (paths to the
+// executables) or on PATH.
+package batsimrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"bucma/protocol"
+)
+
+// Version is the Batsim version the tier is written against.
+const Version = "4.2.1"
+
+// Find returns the path of the executable named by the environment
+// variable env, or of name on PATH.
+func Find(env, name string) (string, error) {
+	if p := os.Getenv(env); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", env, p, err)
+		}
+		return p, nil
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s is not on PATH and %s is not set", name, env)
+	}
+	return p, nil
+}
+
+// Batsim returns the Batsim executable, or skips t (with one line saying
+// how to get it) when there is none.
+func Batsim(t testing.TB) string {
+	t.Helper()
+	p, err := Find("BATSIM", "batsim")
+	if err != nil {
+		t.Skipf("real-Batsim tier skipped: %v (install Batsim %s, see README: Testing against the real Batsim)", err, Version)
+	}
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		t.Skipf("real-Batsim tier skipped: %s --version: %v", p, err)
+	}
+	if v := strings.TrimSpace(string(out)); v != Version {
+		t.Logf("warning: %s is Batsim %s; the tier's expectations come from Batsim %s", p, v, Version)
+	}
+	return p
+}
+
+// Batsched returns the batsched executable, or skips t.
+func Batsched(t testing.TB) string {
+	t.Helper()
+	p, err := Find("BATSCHED", "batsched")
+	if err != nil {
+		t.Skipf("batsched comparison skipped: %v", err)
+	}
+	return p
+}
+
+// Result is one finished Batsim run.
+type Result struct {
+	Dir      string // output directory (prefix Dir/out)
+	Jobs     []byte // out_jobs.csv
+	Schedule []byte // out_schedule.csv
+	Log      string // Batsim's standard output and error
+}
+
+// Options of a run.
+type Options struct {
+	Batsim string
+	// Args are added to Batsim's command line (e.g. --enable-dynamic-jobs).
+	Args []string
+	// Timeout bounds the whole run (default 2 minutes).
+	Timeout time.Duration
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return 2 * time.Minute
+}
+
+func batsimCmd(ctx context.Context, o Options, platform, workload, dir, endpoint string) *exec.Cmd {
+	args := []string{"-p", platform, "-w", workload, "-e", filepath.Join(dir, "out"), "-s", endpoint,
+		"--disable-schedule-tracing", "--disable-machine-state-tracing"}
+	args = append(args, o.Args...)
+	cmd := exec.CommandContext(ctx, o.Batsim, args...)
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+func collect(dir string, log []byte, runErr error) (*Result, error) {
+	r := &Result{Dir: dir, Log: string(log)}
+	var err error
+	if r.Jobs, err = os.ReadFile(filepath.Join(dir, "out_jobs.csv")); err != nil && runErr == nil {
+		runErr = err
+	}
+	r.Schedule, _ = os.ReadFile(filepath.Join(dir, "out_schedule.csv"))
+	if runErr != nil {
+		return r, fmt.Errorf("%w\nBatsim's output (end):\n%s", runErr, tail(r.Log, 2000))
+	}
+	return r, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// WithHandler runs Batsim against h, served in this process on a loopback
+// port the system picks. dir receives Batsim's outputs.
+func WithHandler(ctx context.Context, o Options, platform, workload, dir string, h protocol.Handler) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout())
+	defer cancel()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	l, err := protocol.Listen(protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	served := make(chan error, 1)
+	go func() { served <- l.Serve(ctx, h) }()
+	var log bytes.Buffer
+	cmd := batsimCmd(ctx, o, platform, workload, dir, l.Endpoint())
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		cancel()
+		<-served
+		return nil, fmt.Errorf("starting batsim: %w", err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- cmd.Wait() }()
+	var runErr, serveErr error
+	select {
+	case runErr = <-ran:
+		if runErr != nil {
+			cancel()
+		}
+		serveErr = <-served
+	case serveErr = <-served:
+		if serveErr != nil {
+			// A scheduler that stopped leaves Batsim waiting forever.
+			cancel()
+		}
+		runErr = <-ran
+	}
+	switch {
+	case serveErr != nil && !errors.Is(serveErr, protocol.ErrInterrupted):
+		return collect(dir, log.Bytes(), fmt.Errorf("scheduler: %w", serveErr))
+	case runErr != nil:
+		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))
+	}
+	return collect(dir, log.Bytes(), nil)
+}
+
+// WithBatsched runs Batsim against batsched's variant (e.g. "fcfs_fast",
+// "easy_bf") on a free loopback port.
+func WithBatsched(ctx context.Context, o Options, batsched, variant, platform, workload, dir string) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout())
+	defer cancel()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	// batsched binds the port it is given: a port found free may be taken
+	// in between, so a run whose scheduler could not bind is retried.
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		endpoint := "tcp://127.0.0.1:" + strconv.Itoa(port)
+		var slog bytes.Buffer
+		sched := exec.CommandContext(ctx, batsched, "-v", variant, "-s", endpoint)
+		sched.Stdout, sched.Stderr = &slog, &slog
+		sched.WaitDelay = 5 * time.Second
+		if err := sched.Start(); err != nil {
+			return nil, fmt.Errorf("starting batsched: %w", err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- sched.Wait() }()
+		var log bytes.Buffer
+		cmd := batsimCmd(ctx, o, platform, workload, dir, endpoint)
+		cmd.Stdout, cmd.Stderr = &log, &log
+		runErr := cmd.Run()
+		var schedErr error
+		select {
+		case schedErr = <-done:
+		case <-time.After(10 * time.Second):
+			_ = sched.Process.Kill()
+			schedErr = <-done
+		}
+		if runErr == nil && schedErr == nil {
+			return collect(dir, log.Bytes(), nil)
+		}
+		if strings.Contains(slog.String(), "Address already in use") {
+			lastErr = errors.New("batsched: address already in use")
+			continue
+		}
+		if runErr == nil {
+			runErr = fmt.Errorf("batsched: %w\n%s", schedErr, tail(slog.String(), 2000))
+		}
+		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))
+	}
+	return nil, lastErr
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

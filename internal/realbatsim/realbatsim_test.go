@@ -1,0 +1,220 @@
+package realbatsim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"bucma/internal/batsimrun"
+	"bucma/internal/scenario"
+	"bucma/platforms"
+	"bucma/schedulers"
+	"bucma/sim"
+	"bucma/workloads"
+)
+
+// seeds is how many seeds each (shape, mix) combination runs:
+// BUCMA_DIFF_SEEDS overrides the default.
+func seeds(t *testing.T, def int) int {
+	if s := os.Getenv("BUCMA_DIFF_SEEDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			t.Fatalf("BUCMA_DIFF_SEEDS=%q: want a number of seeds", s)
+		}
+		return n
+	}
+	return def
+}
+
+// mixes are the kinds of workloads the differential tests cover.
+var mixes = map[string]scenario.Mix{
+	"delay":   {Jobs: 120},
+	"compute": {Jobs: 80, Compute: true, Composed: true},
+	"comm":    {Jobs: 60, Compute: true, Comm: true, Composed: true},
+	"large":   {Jobs: 60, Compute: true, Composed: true, Large: true},
+}
+
+// writeCase writes a generated platform and workload into dir.
+func writeCase(t *testing.T, dir string, shape scenario.Shape, seed uint64, mix scenario.Mix) (plat, wl string) {
+	t.Helper()
+	p, n := scenario.Platform(shape, seed)
+	if shape == scenario.Large {
+		mix.Jobs *= 3
+	}
+	w := scenario.Workload(seed, n, mix)
+	plat, wl = filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
+	if err := os.WriteFile(plat, p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wl, w, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return plat, wl
+}
+
+func session(t *testing.T, policy string, opts schedulers.Options) *schedulers.Session {
+	t.Helper()
+	spec, err := schedulers.Builtin().Lookup(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// simulate runs the embedded engine on the case and returns its _jobs.csv.
+func simulate(t *testing.T, dir, plat, wl, policy string, opts schedulers.Options) ([]byte, error) {
+	t.Helper()
+	p, err := platforms.Load(plat)
+	if err != nil {
+		return nil, err
+	}
+	w, err := workloads.Load(wl)
+	if err != nil {
+		return nil, err
+	}
+	prefix := filepath.Join(dir, "engine")
+	_, err = sim.Run(context.Background(), sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix}, sim.InProcess(session(t, policy, opts)))
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(prefix + "_jobs.csv")
+}
+
+// firstDiff describes the first differing line of two CSV files.
+func firstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(la) || i < len(lb); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  batsim: %s\n  bucma:  %s", i+1, x, y)
+		}
+	}
+	return "identical"
+}
+
+// tally counts cases and identical results for the summary line.
+type tally struct {
+	mu              sync.Mutex
+	cases, matching int
+}
+
+func (c *tally) add(ok bool) {
+	c.mu.Lock()
+	c.cases++
+	if ok {
+		c.matching++
+	}
+	c.mu.Unlock()
+}
+
+// TestEngineMatchesBatsim: for every shape, mix and seed, the real Batsim
+// driven by bucma's fcfs (first-fit hosts) and easy policies writes the same
+// _jobs.csv, byte for byte, as bucma's engine with the same policy.
+func TestEngineMatchesBatsim(t *testing.T) {
+	bin := batsimrun.Batsim(t)
+	n := seeds(t, 3)
+	var c tally
+	for _, policy := range []string{"fcfs", "easy"} {
+		for _, shape := range scenario.Shapes {
+			for mname, mix := range mixes {
+				for seed := 1; seed <= n; seed++ {
+					policy, shape, mname, mix, seed := policy, shape, mname, mix, uint64(seed)
+					t.Run(fmt.Sprintf("%s/%s/%s/%d", policy, shape, mname, seed), func(t *testing.T) {
+						t.Parallel()
+						dir := t.TempDir()
+						plat, wl := writeCase(t, dir, shape, seed, mix)
+						opts := schedulers.Options{"hosts": "first-fit"}
+						real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "batsim"), session(t, policy, opts))
+						if err != nil {
+							t.Fatal(err)
+						}
+						ours, err := simulate(t, dir, plat, wl, policy, opts)
+						if err != nil {
+							t.Fatalf("engine: %v", err)
+						}
+						ok := bytes.Equal(real.Jobs, ours)
+						c.add(ok)
+						if !ok {
+							t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, firstDiff(real.Jobs, ours))
+							keep(t, dir)
+						}
+					})
+				}
+			}
+		}
+	}
+	t.Cleanup(func() { t.Logf("engine vs Batsim: %d of %d cases identical", c.matching, c.cases) })
+}
+
+// keep copies a failing case to BUCMA_DIFF_KEEP, when set.
+func keep(t *testing.T, dir string) {
+	dst := os.Getenv("BUCMA_DIFF_KEEP")
+	if dst == "" {
+		return
+	}
+	to := filepath.Join(dst, strings.ReplaceAll(t.Name(), "/", "_"))
+	_ = os.MkdirAll(to, 0o755)
+	for _, f := range []string{"platform.xml", "workload.json", "engine_jobs.csv", "batsim/out_jobs.csv"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+			_ = os.WriteFile(filepath.Join(to, strings.ReplaceAll(f, "/", "_")), b, 0o644)
+		}
+	}
+}
+
+// TestPoliciesMatchBatsched: through the real Batsim, bucma's fcfs with
+// first-fit hosts gives batsched fcfs_fast's _jobs.csv byte for byte, and
+// bucma's easy (first-fit hosts) gives batsched easy_bf's.
+func TestPoliciesMatchBatsched(t *testing.T) {
+	bin := batsimrun.Batsim(t)
+	bs := batsimrun.Batsched(t)
+	n := seeds(t, 3)
+	var c tally
+	pairs := []struct{ policy, variant string }{{"fcfs", "fcfs_fast"}, {"easy", "easy_bf"}}
+	for _, pair := range pairs {
+		for _, shape := range scenario.Shapes {
+			for _, mname := range []string{"delay", "compute"} {
+				for seed := 1; seed <= n; seed++ {
+					pair, shape, mname, seed := pair, shape, mname, uint64(seed)
+					t.Run(fmt.Sprintf("%s/%s/%s/%d", pair.variant, shape, mname, seed), func(t *testing.T) {
+						t.Parallel()
+						mix := mixes[mname]
+						mix.AllWalltimes = true
+						dir := t.TempDir()
+						plat, wl := writeCase(t, dir, shape, seed+1000, mix)
+						opts := schedulers.Options{"hosts": "first-fit"}
+						ours, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "bucma"), session(t, pair.policy, opts))
+						if err != nil {
+							t.Fatal(err)
+						}
+						theirs, err := batsimrun.WithBatsched(context.Background(), batsimrun.Options{Batsim: bin}, bs, pair.variant, plat, wl, filepath.Join(dir, "batsched"))
+						if err != nil {
+							t.Fatal(err)
+						}
+						ok := bytes.Equal(theirs.Jobs, ours.Jobs)
+						c.add(ok)
+						if !ok {
+							t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, strings.ReplaceAll(strings.ReplaceAll(firstDiff(theirs.Jobs, ours.Jobs), "batsim:", "batsched:"), "bucma: ", "bucma:   "))
+						}
+					})
+				}
+			}
+		}
+	}
+	t.Cleanup(func() { t.Logf("bucma vs batsched: %d of %d cases identical", c.matching, c.cases) })
+}

@@ -1,0 +1,368 @@
+package sim
+
+import "math"
+
+// The ptask_L07 host model of SimGrid 3.32 (surf/ptask_L07.cpp), the model
+// Batsim runs: every activity (a computation on several hosts with
+// transfers between them, a communication, a sleep) is one L07 action whose
+// progress rate comes from the max-min system; a transfer first waits for
+// its route's latency. Time advances from one action end to the next, and
+// every running action is updated by each step exactly as SimGrid updates it.
+
+type actionState uint8
+
+const (
+	actStarted actionState = iota
+	actFinished
+	actFailed
+	actGone // freed
+)
+
+type suspendState uint8
+
+const (
+	running suspendState = iota
+	suspended
+	sleeping
+)
+
+// action is an L07Action.
+type action struct {
+	prev, next *action // in the started list
+	state      actionState
+	remains    float64
+	// maxDuration is -1 when there is none.
+	maxDuration float64
+	latency     float64
+	susp        suspendState
+	v           *lmmVar // nil for a sleep (it never consumes anything)
+	// bound is the rate bound of the action once its latency is paid
+	// (SimGrid's update_bound: the network and CPU bounds).
+	bound    float64
+	hasBound bool
+	owner    activity
+}
+
+func (a *action) rate() float64 {
+	if a.v == nil {
+		return 0
+	}
+	return a.v.value
+}
+
+func (a *action) penalty() float64 {
+	if a.v == nil {
+		return 0
+	}
+	return a.v.penalty
+}
+
+// actionList is the started action set, in creation order.
+type actionList struct {
+	head, tail *action
+	n          int
+}
+
+func (l *actionList) pushBack(a *action) {
+	a.prev, a.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = a
+	} else {
+		l.head = a
+	}
+	l.tail = a
+	l.n++
+}
+
+func (l *actionList) remove(a *action) {
+	if a.prev != nil {
+		a.prev.next = a.next
+	} else {
+		l.head = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	} else {
+		l.tail = a.prev
+	}
+	a.prev, a.next = nil, nil
+	l.n--
+}
+
+// cpu is a host's processor: a constraint of cores × speed.
+type cpu struct {
+	speed float64
+	cnst  *lmmCnst
+}
+
+// link is a network link's constraint.
+type link struct {
+	latency float64
+	cnst    *lmmCnst
+	// seen marks the link while an action counts its distinct links.
+	seen uint64
+}
+
+// newPtask creates an L07 action on hosts with flops[i] on host i and
+// bytes[i*n+j] sent from host i to host j (flops or bytes may be nil), as
+// L07Action's constructor does.
+func (k *kernel) newPtask(hosts []int, flops, bytes []float64) (*action, error) {
+	n := len(hosts)
+	a := &action{remains: 1.0, maxDuration: -1}
+	used := 0
+	for _, f := range flops {
+		if f > 0 {
+			used++
+		}
+	}
+	var routes [][]int
+	var lats []float64
+	nlinks := 0
+	latency := 0.0
+	if bytes != nil {
+		routes = make([][]int, n*n)
+		lats = make([]float64, n*n)
+		k.linkStamp++
+		for i, b := range bytes {
+			if b <= 0 {
+				continue
+			}
+			r, lat, err := k.route(hosts[i/n], hosts[i%n])
+			if err != nil {
+				return nil, err
+			}
+			routes[i], lats[i] = r, lat
+			latency = math.Max(latency, lat)
+			for _, l := range r {
+				if k.links[l].seen != k.linkStamp {
+					k.links[l].seen = k.linkStamp
+					nlinks++
+				}
+			}
+		}
+	}
+	a.latency = latency
+	a.v = k.sys.newVariable(1.0, -1, n+nlinks)
+	if latency > 0 {
+		k.sys.updatePenalty(a.v, 0)
+	}
+	for i, h := range hosts {
+		f := 0.0
+		if flops != nil {
+			f = flops[i]
+		}
+		k.sys.expand(k.cpus[h].cnst, a.v, f, true)
+	}
+	if bytes != nil {
+		for i, b := range bytes {
+			if b <= 0 {
+				continue
+			}
+			for _, l := range routes[i] {
+				k.sys.expand(k.links[l].cnst, a.v, b, false)
+			}
+		}
+	}
+	if nlinks+used == 0 {
+		a.remains = 0
+	}
+	// The bound: the network bound (TCP window over the worst latency
+	// times the bytes) and the CPU bound (the slowest host's speed over
+	// its flops).
+	latCurrent := 0.0
+	for i, b := range bytes {
+		if b > 0 {
+			latCurrent = math.Max(latCurrent, lats[i]*b)
+		}
+	}
+	netBound := math.MaxFloat64
+	if latCurrent > 0 {
+		netBound = tcpGamma / (2.0 * latCurrent)
+	}
+	cpuBound := math.MaxFloat64
+	for i, f := range flops {
+		if f > 0 {
+			cpuBound = math.Min(cpuBound, k.cpus[hosts[i]].speed/f)
+		}
+	}
+	a.bound = math.Min(netBound, cpuBound)
+	a.hasBound = a.bound < math.MaxFloat64
+	k.applyBound(a)
+	k.started.pushBack(a)
+	return a, nil
+}
+
+// newComm is NetworkL07Model::communicate: a transfer of size bytes from
+// host src to host dst, the L07 action of a two-host parallel task that
+// computes nothing (newPtask specialised for that case).
+func (k *kernel) newComm(src, dst int, size float64) (*action, error) {
+	a := &action{remains: 1.0, maxDuration: -1}
+	var route []int
+	lat := 0.0
+	nlinks := 0
+	if size > 0 {
+		var err error
+		if route, lat, err = k.route(src, dst); err != nil {
+			return nil, err
+		}
+		k.linkStamp++
+		for _, l := range route {
+			if k.links[l].seen != k.linkStamp {
+				k.links[l].seen = k.linkStamp
+				nlinks++
+			}
+		}
+	}
+	a.latency = lat
+	a.v = k.sys.newVariable(1.0, -1, nlinks)
+	if lat > 0 {
+		k.sys.updatePenalty(a.v, 0)
+	}
+	for _, l := range route {
+		k.sys.expand(k.links[l].cnst, a.v, size, false)
+	}
+	if nlinks == 0 {
+		a.remains = 0
+	}
+	a.bound = math.MaxFloat64
+	if lc := lat * size; size > 0 && lc > 0 {
+		a.bound = tcpGamma / (2.0 * lc)
+	}
+	a.hasBound = a.bound < math.MaxFloat64
+	k.applyBound(a)
+	k.started.pushBack(a)
+	return a, nil
+}
+
+// applyBound is update_bound: once the latency is paid, the variable gets
+// the action's bound.
+func (k *kernel) applyBound(a *action) {
+	if a.hasBound && a.latency <= 0 {
+		k.sys.updateBound(a.v, a.bound)
+	}
+}
+
+// newSleep is CpuL07::sleep: an action that only ends when its maximum
+// duration has elapsed (-1: never). It consumes nothing, so it has no
+// variable.
+func (k *kernel) newSleep(duration float64) *action {
+	a := &action{remains: 1.0, maxDuration: duration, susp: sleeping}
+	k.started.pushBack(a)
+	return a
+}
+
+// finish moves a started action to the finished (or failed) set.
+func (k *kernel) finishAction(a *action, st actionState) {
+	if a.state != actStarted {
+		return
+	}
+	k.started.remove(a)
+	a.state = st
+	if st == actFinished {
+		a.remains = 0
+		k.done = append(k.done, a)
+	} else {
+		k.failed = append(k.failed, a)
+	}
+}
+
+// cancelAction is Action::cancel: the action fails.
+func (k *kernel) cancelAction(a *action) {
+	switch a.state {
+	case actStarted:
+		k.finishAction(a, actFailed)
+	case actFinished:
+		// moved from the finished to the failed set
+		for i, x := range k.done {
+			if x == a {
+				k.done = append(k.done[:i], k.done[i+1:]...)
+				break
+			}
+		}
+		a.state = actFailed
+		k.failed = append(k.failed, a)
+	}
+}
+
+// freeAction destroys an action (its variable leaves the system).
+func (k *kernel) freeAction(a *action) {
+	if a == nil || a.state == actGone {
+		return
+	}
+	switch a.state {
+	case actStarted:
+		k.started.remove(a)
+	case actFinished:
+		for i, x := range k.done {
+			if x == a {
+				k.done = append(k.done[:i], k.done[i+1:]...)
+				break
+			}
+		}
+	case actFailed:
+		for i, x := range k.failed {
+			if x == a {
+				k.failed = append(k.failed[:i], k.failed[i+1:]...)
+				break
+			}
+		}
+	}
+	a.state = actGone
+	if a.v != nil {
+		k.sys.freeVariable(a.v)
+		a.v = nil
+	}
+}
+
+// nextEvent is HostL07Model::next_occurring_event: the time until the next
+// action end or latency end, -1 when nothing will ever happen.
+func (k *kernel) nextEvent() float64 {
+	k.sys.solve()
+	min := -1.0
+	for a := k.started.head; a != nil; a = a.next {
+		if r := a.rate(); r > 0 {
+			value := 0.0
+			if a.remains > 0 {
+				value = a.remains / r
+			}
+			if min < 0 || value < min {
+				min = value
+			}
+		}
+		if a.maxDuration >= 0 && (min < 0 || a.maxDuration < min) {
+			min = a.maxDuration
+		}
+	}
+	for a := k.started.head; a != nil; a = a.next {
+		if a.latency > 0 && (min < 0 || a.latency < min) {
+			min = a.latency
+		}
+	}
+	return min
+}
+
+// updateActions is HostL07Model::update_actions_state after a step delta.
+func (k *kernel) updateActions(delta float64) {
+	for a := k.started.head; a != nil; {
+		next := a.next
+		if a.latency > 0 {
+			if a.latency > delta {
+				doubleUpdate(&a.latency, delta, surfPrecision)
+			} else {
+				a.latency = 0
+			}
+			if a.latency <= 0 && a.susp == running {
+				k.applyBound(a)
+				k.sys.updatePenalty(a.v, 1.0)
+			}
+		}
+		doubleUpdate(&a.remains, a.rate()*delta, maxminPrecision*surfPrecision)
+		if a.maxDuration != -1 {
+			doubleUpdate(&a.maxDuration, delta, surfPrecision)
+		}
+		if (a.remains <= 0 && a.penalty() > 0) || (a.maxDuration != -1 && a.maxDuration <= 0) {
+			k.finishAction(a, actFinished)
+		}
+		a = next
+	}
+}
