@@ -2,22 +2,19 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	zmq "github.com/pebbe/zmq4"
-
 	"bucma/protocol"
-	"bucma/schedulers"
 )
 
-// inProcess drives a Session directly: typed messages, no JSON.
-type inProcess struct{ s *schedulers.Session }
+// inProcess drives a scheduler of this process directly: typed messages,
+// no JSON.
+type inProcess struct{ s protocol.Handler }
 
-// InProcess returns a Scheduler that hands the engine's messages to s
-// without encoding them.
-func InProcess(s *schedulers.Session) Scheduler { return inProcess{s} }
+// InProcess returns a Scheduler that hands the engine's messages to h (a
+// *schedulers.Session, typically) without encoding them.
+func InProcess(h protocol.Handler) Scheduler { return inProcess{h} }
 
 func (p inProcess) Exchange(m *protocol.Message) (*protocol.Message, error) {
 	r, err := p.s.Handle(m)
@@ -30,63 +27,37 @@ func (p inProcess) Exchange(m *protocol.Message) (*protocol.Message, error) {
 	return &protocol.Message{Now: r.Now(), Events: r.Events()}, nil
 }
 
-// RemoteScheduler drives a scheduler over ZeroMQ exactly as Batsim does: a
-// REQ socket that connects to the scheduler's endpoint, sends Batsim's
-// bytes and decodes each reply with Batsim's reader rules.
+// RemoteScheduler drives a scheduler over ZeroMQ exactly as Batsim does: it
+// sends Batsim's bytes and decodes each reply with Batsim's reader rules.
 type RemoteScheduler struct {
-	Endpoint string
-	// Timeout bounds the wait for each reply (0: wait forever, like Batsim).
-	Timeout time.Duration
+	c *protocol.Client
 	// Observe, when set, sees every raw message sent and received.
 	Observe func(dir protocol.Direction, raw []byte)
-	// Context, when set, interrupts the wait for a reply once cancelled.
-	Context context.Context
-
-	zctx *zmq.Context
-	sock *zmq.Socket
-	dec  *protocol.Decoder
+	dec     *protocol.Decoder
 }
 
 // Remote connects to a scheduler listening on endpoint (e.g.
-// "tcp://127.0.0.1:28000"). Close it when done.
-func Remote(endpoint string) (*RemoteScheduler, error) {
-	zctx, err := zmq.NewContext()
+// "tcp://127.0.0.1:28000"); timeout bounds the wait for each reply (0:
+// forever, like Batsim) and ctx, when not nil, interrupts it. Close it when
+// done.
+func Remote(ctx context.Context, endpoint string, timeout time.Duration) (*RemoteScheduler, error) {
+	c, err := protocol.Dial(endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("zeromq context: %w", err)
+		return nil, err
 	}
-	sock, err := zctx.NewSocket(zmq.REQ)
-	if err != nil {
-		zctx.Term()
-		return nil, fmt.Errorf("zeromq socket: %w", err)
-	}
-	if err := sock.Connect(endpoint); err != nil {
-		sock.Close()
-		zctx.Term()
-		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
-	}
-	return &RemoteScheduler{Endpoint: endpoint, zctx: zctx, sock: sock, dec: protocol.NewDecoder(nil)}, nil
+	c.Timeout, c.Context = timeout, ctx
+	return &RemoteScheduler{c: c, dec: protocol.NewDecoder(nil)}, nil
 }
 
 // Exchange sends m and returns the decoded reply.
 func (r *RemoteScheduler) Exchange(m *protocol.Message) (*protocol.Message, error) {
-	if r.sock == nil {
-		return nil, errors.New("connection closed")
-	}
 	out := protocol.EncodeBatsim(m)
 	if r.Observe != nil {
 		r.Observe(protocol.FromBatsim, out)
 	}
-	if _, err := r.sock.SendBytes(out, 0); err != nil {
-		return nil, fmt.Errorf("sending to %s: %w", r.Endpoint, err)
-	}
-	if r.Timeout > 0 || r.Context != nil {
-		if err := r.wait(); err != nil {
-			return nil, err
-		}
-	}
-	raw, err := r.sock.RecvBytes(0)
+	raw, err := r.c.Exchange(out)
 	if err != nil {
-		return nil, fmt.Errorf("receiving from %s: %w", r.Endpoint, err)
+		return nil, err
 	}
 	if r.Observe != nil {
 		r.Observe(protocol.FromScheduler, raw)
@@ -98,50 +69,5 @@ func (r *RemoteScheduler) Exchange(m *protocol.Message) (*protocol.Message, erro
 	return msg, nil
 }
 
-// wait polls for the reply in short slices, so that a cancelled context or
-// the timeout is noticed promptly.
-func (r *RemoteScheduler) wait() error {
-	p := zmq.NewPoller()
-	p.Add(r.sock, zmq.POLLIN)
-	var deadline time.Time
-	if r.Timeout > 0 {
-		deadline = time.Now().Add(r.Timeout)
-	}
-	for {
-		if r.Context != nil && r.Context.Err() != nil {
-			return r.Context.Err()
-		}
-		slice := 100 * time.Millisecond
-		if r.Timeout > 0 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return fmt.Errorf("no reply from %s within %v", r.Endpoint, r.Timeout)
-			}
-			if left < slice {
-				slice = left
-			}
-		}
-		ready, err := p.Poll(slice)
-		if err != nil {
-			if r.Context != nil && r.Context.Err() != nil {
-				return r.Context.Err()
-			}
-			return fmt.Errorf("waiting for %s: %w", r.Endpoint, err)
-		}
-		if len(ready) > 0 {
-			return nil
-		}
-	}
-}
-
-// Close closes the socket.
-func (r *RemoteScheduler) Close() error {
-	if r.sock == nil {
-		return nil
-	}
-	r.sock.SetLinger(0)
-	err := r.sock.Close()
-	r.sock = nil
-	r.zctx.Term()
-	return err
-}
+// Close closes the connection.
+func (r *RemoteScheduler) Close() error { return r.c.Close() }

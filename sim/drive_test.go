@@ -79,11 +79,10 @@ func TestRemoteMatchesInProcess(t *testing.T) {
 			case err := <-served:
 				t.Fatalf("serve: %v", err)
 			}
-			rs, err := Remote(ep)
+			rs, err := Remote(context.Background(), ep, 20*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs.Timeout = 20 * time.Second
 			var sent int
 			rs.Observe = func(dir protocol.Direction, raw []byte) {
 				if dir == protocol.FromBatsim {

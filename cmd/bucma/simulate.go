@@ -194,12 +194,10 @@ func simulateAction(c *cli.Context) error {
 	if sess != nil {
 		sched = sim.InProcess(sess)
 	} else {
-		rs, err := sim.Remote(connect)
+		rs, err := sim.Remote(ctx, connect, c.Duration("timeout"))
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
-		rs.Timeout = c.Duration("timeout")
-		rs.Context = ctx
 		defer rs.Close()
 		sched = rs
 	}
