@@ -395,6 +395,9 @@ func (p *parser) newZone(id, routing string, parent *zone, line int, elem string
 	if id == "" {
 		return nil, p.errf(line, "<%s>: missing id", elem)
 	}
+	if parent == nil && len(p.roots) > 0 {
+		return nil, p.errf(line, "<%s id=%q>: a second top-level zone (SimGrid makes the first one, %q, the root of the platform and refuses the hosts and links of any other: \"Invalid CPU model\")", elem, id, p.roots[0].id)
+	}
 	kind, ok := zoneKindOf(routing)
 	if !ok {
 		return nil, p.errf(line, "<%s id=%q>: unknown routing %q (SimGrid: \"Not a valid model!\"; expected Full, Floyd, Dijkstra, DijkstraCache, Cluster, None, Vivaldi or Wifi)", elem, id, routing)
@@ -852,12 +855,6 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 	if topo == "FLAT" {
 		topo = ""
 	}
-	z, err := p.newZone(id, "Cluster", cur, line, elem)
-	if err != nil {
-		return frame{}, err
-	}
-	z.fromCluster = true
-	z.topology = topo
 	cores, err := parseCores(a["core"])
 	if err != nil {
 		return frame{}, p.errf(line, "<cluster id=%q>: %v", id, err)
@@ -907,6 +904,13 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 	default:
 		return frame{}, p.errf(line, "<cluster id=%q>: invalid bb_sharing_policy %q", id, pol)
 	}
+	// SimGrid reads every attribute before it creates the zone.
+	z, err := p.newZone(id, "Cluster", cur, line, elem)
+	if err != nil {
+		return frame{}, err
+	}
+	z.fromCluster = true
+	z.topology = topo
 	var backbone *linkDecl
 	if vals["bb_bw"] > 0 || vals["bb_lat"] > 0 {
 		if backbone, err = p.newLink(id+"_backbone", vals["bb_bw"], vals["bb_lat"], bbFatpipe, line, elem); err != nil {

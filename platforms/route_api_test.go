@@ -248,6 +248,8 @@ func TestRefusedPlatforms(t *testing.T) {
 		{"duplicate bypass", `<zone id="z" routing="Full">` + m + `<host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps" latency="0"/>
 <bypassRoute src="a" dst="m"><link_ctn id="l"/></bypassRoute>
 <bypassRoute src="a" dst="m"><link_ctn id="l"/></bypassRoute></zone>`, []string{"test.xml:3:", "bypass route from a to m already exists"}},
+		{"two top-level zones", `<zone id="z" routing="Full">` + m + `</zone>
+<zone id="y" routing="Full"></zone>`, []string{"test.xml:2:", "second top-level zone"}},
 		{"backbone outside a Cluster zone", `<zone id="z" routing="Full">` + m + `<backbone id="b" bandwidth="1GBps" latency="0"/></zone>`,
 			[]string{"test.xml:1:", `<backbone id="b">`, "Cluster"}},
 	}

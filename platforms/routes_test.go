@@ -77,6 +77,9 @@ func TestRoutesAgainstSimGrid(t *testing.T) {
 	t.Run("files", func(t *testing.T) {
 		for _, f := range platformFiles(t) {
 			t.Run(strings.ReplaceAll(f, "/", "_"), func(t *testing.T) {
+				if slowInSimGrid(f) {
+					t.Skip("SimGrid loops forever on some of its routes: checked by TestRouteGoldens")
+				}
 				t.Parallel()
 				check(t, f)
 			})
@@ -99,6 +102,13 @@ func TestRoutesAgainstSimGrid(t *testing.T) {
 		}
 	})
 	t.Log(total.String())
+}
+
+// slowInSimGrid tells whether the golden of a platform records routes
+// SimGrid never answers (each costs the oracle's timeout).
+func slowInSimGrid(file string) bool {
+	data, err := os.ReadFile(strings.TrimSuffix(file, ".xml") + ".golden")
+	return err == nil && strings.Contains(string(data), "loops forever")
 }
 
 type generated struct{ name, xml string }

@@ -3,6 +3,7 @@ package platforms
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The routes of the loader are compared with the routes of SimGrid 3.32
@@ -100,11 +102,17 @@ func (o *sgOracle) run(t testing.TB, file string, pairs [][2]string) sgResult {
 		for _, p := range pairs {
 			fmt.Fprintf(&in, "%s %s\n", p[0], p[1])
 		}
-		cmd := exec.Command(o.bin, file)
+		// SimGrid loops forever on some routes: a pair gets a few seconds.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+len(pairs)/1000)*time.Second)
+		cmd := exec.CommandContext(ctx, o.bin, file)
 		cmd.Stdin = &in
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		runErr := cmd.Run()
+		if ctx.Err() != nil {
+			runErr = fmt.Errorf("no answer after %v (SimGrid loops forever)", time.Duration(5+len(pairs)/1000)*time.Second)
+		}
+		cancel()
 		loaded, answered := false, 0
 		sc := bufio.NewScanner(&stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<26)
@@ -200,6 +208,9 @@ func compareWithSimGrid(t *testing.T, file string, sg sgResult) sgStats {
 	t.Helper()
 	st := sgStats{platforms: 1}
 	p, err := Load(file)
+	if err != nil && strings.Contains(err.Error(), "Cannot find the master host") && len(sg.hosts) > 0 {
+		p, err = LoadOptions(file, Options{MasterHost: sg.hosts[0]}) // a platform without a master role
+	}
 	if sg.refused != "" {
 		if err == nil {
 			t.Errorf("SimGrid refuses the platform (%s) but Load accepts it", sg.refused)
