@@ -285,13 +285,13 @@ func (p *parser) buildRouting() error {
 		var err error
 		switch z.kind {
 		case kindFull:
-			z.routing_, err = p.buildFull(z)
+			z.table, err = p.buildFull(z)
 		case kindFloyd:
-			z.routing_, err = p.buildFloyd(z)
+			z.table, err = p.buildFloyd(z)
 		case kindDijkstra:
-			z.routing_, err = p.buildDijkstra(z)
+			z.table, err = p.buildDijkstra(z)
 		case kindStar:
-			z.routing_, err = p.buildStar(z)
+			z.table, err = p.buildStar(z)
 		default:
 			for _, r := range z.routes {
 				if err := p.checkRoute(z, r); err != nil {

@@ -172,7 +172,6 @@ type hostLinkDecl struct {
 type cabinetDecl struct {
 	hosts    []*hostDecl
 	up, down []*linkDecl // private links of each host
-	line     int
 }
 
 // contentMode is what a zone holds, as SimGrid's DTD allows: either
@@ -215,8 +214,8 @@ type zone struct {
 	topology    string // <cluster topology>, "" for FLAT
 	endSeq      int    // p.seq when the zone closed
 
-	routing_ zoneRouting              // built by finalize
-	bypass   map[[2]*netpoint]*zroute // bypass routes declared in the zone
+	table  zoneRouting              // routing table, built by finalize (at parse time for <cluster>)
+	bypass map[[2]*netpoint]*zroute // bypass routes declared in the zone
 }
 
 type parser struct {
@@ -226,7 +225,7 @@ type parser struct {
 	lines []int // offsets of '\n'
 	opt   Options
 
-	roots     []*zone // zones without a parent (SimGrid's root is the first)
+	root      *zone // the top-level zone
 	zones     []*zone
 	hosts     []*hostDecl
 	netpoints map[string]*netpoint
@@ -395,8 +394,8 @@ func (p *parser) newZone(id, routing string, parent *zone, line int, elem string
 	if id == "" {
 		return nil, p.errf(line, "<%s>: missing id", elem)
 	}
-	if parent == nil && len(p.roots) > 0 {
-		return nil, p.errf(line, "<%s id=%q>: a second top-level zone (SimGrid makes the first one, %q, the root of the platform and refuses the hosts and links of any other: \"Invalid CPU model\")", elem, id, p.roots[0].id)
+	if parent == nil && p.root != nil {
+		return nil, p.errf(line, "<%s id=%q>: a second top-level zone (SimGrid makes the first one, %q, the root of the platform and refuses the hosts and links of any other: \"Invalid CPU model\")", elem, id, p.root.id)
 	}
 	kind, ok := zoneKindOf(routing)
 	if !ok {
@@ -410,7 +409,7 @@ func (p *parser) newZone(id, routing string, parent *zone, line int, elem string
 	if parent != nil {
 		parent.children = append(parent.children, z)
 	} else {
-		p.roots = append(p.roots, z)
+		p.root = z
 	}
 	p.zones = append(p.zones, z)
 	return z, nil
@@ -918,7 +917,7 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 		}
 	}
 	star := newStar()
-	z.routing_ = star
+	z.table = star
 	ctx := &clusterCtx{zone: z, props: map[string]string{}}
 	for _, r := range rad {
 		hostName := a["prefix"] + strconv.Itoa(r) + a["suffix"]
@@ -1001,7 +1000,7 @@ func (p *parser) addCabinet(a map[string]string, line int, cur *zone) error {
 	if _, err := parseSpeed(a["speed"]); err != nil {
 		return p.errf(line, "<cabinet id=%q>: %v", id, err)
 	}
-	c := cabinetDecl{line: line}
+	var c cabinetDecl
 	for _, r := range rad {
 		name := a["prefix"] + strconv.Itoa(r) + a["suffix"]
 		h, err := p.addHost(name, a["speed"], 1, cur, line, "cabinet id="+strconv.Quote(id)+" host")

@@ -286,7 +286,7 @@ func (w *walk) bypass(z *zone, src, dst *netpoint, list *[]int, depth int) (bool
 // sub-zones), following z's routing model; its links go to list. It returns
 // the gateways of a route between sub-zones.
 func (w *walk) local(z *zone, src, dst *netpoint, list *[]int, depth int) (gwSrc, gwDst *netpoint, err error) {
-	switch t := z.routing_.(type) {
+	switch t := z.table.(type) {
 	case *fullTable:
 		return w.full(z, t, src, dst, list)
 	case *floydTable:
