@@ -51,6 +51,15 @@ type sgOracle struct {
 	bin string
 }
 
+// TestMain removes the oracle built by the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if oracle != nil {
+		os.RemoveAll(filepath.Dir(oracle.bin))
+	}
+	os.Exit(code)
+}
+
 var (
 	oracleOnce sync.Once
 	oracle     *sgOracle
