@@ -1,18 +1,25 @@
 package platforms
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
-	"strings"
 )
 
 // finalize resolves names, builds the routing tables, assigns roles and ids,
 // and computes the latencies of the timing model.
 func (p *parser) finalize() (*Platform, error) {
-	if err := p.resolveRoutes(); err != nil {
+	p.loopback.bandwidth, p.loopback.latency = p.loopbackBw, p.loopbackLat
+	for _, r := range p.allRoutes {
+		if err := p.resolveRoute(r); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.buildRouting(); err != nil {
 		return nil, err
 	}
-	if err := p.buildTables(); err != nil {
+	if err := p.buildBypasses(); err != nil {
 		return nil, err
 	}
 
@@ -64,19 +71,22 @@ func (p *parser) finalize() (*Platform, error) {
 	byName(compute)
 	byName(storage)
 
-	r := newResolver(p)
+	net := &network{name: p.name, links: p.linkList, loopback: p.loopback.id, hosts: map[string]*netpoint{},
+		memo: map[[2]*netpoint]*routeResult{}}
+	for _, h := range p.hosts {
+		net.hosts[h.name] = p.netpoints[h.name]
+	}
+	pl := &Platform{Master: master.name, net: net}
 	masterNP := p.netpoints[master.name]
-	pl := &Platform{Master: master.name}
-	pl.MasterLoopbackLatency = r.latency(masterNP, masterNP)
+	pl.MasterLoopbackLatency = pl.latency(masterNP, masterNP)
 	for i, h := range compute {
 		pl.Hosts = append(pl.Hosts, p.publicHost(h, i))
-		pl.HostToMasterLatency = append(pl.HostToMasterLatency, r.latency(p.netpoints[h.name], masterNP))
+		pl.HostToMasterLatency = append(pl.HostToMasterLatency, pl.latency(p.netpoints[h.name], masterNP))
 	}
 	for i, h := range storage {
 		pl.Storage = append(pl.Storage, p.publicHost(h, len(compute)+i))
-		pl.StorageToMasterLatency = append(pl.StorageToMasterLatency, r.latency(p.netpoints[h.name], masterNP))
+		pl.StorageToMasterLatency = append(pl.StorageToMasterLatency, pl.latency(p.netpoints[h.name], masterNP))
 	}
-	pl.Warnings = r.warnings
 	return pl, nil
 }
 
@@ -108,144 +118,26 @@ func (p *parser) publicHost(h *hostDecl, id int) Host {
 	}
 }
 
-func (p *parser) lookupNP(r *routeDecl, what, name string) (*netpoint, error) {
-	np, ok := p.netpoints[name]
-	if !ok {
-		return nil, p.errf(r.line, "<%s src=%q dst=%q>: unknown %s %q", r.elem, r.src, r.dst, what, name)
+// latency is the latency of the route from src to dst as Route gives it.
+// When SimGrid cannot compute the route, it counts as 0; either way, a route
+// Route reports an error for gets a warning.
+func (p *Platform) latency(src, dst *netpoint) float64 {
+	r := p.net.route(src, dst)
+	if r.err == nil {
+		return r.latency
 	}
-	return np, nil
-}
-
-func (p *parser) resolveRoutes() error {
-	for _, r := range p.allRoutes {
-		var err error
-		if r.srcNP, err = p.lookupNP(r, "src", r.src); err != nil {
-			return err
-		}
-		if r.dstNP, err = p.lookupNP(r, "dst", r.dst); err != nil {
-			return err
-		}
-		if r.gwSrc != "" {
-			if r.gwSrcNP, err = p.lookupNP(r, "gw_src", r.gwSrc); err != nil {
-				return err
-			}
-		}
-		if r.gwDst != "" {
-			if r.gwDstNP, err = p.lookupNP(r, "gw_dst", r.gwDst); err != nil {
-				return err
-			}
-		}
-		for i, n := range r.linkNames {
-			l, ok := p.links[n]
-			if !ok {
-				return p.errf(r.linkLines[i], "<%s src=%q dst=%q>: <link_ctn id=%q>: unknown link", r.elem, r.src, r.dst, n)
-			}
-			r.links = append(r.links, l)
+	var msg string
+	if errors.Is(r.err, ErrUndeclaredRoute) {
+		msg = fmt.Sprintf("%s: route %s -> %s: %v (SimGrid routes through nothing there)", p.net.name, src.name, dst.name, r.err)
+	} else {
+		msg = fmt.Sprintf("%s: route %s -> %s: unresolved, latency counted as 0: %v", p.net.name, src.name, dst.name, r.err)
+	}
+	for _, w := range p.Warnings {
+		if w == msg {
+			return r.latency
 		}
 	}
-	return nil
-}
-
-func (p *parser) link(name string, line int, elem string) (*linkDecl, error) {
-	l, ok := p.links[name]
-	if !ok {
-		return nil, p.errf(line, "<%s>: unknown link %q", elem, name)
-	}
-	return l, nil
-}
-
-func (p *parser) buildTables() error {
-	for _, z := range p.zones {
-		switch strings.ToLower(z.routing) {
-		case "cluster":
-			if err := p.buildStar(z); err != nil {
-				return err
-			}
-		default:
-			z.table = map[[2]*netpoint]*routeDecl{}
-			for _, r := range z.routes {
-				k := [2]*netpoint{r.srcNP, r.dstNP}
-				if _, dup := z.table[k]; !dup {
-					z.table[k] = r
-					z.ordered = append(z.ordered, r)
-				}
-			}
-			// Symmetrical routes give the reverse route when none is declared.
-			for _, r := range z.routes {
-				if !r.symmetrical {
-					continue
-				}
-				k := [2]*netpoint{r.dstNP, r.srcNP}
-				if _, ok := z.table[k]; ok {
-					continue
-				}
-				rev := &routeDecl{
-					elem: r.elem, src: r.dst, dst: r.src, gwSrc: r.gwDst, gwDst: r.gwSrc, line: r.line,
-					srcNP: r.dstNP, dstNP: r.srcNP, gwSrcNP: r.gwDstNP, gwDstNP: r.gwSrcNP,
-					links: reversed(r.links),
-				}
-				z.table[k] = rev
-				z.ordered = append(z.ordered, rev)
-			}
-		}
-	}
-	return nil
-}
-
-// buildStar fills the star table of a <zone routing="Cluster">: each host
-// reaches the centre through its host_link (and the backbone, if any).
-func (p *parser) buildStar(z *zone) error {
-	if z.fromCluster {
-		return nil
-	}
-	z.star = map[*netpoint]*starRoute{}
-	var bb *linkDecl
-	if z.backbone != "" {
-		bb = p.links[z.backbone]
-	}
-	attach := func(np *netpoint, up, down *linkDecl) {
-		sr := z.star[np]
-		if sr == nil {
-			sr = &starRoute{}
-			z.star[np] = sr
-		}
-		sr.up = []*linkDecl{up}
-		sr.down = []*linkDecl{down}
-		if bb != nil {
-			sr.up = append(sr.up, bb)
-			sr.down = []*linkDecl{bb, down}
-		}
-	}
-	for _, hl := range z.hostLinks {
-		np, ok := p.netpoints[hl.host]
-		if !ok || np.kind != npHost {
-			return p.errf(hl.line, "<host_link id=%q>: unknown host", hl.host)
-		}
-		up, err := p.link(hl.up, hl.line, fmt.Sprintf("host_link id=%q up", hl.host))
-		if err != nil {
-			return err
-		}
-		down, err := p.link(hl.down, hl.line, fmt.Sprintf("host_link id=%q down", hl.host))
-		if err != nil {
-			return err
-		}
-		attach(np, up, down)
-	}
-	for _, c := range z.cabinets {
-		for _, h := range c.hosts {
-			attach(p.netpoints[h.name], p.links["link_"+h.name+"_UP"], p.links["link_"+h.name+"_DOWN"])
-		}
-	}
-	for _, r := range z.routes {
-		if r.srcNP == r.dstNP {
-			sr := z.star[r.srcNP]
-			if sr == nil {
-				sr = &starRoute{}
-				z.star[r.srcNP] = sr
-			}
-			sr.loopback = r.links
-			sr.hasLoopback = true
-		}
-	}
-	return nil
+	p.Warnings = append(p.Warnings, msg)
+	slog.Debug("platform routing", "warning", msg)
+	return r.latency
 }

@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"bucma/internal/units"
 )
 
 // DefaultMasterHost is Batsim's default master-host name (its -m option).
@@ -95,14 +93,16 @@ func (k npKind) String() string {
 }
 
 // netpoint is anything a route can start from or lead to: a host, a router
-// or a zone.
+// or a zone (SimGrid's NetPoint).
 type netpoint struct {
 	name string
 	kind npKind
-	zone *zone     // englobing zone (for a zone: its parent)
+	zone *zone     // englobing zone (for a zone: its parent; nil for a root zone)
+	id   int       // rank among the components of the englobing zone
 	self *zone     // the zone itself, for npZone
 	host *hostDecl // for npHost
 	line int
+	seq  int // declaration order: routes only name what is declared before them
 }
 
 type hostDecl struct {
@@ -115,24 +115,53 @@ type hostDecl struct {
 	line   int
 }
 
+// linkDecl is one link as the network model holds it (a split-duplex link
+// is two of them, "<id>_UP" and "<id>_DOWN").
 type linkDecl struct {
-	name    string
-	latency float64
-	line    int
+	id        int // index in parser.linkList (the link id of routes)
+	name      string
+	bandwidth float64
+	latency   float64
+	fatpipe   bool
+	line      int
+	seq       int // declaration order (see netpoint.seq)
+}
+
+// splitDecl is a SPLITDUPLEX link: routes name it with a direction.
+type splitDecl struct {
+	name     string
+	up, down *linkDecl
+	line     int
+}
+
+// linkCtn is one <link_ctn> of a route: a link name and its direction.
+type linkCtn struct {
+	name      string
+	direction string // "", "UP" or "DOWN"
+	line      int
+	seq       int
+}
+
+// linkInRoute is a resolved <link_ctn> (SimGrid's LinkInRoute): a link, or
+// a split-duplex link and its direction.
+type linkInRoute struct {
+	link  *linkDecl
+	split *splitDecl
+	down  bool
 }
 
 type routeDecl struct {
 	elem         string // route, zoneRoute, ASroute, bypassRoute, ...
 	src, dst     string
 	gwSrc, gwDst string
-	linkNames    []string
-	linkLines    []int
+	ctns         []linkCtn
 	symmetrical  bool
 	line         int
+	seq          int
 
 	// resolved
 	srcNP, dstNP, gwSrcNP, gwDstNP *netpoint
-	links                          []*linkDecl
+	links                          []linkInRoute
 }
 
 type hostLinkDecl struct {
@@ -140,56 +169,73 @@ type hostLinkDecl struct {
 	line           int
 }
 
-type starRoute struct {
-	up, down, loopback []*linkDecl
-	gateway            *netpoint
-	hasLoopback        bool
+type cabinetDecl struct {
+	hosts    []*hostDecl
+	up, down []*linkDecl // private links of each host
 }
+
+// contentMode is what a zone holds, as SimGrid's DTD allows: either
+// sub-zones and zone routes, or hosts, routers and routes.
+type contentMode int
+
+const (
+	contentUnknown contentMode = iota
+	contentLeaf
+	contentInternal
+)
 
 type zone struct {
-	id       string
-	routing  string // as written; compared case-insensitively
-	parent   *zone
-	np       *netpoint
-	props    map[string]string
-	line     int
-	depth    int
-	children []*zone
+	id      string
+	routing string // as written; compared case-insensitively
+	kind    zoneKind
+	parent  *zone
+	np      *netpoint
+	props   map[string]string
+	line    int
 
-	routes    []*routeDecl // route, zoneRoute, ASroute
+	children []*zone
+	vertices []*netpoint // components in SimGrid's order (their id is their index)
+
+	// content model of the DTD
+	mode      contentMode
+	modeLine  int
+	pastFirst bool // a route element was seen: no more components
+	sawChild  bool // an element other than <prop> was seen
+
+	routes    []*routeDecl // route, zoneRoute, ASroute, in declaration order
+	bypasses  []*routeDecl // bypassRoute, bypassZoneRoute, bypassASroute
 	hostLinks []hostLinkDecl
-	backbone  string
+	backbone  *linkDecl
 	cabinets  []cabinetDecl
 
-	// built by finalize
-	table   map[[2]*netpoint]*routeDecl // Full, Floyd, Dijkstra
-	ordered []*routeDecl                // the entries of table, in declaration order
-	adj     map[*netpoint][]*routeDecl  // Floyd, Dijkstra: routes by source
-	star    map[*netpoint]*starRoute    // Cluster
-	// fromCluster marks the zone of a <cluster> element, whose star table is
-	// complete at parse time.
+	// fromCluster marks the zone of a <cluster> element, whose star routes
+	// are complete at parse time.
 	fromCluster bool
-}
+	topology    string // <cluster topology>, "" for FLAT
+	endSeq      int    // p.seq when the zone closed
 
-type cabinetDecl struct {
-	hosts []*hostDecl
-	lat   float64
-	line  int
+	table  zoneRouting              // routing table, built by finalize (at parse time for <cluster>)
+	bypass map[[2]*netpoint]*zroute // bypass routes declared in the zone
 }
 
 type parser struct {
+	seq   int // elements read so far
 	name  string
 	data  []byte
 	lines []int // offsets of '\n'
 	opt   Options
 
-	root      *zone // synthetic container of the top-level elements
+	root      *zone // the top-level zone
 	zones     []*zone
 	hosts     []*hostDecl
 	netpoints map[string]*netpoint
-	links     map[string]*linkDecl
-	bypass    map[[2]string]*routeDecl
+	links     map[string]*linkDecl  // standard links by name
+	splits    map[string]*splitDecl // split-duplex links by name
+	linkList  []*linkDecl           // every link, by id
 	allRoutes []*routeDecl
+
+	loopbackBw, loopbackLat float64 // network/loopback-bw and -lat
+	loopback                *linkDecl
 }
 
 func (p *parser) lineOf(off int64) int {
@@ -206,6 +252,7 @@ type frame struct {
 	host    *hostDecl
 	route   *routeDecl
 	cluster *clusterCtx
+	config  bool
 }
 
 type clusterCtx struct {
@@ -224,19 +271,22 @@ func attrs(se xml.StartElement) map[string]string {
 
 func parseBytes(data []byte, name string, opt Options) (*Platform, error) {
 	p := &parser{
-		name:      name,
-		data:      data,
-		opt:       opt,
-		netpoints: map[string]*netpoint{},
-		links:     map[string]*linkDecl{},
-		bypass:    map[[2]string]*routeDecl{},
+		name:        name,
+		data:        data,
+		opt:         opt,
+		netpoints:   map[string]*netpoint{},
+		links:       map[string]*linkDecl{},
+		splits:      map[string]*splitDecl{},
+		loopbackBw:  10e9,
+		loopbackLat: 0,
 	}
+	p.loopback = &linkDecl{name: "__loopback__", fatpipe: true}
+	p.linkList = []*linkDecl{p.loopback}
 	for i, b := range data {
 		if b == '\n' {
 			p.lines = append(p.lines, i)
 		}
 	}
-	p.root = &zone{id: "", routing: "", props: map[string]string{}}
 	if err := p.read(); err != nil {
 		return nil, err
 	}
@@ -271,7 +321,7 @@ func (p *parser) read() error {
 				if t.Name.Local != "platform" {
 					return p.errf(line, "root element is <%s>, expected <platform>", t.Name.Local)
 				}
-				stack = append(stack, frame{name: "platform", zone: p.root})
+				stack = append(stack, frame{name: "platform"})
 				continue
 			}
 			f, err := p.start(t, line, stack)
@@ -292,6 +342,10 @@ func (p *parser) read() error {
 				for k, v := range top.cluster.props {
 					top.cluster.zone.props[k] = v
 				}
+			} else if top.zone != nil {
+				if err := p.sealZone(top.zone); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -309,7 +363,7 @@ func copyMap(m map[string]string) map[string]string {
 	return out
 }
 
-// currentZone is the innermost zone of the stack.
+// currentZone is the innermost zone of the stack (nil at the top level).
 func currentZone(stack []frame) *zone {
 	for i := len(stack) - 1; i >= 0; i-- {
 		if stack[i].zone != nil {
@@ -328,6 +382,11 @@ func (p *parser) addNetpoint(np *netpoint) error {
 			np.kind, np.name, prev.kind, prev.line)
 	}
 	p.netpoints[np.name] = np
+	np.seq = p.seq
+	if z := np.zone; z != nil {
+		np.id = len(z.vertices)
+		z.vertices = append(z.vertices, np)
+	}
 	return nil
 }
 
@@ -335,13 +394,23 @@ func (p *parser) newZone(id, routing string, parent *zone, line int, elem string
 	if id == "" {
 		return nil, p.errf(line, "<%s>: missing id", elem)
 	}
-	z := &zone{id: id, routing: routing, parent: parent, props: map[string]string{}, line: line}
-	z.depth = parent.depth + 1
+	if parent == nil && p.root != nil {
+		return nil, p.errf(line, "<%s id=%q>: a second top-level zone (SimGrid makes the first one, %q, the root of the platform and refuses the hosts and links of any other: \"Invalid CPU model\")", elem, id, p.root.id)
+	}
+	kind, ok := zoneKindOf(routing)
+	if !ok {
+		return nil, p.errf(line, "<%s id=%q>: unknown routing %q (SimGrid: \"Not a valid model!\"; expected Full, Floyd, Dijkstra, DijkstraCache, Cluster, None, Vivaldi or Wifi)", elem, id, routing)
+	}
+	z := &zone{id: id, routing: routing, kind: kind, parent: parent, props: map[string]string{}, line: line}
 	z.np = &netpoint{name: id, kind: npZone, zone: parent, self: z, line: line}
 	if err := p.addNetpoint(z.np); err != nil {
 		return nil, err
 	}
-	parent.children = append(parent.children, z)
+	if parent != nil {
+		parent.children = append(parent.children, z)
+	} else {
+		p.root = z
+	}
 	p.zones = append(p.zones, z)
 	return z, nil
 }
@@ -353,7 +422,7 @@ func (p *parser) addHost(name, speed string, cores int, z *zone, line int, elem 
 	if len(p.hosts) >= maxHosts {
 		return nil, p.errf(line, "<%s id=%q>: more than %d hosts", elem, name, maxHosts)
 	}
-	speeds, err := units.ParseSpeeds(speed)
+	speeds, err := parseSpeeds(speed)
 	if err != nil {
 		return nil, p.errf(line, "<%s id=%q>: %v", elem, name, err)
 	}
@@ -365,31 +434,40 @@ func (p *parser) addHost(name, speed string, cores int, z *zone, line int, elem 
 	return h, nil
 }
 
-func (p *parser) addLink(name, latency string, line int, elem string, splitDuplex bool) (*linkDecl, error) {
-	if name == "" {
-		return nil, p.errf(line, "<%s>: missing id", elem)
+// newLink creates one link of the network model.
+func (p *parser) newLink(name string, bw, lat float64, fatpipe bool, line int, elem string) (*linkDecl, error) {
+	if prev, ok := p.links[name]; ok {
+		return nil, p.errf(line, "<%s id=%q>: duplicate link id (first declared at line %d)", elem, name, prev.line)
 	}
-	lat := 0.0
-	if latency != "" {
-		var err error
-		if lat, err = units.ParseLatency(latency); err != nil {
-			return nil, p.errf(line, "<%s id=%q>: %v", elem, name, err)
-		}
+	if prev, ok := p.splits[name]; ok {
+		return nil, p.errf(line, "<%s id=%q>: duplicate link id (first declared at line %d)", elem, name, prev.line)
 	}
-	l := &linkDecl{name: name, latency: lat, line: line}
-	names := []string{name}
-	if splitDuplex {
-		names = append(names, name+"_UP", name+"_DOWN")
-	}
-	for _, n := range names {
-		if prev, ok := p.links[n]; ok {
-			return nil, p.errf(line, "<%s id=%q>: duplicate link id (first declared at line %d)", elem, n, prev.line)
-		}
-	}
-	for _, n := range names {
-		p.links[n] = l
-	}
+	l := &linkDecl{id: len(p.linkList), name: name, bandwidth: bw, latency: lat, fatpipe: fatpipe, line: line, seq: p.seq}
+	p.linkList = append(p.linkList, l)
+	p.links[name] = l
 	return l, nil
+}
+
+// newSplitLink creates a SPLITDUPLEX link: two links "<name>_UP" and
+// "<name>_DOWN" (shared), named together by routes with a direction.
+func (p *parser) newSplitLink(name string, bw, lat float64, line int, elem string) (*splitDecl, error) {
+	if prev, ok := p.splits[name]; ok {
+		return nil, p.errf(line, "<%s id=%q>: duplicate link id (first declared at line %d)", elem, name, prev.line)
+	}
+	if prev, ok := p.links[name]; ok {
+		return nil, p.errf(line, "<%s id=%q>: duplicate link id (first declared at line %d)", elem, name, prev.line)
+	}
+	up, err := p.newLink(name+"_UP", bw, lat, false, line, elem)
+	if err != nil {
+		return nil, err
+	}
+	down, err := p.newLink(name+"_DOWN", bw, lat, false, line, elem)
+	if err != nil {
+		return nil, err
+	}
+	s := &splitDecl{name: name, up: up, down: down, line: line}
+	p.splits[name] = s
+	return s, nil
 }
 
 func parseCores(s string) (int, error) {
@@ -454,13 +532,105 @@ func isYes(s string) bool {
 	return false
 }
 
+// Element classes of the content model of <zone> and <AS> in SimGrid's DTD:
+// props first; then either sub-zones, links and backbones followed by zone
+// routes, or hosts, routers, cabinets, links, backbones and host_links
+// followed by routes.
+var (
+	internalComponents = map[string]bool{"zone": true, "AS": true, "cluster": true, "peer": true}
+	leafComponents     = map[string]bool{"host": true, "router": true, "host_link": true, "storage": true, "storage_type": true}
+	anyComponents      = map[string]bool{"link": true, "backbone": true, "cabinet": true, "include": true}
+	internalRoutes     = map[string]bool{"zoneRoute": true, "ASroute": true, "bypassZoneRoute": true, "bypassASroute": true}
+	leafRoutes         = map[string]bool{"route": true, "bypassRoute": true}
+	needsZone          = map[string]bool{"host": true, "router": true, "peer": true, "cabinet": true, "backbone": true,
+		"host_link": true, "route": true, "zoneRoute": true, "ASroute": true, "bypassRoute": true,
+		"bypassZoneRoute": true, "bypassASroute": true}
+	platformChildren = map[string]bool{"config": true, "random": true, "include": true, "cluster": true, "cabinet": true,
+		"peer": true, "AS": true, "zone": true, "trace": true, "trace_connect": true, "process": true, "actor": true}
+)
+
+// checkContent enforces the DTD's content model of a zone (SimGrid's parser
+// validates it and refuses any other order).
+func (p *parser) checkContent(z *zone, name, id string, line int) error {
+	what := fmt.Sprintf("<%s id=%q>", name, id)
+	if strings.HasSuffix(name, "oute") || name == "ASroute" {
+		what = "<" + name + ">"
+	}
+	if name == "prop" {
+		if z.sawChild {
+			return p.errf(line, "<prop>: not allowed here: the <prop>s of zone %q come before its other elements", z.id)
+		}
+		return nil
+	}
+	if name == "trace" || name == "trace_connect" {
+		return nil
+	}
+	z.sawChild = true
+	setMode := func(m contentMode) error {
+		if z.mode == contentUnknown {
+			z.mode, z.modeLine = m, line
+			return nil
+		}
+		if z.mode == m {
+			return nil
+		}
+		holds := "hosts, routers or routes (line %d)"
+		if z.mode == contentInternal {
+			holds = "sub-zones or zone routes (line %d)"
+		}
+		return p.errf(line, "%s: not allowed here: zone %q already holds "+holds+
+			"; a zone holds either sub-zones and zoneRoutes, or hosts, routers and routes", what, z.id, z.modeLine)
+	}
+	switch {
+	case internalComponents[name], leafComponents[name], anyComponents[name]:
+		if z.pastFirst {
+			return p.errf(line, "%s: not allowed here: in zone %q, routes come after every host, router, link and sub-zone", what, z.id)
+		}
+		if internalComponents[name] {
+			return setMode(contentInternal)
+		}
+		if leafComponents[name] {
+			return setMode(contentLeaf)
+		}
+	case internalRoutes[name]:
+		z.pastFirst = true
+		return setMode(contentInternal)
+	case leafRoutes[name]:
+		z.pastFirst = true
+		return setMode(contentLeaf)
+	}
+	return nil
+}
+
 func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, error) {
+	p.seq++
 	name := t.Name.Local
 	a := attrs(t)
 	parent := stack[len(stack)-1]
 	cur := currentZone(stack)
 	f := frame{name: name}
+	switch {
+	case parent.config && name != "prop":
+		return f, p.errf(line, "<%s>: not allowed inside <config> (only <prop>)", name)
+	case cur == nil && needsZone[name]:
+		return f, p.errf(line, "<%s id=%q>: not allowed outside a <zone>", name, a["id"])
+	case parent.name == "platform":
+		if !platformChildren[name] {
+			return f, p.errf(line, "<%s id=%q>: not allowed directly in <platform> (put it in a <zone>)", name, a["id"])
+		}
+	case parent.cluster != nil:
+		if name != "prop" {
+			return f, p.errf(line, "<%s id=%q>: not allowed inside <cluster> (only <prop>)", name, a["id"])
+		}
+	case parent.zone != nil:
+		if err := p.checkContent(parent.zone, name, a["id"], line); err != nil {
+			return f, err
+		}
+	}
 	switch name {
+	case "config":
+		f.config = true
+
 	case "zone", "AS":
 		if parent.cluster != nil || parent.host != nil || parent.route != nil {
 			return f, p.errf(line, "<%s id=%q>: not allowed inside <%s>", name, a["id"], parent.name)
@@ -480,9 +650,6 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		if err != nil {
 			return f, p.errf(line, "<host id=%q>: %v", a["id"], err)
 		}
-		if cur == nil {
-			cur = p.root
-		}
 		h, err := p.addHost(a["id"], speed, cores, cur, line, "host")
 		if err != nil {
 			return f, err
@@ -491,6 +658,9 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		f.host = h
 
 	case "peer":
+		if cur == nil || cur.kind != kindVivaldi {
+			return f, p.errf(line, "<peer id=%q>: only allowed in a zone with routing Vivaldi", a["id"])
+		}
 		h, err := p.addHost(a["id"], a["speed"], 1, cur, line, "peer")
 		if err != nil {
 			return f, err
@@ -503,11 +673,13 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 			key = a["key"]
 		}
 		switch {
+		case parent.config:
+			return f, p.config(key, a["value"], line)
 		case parent.host != nil:
 			parent.host.props[key] = a["value"]
 		case parent.cluster != nil:
 			parent.cluster.props[key] = a["value"]
-		case parent.zone != nil && parent.name != "platform":
+		case parent.zone != nil:
 			parent.zone.props[key] = a["value"]
 		}
 
@@ -526,42 +698,31 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		}
 
 	case "link":
-		for _, bw := range strings.Split(a["bandwidth"], ",") {
-			if _, err := units.ParseBandwidth(bw); err != nil {
-				return f, p.errf(line, "<link id=%q>: %v", a["id"], err)
-			}
-		}
-		pol := strings.ToUpper(a["sharing_policy"])
-		if _, err := p.addLink(a["id"], a["latency"], line, "link", pol == "SPLITDUPLEX" || pol == "FULLDUPLEX"); err != nil {
-			return f, err
-		}
+		return f, p.addLinkElement(a, line)
 
 	case "backbone":
-		if _, err := units.ParseBandwidth(a["bandwidth"]); err != nil {
-			return f, p.errf(line, "<backbone id=%q>: %v", a["id"], err)
-		}
-		if _, err := p.addLink(a["id"], a["latency"], line, "backbone", false); err != nil {
-			return f, err
-		}
-		if cur.backbone != "" {
-			return f, p.errf(line, "<backbone id=%q>: zone %q already has a backbone", a["id"], cur.id)
-		}
-		cur.backbone = a["id"]
+		return f, p.addBackbone(a, line, cur)
 
 	case "host_link":
+		if err := p.inStarZone(cur, "host_link", a["id"], line); err != nil {
+			return f, err
+		}
 		cur.hostLinks = append(cur.hostLinks, hostLinkDecl{host: a["id"], up: a["up"], down: a["down"], line: line})
 
 	case "route", "zoneRoute", "ASroute", "bypassRoute", "bypassZoneRoute", "bypassASroute":
-		r := &routeDecl{
-			elem: name, src: a["src"], dst: a["dst"], gwSrc: a["gw_src"], gwDst: a["gw_dst"],
-			symmetrical: isYes(a["symmetrical"]), line: line,
+		r := &routeDecl{elem: name, src: a["src"], dst: a["dst"], symmetrical: isYes(a["symmetrical"]), line: line, seq: p.seq}
+		if name != "route" && name != "bypassRoute" {
+			r.gwSrc, r.gwDst = a["gw_src"], a["gw_dst"]
 		}
 		if r.src == "" || r.dst == "" {
 			return f, p.errf(line, "<%s src=%q dst=%q>: missing src or dst", name, r.src, r.dst)
 		}
+		if name != "route" && name != "bypassRoute" && (r.gwSrc == "" || r.gwDst == "") {
+			return f, p.errf(line, "<%s src=%q dst=%q>: missing gw_src or gw_dst", name, r.src, r.dst)
+		}
 		if strings.HasPrefix(name, "bypass") {
 			r.symmetrical = false
-			p.bypass[[2]string{r.src, r.dst}] = r
+			cur.bypasses = append(cur.bypasses, r)
 		} else {
 			cur.routes = append(cur.routes, r)
 		}
@@ -572,15 +733,15 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		if parent.route == nil {
 			return f, p.errf(line, "<link_ctn id=%q>: outside of a route", a["id"])
 		}
-		id := a["id"]
-		switch strings.ToUpper(a["direction"]) {
-		case "UP":
-			id += "_UP"
-		case "DOWN":
-			id += "_DOWN"
+		dir := strings.ToUpper(a["direction"])
+		switch dir {
+		case "", "NONE":
+			dir = ""
+		case "UP", "DOWN":
+		default:
+			return f, p.errf(line, "<link_ctn id=%q>: invalid direction %q (expected UP, DOWN or NONE)", a["id"], a["direction"])
 		}
-		parent.route.linkNames = append(parent.route.linkNames, id)
-		parent.route.linkLines = append(parent.route.linkLines, line)
+		parent.route.ctns = append(parent.route.ctns, linkCtn{name: a["id"], direction: dir, line: line, seq: p.seq})
 
 	case "include":
 		return f, p.errf(line, "<include file=%q>: not supported (removed from SimGrid)", a["file"])
@@ -588,6 +749,101 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 	return f, nil
 }
 
+// config reads the <config> properties that change the network: the
+// bandwidth and latency of the network model's loopback link.
+func (p *parser) config(key, value string, line int) error {
+	var err error
+	switch key {
+	case "network/loopback-bw":
+		p.loopbackBw, err = parseConfigDouble(key, value)
+	case "network/loopback-lat":
+		p.loopbackLat, err = parseConfigDouble(key, value)
+	}
+	if err != nil {
+		return p.errf(line, "<prop id=%q>: %v", key, err)
+	}
+	if len(p.zones) > 0 {
+		return p.errf(line, "<config>: must come before any zone (SimGrid: \"All <config> tags must be given before any platform elements\")")
+	}
+	return nil
+}
+
+func (p *parser) addLinkElement(a map[string]string, line int) error {
+	id := a["id"]
+	if id == "" {
+		return p.errf(line, "<link>: missing id")
+	}
+	bw, err := parseLinkBandwidth(a["bandwidth"])
+	if err != nil {
+		return p.errf(line, "<link id=%q>: %v", id, err)
+	}
+	s, ok := a["latency"]
+	if !ok {
+		return p.errf(line, "<link id=%q>: missing latency attribute (SimGrid 3.32 reads it as an empty number and refuses the platform: \"cannot parse number\")", id)
+	}
+	lat, err := parseTime(s)
+	if err != nil {
+		return p.errf(line, "<link id=%q>: %v", id, err)
+	}
+	switch pol := a["sharing_policy"]; strings.ToUpper(pol) {
+	case "", "SHARED":
+		_, err = p.newLink(id, bw, lat, false, line, "link")
+	case "FATPIPE":
+		_, err = p.newLink(id, bw, lat, true, line, "link")
+	case "SPLITDUPLEX", "FULLDUPLEX":
+		_, err = p.newSplitLink(id, bw, lat, line, "link")
+	case "WIFI":
+		err = p.errf(line, "<link id=%q>: sharing_policy WIFI is not supported by the ptask_L07 model", id)
+	default:
+		err = p.errf(line, "<link id=%q>: invalid sharing_policy %q", id, pol)
+	}
+	return err
+}
+
+// inStarZone checks that an element of <zone routing="Cluster"> is in one.
+func (p *parser) inStarZone(cur *zone, elem, id string, line int) error {
+	if cur.kind != kindStar || cur.fromCluster {
+		return p.errf(line, "<%s id=%q>: only allowed in a <zone routing=\"Cluster\"> (zone %q has routing %q)", elem, id, cur.id, cur.routing)
+	}
+	return nil
+}
+
+// bwLat reads the bandwidth and latency attributes of a backbone or a
+// cabinet.
+func (p *parser) bwLat(a map[string]string, bwAttr, latAttr, elem string, line int) (bw, lat float64, err error) {
+	if bw, err = parseBandwidth(a[bwAttr]); err != nil {
+		return 0, 0, p.errf(line, "<%s id=%q>: %s: %v", elem, a["id"], bwAttr, err)
+	}
+	if lat, err = parseTime(a[latAttr]); err != nil {
+		return 0, 0, p.errf(line, "<%s id=%q>: %s: %v", elem, a["id"], latAttr, err)
+	}
+	return bw, lat, nil
+}
+
+// addBackbone reads the <backbone> of a <zone routing="Cluster">: a shared
+// link that every host route crosses.
+func (p *parser) addBackbone(a map[string]string, line int, cur *zone) error {
+	id := a["id"]
+	if err := p.inStarZone(cur, "backbone", id, line); err != nil {
+		return err
+	}
+	if cur.backbone != nil {
+		return p.errf(line, "<backbone id=%q>: zone %q already has a backbone", id, cur.id)
+	}
+	bw, lat, err := p.bwLat(a, "bandwidth", "latency", "backbone", line)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		return p.errf(line, "<backbone>: missing id")
+	}
+	cur.backbone, err = p.newLink(id, bw, lat, false, line, "backbone")
+	return err
+}
+
+// startCluster builds a <cluster> as SimGrid's sg_platf_new_cluster_flat
+// does: a star zone whose hosts each reach the centre through a limiter
+// (optional), a private link and the backbone (optional), plus a router.
 func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, error) {
 	id := a["id"]
 	elem := "cluster"
@@ -595,19 +851,9 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 		return frame{}, p.errf(line, "<cluster>: missing id")
 	}
 	topo := strings.ToUpper(a["topology"])
-	if topo == "" {
-		topo = "FLAT"
+	if topo == "FLAT" {
+		topo = ""
 	}
-	routing := "Cluster"
-	if topo != "FLAT" {
-		routing = "Cluster/" + topo
-	}
-	z, err := p.newZone(id, routing, cur, line, elem)
-	if err != nil {
-		return frame{}, err
-	}
-	z.fromCluster = true
-	z.star = map[*netpoint]*starRoute{}
 	cores, err := parseCores(a["core"])
 	if err != nil {
 		return frame{}, p.errf(line, "<cluster id=%q>: %v", id, err)
@@ -616,18 +862,10 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 	if err != nil {
 		return frame{}, p.errf(line, "<cluster id=%q>: %v", id, err)
 	}
-	lat := 0.0
-	if s := a["lat"]; s != "" {
-		if lat, err = units.ParseLatency(s); err != nil {
-			return frame{}, p.errf(line, "<cluster id=%q>: lat: %v", id, err)
-		}
-	}
-	if _, err := units.ParseBandwidth(a["bw"]); err != nil {
-		return frame{}, p.errf(line, "<cluster id=%q>: bw: %v", id, err)
-	}
-	parseOpt := func(attr string, f func(string) (float64, error)) (float64, error) {
-		s := strings.TrimSpace(a[attr])
-		if s == "" {
+	// Optional attributes are read only when given, as SimGrid does.
+	num := func(attr string, f func(string) (float64, error)) (float64, error) {
+		s, ok := a[attr]
+		if !ok || s == "" {
 			return 0, nil
 		}
 		v, err := f(s)
@@ -636,35 +874,50 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 		}
 		return v, nil
 	}
-	bbBw, err := parseOpt("bb_bw", units.ParseBandwidth)
-	if err != nil {
-		return frame{}, err
-	}
-	bbLat, err := parseOpt("bb_lat", units.ParseLatency)
-	if err != nil {
-		return frame{}, err
-	}
-	loBw, err := parseOpt("loopback_bw", units.ParseBandwidth)
-	if err != nil {
-		return frame{}, err
-	}
-	loLat, err := parseOpt("loopback_lat", units.ParseLatency)
-	if err != nil {
-		return frame{}, err
-	}
-	limiter, err := parseOpt("limiter_link", units.ParseBandwidth)
-	if err != nil {
-		return frame{}, err
-	}
-	var backbone *linkDecl
-	if bbBw > 0 || bbLat > 0 {
-		if backbone, err = p.addLink(id+"_backbone", "0", line, elem, false); err != nil {
+	vals := map[string]float64{}
+	for _, attr := range []struct {
+		name string
+		f    func(string) (float64, error)
+	}{{"bw", parseBandwidth}, {"lat", parseTime}, {"bb_bw", parseBandwidth}, {"bb_lat", parseTime},
+		{"loopback_bw", parseBandwidth}, {"loopback_lat", parseTime}, {"limiter_link", parseBandwidth}} {
+		if vals[attr.name], err = num(attr.name, attr.f); err != nil {
 			return frame{}, err
 		}
-		backbone.latency = bbLat
 	}
-	split := a["sharing_policy"] == "" || strings.EqualFold(a["sharing_policy"], "SPLITDUPLEX") ||
-		strings.EqualFold(a["sharing_policy"], "FULLDUPLEX")
+	if _, err := parseBandwidth(a["bw"]); err != nil {
+		return frame{}, p.errf(line, "<cluster id=%q>: bw: %v", id, err)
+	}
+	var split bool
+	switch pol := a["sharing_policy"]; strings.ToUpper(pol) {
+	case "", "SPLITDUPLEX", "FULLDUPLEX":
+		split = true
+	case "SHARED", "FATPIPE": // the private links are shared either way
+	default:
+		return frame{}, p.errf(line, "<cluster id=%q>: invalid sharing_policy %q", id, pol)
+	}
+	bbFatpipe := false
+	switch pol := a["bb_sharing_policy"]; strings.ToUpper(pol) {
+	case "", "SHARED":
+	case "FATPIPE":
+		bbFatpipe = true
+	default:
+		return frame{}, p.errf(line, "<cluster id=%q>: invalid bb_sharing_policy %q", id, pol)
+	}
+	// SimGrid reads every attribute before it creates the zone.
+	z, err := p.newZone(id, "Cluster", cur, line, elem)
+	if err != nil {
+		return frame{}, err
+	}
+	z.fromCluster = true
+	z.topology = topo
+	var backbone *linkDecl
+	if vals["bb_bw"] > 0 || vals["bb_lat"] > 0 {
+		if backbone, err = p.newLink(id+"_backbone", vals["bb_bw"], vals["bb_lat"], bbFatpipe, line, elem); err != nil {
+			return frame{}, err
+		}
+	}
+	star := newStar()
+	z.table = star
 	ctx := &clusterCtx{zone: z, props: map[string]string{}}
 	for _, r := range rad {
 		hostName := a["prefix"] + strconv.Itoa(r) + a["suffix"]
@@ -673,38 +926,47 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 			return frame{}, err
 		}
 		ctx.hosts = append(ctx.hosts, h)
-		if topo != "FLAT" {
+		if topo != "" {
 			continue
 		}
+		np := p.netpoints[hostName]
 		linkID := id + "_link_" + strconv.Itoa(r)
-		sr := &starRoute{}
-		if loBw > 0 || loLat > 0 {
-			lo, err := p.addLink(linkID+"_loopback", "0", line, elem, false)
+		sr := star.entry(np.id)
+		if vals["loopback_bw"] > 0 || vals["loopback_lat"] > 0 {
+			lo, err := p.newLink(linkID+"_loopback", vals["loopback_bw"], vals["loopback_lat"], true, line, elem)
 			if err != nil {
 				return frame{}, err
 			}
-			lo.latency = loLat
-			sr.loopback = []*linkDecl{lo}
-			sr.hasLoopback = true
+			sr.loopback = []int{lo.id}
 		}
-		if limiter > 0 {
-			lim, err := p.addLink(linkID+"_limiter", "0", line, elem, false)
+		var up, down []int
+		if vals["limiter_link"] > 0 {
+			lim, err := p.newLink(linkID+"_limiter", vals["limiter_link"], 0, false, line, elem)
 			if err != nil {
 				return frame{}, err
 			}
-			sr.up = append(sr.up, lim)
+			up, down = append(up, lim.id), append(down, lim.id)
 		}
-		l, err := p.addLink(linkID, "0", line, elem, split)
-		if err != nil {
-			return frame{}, err
+		if split {
+			s, err := p.newSplitLink(linkID, vals["bw"], vals["lat"], line, elem)
+			if err != nil {
+				return frame{}, err
+			}
+			up, down = append(up, s.up.id), append(down, s.down.id)
+		} else {
+			l, err := p.newLink(linkID, vals["bw"], vals["lat"], false, line, elem)
+			if err != nil {
+				return frame{}, err
+			}
+			up, down = append(up, l.id), append(down, l.id)
 		}
-		l.latency = lat
-		sr.up = append(sr.up, l)
 		if backbone != nil {
-			sr.up = append(sr.up, backbone)
+			up, down = append(up, backbone.id), append(down, backbone.id)
 		}
-		sr.down = reversed(sr.up)
-		z.star[p.netpoints[hostName]] = sr
+		// A symmetrical route from the host: the way down is the way up
+		// reversed, split-duplex links taken the other way.
+		sr.setUp(up)
+		sr.setDown(reversedInts(down))
 	}
 	routerID := a["router_id"]
 	if routerID == "" {
@@ -714,23 +976,31 @@ func (p *parser) startCluster(a map[string]string, line int, cur *zone) (frame, 
 	if err := p.addNetpoint(rnp); err != nil {
 		return frame{}, err
 	}
-	z.star[rnp] = &starRoute{}
+	sr := star.entry(rnp.id)
+	sr.setUp(nil)
+	sr.setDown(nil)
 	return frame{name: "cluster", zone: z, cluster: ctx}, nil
 }
 
+// addCabinet reads a <cabinet> of a <zone routing="Cluster">: hosts, each
+// with its own up and down links.
 func (p *parser) addCabinet(a map[string]string, line int, cur *zone) error {
 	id := a["id"]
+	if err := p.inStarZone(cur, "cabinet", id, line); err != nil {
+		return err
+	}
 	rad, err := parseRadical(a["radical"], maxHosts-len(p.hosts))
 	if err != nil {
 		return p.errf(line, "<cabinet id=%q>: %v", id, err)
 	}
-	lat := 0.0
-	if s := a["lat"]; s != "" {
-		if lat, err = units.ParseLatency(s); err != nil {
-			return p.errf(line, "<cabinet id=%q>: lat: %v", id, err)
-		}
+	bw, lat, err := p.bwLat(a, "bw", "lat", "cabinet", line)
+	if err != nil {
+		return err
 	}
-	c := cabinetDecl{lat: lat, line: line}
+	if _, err := parseSpeed(a["speed"]); err != nil {
+		return p.errf(line, "<cabinet id=%q>: %v", id, err)
+	}
+	var c cabinetDecl
 	for _, r := range rad {
 		name := a["prefix"] + strconv.Itoa(r) + a["suffix"]
 		h, err := p.addHost(name, a["speed"], 1, cur, line, "cabinet id="+strconv.Quote(id)+" host")
@@ -738,21 +1008,48 @@ func (p *parser) addCabinet(a map[string]string, line int, cur *zone) error {
 			return err
 		}
 		h.props = map[string]string{}
-		for _, suffix := range []string{"_UP", "_DOWN"} {
-			l, err := p.addLink("link_"+name+suffix, "0", line, "cabinet", false)
-			if err != nil {
-				return err
-			}
-			l.latency = lat
+		up, err := p.newLink("link_"+name+"_UP", bw, lat, false, line, "cabinet")
+		if err != nil {
+			return err
+		}
+		down, err := p.newLink("link_"+name+"_DOWN", bw, lat, false, line, "cabinet")
+		if err != nil {
+			return err
 		}
 		c.hosts = append(c.hosts, h)
+		c.up, c.down = append(c.up, up), append(c.down, down)
 	}
 	cur.cabinets = append(cur.cabinets, c)
 	return nil
 }
 
-func reversed(l []*linkDecl) []*linkDecl {
-	out := make([]*linkDecl, len(l))
+// sealZone ends a zone. SimGrid builds the backbone and cabinets of a
+// <zone routing="Cluster"> as it closes (routing tables are built by
+// finalize, in the same order).
+func (p *parser) sealZone(z *zone) error {
+	p.seq++
+	z.endSeq = p.seq
+	if z.kind != kindStar || z.fromCluster {
+		return nil
+	}
+	// SimGrid creates the backbone and the cabinets as the zone closes.
+	if z.backbone != nil {
+		z.backbone.seq = p.seq
+	}
+	for _, c := range z.cabinets {
+		for i, h := range c.hosts {
+			p.netpoints[h.name].seq = p.seq
+			c.up[i].seq, c.down[i].seq = p.seq, p.seq
+		}
+	}
+	if len(z.children) > 0 && (z.backbone != nil || len(z.cabinets) > 0) {
+		return p.errf(z.line, "<zone id=%q routing=%q>: a Cluster zone with sub-zones cannot have a backbone or cabinets", z.id, z.routing)
+	}
+	return nil
+}
+
+func reversedInts(l []int) []int {
+	out := make([]int, len(l))
 	for i, x := range l {
 		out[len(l)-1-i] = x
 	}

@@ -1,6 +1,8 @@
 package platforms
 
 import (
+	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -196,32 +198,52 @@ func TestNestedZonePropertiesAndFloyd(t *testing.T) {
 }
 
 func TestCabinetAndBypass(t *testing.T) {
-	const x = `<platform version="4.1"><zone id="w" routing="Full">
-  <zone id="cab" routing="Cluster">
-    <cabinet id="k" prefix="k" suffix="" radical="1-3" speed="1Gf" bw="1GBps" lat="4us"/>
-    <router id="cab-gw"/>
-    <backbone id="cab-bb" bandwidth="1GBps" latency="1us"/>
-  </zone>
-  <zone id="mz" routing="Full">
-    <host id="m" speed="1Gf"><prop id="role" value="master"/></host>
-    <link id="lo" bandwidth="1GBps" latency="2us"/>
-    <route src="m" dst="m"><link_ctn id="lo"/></route>
-  </zone>
-  <link id="x" bandwidth="1GBps" latency="5us"/>
-  <link id="fast" bandwidth="1GBps" latency="1ns"/>
-  <zoneRoute src="cab" dst="mz" gw_src="cab-gw" gw_dst="m"><link_ctn id="x"/></zoneRoute>
-  <bypassRoute src="k3" dst="m"><link_ctn id="fast"/></bypassRoute>
-</zone></platform>`
-	p := parseString(t, x)
+	p, err := Load("testdata/routes/cabinet-bypass.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(p.Hosts) != 3 || p.Hosts[0].Name != "k1" {
 		t.Fatalf("hosts %v", p.Hosts)
 	}
-	if !approx(p.HostToMasterLatency[0], 10e-6) || !approx(p.HostToMasterLatency[2], 1e-9) {
-		t.Errorf("L_h %v", p.HostToMasterLatency)
+	// SimGrid reads "5us" as 5*1e-6 and sums latencies link by link, in its order.
+	us, ns := 1e-6, 1e-9
+	sum := func(v ...float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += x
+		}
+		return s
 	}
-	if !approx(p.MasterLoopbackLatency, 2e-6) {
+	// Up to the master: zone route x (5 us) first, then up link (4 us) and backbone (1 us).
+	for i := range p.Hosts {
+		if want := sum(5*us, 4*us, 1*us); p.HostToMasterLatency[i] != want {
+			t.Errorf("L_h(%s) = %.17g, want %.17g", p.Hosts[i].Name, p.HostToMasterLatency[i], want)
+		}
+	}
+	if p.MasterLoopbackLatency != 2*us {
 		t.Errorf("L_m %g", p.MasterLoopbackLatency)
 	}
+	// Down from the master, the bypassZoneRoute: the master's loopback to
+	// reach its gateway (itself), the bypass link, the backbone, the down link.
+	ids, lat, err := p.Route("m", "k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := linkNames(p, ids); got != "lo fast cab-bb link_k2_DOWN" {
+		t.Errorf("m -> k2: %s", got)
+	}
+	if want := sum(2*us, 1*ns, 1*us, 4*us); lat != want {
+		t.Errorf("m -> k2: latency %.17g, want %.17g", lat, want)
+	}
+}
+
+func linkNames(p *Platform, ids []int) string {
+	links := p.Links()
+	var names []string
+	for _, id := range ids {
+		names = append(names, links[id].Name)
+	}
+	return strings.Join(names, " ")
 }
 
 func TestUnsupportedRoutingWarns(t *testing.T) {
@@ -294,10 +316,10 @@ func TestErrors(t *testing.T) {
 			[]string{"test.xml:4:", `<link id="l">`, "bad latency"}},
 		{"bad bandwidth", wrap(m + `<link id="l" bandwidth="lots"/>`),
 			[]string{"test.xml:4:", `<link id="l">`, "bad bandwidth"}},
-		{"duplicate link", wrap(m + `<link id="l" bandwidth="1GBps"/><link id="l" bandwidth="1GBps"/>`),
+		{"duplicate link", wrap(m + `<link id="l" bandwidth="1GBps" latency="0"/><link id="l" bandwidth="1GBps" latency="0"/>`),
 			[]string{"test.xml:4:", "duplicate link id"}},
 		{"unknown host_link", `<platform version="4.1"><zone id="z" routing="Cluster">` + m +
-			`<link id="l" bandwidth="1GBps"/><host_link id="ghost" up="l" down="l"/></zone></platform>`,
+			`<link id="l" bandwidth="1GBps" latency="0"/><host_link id="ghost" up="l" down="l"/></zone></platform>`,
 			[]string{"test.xml:1:", `<host_link id="ghost">`, "unknown host"}},
 	}
 	for _, c := range cases {
@@ -328,6 +350,14 @@ func FuzzParse(f *testing.F) {
 	for _, n := range []string{"hetero8_compute", "users_fields"} {
 		f.Add(string(corpus.ReadFile(f, n, "platform.xml")))
 	}
+	for _, n := range []string{"quirks", "cluster", "nested-floyd", "bypass-levels", "dijkstra-gateways"} {
+		data, err := os.ReadFile("testdata/routes/" + n + ".xml")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
+	}
+	f.Add(randomPlatform(1))
 	saved := maxHosts
 	maxHosts = 5000
 	defer func() { maxHosts = saved }()
@@ -336,6 +366,24 @@ func FuzzParse(f *testing.F) {
 		if err == nil {
 			if len(p.HostToMasterLatency) != len(p.Hosts) {
 				t.Fatalf("%d latencies for %d hosts", len(p.HostToMasterLatency), len(p.Hosts))
+			}
+			names := []string{p.Master}
+			for _, h := range p.Hosts[:min(len(p.Hosts), 8)] {
+				names = append(names, h.Name)
+			}
+			links := p.Links()
+			for _, a := range names {
+				for _, b := range names {
+					ids, lat, err := p.Route(a, b)
+					for _, id := range ids {
+						if id < 0 || id >= len(links) {
+							t.Fatalf("route %s -> %s: link id %d of %d", a, b, id, len(links))
+						}
+					}
+					if err == nil && (lat < 0 || math.IsNaN(lat)) {
+						t.Fatalf("route %s -> %s: latency %g", a, b, lat)
+					}
+				}
 			}
 			for i, h := range p.Hosts {
 				if h.ID != i || h.Properties == nil || h.ZoneProperties == nil {

@@ -16,23 +16,27 @@ type Host struct {
 	Zone    string    // id of the innermost enclosing zone
 }
 
-// Platform is a loaded platform: the compute hosts in resource-id order and
-// the latencies Batsim's internal messages pay (see the timing model of the
-// embedded engine).
+// Platform is a loaded platform: the compute hosts in resource-id order, the
+// latencies Batsim's internal messages pay (see the timing model of the
+// embedded engine), and the network as SimGrid builds it (Links, Route).
 type Platform struct {
 	Path    string
 	Master  string // master host name (not a resource)
 	Hosts   []Host // compute hosts, Hosts[i].ID == i
 	Storage []Host // storage hosts (role "storage"), ids after the compute ones
 	// MasterLoopbackLatency is the latency of the master's route to itself
-	// (L_m): 0 when the platform declares no such route.
+	// (L_m), as Route gives it.
 	MasterLoopbackLatency float64
-	// HostToMasterLatency[i] is the summed link latency from compute host i
-	// to the master (L_h).
+	// HostToMasterLatency[i] is the latency of the route from compute host i
+	// to the master (L_h), as Route gives it.
 	HostToMasterLatency []float64
 	// StorageToMasterLatency[i] is the same latency for Storage[i].
 	StorageToMasterLatency []float64
-	// Warnings lists what the loader could not resolve (an unsupported
-	// routing construct, a missing route) and therefore counted as latency 0.
+	// Warnings lists the routes to the master that Route reports an error
+	// for: an unsupported routing construct or a route SimGrid cannot
+	// compute (latency counted as 0), or a route with an undeclared part
+	// (latency as SimGrid computes it).
 	Warnings []string
+
+	net *network // links, routing tables and routes (nil for a Platform built by hand)
 }
