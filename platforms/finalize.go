@@ -76,7 +76,7 @@ func (p *parser) finalize() (*Platform, error) {
 	for _, h := range p.hosts {
 		net.hosts[h.name] = p.netpoints[h.name]
 	}
-	pl := &Platform{Master: master.name, net: net}
+	pl := &Platform{Master: master.name, net: net, Unmodelled: p.unmodelled}
 	masterNP := p.netpoints[master.name]
 	pl.MasterLoopbackLatency = pl.latency(masterNP, masterNP)
 	for i, h := range compute {
@@ -109,7 +109,7 @@ func (p *parser) publicHost(h *hostDecl, id int) Host {
 	return Host{
 		ID:             id,
 		Name:           h.name,
-		Speed:          h.speeds[0],
+		Speed:          h.speeds[h.pstate],
 		Cores:          h.cores,
 		Properties:     props,
 		ZoneProperties: zp,

@@ -109,6 +109,7 @@ type hostDecl struct {
 	name   string
 	speed  string
 	speeds []float64
+	pstate int // initial pstate (the speed is speeds[pstate])
 	cores  int
 	props  map[string]string
 	zone   *zone
@@ -235,6 +236,7 @@ type parser struct {
 	allRoutes []*routeDecl
 
 	loopbackBw, loopbackLat float64 // network/loopback-bw and -lat
+	unmodelled              []string
 	loopback                *linkDecl
 }
 
@@ -631,6 +633,9 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 	case "config":
 		f.config = true
 
+	case "trace", "trace_connect":
+		p.unmodelledf(line, "<%s id=%q>: availability, speed, bandwidth and latency traces", name, a["id"])
+
 	case "zone", "AS":
 		if parent.cluster != nil || parent.host != nil || parent.route != nil {
 			return f, p.errf(line, "<%s id=%q>: not allowed inside <%s>", name, a["id"], parent.name)
@@ -656,6 +661,14 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		}
 		h.props = map[string]string{}
 		f.host = h
+		if ps, ok := a["pstate"]; ok {
+			n, err := strconv.Atoi(strings.TrimSpace(ps))
+			if err != nil || n < 0 || n >= len(h.speeds) {
+				return f, p.errf(line, "<host id=%q>: pstate %q: the host has %d pstate(s) (0..%d)", a["id"], ps, len(h.speeds), len(h.speeds)-1)
+			}
+			h.pstate = n
+		}
+		p.traceAttrs(a, line, "host", "availability_file", "speed_file", "state_file")
 
 	case "peer":
 		if cur == nil || cur.kind != kindVivaldi {
@@ -684,6 +697,7 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		}
 
 	case "cluster":
+		p.traceAttrs(a, line, "cluster", "availability_file", "state_file")
 		return p.startCluster(a, line, cur)
 
 	case "cabinet":
@@ -698,6 +712,7 @@ func (p *parser) start(t xml.StartElement, line int, stack []frame) (frame, erro
 		}
 
 	case "link":
+		p.traceAttrs(a, line, "link", "bandwidth_file", "latency_file", "state_file")
 		return f, p.addLinkElement(a, line)
 
 	case "backbone":
@@ -758,6 +773,8 @@ func (p *parser) config(key, value string, line int) error {
 		p.loopbackBw, err = parseConfigDouble(key, value)
 	case "network/loopback-lat":
 		p.loopbackLat, err = parseConfigDouble(key, value)
+	default:
+		p.unmodelledf(line, "<config> %s=%q: a SimGrid setting other than the loopback's", key, value)
 	}
 	if err != nil {
 		return p.errf(line, "<prop id=%q>: %v", key, err)
@@ -766,6 +783,21 @@ func (p *parser) config(key, value string, line int) error {
 		return p.errf(line, "<config>: must come before any zone (SimGrid: \"All <config> tags must be given before any platform elements\")")
 	}
 	return nil
+}
+
+// unmodelledf records a feature of the platform that changes what SimGrid
+// (so Batsim) does but that bucma's engine does not model.
+func (p *parser) unmodelledf(line int, format string, args ...any) {
+	p.unmodelled = append(p.unmodelled, fmt.Sprintf("%s:%d: %s", p.name, line, fmt.Sprintf(format, args...)))
+}
+
+// traceAttrs records the trace-file attributes of an element.
+func (p *parser) traceAttrs(a map[string]string, line int, elem string, names ...string) {
+	for _, n := range names {
+		if v, ok := a[n]; ok && v != "" {
+			p.unmodelledf(line, "<%s id=%q> %s=%q: traces", elem, a["id"], n, v)
+		}
+	}
 }
 
 func (p *parser) addLinkElement(a map[string]string, line int) error {

@@ -393,3 +393,40 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A host's pstate attribute selects its speed, as SimGrid sets the pstate
+// when it creates the host; traces and SimGrid settings the engine does not
+// model are listed with their lines.
+func TestPstateAndUnmodelled(t *testing.T) {
+	src := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+<config><prop id="network/TCP-gamma" value="1000"/></config>
+<zone id="z" routing="Full">
+<host id="master" speed="1e9f"><prop id="role" value="master"/></host>
+<host id="a" speed="3e9f,1e9f,2e8f" pstate="1"/>
+<host id="b" speed="2e9f" availability_file="b.avail"/>
+<link id="l" bandwidth="1GBps" latency="10us" latency_file="l.lat"/>
+<route src="master" dst="a"><link_ctn id="l"/></route>
+<route src="master" dst="b"><link_ctn id="l"/></route>
+</zone></platform>`
+	p, err := Parse(strings.NewReader(src), "p.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Hosts[0].Name != "a" || p.Hosts[0].Speed != 1e9 || len(p.Hosts[0].Pstates) != 3 {
+		t.Errorf("host a: %+v", p.Hosts[0])
+	}
+	want := []string{"p.xml:4: <config> network/TCP-gamma", "p.xml:8: <host id=\"b\"> availability_file", "p.xml:9: <link id=\"l\"> latency_file"}
+	if len(p.Unmodelled) != len(want) {
+		t.Fatalf("unmodelled %q", p.Unmodelled)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(p.Unmodelled[i], w) {
+			t.Errorf("unmodelled[%d] = %q, want prefix %q", i, p.Unmodelled[i], w)
+		}
+	}
+	if _, err := Parse(strings.NewReader(strings.Replace(src, `pstate="1"`, `pstate="3"`, 1)), "p.xml"); err == nil || !strings.Contains(err.Error(), "pstate") {
+		t.Errorf("pstate out of range: %v", err)
+	}
+}

@@ -7,12 +7,12 @@ package platforms
 type Host struct {
 	ID             int               // Batsim resource id: rank in lexicographic host-name order
 	Name           string            // SimGrid host name
-	Speed          float64           // flop/s: the first pstate of the speed attribute
+	Speed          float64           // flop/s: the speed of the host's initial pstate (the first one unless the pstate attribute says otherwise)
 	Cores          int               // the core attribute (1 when absent)
 	Properties     map[string]string // every <prop> of the host (or its cluster), plus "role" ("" when none)
 	ZoneProperties map[string]string // <prop>s of the enclosing zone(s); empty map when none
 
-	Pstates []float64 // every pstate speed of the speed attribute (Speed == Pstates[0])
+	Pstates []float64 // every pstate speed of the speed attribute
 	Zone    string    // id of the innermost enclosing zone
 }
 
@@ -37,6 +37,10 @@ type Platform struct {
 	// compute (latency counted as 0), or a route with an undeclared part
 	// (latency as SimGrid computes it).
 	Warnings []string
+	// Unmodelled lists the features of the file that change what Batsim
+	// does but that bucma's engine does not model (traces, SimGrid
+	// settings), each with its line.
+	Unmodelled []string
 
 	net *network // links, routing tables and routes (nil for a Platform built by hand)
 }

@@ -17,6 +17,8 @@
 package sim
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 
 	"bucma/platforms"
@@ -62,7 +64,12 @@ type Config struct {
 	DynamicJobs           bool   // --enable-dynamic-jobs
 	AcknowledgeDynamicJob bool   // --acknowledge-dynamic-jobs
 	SchedConfig           string // --sched-cfg
-	Log                   *slog.Logger
+	// Approximate runs inputs the engine does not model exactly (see
+	// Unmodelled) instead of refusing them: what is not modelled is
+	// ignored (traces) or counted as instantaneous (routes SimGrid would
+	// compute but the engine cannot).
+	Approximate bool
+	Log         *slog.Logger
 	// Progress, when set, is called now and then with the number of jobs
 	// finished so far and the total number of static jobs.
 	Progress func(done, total int)
@@ -74,3 +81,25 @@ type Config struct {
 // BatsimVersion is the batsim_version value of the _schedule.csv files the
 // engine writes: bucma's engine, emulating Batsim 4.2.1.
 const BatsimVersion = "bucma-sim-batsim-4.2.1"
+
+// Unmodelled lists what cfg holds that changes what Batsim would do but that
+// the engine does not model: platform features (traces, SimGrid settings)
+// and the routes Batsim's messages take that the engine cannot compute. Run
+// refuses such inputs unless cfg.Approximate is set.
+func Unmodelled(cfg Config) []string {
+	p := cfg.Platform
+	if p == nil {
+		return nil
+	}
+	out := append([]string(nil), p.Unmodelled...)
+	check := func(src string) {
+		if _, _, err := p.Route(src, p.Master); err != nil && !errors.Is(err, platforms.ErrUndeclaredRoute) {
+			out = append(out, fmt.Sprintf("the route of Batsim's messages from %s to the master: %v", src, err))
+		}
+	}
+	check(p.Master)
+	for _, h := range p.Hosts {
+		check(h.Name)
+	}
+	return out
+}

@@ -108,6 +108,9 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	if len(cfg.Workloads) == 0 && !cfg.DynamicJobs {
 		return nil, errors.New("no workload (give one, or enable dynamic jobs)")
 	}
+	if u := Unmodelled(cfg); len(u) > 0 && !cfg.Approximate {
+		return nil, &UnmodelledError{Items: u}
+	}
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -147,7 +150,7 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	// bookkeeping.
 	e.names[e.master] = p.Master
 	e.k.cpus[e.master] = cpu{speed: 1, cnst: e.k.sys.newConstraint(1, false)}
-	e.net = newNetwork(p, e.names)
+	e.net = newNetwork(p, e.names, cfg.Approximate)
 	e.k.route = e.net.route
 	e.k.links = e.net.links
 	e.server = &mailbox{name: "server", instant: cfg.Latency == LatencyNone}

@@ -53,13 +53,13 @@ func (e *DeadlockError) Error() string {
 	return fmt.Sprintf("deadlock at t=%.6f: %s; Batsim would never send SIMULATION_ENDS", e.Time, strings.Join(parts, "; "))
 }
 
-// UnsupportedError is an input the engine cannot simulate exactly as
-// Batsim would (it refuses rather than approximate).
-type UnsupportedError struct {
-	Job, Profile string
-	What         string
+// UnmodelledError lists what the inputs hold that changes what Batsim
+// would do but that the engine does not model: it refuses rather than give
+// results that only look like Batsim's (Config.Approximate runs anyway).
+type UnmodelledError struct {
+	Items []string
 }
 
-func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("job %s (profile %s): %s", e.Job, e.Profile, e.What)
+func (e *UnmodelledError) Error() string {
+	return fmt.Sprintf("the engine does not reproduce Batsim exactly with these inputs: %s", strings.Join(e.Items, "; "))
 }

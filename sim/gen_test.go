@@ -10,15 +10,31 @@ import (
 	"bucma/workloads"
 )
 
-// genPlatform builds an n-host platform by hand: speeds from speeds (cycled),
-// master loopback 5 µs, host links 10..40 µs.
+// genPlatform builds an n-host platform: speeds from speeds (cycled), a
+// master loopback of 5 µs, host links of 10..40 µs at 10 GB/s.
 func genPlatform(n int, speeds []float64) *platforms.Platform {
-	p := &platforms.Platform{Path: "generated", Master: "master", MasterLoopbackLatency: 5e-6}
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><zone id="z" routing="Full">
+<host id="master" speed="1e9f"><prop id="role" value="master"/></host>
+`)
 	for i := 0; i < n; i++ {
 		s := speeds[i%len(speeds)]
-		p.Hosts = append(p.Hosts, platforms.Host{ID: i, Name: fmt.Sprintf("h%05d", i), Speed: s, Cores: 1,
-			Properties: map[string]string{"speed": fmt.Sprint(s)}, ZoneProperties: map[string]string{}})
-		p.HostToMasterLatency = append(p.HostToMasterLatency, float64(10+10*(i%4))*1e-6)
+		fmt.Fprintf(&b, "<host id=\"h%05d\" speed=\"%gf\"><prop id=\"speed\" value=\"%g\"/></host>\n", i, s, s)
+	}
+	b.WriteString(`<link id="lo" bandwidth="10GBps" latency="5us" sharing_policy="FATPIPE"/>` + "\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "<link id=\"l%d\" bandwidth=\"10GBps\" latency=\"%dus\"/>\n", i, 10+10*(i%4))
+	}
+	b.WriteString(`<route src="master" dst="master"><link_ctn id="lo"/></route>` + "\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "<route src=\"master\" dst=\"h%05d\"><link_ctn id=\"l%d\"/></route>\n", i, i)
+	}
+	b.WriteString("</zone></platform>\n")
+	p, err := platforms.Parse(strings.NewReader(b.String()), "generated")
+	if err != nil {
+		panic(err)
 	}
 	return p
 }

@@ -1,18 +1,23 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 
 	"bucma/platforms"
 )
 
 // network holds the platform's links as max-min constraints and the routes
-// between hosts, computed when first needed.
+// between hosts (SimGrid's, from the platform loader), looked up when first
+// needed.
 type network struct {
 	p     *platforms.Platform
 	names []string
 	links []link
 	memo  map[[2]int]netRoute
+	// approximate counts a route the engine cannot compute as empty
+	// (instantaneous) instead of failing.
+	approximate bool
 }
 
 type netRoute struct {
@@ -21,16 +26,10 @@ type netRoute struct {
 	err     error
 }
 
-func newNetwork(p *platforms.Platform, names []string) *network {
-	n := &network{p: p, names: names, memo: map[[2]int]netRoute{}}
-	// Provisional: the master loopback and one link per host to the master.
-	n.links = append(n.links, link{latency: p.MasterLoopbackLatency, cnst: &lmmCnst{bound: 1e10, fatpipe: true}})
-	for i := range p.Hosts {
-		lat := 0.0
-		if i < len(p.HostToMasterLatency) {
-			lat = p.HostToMasterLatency[i]
-		}
-		n.links = append(n.links, link{latency: lat, cnst: &lmmCnst{bound: 1e10}})
+func newNetwork(p *platforms.Platform, names []string, approximate bool) *network {
+	n := &network{p: p, names: names, memo: map[[2]int]netRoute{}, approximate: approximate}
+	for _, l := range p.Links() {
+		n.links = append(n.links, link{latency: l.Latency, cnst: &lmmCnst{bound: l.Bandwidth, fatpipe: l.Fatpipe}})
 	}
 	return n
 }
@@ -41,16 +40,17 @@ func (n *network) route(src, dst int) ([]int, float64, error) {
 		return r.links, r.latency, r.err
 	}
 	var r netRoute
-	master := len(n.names) - 1
-	switch {
-	case src == master && dst == master:
-		r.links, r.latency = []int{0}, n.links[0].latency
-	case dst == master && src < len(n.p.Hosts):
-		r.links, r.latency = []int{1 + src}, n.links[1+src].latency
-	case src == master && dst < len(n.p.Hosts):
-		r.links, r.latency = []int{1 + dst}, n.links[1+dst].latency
-	default:
-		r.err = fmt.Errorf("no route from %s to %s", n.names[src], n.names[dst])
+	r.links, r.latency, r.err = n.p.Route(n.names[src], n.names[dst])
+	if errors.Is(r.err, platforms.ErrUndeclaredRoute) {
+		// SimGrid uses the route as it stands (an undeclared piece is
+		// empty); so does the engine.
+		r.err = nil
+	}
+	if r.err != nil && n.approximate {
+		r = netRoute{}
+	}
+	if r.err != nil {
+		r.err = fmt.Errorf("route from %s to %s: %w (not modelled by the engine; --approximate counts it as instantaneous)", n.names[src], n.names[dst], r.err)
 	}
 	n.memo[key] = r
 	return r.links, r.latency, r.err

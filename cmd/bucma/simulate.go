@@ -57,6 +57,7 @@ deadlock, 2 on a bad command line or option, 130 when interrupted.`,
 			&cli.StringFlag{Name: "sched-cfg", Usage: "string forwarded as config.sched-config (policy options as a JSON object)"},
 			&cli.StringFlag{Name: "sched-cfg-file", Usage: "read the sched-config string from `FILE`"},
 			&cli.StringFlag{Name: "latency", Value: "batsim", Usage: "internal message latencies: batsim or none"},
+			&cli.BoolFlag{Name: "approximate", Usage: "simulate inputs the engine does not reproduce exactly (traces, routes it cannot compute) instead of refusing them; the summary says the results are approximate"},
 			&cli.BoolFlag{Name: "validate", Usage: "audit the in-process scheduler's whole state after every decision"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE` (in-process only)"},
 			&cli.DurationFlag{Name: "timeout", Usage: "with --connect: give up when the scheduler does not answer within `D`"},
@@ -171,6 +172,13 @@ func simulateAction(c *cli.Context) error {
 		Platform: plat, Workloads: wls, ExportPrefix: c.String("export"), Latency: lat,
 		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
 		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
+		Approximate: c.Bool("approximate"),
+	}
+	// Inputs the engine does not reproduce exactly are refused before
+	// anything is simulated or written, unless --approximate.
+	unmodelled := sim.Unmodelled(cfg)
+	if len(unmodelled) > 0 && !cfg.Approximate {
+		return usage("the engine does not reproduce Batsim exactly with these inputs:\n  %s\nRun with --approximate to simulate anyway (the results will only approximate Batsim's).", strings.Join(unmodelled, "\n  "))
 	}
 	if c.Bool("verbose") {
 		cfg.Observe = func(d protocol.Direction, m *protocol.Message) {
@@ -216,6 +224,9 @@ func simulateAction(c *cli.Context) error {
 		return fmt.Errorf("simulate: %w", err)
 	}
 	if !c.Bool("quiet") {
+		if len(unmodelled) > 0 {
+			fmt.Fprintf(stdout(c), "APPROXIMATE results (--approximate): not modelled: %s\n", strings.Join(unmodelled, "; "))
+		}
 		printSummary(stdout(c), res, cfg.ExportPrefix, c.String("trace"))
 	}
 	return nil

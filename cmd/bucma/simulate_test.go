@@ -139,3 +139,35 @@ func TestSimulateWorkloadPathWithComma(t *testing.T) {
 		t.Fatalf("two workloads: exit %d: %v\n%s", code, err, out)
 	}
 }
+
+// A platform feature the engine does not model (a speed trace) is refused
+// before anything is simulated or written (exit 2, naming the feature and
+// its line); --approximate runs anyway and says so first.
+func TestSimulateRefusesUnmodelled(t *testing.T) {
+	dir := t.TempDir()
+	plat := corpus.ReadFile(t, simulateCase, "platform.xml")
+	traced := strings.Replace(string(plat), `speed="1e9f"`, `speed="1e9f" speed_file="speed.trace"`, 1)
+	if traced == string(plat) {
+		t.Fatal("the corpus platform changed: no host to trace")
+	}
+	pf := filepath.Join(dir, "platform.xml")
+	if err := os.WriteFile(pf, []byte(traced), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dir, "out")
+	args := []string{"simulate", "-p", pf, "-w", corpus.Path(simulateCase, "workload.json"), "-e", prefix, "--scheduler", "fcfs"}
+	err, code, out := runApp(t, args...)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "speed_file") || !strings.Contains(err.Error(), "platform.xml:") || !strings.Contains(err.Error(), "--approximate") {
+		t.Fatalf("exit %d, %v\n%s", code, err, out)
+	}
+	if _, err := os.Stat(prefix + "_jobs.csv"); err == nil {
+		t.Error("a refused run wrote outputs")
+	}
+	err, code, out = runApp(t, append(args, "--approximate")...)
+	if err != nil || code != 0 {
+		t.Fatalf("--approximate: exit %d, %v\n%s", code, err, out)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "APPROXIMATE results") || !strings.Contains(first, "speed_file") {
+		t.Errorf("first summary line %q", first)
+	}
+}

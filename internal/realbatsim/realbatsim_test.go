@@ -3,6 +3,7 @@ package realbatsim
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -217,4 +218,75 @@ func TestPoliciesMatchBatsched(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { t.Logf("bucma vs batsched: %d of %d cases identical", c.matching, c.cases) })
+}
+
+var updateGoldens = flag.Bool("update-goldens", false, "record the goldens of TestGoldens again with the real Batsim")
+
+// goldens are real-Batsim runs recorded in testdata/golden, which the engine
+// must reproduce byte for byte even where Batsim is absent. Each pins one
+// behaviour the engine once got wrong.
+var goldens = []struct {
+	name   string
+	shape  scenario.Shape
+	seed   uint64
+	mix    scenario.Mix
+	policy string
+}{
+	// parallel tasks with communication on a networked platform: transfers
+	// share the links with each other and with Batsim's messages, and
+	// some jobs reach their walltime
+	{"comm-multihop", scenario.FullMultiHop, 11, scenario.Mix{Jobs: 150, Compute: true, Comm: true, Composed: true}, "fcfs"},
+	{"comm-cluster", scenario.ClusterBackbone, 12, scenario.Mix{Jobs: 150, Compute: true, Comm: true, Composed: true}, "easy"},
+	// jobs submitted together and started in one reply on routes of 1 to 7
+	// links of unequal latencies
+	{"multihop-starts", scenario.FullMultiHop, 13, scenario.Mix{Jobs: 250}, "fcfs"},
+	// a cluster with a backbone, the master in its own zone
+	{"cluster-backbone", scenario.ClusterBackbone, 14, scenario.Mix{Jobs: 300}, "easy"},
+	// submission times around 1e10 s
+	{"large-times", scenario.HeteroTies, 15, scenario.Mix{Jobs: 200, Compute: true, Composed: true, Large: true}, "fcfs"},
+	// Floyd routing, mixed profiles
+	{"floyd-mixed", scenario.Floyd, 16, scenario.Mix{Jobs: 200, Compute: true, Comm: true, Composed: true}, "easy"},
+}
+
+func TestGoldens(t *testing.T) {
+	var bin string
+	if *updateGoldens {
+		bin = batsimrun.Batsim(t)
+	}
+	for _, g := range goldens {
+		t.Run(g.name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "golden", g.name)
+			opts := schedulers.Options{"hosts": "first-fit"}
+			plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
+			want := filepath.Join(dir, "out_jobs.csv")
+			if *updateGoldens {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeCase(t, dir, g.shape, g.seed, g.mix)
+				res, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, t.TempDir(), session(t, g.policy, opts))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(want, res.Jobs, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := fmt.Sprintf("# recorded with Batsim %s driven by bucma %s (hosts=first-fit):\nbucma run --scheduler %s -o hosts=first-fit -s tcp://127.0.0.1:28000 &\nbatsim -p platform.xml -w workload.json -e out -s tcp://127.0.0.1:28000\n", batsimrun.Version, g.policy, g.policy)
+				if err := os.WriteFile(filepath.Join(dir, "cmd.txt"), []byte(cmd), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			expected, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := simulate(t, t.TempDir(), plat, wl, g.policy, opts)
+			if err != nil {
+				t.Fatalf("engine: %v", err)
+			}
+			if !bytes.Equal(expected, got) {
+				t.Errorf("the engine's _jobs.csv differs from Batsim's, first difference at %s", firstDiff(expected, got))
+			}
+		})
+	}
 }
