@@ -36,6 +36,7 @@ type action struct {
 	latency     float64
 	susp        suspendState
 	v           *lmmVar // nil for a sleep (it never consumes anything)
+	vstore      lmmVar
 	// bound is the rate bound of the action once its latency is paid
 	// (SimGrid's update_bound: the network and CPU bounds).
 	bound    float64
@@ -142,7 +143,8 @@ func (k *kernel) newPtask(hosts []int, flops, bytes []float64) (*action, error) 
 		}
 	}
 	a.latency = latency
-	a.v = k.sys.newVariable(1.0, -1, n+nlinks)
+	a.v = &a.vstore
+	k.sys.initVariable(a.v, 1.0, -1, n+nlinks)
 	if latency > 0 {
 		k.sys.updatePenalty(a.v, 0)
 	}
@@ -214,7 +216,8 @@ func (k *kernel) newComm(src, dst int, size float64) (*action, error) {
 		}
 	}
 	a.latency = lat
-	a.v = k.sys.newVariable(1.0, -1, nlinks)
+	a.v = &a.vstore
+	k.sys.initVariable(a.v, 1.0, -1, nlinks)
 	if lat > 0 {
 		k.sys.updatePenalty(a.v, 0)
 	}
@@ -272,13 +275,8 @@ func (k *kernel) cancelAction(a *action) {
 	case actStarted:
 		k.finishAction(a, actFailed)
 	case actFinished:
-		// moved from the finished to the failed set
-		for i, x := range k.done {
-			if x == a {
-				k.done = append(k.done[:i], k.done[i+1:]...)
-				break
-			}
-		}
+		// from the finished to the failed set (handleEnded skips it in
+		// the former)
 		a.state = actFailed
 		k.failed = append(k.failed, a)
 	}
@@ -289,23 +287,8 @@ func (k *kernel) freeAction(a *action) {
 	if a == nil || a.state == actGone {
 		return
 	}
-	switch a.state {
-	case actStarted:
+	if a.state == actStarted {
 		k.started.remove(a)
-	case actFinished:
-		for i, x := range k.done {
-			if x == a {
-				k.done = append(k.done[:i], k.done[i+1:]...)
-				break
-			}
-		}
-	case actFailed:
-		for i, x := range k.failed {
-			if x == a {
-				k.failed = append(k.failed[:i], k.failed[i+1:]...)
-				break
-			}
-		}
 	}
 	a.state = actGone
 	if a.v != nil {

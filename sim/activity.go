@@ -35,7 +35,8 @@ type comm struct {
 	payload  any
 	size     float64
 	act      *action
-	waiters  []*actor
+	waiters  [2]*actor // the sender and the receiver, in the order they wait
+	nwait    int
 	mbox     *mailbox
 }
 
@@ -120,7 +121,12 @@ func (c *comm) start(k *kernel, m *mailbox) {
 }
 
 func (c *comm) waitFor(k *kernel, a *actor, timeout float64) {
-	c.waiters = append(c.waiters, a)
+	if c.nwait == len(c.waiters) {
+		k.fail(fmt.Errorf("t=%.6f: more than two actors wait for one message", k.now))
+		return
+	}
+	c.waiters[c.nwait] = a
+	c.nwait++
 	a.waiting = c
 	if c.state != commWaiting && c.state != commRunning {
 		c.finish(k)
@@ -142,8 +148,9 @@ func (c *comm) finish(k *kernel) {
 		c.mbox.remove(c)
 	}
 	w := c.waiters
-	c.waiters = nil
-	for _, a := range w {
+	n := c.nwait
+	c.waiters, c.nwait = [2]*actor{}, 0
+	for _, a := range w[:n] {
 		if a.dead {
 			continue
 		}
@@ -165,9 +172,11 @@ func nameOf(a *actor) string {
 
 // abandon: the comm is cancelled (CommImpl::cancel, then failed).
 func (c *comm) abandon(k *kernel, a *actor) {
-	for i, w := range c.waiters {
-		if w == a {
-			c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+	for i := 0; i < c.nwait; i++ {
+		if c.waiters[i] == a {
+			copy(c.waiters[i:], c.waiters[i+1:c.nwait])
+			c.nwait--
+			c.waiters[c.nwait] = nil
 			break
 		}
 	}

@@ -346,20 +346,24 @@ func (k *kernel) handleSimcall(a *actor) {
 // handleEnded is EngineImpl::handle_ended_actions: the failed actions,
 // then the finished ones, each in the order they ended.
 func (k *kernel) handleEnded() {
-	for len(k.failed) > 0 {
-		a := k.failed[0]
-		k.failed = k.failed[1:]
-		k.post(a, false)
+	// An action cancelled or freed meanwhile has changed state: it is
+	// skipped where it no longer belongs.
+	for i := 0; i < len(k.failed); i++ {
+		a := k.failed[i]
+		k.failed[i] = nil
+		if a.state == actFailed {
+			k.post(a, false)
+		}
 	}
-	for len(k.done) > 0 {
-		a := k.done[0]
-		k.done = k.done[1:]
-		k.post(a, true)
+	k.failed = k.failed[:0]
+	for i := 0; i < len(k.done); i++ {
+		a := k.done[i]
+		k.done[i] = nil
+		if a.state == actFinished {
+			k.post(a, true)
+		}
 	}
-	k.done = nil
-	if len(k.failed) == 0 {
-		k.failed = nil
-	}
+	k.done = k.done[:0]
 }
 
 func (k *kernel) post(a *action, finished bool) {

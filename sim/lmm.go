@@ -44,6 +44,7 @@ type lmmVar struct {
 	value     float64
 	mu        float64
 	elems     []*lmmElem
+	store     []lmmElem // backing storage of the elements
 	saturated bool
 	// dirty and seen are solve stamps
 	dirty, seen uint32
@@ -136,9 +137,19 @@ func (s *lmmSystem) newConstraint(bound float64, fatpipe bool) *lmmCnst {
 }
 
 func (s *lmmSystem) newVariable(penalty, bound float64, ncnst int) *lmmVar {
-	v := &lmmVar{penalty: penalty, bound: bound, elems: make([]*lmmElem, 0, ncnst)}
-	s.touchVar(v)
+	v := &lmmVar{}
+	s.initVariable(v, penalty, bound, ncnst)
 	return v
+}
+
+// initVariable sets up v (held by its caller) as a new variable.
+func (s *lmmSystem) initVariable(v *lmmVar, penalty, bound float64, ncnst int) {
+	*v = lmmVar{penalty: penalty, bound: bound}
+	if ncnst > 0 {
+		v.elems = make([]*lmmElem, 0, ncnst)
+		v.store = make([]lmmElem, 0, ncnst)
+	}
+	s.touchVar(v)
 }
 
 func (s *lmmSystem) touchCnst(c *lmmCnst) {
@@ -183,7 +194,13 @@ func (s *lmmSystem) expand(c *lmmCnst, v *lmmVar, weight float64, force bool) {
 			}
 		}
 	}
-	e := &lmmElem{c: c, v: v, weight: weight}
+	var e *lmmElem
+	if len(v.store) < cap(v.store) {
+		v.store = append(v.store, lmmElem{c: c, v: v, weight: weight})
+		e = &v.store[len(v.store)-1]
+	} else {
+		e = &lmmElem{c: c, v: v, weight: weight}
+	}
 	v.elems = append(v.elems, e)
 	if v.penalty != 0 {
 		e.enabled = true
