@@ -7,6 +7,9 @@
 #                 on tcp://*:28000 (start Batsim in another terminal)
 #   make test     go vet + the whole test suite with the race detector
 #   make deps     install libzmq's development files and pkg-config if missing
+#   make test-batsim  the real-Batsim tier alone, verbose, with SEEDS seeds per
+#                 case (it needs batsim, and batsched, on PATH or in BATSIM /
+#                 BATSCHED; make test runs it too, with its default seeds)
 #
 # Variables: GO (go command), SIM_ARGS (extra arguments of "bucma simulate",
 # e.g. SIM_ARGS='--scheduler bucma5302'), RUN_ARGS (extra arguments of
@@ -19,11 +22,12 @@ RUN_ARGS   ?=
 SIM_ARGS   ?=
 TEST_FLAGS ?= -race
 FUZZTIME   ?= 30s
+SEEDS      ?= 20
 
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build run serve test test-fast vet fuzz bench deps clean
+.PHONY: all build run serve test test-fast test-batsim vet fuzz bench deps clean
 
 all: build
 
@@ -40,6 +44,12 @@ serve: build
 
 test: deps vet
 	$(GO) test $(TEST_FLAGS) ./...
+
+# The real-Batsim tier alone: each differential case with SEEDS seeds, and a
+# count of identical cases at the end of each test.
+test-batsim: deps
+	BUCMA_DIFF_SEEDS=$(SEEDS) $(GO) test ./internal/realbatsim -count=1 -v -timeout 2h 2>&1 | \
+		grep -E '^(=== RUN|--- FAIL|    realbatsim_test.go:[0-9]+: (engine|bucma) vs|ok|FAIL|PASS)' | grep -v '^=== RUN'
 
 # The suite without the race detector (about ten times faster).
 test-fast: deps
