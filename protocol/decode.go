@@ -100,8 +100,14 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		if len(re.Data) == 0 {
 			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: `missing "data" (required even when empty)`}
 		}
-		if dir == FromScheduler && *re.Timestamp > msg.Now {
+		// Both sides stamp events no later than the message's now; Batsim
+		// also sends them in time order (its reader does not require that
+		// order from a scheduler).
+		if *re.Timestamp > msg.Now {
 			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is later than now=%g", *re.Timestamp, msg.Now)}
+		}
+		if dir == FromBatsim && i > 0 && *re.Timestamp < msg.Events[i-1].Timestamp {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is earlier than the previous event's %g (events out of order)", *re.Timestamp, msg.Events[i-1].Timestamp)}
 		}
 		data, err := d.decodeData(*re.Type, re.Data, dir)
 		if err != nil {
@@ -185,13 +191,48 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	if err := d.strict(typ, b, v); err != nil {
 		return nil, err
 	}
-	if js, ok := v.(*JobSubmitted); ok && js.JobID == "" {
-		return nil, errors.New(`missing "job_id"`)
-	}
-	if jc, ok := v.(*JobCompleted); ok && jc.JobID == "" {
-		return nil, errors.New(`missing "job_id"`)
+	switch e := v.(type) {
+	case *JobSubmitted:
+		if e.JobID == "" {
+			return nil, errors.New(`missing "job_id"`)
+		}
+		if err := checkSubmittedJobID(e); err != nil {
+			return nil, err
+		}
+	case *JobCompleted:
+		if e.JobID == "" {
+			return nil, errors.New(`missing "job_id"`)
+		}
+		switch e.JobState {
+		case StateSuccess, StateFailed, StateWalltimeReached, StateKilled:
+		default:
+			return nil, fmt.Errorf("job %s: job_state %q is not a final state (want %s, %s, %s or %s)", e.JobID, e.JobState, StateSuccess, StateFailed, StateWalltimeReached, StateKilled)
+		}
 	}
 	return v, nil
+}
+
+// checkSubmittedJobID checks that the job object of a JOB_SUBMITTED, when
+// Batsim forwards one, carries the event's job_id as its "id" (Batsim
+// rewrites it to the full "workload!name" form).
+func checkSubmittedJobID(e *JobSubmitted) error {
+	if len(e.Job) == 0 {
+		return nil
+	}
+	var j struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(e.Job, &j); err != nil {
+		return fmt.Errorf("job %s: \"job\" is not an object", e.JobID)
+	}
+	if len(j.ID) == 0 {
+		return nil
+	}
+	var id string
+	if err := json.Unmarshal(j.ID, &id); err != nil || id != e.JobID {
+		return fmt.Errorf("job_id %q differs from the job's id %s", e.JobID, j.ID)
+	}
+	return nil
 }
 
 // Rules Batsim 4.2.1's reader (src/protocol.cpp) enforces on a scheduler's events.

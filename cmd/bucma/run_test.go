@@ -218,8 +218,11 @@ func canonicalAll(t *testing.T, replies [][]byte) []string {
 }
 
 // sessionReplies answers the Batsim messages of lines with an in-process
-// Session (no socket), canonical.
-func sessionReplies(t *testing.T, lines []runLine, policy string, opts schedulers.Options) []string {
+// Session (no socket), canonical. It stops at the first message the session
+// refuses and returns the replies so far with the error: a policy that
+// decides differently from the recorded one soon reads a JOB_COMPLETED
+// whose allocation is not the one it gave.
+func sessionReplies(t *testing.T, lines []runLine, policy string, opts schedulers.Options) ([]string, error) {
 	t.Helper()
 	spec, err := schedulers.Builtin().Lookup(policy)
 	if err != nil {
@@ -242,11 +245,11 @@ func sessionReplies(t *testing.T, lines []runLine, policy string, opts scheduler
 		}
 		r, err := sess.Handle(m)
 		if err != nil {
-			t.Fatal(err)
+			return out, err
 		}
 		out = append(out, canonicalReply(t, r.Encode()))
 	}
-	return out
+	return out, nil
 }
 
 func sameReplies(t *testing.T, got, want []string) {
@@ -308,16 +311,17 @@ func TestRunSchedConfig(t *testing.T) {
 		sameReplies(t, canonicalAll(t, got), recorded(t, base))
 	})
 	t.Run("option wins", func(t *testing.T) {
-		want := sessionReplies(t, base, "fcfs", schedulers.Options{"hosts": "fastest"})
-		if reflect.DeepEqual(want, recorded(t, base)) {
+		if fastest, err := sessionReplies(t, base, "fcfs", schedulers.Options{"hosts": "fastest"}); err == nil && reflect.DeepEqual(fastest, recorded(t, base)) {
 			t.Fatal("fixture cannot tell fastest from first-fit")
 		}
-		ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--option", "hosts=fastest")
-		got := playBatsim(t, ep, lines)
+		// sched-config asks for fastest, the command line for first-fit:
+		// the replies are the recorded first-fit ones.
+		ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--option", "hosts=first-fit")
+		got := playBatsim(t, ep, withSchedConfig(t, base, `{"hosts":"fastest"}`))
 		if err := waitRun(t, done); err != nil {
 			t.Fatalf("%v\n%s", err, errOut)
 		}
-		sameReplies(t, canonicalAll(t, got), want)
+		sameReplies(t, canonicalAll(t, got), recorded(t, base))
 	})
 }
 
@@ -482,4 +486,107 @@ func mustOpen(t *testing.T, path string) io.Reader {
 		t.Fatal(err)
 	}
 	return bytes.NewReader(b)
+}
+
+// TestRunRefusesMessagesOutOfOrder: a Batsim message that breaks one of
+// Batsim's own rules (time order, final states, consistent ids, the
+// allocation given, known jobs) or asks for an absurd interval set ends
+// "bucma run" with exit status 1 and an error naming the message, the
+// event and the rule; that message is never answered. Each case starts
+// with SIMULATION_BEGINS (4 hosts) and job w0!1 submitted at t=1, which
+// FCFS first-fit starts on host 0.
+func TestRunRefusesMessagesOutOfOrder(t *testing.T) {
+	begin := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")[0].Raw
+	submit := `{"now":1,"events":[{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":"w0!1","subtime":1,"res":1,"profile":"d5"}}}]}`
+	completed := func(alloc, state string) string {
+		return `{"now":6,"events":[{"timestamp":6,"type":"JOB_COMPLETED","data":{"job_id":"w0!1","job_state":"` + state + `","return_code":0,"alloc":"` + alloc + `"}}]}`
+	}
+	unavailable := func(res string) string {
+		return `{"now":2,"events":[{"timestamp":2,"type":"NOTIFY","data":{"type":"event_machine_unavailable","resources":"` + res + `"}}]}`
+	}
+	cases := []struct {
+		name, msg string
+		want      []string
+	}{
+		{"now goes back", `{"now":0.5,"events":[]}`, []string{"now=0.5 is earlier than the previous message's now=1"}},
+		{"decreasing timestamps", `{"now":3,"events":[{"timestamp":2,"type":"REQUESTED_CALL","data":{}},{"timestamp":1.5,"type":"REQUESTED_CALL","data":{}}]}`,
+			[]string{"event 1 (REQUESTED_CALL)", "timestamp 1.5 is earlier than the previous event's 2"}},
+		{"event after now", `{"now":2,"events":[{"timestamp":3,"type":"REQUESTED_CALL","data":{}}]}`, []string{"event 0 (REQUESTED_CALL)", "timestamp 3 is later than now=2"}},
+		{"completed elsewhere", completed("3", "COMPLETED_SUCCESSFULLY"), []string{"event 0 (JOB_COMPLETED)", `alloc "3" differs from the allocation the job was started on ("0")`}},
+		{"unknown job_state", completed("0", "DONE"), []string{"event 0 (JOB_COMPLETED)", `job_state "DONE" is not a final state`}},
+		{"job_id differs from job.id", `{"now":2,"events":[{"timestamp":2,"type":"JOB_SUBMITTED","data":{"job_id":"w0!2","job":{"id":"w0!3","subtime":1,"res":1,"profile":"d5"}}}]}`,
+			[]string{"event 0 (JOB_SUBMITTED)", `job_id "w0!2" differs from the job's id "w0!3"`}},
+		{"killed unknown job", `{"now":2,"events":[{"timestamp":2,"type":"JOB_KILLED","data":{"job_ids":["w0!7"],"job_progress":{}}}]}`,
+			[]string{"event 0 (JOB_KILLED)", "job w0!7 was never submitted"}},
+		{"largest int as a resource", unavailable("9223372036854775807"), []string{"event 0 (NOTIFY)", `"9223372036854775807" is above the largest resource id`}},
+		{"interval up to the largest int", unavailable("0-9223372036854775807"), []string{"event 0 (NOTIFY)", `interval set "0-9223372036854775807"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit")
+			replies, answered := sendToRun(t, ep, []string{begin, submit, c.msg})
+			err := waitRun(t, done)
+			if len(replies) != 2 || !strings.Contains(string(replies[1]), `"alloc":"0"`) {
+				t.Fatalf("replies before the bad message: %q", replies)
+			}
+			if answered() {
+				t.Fatal("the bad message was answered")
+			}
+			if code := exitCode(err); code != 1 {
+				t.Fatalf("exit code %d (%v), want 1\n%s", code, err, errOut)
+			}
+			for _, w := range append([]string{"message 3 from Batsim"}, c.want...) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// sendToRun sends msgs in turn over a REQ socket and returns the replies to
+// all but the last; answered reports (once "bucma run" has returned)
+// whether the last was answered.
+func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, answered func() bool) {
+	t.Helper()
+	ctx, err := zmq.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, err := ctx.NewSocket(zmq.REQ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = sock.Close()
+		_ = ctx.Term()
+	})
+	_ = sock.SetLinger(0)
+	if err := sock.Connect(endpoint); err != nil {
+		t.Fatal(err)
+	}
+	poller := zmq.NewPoller()
+	poller.Add(sock, zmq.POLLIN)
+	for i, m := range msgs {
+		if _, err := sock.SendBytes([]byte(m), 0); err != nil {
+			t.Fatal(err)
+		}
+		if i == len(msgs)-1 {
+			break
+		}
+		if polled, err := poller.Poll(runGuard); err != nil || len(polled) == 0 {
+			t.Fatalf("message %d: no reply (%v)", i+1, err)
+		}
+		r, err := sock.RecvBytes(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies = append(replies, r)
+	}
+	// The server sends a reply before it returns, if ever: once it has
+	// returned, a reply would already be readable.
+	return replies, func() bool {
+		polled, err := poller.Poll(0)
+		return err == nil && len(polled) > 0
+	}
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	zmq "github.com/pebbe/zmq4"
 )
 
 func simulateArgs(prefix string, extra ...string) []string {
@@ -107,4 +110,83 @@ func TestSimulateExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A scheduler answering with an allocation up to the largest int makes
+// "bucma simulate --connect" stop with an error naming the text (it used to
+// expand the set until memory ran out).
+func TestSimulateConnectHugeAllocation(t *testing.T) {
+	for _, alloc := range []string{"0-9223372036854775807", "9223372036854775807"} {
+		t.Run(alloc, func(t *testing.T) {
+			ep := fakeScheduler(t, func(msg []byte) string {
+				if m := jobIDRE.FindSubmatch(msg); m != nil {
+					return `{"now":0.000015,"events":[{"timestamp":0.000015,"type":"EXECUTE_JOB","data":{"job_id":"` + string(m[1]) + `","alloc":"` + alloc + `"}}]}`
+				}
+				return `{"now":0,"events":[]}`
+			})
+			err, code, out := runApp(t, simulateArgs(filepath.Join(t.TempDir(), "out"), "--connect", ep, "--timeout", "30s", "-q")...)
+			if code != 1 || err == nil || !strings.Contains(err.Error(), `"`+alloc+`"`) {
+				t.Fatalf("exit %d: %v\n%s", code, err, out)
+			}
+		})
+	}
+}
+
+var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
+
+// fakeScheduler binds a REP socket on a loopback port and answers every
+// message with answer(message) until the test ends; it returns the endpoint.
+func fakeScheduler(t *testing.T, answer func([]byte) string) string {
+	t.Helper()
+	ctx, err := zmq.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, err := ctx.NewSocket(zmq.REP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = sock.SetLinger(0)
+	if err := sock.Bind("tcp://127.0.0.1:*"); err != nil {
+		t.Fatal(err)
+	}
+	ep, err := sock.GetLastEndpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		poller := zmq.NewPoller()
+		poller.Add(sock, zmq.POLLIN)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			polled, err := poller.Poll(50 * time.Millisecond)
+			if err != nil {
+				return
+			}
+			if len(polled) == 0 {
+				continue
+			}
+			msg, err := sock.RecvBytes(0)
+			if err != nil {
+				return
+			}
+			if _, err := sock.Send(answer(msg), 0); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		<-stopped
+		_ = sock.Close()
+		_ = ctx.Term()
+	})
+	return ep
 }
