@@ -12,6 +12,7 @@ import (
 // "bucma simulate" processes.
 func TestMain(m *testing.M) {
 	if os.Getenv("BUCMA_TEST_MAIN") == "1" {
+		exitOnQuit()
 		os.Exit(exitCode(newApp().Run(os.Args)))
 	}
 	os.Exit(m.Run())

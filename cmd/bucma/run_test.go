@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -398,11 +400,47 @@ func TestRunInterrupted(t *testing.T) {
 // simulation against it and checks the process exits with status 0 once
 // SIMULATION_ENDS is answered (the final reply reached Batsim's side first).
 func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
+	cmd, ep, logs := startRunProcess(t, "--scheduler", "fcfs", "-o", "hosts=first-fit")
+	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
+	got := playBatsim(t, ep, lines)
+	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	if err := waitProcess(t, cmd); err != nil {
+		t.Fatalf("bucma run: %v\n%s", err, logs.String())
+	}
+}
+
+// TestRunProcessSIGQUIT: SIGQUIT (Ctrl-\\) stops "bucma run" like SIGINT and
+// SIGTERM, with exit status 130 (the Go runtime's default would be a
+// goroutine dump and status 2, the status of a bad command line).
+func TestRunProcessSIGQUIT(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, _, logs := startRunProcess(t, "--scheduler", "easy")
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := waitProcess(t, cmd)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("exit: %v, want status %d\n%s", err, exitInterrupted, logs.String())
+			}
+			if strings.Contains(logs.String(), "goroutine ") {
+				t.Errorf("goroutine dump on %v:\n%s", sig, logs.String())
+			}
+		})
+	}
+}
+
+// startRunProcess starts a real "bucma run args..." process (the test
+// binary acting as bucma, see TestMain) on a wildcard loopback port, and
+// returns it once it listens, with its endpoint and its standard error.
+func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuffer) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "run", "--scheduler", "fcfs", "-o", "hosts=first-fit", "-s", "tcp://127.0.0.1:*", "-v")
+	cmd := exec.Command(self, append([]string{"run", "-s", "tcp://127.0.0.1:*", "-v"}, args...)...)
 	cmd.Env = append(os.Environ(), "BUCMA_TEST_MAIN=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -411,10 +449,10 @@ func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	// The debug log names the endpoint once the socket is bound.
 	endpoint := make(chan string, 1)
-	var logs syncBuffer
+	logs := &syncBuffer{}
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -428,24 +466,26 @@ func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
 			}
 		}
 	}()
-	var ep string
 	select {
-	case ep = <-endpoint:
+	case ep := <-endpoint:
+		return cmd, ep, logs
 	case <-time.After(runGuard):
 		t.Fatalf("bucma run did not log its endpoint:\n%s", logs.String())
 	}
-	lines := loadRunTranscript(t, "hetero4_delays.transcript.jsonl")
-	got := playBatsim(t, ep, lines)
-	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	return nil, "", nil
+}
+
+// waitProcess waits for cmd to exit and returns its Wait error.
+func waitProcess(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
-		if err != nil {
-			t.Fatalf("bucma run: %v\n%s", err, logs.String())
-		}
+		return err
 	case <-time.After(runGuard):
-		t.Fatal("bucma run did not exit after SIMULATION_ENDS")
+		t.Fatal("bucma run did not exit")
+		return nil
 	}
 }
 

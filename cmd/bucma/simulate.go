@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -42,7 +40,8 @@ driven exactly as Batsim would:
 --latency batsim (default) reproduces Batsim's internal message latencies (its
 "+0.000015" offsets); --latency none makes every internal message instantaneous.
 Exit status: 0 on success, 1 on a bad input file, a decision Batsim refuses or a
-deadlock, 2 on a bad command line or option, 130 when interrupted.`,
+deadlock, 2 on a bad command line or option, 130 when interrupted (SIGINT,
+SIGTERM or SIGQUIT).`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "SimGrid platform `FILE`, or a bundled platform name"},
@@ -59,7 +58,7 @@ deadlock, 2 on a bad command line or option, 130 when interrupted.`,
 			&cli.StringFlag{Name: "latency", Value: "batsim", Usage: "internal message latencies: batsim or none"},
 			&cli.BoolFlag{Name: "validate", Usage: "audit the in-process scheduler's whole state after every decision"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE` (in-process only)"},
-			&cli.DurationFlag{Name: "timeout", Usage: "with --connect: give up when the scheduler does not answer within `D`"},
+			timeoutFlag("with --connect: give up when the scheduler does not answer within `D`; 0 waits forever", 0),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 		},
@@ -94,6 +93,11 @@ func simulateAction(c *cli.Context) error {
 	connect, name := c.String("connect"), c.String("scheduler")
 	if connect != "" && name != "" {
 		return usage("give either --scheduler (in-process) or --connect (remote), not both")
+	}
+	if connect != "" {
+		if err := checkEndpoint(c, "connect", false); err != nil {
+			return err
+		}
 	}
 	if connect == "" && name == "" {
 		return &schedulers.OptionError{Msg: fmt.Sprintf("simulate: --scheduler or --connect is required (policies: %s)", strings.Join(schedulers.Builtin().Names(), ", "))}
@@ -158,11 +162,12 @@ func simulateAction(c *cli.Context) error {
 		log.Warn("platform", "warning", w)
 	}
 	var wls []*workloads.Workload
-	for _, p := range wpaths {
-		// The engine checks each workload the way Batsim does.
-		w, err := workloads.Load(p)
+	for i, p := range wpaths {
+		// Checked the way Batsim does (the engine checks again): the
+		// errors name the file, the job and the rule.
+		w, _, err := workloads.LoadChecked(p, workloads.ValidateOptions{WorkloadName: fmt.Sprintf("w%d", i)})
 		if err != nil {
-			return fmt.Errorf("simulate: workload %s: %w", p, err)
+			return fmt.Errorf("simulate: %w", err)
 		}
 		wls = append(wls, w)
 	}
@@ -188,7 +193,7 @@ func simulateAction(c *cli.Context) error {
 		cfg.Progress = func(done, _ int) { bar.Set(done) }
 	}
 
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	var sched sim.Scheduler
 	if sess != nil {

@@ -190,3 +190,40 @@ func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 	})
 	return ep
 }
+
+// Errors about an input file name it once ("bad.json: bad.json: ..." used
+// to be printed), and a workload with an empty job id stops the simulation
+// before it starts, with the file and the job named.
+func TestSimulateInputErrorsNameTheFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name, file, want string
+	}{
+		{"empty file", write("empty.json", ""), "invalid JSON"},
+		{"truncated", write("cut.json", `{"nb_res": 2, "jobs": [`), "invalid JSON"},
+		{"empty job id", write("noid.json", `{"nb_res":2,"jobs":[{"id":"","subtime":0,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`), "job '#1': empty job id"},
+		{"missing file", filepath.Join(dir, "nope.json"), "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := filepath.Join(dir, "out")
+			err, code, out := runApp(t, "simulate", "-p", "lille", "-w", c.file, "--scheduler", "fcfs", "-e", prefix)
+			if code != 1 || err == nil {
+				t.Fatalf("exit %d: %v\n%s", code, err, out)
+			}
+			if n := strings.Count(err.Error(), c.file); n != 1 || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error names %s %d times, want once, with %q: %v", c.file, n, c.want, err)
+			}
+			if _, err := os.Stat(prefix + "_jobs.csv"); !os.IsNotExist(err) {
+				t.Errorf("an output was written for a bad input: %v", err)
+			}
+		})
+	}
+}

@@ -64,6 +64,7 @@ func TestWorkloadCheckExitCodes(t *testing.T) {
 		{"missing profile", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"nope"}],"profiles":{}}`, "nope"},
 		{"duplicate id", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":1,"profile":"d"},{"id":1,"subtime":1,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`, "duplicate"},
 		{"not json", `{"nb_res":`, "dup.json"},
+		{"empty id", `{"nb_res":4,"jobs":[{"id":"","subtime":0,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`, `job '#1': empty job id`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
