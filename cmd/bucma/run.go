@@ -185,31 +185,15 @@ func runAction(c *cli.Context) error {
 	}
 	log := newLogger(c, c.Bool("verbose"))
 
-	var observers []schedulers.Observer
-	closeTrace := func() error { return nil }
-	if path := c.String("trace"); path != "" {
-		obs, closeFn, err := openTrace(path)
-		if err != nil {
-			return err
-		}
-		if obs != nil {
-			observers = append(observers, obs)
-		}
-		if closeFn != nil {
-			closeTrace = closeFn
-		}
-	}
-	sess, err := schedulers.NewSession(schedulers.SessionConfig{
-		Spec:      spec,
-		Options:   opts,
-		Validate:  c.Bool("validate"),
-		Log:       log,
-		Observers: observers,
-	})
-	if err != nil {
-		_ = closeTrace()
+	scfg := schedulers.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
+	if _, err := schedulers.NewSession(scfg); err != nil {
 		return err
 	}
+	sess, trace, err := newSession(scfg, c.String("trace"))
+	if err != nil {
+		return err
+	}
+	defer trace.discard()
 
 	cfg := protocol.ServeConfig{
 		Endpoint: c.String("socket-endpoint"),
@@ -230,16 +214,14 @@ func runAction(c *cli.Context) error {
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	err = protocol.Serve(ctx, cfg, sess)
-	if cerr := closeTrace(); cerr != nil && err == nil {
-		err = cerr
+	if err == nil {
+		return trace.commit()
 	}
+	note := partialNote(trace.abort())
 	if errors.Is(err, protocol.ErrInterrupted) {
-		return cli.Exit("run: "+err.Error(), exitInterrupted)
+		return cli.Exit("run: "+err.Error()+note, exitInterrupted)
 	}
-	if err != nil {
-		return fmt.Errorf("run (scheduler %s): %w", spec.Name, err)
-	}
-	return nil
+	return fmt.Errorf("run (scheduler %s): %w%s", spec.Name, err, note)
 }
 
 // rootAction runs for "bucma" without a command: help, or exit status 2 for

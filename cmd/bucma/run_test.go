@@ -630,3 +630,39 @@ func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, 
 		return err == nil && len(polled) > 0
 	}
 }
+
+// TestRunTraceKeptOnFailure: a run that fails keeps the decision trace
+// rows it wrote as FILE.partial, says so, and leaves FILE, the trace of an
+// earlier run, as it was.
+func TestRunTraceKeptOnFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.csv")
+	if err := os.WriteFile(path, []byte("previous run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, l := range loadRunTranscript(t, "hetero4_delays.transcript.jsonl") {
+		if l.Dir == "batsim->sched" && l.Seq <= 14 {
+			msgs = append(msgs, l.Raw)
+		}
+	}
+	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--trace", path)
+	sendToRun(t, ep, append(msgs, `{"now":1,"events":[]}`))
+	err := waitRun(t, done)
+	if code := exitCode(err); code != 1 || !strings.Contains(err.Error(), "the rows written before the failure are in "+path+".partial") {
+		t.Fatalf("exit %d: %v\n%s", code, err, errOut)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "previous run\n" {
+		t.Errorf("the failed run changed %s: %q", path, got)
+	}
+	rows, err := csv.NewReader(mustOpen(t, path+".partial")).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rejected job 4 and the completed jobs 2, 10 and 1.
+	if len(rows) != 5 || strings.Join(rows[0], ",") != strings.Join(schedulers.TraceColumns, ",") {
+		t.Fatalf("partial trace: %v", rows)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 2 {
+		t.Errorf("directory holds %d files, want the trace and its partial rows", len(ents))
+	}
+}

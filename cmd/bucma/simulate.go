@@ -122,8 +122,7 @@ func simulateAction(c *cli.Context) error {
 	}
 
 	// Scheduler first: a bad policy or option fails before any file is read.
-	var sess *schedulers.Session
-	closeTrace := func() error { return nil }
+	var scfg schedulers.SessionConfig
 	if name != "" {
 		spec, err := schedulers.Builtin().Lookup(name)
 		if err != nil {
@@ -133,26 +132,11 @@ func simulateAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		var observers []schedulers.Observer
-		if path := c.String("trace"); path != "" {
-			obs, closeFn, err := openTrace(path)
-			if err != nil {
-				return err
-			}
-			if obs != nil {
-				observers = append(observers, obs)
-			}
-			if closeFn != nil {
-				closeTrace = closeFn
-			}
-		}
-		sess, err = schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log, Observers: observers})
-		if err != nil {
-			closeTrace()
+		scfg = schedulers.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
+		if _, err := schedulers.NewSession(scfg); err != nil {
 			return err
 		}
 	}
-	defer func() { closeTrace() }()
 
 	plat, err := platforms.Resolve(c.String("platform"))
 	if err != nil {
@@ -172,6 +156,16 @@ func simulateAction(c *cli.Context) error {
 		wls = append(wls, w)
 	}
 
+	// Outputs are opened only now that every input has been read.
+	var sess *schedulers.Session
+	var trace *traceFile
+	if name != "" {
+		var err error
+		if sess, trace, err = newSession(scfg, c.String("trace")); err != nil {
+			return err
+		}
+		defer trace.discard()
+	}
 	cfg := sim.Config{
 		Platform: plat, Workloads: wls, ExportPrefix: c.String("export"), Latency: lat,
 		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
@@ -208,16 +202,22 @@ func simulateAction(c *cli.Context) error {
 		defer rs.Close()
 		sched = rs
 	}
+	var jobsPartial partialWatch
+	if cfg.ExportPrefix != "" {
+		jobsPartial = watchPartial(cfg.ExportPrefix + "_jobs.csv" + sim.PartialSuffix)
+	}
 	res, err := sim.Run(ctx, cfg, sched)
 	if bar != nil {
 		bar.Finish()
 	}
-	if cerr := closeTrace(); cerr != nil && err == nil {
-		err = cerr
-	}
-	closeTrace = func() error { return nil }
-	if errors.Is(err, context.Canceled) {
-		return cli.Exit("simulate: interrupted", exitInterrupted)
+	if err == nil {
+		err = trace.commit()
+	} else {
+		note := partialNote(jobsPartial.written(), trace.abort())
+		if errors.Is(err, context.Canceled) {
+			return cli.Exit("simulate: interrupted"+note, exitInterrupted)
+		}
+		err = fmt.Errorf("%w%s", err, note)
 	}
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)

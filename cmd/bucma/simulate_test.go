@@ -227,3 +227,84 @@ func TestSimulateInputErrorsNameTheFileOnce(t *testing.T) {
 		})
 	}
 }
+
+// A failed simulation leaves the outputs of an earlier one with the same
+// names untouched: bad inputs are found before any output is opened, and a
+// run failing midway keeps its rows as PREFIX_jobs.csv.partial and says so.
+func TestSimulateOutputsKeptOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	prefix, trace := filepath.Join(dir, "out"), filepath.Join(dir, "trace.csv")
+	if err, code, out := runApp(t, simulateArgs(prefix, "--scheduler", "fcfs", "--trace", trace, "-q")...); code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	files := []string{prefix + "_jobs.csv", prefix + "_schedule.csv", trace}
+	before := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = string(b)
+	}
+	unchanged := func(t *testing.T, extra ...string) {
+		t.Helper()
+		for f, want := range before {
+			if got, _ := os.ReadFile(f); string(got) != want {
+				t.Errorf("%s changed", f)
+			}
+		}
+		ents, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if len(names) != len(files)+len(extra) {
+			t.Errorf("directory holds %v", names)
+		}
+		for _, x := range extra {
+			if _, err := os.Stat(x); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+
+	t.Run("bad inputs", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"simulate", "-p", "lille", "-w", filepath.Join(dir, "missing.json"), "--scheduler", "fcfs", "-e", prefix, "--trace", trace},
+			{"simulate", "-p", filepath.Join(dir, "missing.xml"), "-w", filepath.Join("testdata", "simulate", "workload.json"), "--scheduler", "fcfs", "-e", prefix, "--trace", trace},
+			simulateArgs(prefix, "--scheduler", "fcfs", "-o", "hosts=slowest", "--trace", trace),
+		} {
+			if err, code, _ := runApp(t, args...); code == 0 {
+				t.Fatalf("%v: exit 0 (%v)", args, err)
+			}
+			unchanged(t)
+		}
+	})
+	t.Run("failure midway", func(t *testing.T) {
+		// The scheduler rejects the jobs of the first two submissions (5 jobs), then
+		// answers garbage.
+		n := 0
+		ep := fakeScheduler(t, func(msg []byte) string {
+			n++
+			ids := jobIDRE.FindAllSubmatch(msg, -1)
+			if n == 4 {
+				return "not JSON"
+			}
+			var evs []string
+			for _, m := range ids {
+				evs = append(evs, `{"timestamp":0,"type":"REJECT_JOB","data":{"job_id":"`+string(m[1])+`"}}`)
+			}
+			return `{"now":0,"events":[` + strings.Join(evs, ",") + `]}`
+		})
+		err, code, out := runApp(t, simulateArgs(prefix, "--connect", ep, "--timeout", "30s", "-q")...)
+		partial := prefix + "_jobs.csv.partial"
+		if code != 1 || err == nil || !strings.Contains(err.Error(), "the rows written before the failure are in "+partial) {
+			t.Fatalf("exit %d: %v\n%s", code, err, out)
+		}
+		unchanged(t, partial)
+		rows, _ := os.ReadFile(partial)
+		if n := strings.Count(string(rows), "REJECTED"); n != 5 || !strings.HasPrefix(string(rows), "job_id,") {
+			t.Errorf("partial rows (%d rejected):\n%s", n, rows)
+		}
+	})
+}
