@@ -165,7 +165,7 @@ func expeRun(c *cli.Context) error {
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	var bar *progressbar.ProgressBar
-	camp := &expe.Campaign{Plan: plan, Dir: out, Engine: engine, Workers: workers, RunTimeout: c.Duration("timeout")}
+	camp := &expe.Campaign{Plan: plan, Dir: out, Engine: engine, Workers: workers, RunTimeout: c.Duration("timeout"), Log: newLogger(c, false)}
 	if !c.Bool("no-progress") && term.IsTerminal(int(os.Stderr.Fd())) {
 		camp.Progress = func(done, total int) {
 			if bar == nil {
@@ -198,8 +198,12 @@ func expeRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %d runs in %s (%d done now, %d already done, %d failed) — %s\n",
-		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, res.Skipped, len(res.Failed), out)
+	redone := ""
+	if res.Redone > 0 {
+		redone = fmt.Sprintf(", %d of them redone: their outputs had changed", res.Redone)
+	}
+	fmt.Fprintf(w, "%s: %d runs in %s (%d done now%s, %d already done, %d failed) — %s\n",
+		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, redone, res.Skipped, len(res.Failed), out)
 	if len(res.Failed) > 0 {
 		for _, f := range res.Failed {
 			fmt.Fprintln(w, f.String())
