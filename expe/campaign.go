@@ -141,8 +141,8 @@ func ReadPlan(dir string) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("%s is not a campaign directory: %w", dir, err)
 	}
-	var p Plan
-	if err := json.Unmarshal(data, &p); err != nil {
+	p, err := ParsePlan(data)
+	if err != nil {
 		return Plan{}, fmt.Errorf("%s: %w", PlanPath(dir), err)
 	}
 	return p, nil

@@ -1,11 +1,14 @@
 package platforms
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"bucma/internal/fuzzguard"
 )
 
 func parseString(t *testing.T, xml string) *Platform {
@@ -404,30 +407,38 @@ func FuzzParse(f *testing.F) {
 	f.Add(clusterPlatform)
 	f.Add(`<platform version="4.1"><zone id="z" routing="Floyd"><host id="m" speed="1Gf"><prop id="role" value="master"/></host><host id="a" speed="1Gf,2f"/><link id="l" bandwidth="1Bps" latency="1us"/><route src="a" dst="m"><link_ctn id="l"/></route></zone></platform>`)
 	f.Add(`<platform><zone id="a" routing="Cluster"><host id="x" speed="1"/><host_link id="x" up="y" down="y"/></zone></platform>`)
-	for _, n := range []string{"hetero8_compute", "users_fields"} {
-		if data, err := readTestdata(n + ".xml"); err == nil {
-			f.Add(data)
+	// Seeds: every platform of testdata and the bundled ones.
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.xml"))
+	bundled, _ := filepath.Glob("*.xml")
+	for _, p := range append(files, bundled...) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(string(data))
 	}
 	saved := maxHosts
 	maxHosts = 5000
 	defer func() { maxHosts = saved }()
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := Parse(strings.NewReader(s), "fuzz.xml")
-		if err == nil {
-			if len(p.HostToMasterLatency) != len(p.Hosts) {
-				t.Fatalf("%d latencies for %d hosts", len(p.HostToMasterLatency), len(p.Hosts))
-			}
-			for i, h := range p.Hosts {
-				if h.ID != i || h.Properties == nil || h.ZoneProperties == nil {
-					t.Fatalf("bad host %+v", h)
-				}
-			}
-		}
+		fuzzguard.Run(t, func() error { return checkParse(s) })
 	})
 }
 
-func readTestdata(name string) (string, error) {
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	return string(b), err
+// checkParse is FuzzParse's check of one input: a platform Parse accepts
+// has one host-to-master latency per host and hosts numbered 0..n-1.
+func checkParse(s string) error {
+	p, err := Parse(strings.NewReader(s), "fuzz.xml")
+	if err != nil {
+		return nil
+	}
+	if len(p.HostToMasterLatency) != len(p.Hosts) {
+		return fmt.Errorf("%d latencies for %d hosts", len(p.HostToMasterLatency), len(p.Hosts))
+	}
+	for i, h := range p.Hosts {
+		if h.ID != i || h.Properties == nil || h.ZoneProperties == nil {
+			return fmt.Errorf("bad host %+v", h)
+		}
+	}
+	return nil
 }

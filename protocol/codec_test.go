@@ -285,9 +285,7 @@ func TestProtocolViolations(t *testing.T) {
 
 // TestDecodeSchedulerRules checks reader rules on hand-written replies.
 func TestDecodeSchedulerRules(t *testing.T) {
-	cases := []struct {
-		name, msg, err string
-	}{
+	cases := []decodeCase{
 		{"ok", `{"now":5,"events":[{"timestamp":5,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0-3"}}]}`, ""},
 		{"no now", `{"events":[]}`, "now"},
 		{"no events", `{"now":1}`, "events"},
@@ -304,9 +302,20 @@ func TestDecodeSchedulerRules(t *testing.T) {
 		{"cml equal", `{"now":5,"events":[{"timestamp":5,"type":"CALL_ME_LATER","data":{"timestamp":5}}]}`, "CALL_ME_LATER"},
 		{"earlier timestamps ok", `{"now":5,"events":[{"timestamp":4,"type":"REJECT_JOB","data":{"job_id":"w0!1"}}]}`, ""},
 	}
+	checkDecodeCases(t, FromScheduler, cases)
+}
+
+// decodeCase is a message and a fragment of the error it must give ("":
+// none).
+type decodeCase struct {
+	name, msg, err string
+}
+
+func checkDecodeCases(t *testing.T, dir Direction, cases []decodeCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := quietDecoder().Decode([]byte(c.msg), FromScheduler)
+			m, err := quietDecoder().Decode([]byte(c.msg), dir)
 			if c.err == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -314,7 +323,7 @@ func TestDecodeSchedulerRules(t *testing.T) {
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Fatalf("want error containing %q, got %v", c.err, err)
+				t.Fatalf("want error containing %q, got %v (%+v)", c.err, err, m)
 			}
 		})
 	}
@@ -334,9 +343,7 @@ func TestDecodeBatsimRules(t *testing.T) {
 	msg := func(now string, events ...string) string {
 		return `{"now":` + now + `,"events":[` + strings.Join(events, ",") + `]}`
 	}
-	cases := []struct {
-		name, msg, err string
-	}{
+	cases := []decodeCase{
 		{"events older than now", msg("31.123477", `{"timestamp":31.123472,"type":"NOTIFY","data":{"type":"no_more_static_job_to_submit"}}`), ""},
 		{"equal timestamps", msg("8.00006", completed("8.00004", "COMPLETED_SUCCESSFULLY"), completed("8.00004", "COMPLETED_KILLED")), ""},
 		{"increasing timestamps", msg("8.00006", completed("8.00004", "COMPLETED_FAILED"), completed("8.00006", "COMPLETED_WALLTIME_REACHED")), ""},
@@ -351,18 +358,5 @@ func TestDecodeBatsimRules(t *testing.T) {
 		{"job.id not a string", msg("1", fmt.Sprintf(sub, "1", `1`)), `job_id "w0!1" differs from the job's id 1`},
 		{"job not an object", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":[1]}}`), `"job" is not an object`},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m, err := quietDecoder().Decode([]byte(c.msg), FromBatsim)
-			if c.err == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Fatalf("want error containing %q, got %v (%+v)", c.err, err, m)
-			}
-		})
-	}
+	checkDecodeCases(t, FromBatsim, cases)
 }

@@ -120,46 +120,62 @@ func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) 
 // returns the replies received.
 func playBatsim(t *testing.T, endpoint string, lines []runLine) [][]byte {
 	t.Helper()
+	sock, poller := dialREQ(t, endpoint)
+	var replies [][]byte
+	for _, l := range lines {
+		if l.Dir == "batsim->sched" {
+			replies = append(replies, request(t, sock, poller, l.Raw))
+		}
+	}
+	return replies
+}
+
+// newSocket returns a ZeroMQ socket of type typ, without linger, closed
+// (with its context) when the test ends.
+func newSocket(t *testing.T, typ zmq.Type) *zmq.Socket {
+	t.Helper()
 	ctx, err := zmq.NewContext()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock, err := ctx.NewSocket(zmq.REQ)
+	sock, err := ctx.NewSocket(typ)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		_ = sock.Close()
 		_ = ctx.Term()
-	}()
+	})
 	_ = sock.SetLinger(0)
+	return sock
+}
+
+// dialREQ connects a REQ socket (closed when the test ends) to endpoint.
+func dialREQ(t *testing.T, endpoint string) (*zmq.Socket, *zmq.Poller) {
+	t.Helper()
+	sock := newSocket(t, zmq.REQ)
 	if err := sock.Connect(endpoint); err != nil {
 		t.Fatal(err)
 	}
 	poller := zmq.NewPoller()
 	poller.Add(sock, zmq.POLLIN)
-	var replies [][]byte
-	for _, l := range lines {
-		if l.Dir != "batsim->sched" {
-			continue
-		}
-		if _, err := sock.SendBytes([]byte(l.Raw), 0); err != nil {
-			t.Fatal(err)
-		}
-		polled, err := poller.Poll(runGuard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(polled) == 0 {
-			t.Fatalf("seq %d: no reply", l.Seq)
-		}
-		r, err := sock.RecvBytes(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		replies = append(replies, r)
+	return sock, poller
+}
+
+// request sends msg and returns the reply.
+func request(t *testing.T, sock *zmq.Socket, poller *zmq.Poller, msg string) []byte {
+	t.Helper()
+	if _, err := sock.SendBytes([]byte(msg), 0); err != nil {
+		t.Fatal(err)
 	}
-	return replies
+	if polled, err := poller.Poll(runGuard); err != nil || len(polled) == 0 {
+		t.Fatalf("no reply to %.80s (%v)", msg, err)
+	}
+	r, err := sock.RecvBytes(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func waitRun(t *testing.T, done <-chan error) error {
@@ -332,20 +348,8 @@ func TestRunSchedConfig(t *testing.T) {
 func TestRunBadSchedConfig(t *testing.T) {
 	lines := withSchedConfig(t, loadRunTranscript(t, "hetero4_delays.transcript.jsonl"), `{"hosts":"slowest"}`)
 	ep, done, _ := startRun(t, "--scheduler", "easy")
-	ctx, err := zmq.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock, _ := ctx.NewSocket(zmq.REQ)
-	_ = sock.SetLinger(0)
-	defer func() { _ = sock.Close(); _ = ctx.Term() }()
-	if err := sock.Connect(ep); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sock.SendBytes([]byte(lines[0].Raw), 0); err != nil {
-		t.Fatal(err)
-	}
-	err = waitRun(t, done)
+	sendToRun(t, ep, []string{lines[0].Raw})
+	err := waitRun(t, done)
 	if code := exitCode(err); code != 2 {
 		t.Fatalf("exit code %d (%v), want 2", code, err)
 	}
@@ -589,39 +593,12 @@ func TestRunRefusesMessagesOutOfOrder(t *testing.T) {
 // whether the last was answered.
 func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, answered func() bool) {
 	t.Helper()
-	ctx, err := zmq.NewContext()
-	if err != nil {
-		t.Fatal(err)
+	sock, poller := dialREQ(t, endpoint)
+	for _, m := range msgs[:len(msgs)-1] {
+		replies = append(replies, request(t, sock, poller, m))
 	}
-	sock, err := ctx.NewSocket(zmq.REQ)
-	if err != nil {
+	if _, err := sock.SendBytes([]byte(msgs[len(msgs)-1]), 0); err != nil {
 		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = sock.Close()
-		_ = ctx.Term()
-	})
-	_ = sock.SetLinger(0)
-	if err := sock.Connect(endpoint); err != nil {
-		t.Fatal(err)
-	}
-	poller := zmq.NewPoller()
-	poller.Add(sock, zmq.POLLIN)
-	for i, m := range msgs {
-		if _, err := sock.SendBytes([]byte(m), 0); err != nil {
-			t.Fatal(err)
-		}
-		if i == len(msgs)-1 {
-			break
-		}
-		if polled, err := poller.Poll(runGuard); err != nil || len(polled) == 0 {
-			t.Fatalf("message %d: no reply (%v)", i+1, err)
-		}
-		r, err := sock.RecvBytes(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		replies = append(replies, r)
 	}
 	// The server sends a reply before it returns, if ever: once it has
 	// returned, a reply would already be readable.

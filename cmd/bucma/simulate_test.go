@@ -138,15 +138,7 @@ var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
 // message with answer(message) until the test ends; it returns the endpoint.
 func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 	t.Helper()
-	ctx, err := zmq.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock, err := ctx.NewSocket(zmq.REP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = sock.SetLinger(0)
+	sock := newSocket(t, zmq.REP)
 	if err := sock.Bind("tcp://127.0.0.1:*"); err != nil {
 		t.Fatal(err)
 	}
@@ -182,11 +174,9 @@ func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 			}
 		}
 	}()
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before newSocket's: the socket is closed once unused
 		close(stop)
 		<-stopped
-		_ = sock.Close()
-		_ = ctx.Term()
 	})
 	return ep
 }
@@ -196,13 +186,7 @@ func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 // before it starts, with the file and the job named.
 func TestSimulateInputErrorsNameTheFileOnce(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	cases := []struct {
 		name, file, want string
 	}{
