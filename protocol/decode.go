@@ -17,7 +17,11 @@ import (
 // Decoding a scheduler's message applies every rule Batsim 4.2.1's reader
 // enforces on its own: a message Decode accepts from a scheduler is one Batsim
 // would parse without aborting (state-dependent rules such as "the job is
-// waiting" are the engine's business).
+// waiting" are the engine's business). Decoding Batsim's message checks
+// what every message of Batsim satisfies: event timestamps in
+// non-decreasing order and none after now, a final job_state in
+// JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id (rules
+// that need the conversation's history are the scheduler framework's).
 type Decoder struct {
 	Log  *slog.Logger // nil: slog.Default()
 	mu   sync.Mutex
