@@ -6,6 +6,7 @@
 #   make serve    build, then serve one Batsim simulation with EASY backfilling
 #                 on tcp://*:28000 (start Batsim in another terminal)
 #   make test     go vet + the whole test suite with the race detector
+#   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make deps     install libzmq's development files and pkg-config if missing
 #   make test-batsim  the real-Batsim tier alone, verbose, with SEEDS seeds per
 #                 case (it needs batsim, and batsched, on PATH or in BATSIM /
@@ -14,14 +15,15 @@
 # Variables: GO (go command), SIM_ARGS (extra arguments of "bucma simulate",
 # e.g. SIM_ARGS='--scheduler bucma5302'), RUN_ARGS (extra arguments of
 # "bucma run", e.g. RUN_ARGS='-v --socket-endpoint tcp://*:28001'),
-# TEST_FLAGS (default -race), FUZZTIME (duration of each fuzz target).
+# TEST_FLAGS (default -race), FUZZTIME (duration of each fuzz target, default
+# 10s; e.g. FUZZTIME=5m make fuzz).
 
 GO         ?= go
 BIN        ?= bin/bucma
 RUN_ARGS   ?=
 SIM_ARGS   ?=
 TEST_FLAGS ?= -race
-FUZZTIME   ?= 30s
+FUZZTIME   ?= 10s
 SEEDS      ?= 20
 
 # System packages bucma needs to build (cgo binding of libzmq).
@@ -58,10 +60,32 @@ test-fast: deps
 vet: deps
 	$(GO) vet ./...
 
-# Short fuzzing sessions of the protocol decoder and the interval-set parser.
+# Every decoder's fuzz target, $(FUZZTIME) each: package:target pairs. Each
+# target fails on an input that takes more than 2 s (internal/fuzzguard).
+FUZZ_TARGETS = \
+	protocol:FuzzDecode protocol:FuzzParseIntervalSet \
+	workloads:FuzzParse workloads:FuzzFromSWF \
+	platforms:FuzzParse \
+	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \
+	schedulers:FuzzParseSchedConfig
+
+# Go 1.26's fuzzer may end a loaded run with a bare "context deadline
+# exceeded" and no failing input (golang/go#75804, fixed in Go 1.27): that
+# outcome is reported and not counted as a failure; any other is.
 fuzz: deps
-	$(GO) test ./protocol -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./protocol -run '^$$' -fuzz '^FuzzParseIntervalSet$$' -fuzztime $(FUZZTIME)
+	@log=$$(mktemp); trap 'rm -f $$log $$log.rc' EXIT; \
+	for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; corpus=$$pkg/testdata/fuzz/$$name; \
+		before=$$(ls $$corpus 2>/dev/null | wc -l); \
+		echo "fuzzing $$t for $(FUZZTIME)"; \
+		{ $(GO) test ./$$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME); echo $$? > $$log.rc; } 2>&1 | tee $$log; \
+		[ "$$(cat $$log.rc)" = 0 ] && continue; \
+		if [ "$$(ls $$corpus 2>/dev/null | wc -l)" = "$$before" ] && grep -q '^    context deadline exceeded$$' $$log; then \
+			echo "$$t: the fuzzer stopped on its deadline without a failing input (golang/go#75804): not a failure" >&2; \
+			continue; \
+		fi; \
+		exit 1; \
+	done
 
 bench: deps
 	$(GO) test ./schedulers -run '^$$' -bench . -benchmem

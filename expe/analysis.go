@@ -40,7 +40,8 @@ type Analysis struct {
 // Analyze reads every completed run of the campaign in dir. The same code
 // reads runs made by Batsim and by the embedded engine: only the Batsim
 // output files (out_jobs.csv), the optional decision trace (trace.csv) and
-// the workload files are used.
+// the workload files are used. A completed run whose outputs fail
+// verification (VerifyRun) is an error: its numbers would not be the run's.
 func Analyze(dir string) (*Analysis, error) {
 	plan, err := ReadPlan(dir)
 	if err != nil {
@@ -80,6 +81,10 @@ func Analyze(dir string) (*Analysis, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if err := VerifyRun(dir, r.ID); err != nil {
+				errs[i] = fmt.Errorf("%w (running the campaign again, with the same 'bucma expe run' command, redoes the run)", err)
+				return
+			}
 			out[i], errs[i] = AnalyzeRun(RunDir(dir, r.ID), r, a.Hosts, infos[r.Workload])
 		}()
 	}

@@ -177,14 +177,23 @@ func TestBatsimEngineCampaign(t *testing.T) {
 	bin := t.TempDir()
 	e := &BatsimEngine{Batsim: fakeBatsim(t, bin, ""), Bucma: fakeScheduler(t, bin, "", "")}
 	plan := testPlan(t, "walltime-trust", 1)
+	plan.Workload.Jobs = 13 // the jobs of the fake Batsim's output
 	dir := t.TempDir()
 	camp := newCampaign(plan, dir, e, 2)
 	res, err := camp.Execute(context.Background())
 	if err != nil || res.Done != 5 || len(res.Failed) != 0 {
 		t.Fatalf("%+v, %v", res, err)
 	}
+	// The recorded command replays the run from the campaign directory.
 	cmd, err := os.ReadFile(filepath.Join(RunDir(dir, "wtrust_s001_l0.85"), CmdFile))
-	if err != nil || !strings.Contains(string(cmd), "--scheduler wtrust") || !strings.Contains(string(cmd), filepath.Join(dir, PlatformFile)) {
+	if err != nil || !strings.Contains(string(cmd), "--scheduler wtrust --trace runs/wtrust_s001_l0.85/trace.csv") ||
+		!strings.Contains(string(cmd), " -p platform.xml -w workloads/s001_l0.85.json -e runs/wtrust_s001_l0.85/out ") {
 		t.Errorf("cmd.txt: %s, %v", cmd, err)
+	}
+	// A fake Batsim writing fewer jobs than the workload's fails the runs.
+	plan.Workload.Jobs = 14
+	res, err = newCampaign(plan, t.TempDir(), e, 2).Execute(context.Background())
+	if err != nil || len(res.Failed) != 5 || !strings.Contains(res.Failed[0].Err.Error(), "out_jobs.csv has 13 jobs, the workload 14") {
+		t.Fatalf("%+v, %v", res, err)
 	}
 }

@@ -34,7 +34,8 @@ const (
 	failedSuffix = ".failed"
 )
 
-// RunSpec is what an engine needs to perform one run. Every path is absolute.
+// RunSpec is what an engine needs to perform one run. Every path is
+// absolute, except in the spec given to Engine.CommandLine (see there).
 type RunSpec struct {
 	Run      Run
 	Platform string // platform file
@@ -50,7 +51,11 @@ type Engine interface {
 	// Name is "embedded", "batsim", ...
 	Name() string
 	// CommandLine is the command line (or lines) equivalent to the run, as
-	// a user would type it; failures are reported with it.
+	// a user would type it from the campaign directory to replay it: the
+	// paths of spec are the run's final ones, relative to the campaign
+	// directory (platform.xml, workloads/<key>.json, runs/<id>/out, ...).
+	// It is recorded in the run's cmd.txt and run.json; failures are
+	// reported with it.
 	CommandLine(spec RunSpec) string
 	// Run performs one run; it must write spec.Prefix+"_jobs.csv" and stop
 	// early when ctx is cancelled.
@@ -97,21 +102,32 @@ func (f Failure) String() string {
 
 // Result sums up a campaign execution.
 type Result struct {
-	Total    int // runs in the plan
-	Skipped  int // already done before this execution
+	Total   int // runs in the plan
+	Skipped int // already done (and verified) before this execution
+	// Redone counts the runs found done whose outputs failed verification
+	// (see VerifyRun): they were run again, and count in Done or Failed.
+	Redone   int
 	Done     int // completed by this execution
 	Failed   []Failure
 	Duration time.Duration
 }
 
-// RunInfo is the run.json file of a run directory.
+// RunInfo is the run.json file of a run directory, written last (and
+// atomically) when the run ends.
 type RunInfo struct {
-	Run         Run     `json:"run"`
-	Plan        string  `json:"plan"`
+	Run  Run    `json:"run"`
+	Plan string `json:"plan"`
+	// Engine and CommandLine: the command line replays the run from the
+	// campaign directory (it is also in cmd.txt).
 	Engine      string  `json:"engine"`
 	CommandLine string  `json:"command_line"`
 	WallSeconds float64 `json:"wall_seconds"`
 	Finished    string  `json:"finished"` // RFC 3339
+	// Jobs is the number of rows of out_jobs.csv, one per job of the
+	// workload; Outputs the checksums of the outputs (out_jobs.csv first).
+	// Both are set for completed runs only, and checked by VerifyRun.
+	Jobs    int            `json:"jobs,omitempty"`
+	Outputs []OutputDigest `json:"outputs,omitempty"`
 }
 
 // PlanPath and the other helpers give the paths of a campaign directory.
@@ -125,14 +141,15 @@ func ReadPlan(dir string) (Plan, error) {
 	if err != nil {
 		return Plan{}, fmt.Errorf("%s is not a campaign directory: %w", dir, err)
 	}
-	var p Plan
-	if err := json.Unmarshal(data, &p); err != nil {
+	p, err := ParsePlan(data)
+	if err != nil {
 		return Plan{}, fmt.Errorf("%s: %w", PlanPath(dir), err)
 	}
 	return p, nil
 }
 
-// IsDone reports whether a run of the campaign in dir completed.
+// IsDone reports whether a run of the campaign in dir completed (its
+// directory exists; VerifyRun checks its outputs).
 func IsDone(dir, id string) bool {
 	st, err := os.Stat(RunDir(dir, id))
 	return err == nil && st.IsDir()
@@ -180,11 +197,20 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 	res.Total = len(runs)
 	var pending []Run
 	for _, r := range runs {
-		if IsDone(dir, r.ID) {
-			res.Skipped++
-		} else {
+		if !IsDone(dir, r.ID) {
 			pending = append(pending, r)
+			continue
 		}
+		if err := VerifyRun(dir, r.ID); err != nil {
+			log.Warn("redoing a completed run whose outputs fail verification", "run", r.ID, "reason", err)
+			if err := os.RemoveAll(RunDir(dir, r.ID)); err != nil {
+				return res, err
+			}
+			res.Redone++
+			pending = append(pending, r)
+			continue
+		}
+		res.Skipped++
 	}
 	if c.Progress != nil {
 		c.Progress(res.Skipped, res.Total)
@@ -257,7 +283,7 @@ func (c *Campaign) runOne(ctx context.Context, dir, platform string, r Run) (*Fa
 		Run: r, Platform: platform, Workload: WorkloadPath(dir, r.Workload), Dir: tmp,
 		Prefix: filepath.Join(tmp, OutPrefix), Trace: filepath.Join(tmp, TraceFile), Log: filepath.Join(tmp, LogFile),
 	}
-	cmd := c.Engine.CommandLine(spec)
+	cmd := c.Engine.CommandLine(replaySpec(r))
 	info := RunInfo{Run: r, Plan: c.Plan.Name, Engine: c.Engine.Name(), CommandLine: cmd}
 	_ = os.WriteFile(filepath.Join(tmp, CmdFile), []byte(cmd+"\n"), 0o644)
 
@@ -274,8 +300,10 @@ func (c *Campaign) runOne(ctx context.Context, dir, platform string, r Run) (*Fa
 		return nil, ctx.Err()
 	}
 	if err == nil {
-		if st, serr := os.Stat(spec.Prefix + "_jobs.csv"); serr != nil || st.Size() == 0 {
-			err = fmt.Errorf("the engine finished but wrote no %s_jobs.csv", OutPrefix)
+		// The outputs must hold every job; their checksums go to run.json.
+		var jobs map[string]JobInfo
+		if jobs, err = ReadJobInfo(spec.Workload); err == nil {
+			err = recordOutputs(tmp, len(jobs), &info)
 		}
 	}
 	if err != nil && rctx.Err() == context.DeadlineExceeded {
@@ -283,8 +311,13 @@ func (c *Campaign) runOne(ctx context.Context, dir, platform string, r Run) (*Fa
 	}
 	info.WallSeconds = time.Since(t0).Seconds()
 	info.Finished = time.Now().UTC().Format(time.RFC3339)
-	if data, jerr := json.MarshalIndent(info, "", "  "); jerr == nil {
-		_ = os.WriteFile(filepath.Join(tmp, RunInfoFile), append(data, '\n'), 0o644)
+	if err != nil {
+		info.Jobs, info.Outputs = 0, nil
+	}
+	if data, jerr := json.MarshalIndent(info, "", "  "); jerr != nil {
+		err = errors.Join(err, jerr)
+	} else if werr := WriteFileAtomic(filepath.Join(tmp, RunInfoFile), append(data, '\n')); werr != nil {
+		err = errors.Join(err, werr)
 	}
 	if err != nil {
 		failed := final + failedSuffix
@@ -300,6 +333,16 @@ func (c *Campaign) runOne(ctx context.Context, dir, platform string, r Run) (*Fa
 	}
 	_ = os.RemoveAll(final + failedSuffix)
 	return nil, nil
+}
+
+// replaySpec is the spec of run r with its final paths, relative to the
+// campaign directory: what Engine.CommandLine records.
+func replaySpec(r Run) RunSpec {
+	dir := filepath.Join(RunsDir, r.ID)
+	return RunSpec{
+		Run: r, Platform: PlatformFile, Workload: filepath.Join(WorkloadsDir, r.Workload+".json"), Dir: dir,
+		Prefix: filepath.Join(dir, OutPrefix), Trace: filepath.Join(dir, TraceFile), Log: filepath.Join(dir, LogFile),
+	}
 }
 
 // safeRun turns an engine panic into an error so one bad run cannot bring

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	json "github.com/goccy/go-json"
 )
 
 // fakeWorkload is a deterministic stand-in for the generators: jobs of
@@ -368,5 +371,86 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), nil); err == nil {
 		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+// A completed run whose outputs changed after it finished (the jobs file
+// cut at a line boundary, the trace deleted, a byte changed, run.json
+// without checksums) is refused by the report, with the run and the file
+// named, and run again by the next execution, with a log line saying why.
+func TestCampaignVerifiesCompletedRuns(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 2)
+	total := len(plan.Expand())
+	dir := t.TempDir()
+	eng := newFakeEngine()
+	if _, err := newCampaign(plan, dir, eng, 2).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := reportText(t, dir)
+	var info RunInfo
+	data, _ := os.ReadFile(filepath.Join(RunDir(dir, "fcfs_s001_l0.85"), RunInfoFile))
+	if err := json.Unmarshal(data, &info); err != nil || info.Jobs != 12 || len(info.Outputs) != 2 ||
+		info.Outputs[0].File != JobsFile || info.Outputs[1].File != TraceFile || len(info.Outputs[0].SHA256) != 64 {
+		t.Fatalf("run.json: %+v, %v", info, err)
+	}
+
+	tamper := []struct {
+		run, file, why string
+		do             func(path string)
+	}{
+		{"fcfs_s001_l0.85", JobsFile, "bytes", func(p string) {
+			data, _ := os.ReadFile(p)
+			lines := strings.SplitAfter(string(data), "\n")
+			os.WriteFile(p, []byte(strings.Join(lines[:6], "")), 0o644) // header and 5 of 12 jobs
+		}},
+		{"easy_s002_l0.85", TraceFile, "missing", func(p string) { os.Remove(p) }},
+		{"minmin_s001_l0.85", JobsFile, "content changed", func(p string) {
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(data), "COMPLETED_SUCCESSFULLY", "COMPLETED_SUCCESSFULLX", 1)), 0o644)
+		}},
+		{"wtrust_s002_l0.85", RunInfoFile, "no checksum", func(p string) {
+			data, _ := os.ReadFile(p)
+			var m map[string]any
+			json.Unmarshal(data, &m)
+			delete(m, "outputs")
+			data, _ = json.Marshal(m)
+			os.WriteFile(p, data, 0o644)
+		}},
+	}
+	for _, c := range tamper {
+		c.do(filepath.Join(RunDir(dir, c.run), c.file))
+		err := VerifyRun(dir, c.run)
+		var ve *VerifyError
+		if !errors.As(err, &ve) || ve.Run != c.run || ve.File != filepath.Join(RunDir(dir, c.run), c.file) || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("%s/%s: %v", c.run, c.file, err)
+		}
+	}
+	_, err := WriteReport(dir)
+	for _, c := range tamper {
+		if err == nil || !strings.Contains(err.Error(), "run "+c.run+": "+filepath.Join(RunDir(dir, c.run), c.file)) {
+			t.Errorf("report on tampered runs: %v", err)
+		}
+	}
+
+	var logs strings.Builder
+	camp := newCampaign(plan, dir, eng, 2)
+	camp.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	res, err := camp.Execute(context.Background())
+	if err != nil || res.Redone != len(tamper) || res.Done != len(tamper) || res.Skipped != total-len(tamper) {
+		t.Fatalf("resumed campaign: %+v, %v", res, err)
+	}
+	for _, c := range tamper {
+		if eng.completed[c.run] != 2 {
+			t.Errorf("run %s completed %d times", c.run, eng.completed[c.run])
+		}
+		if !strings.Contains(logs.String(), "run="+c.run) {
+			t.Errorf("no log line about %s:\n%s", c.run, logs.String())
+		}
+	}
+	if !strings.Contains(logs.String(), "redoing a completed run whose outputs fail verification") {
+		t.Errorf("log:\n%s", logs.String())
+	}
+	if got := reportText(t, dir); got != want {
+		t.Errorf("report after the redone runs differs:\n%s\n----\n%s", got, want)
 	}
 }

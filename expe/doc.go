@@ -5,7 +5,8 @@
 // seeds and load levels. Plan.Expand turns it into runs, one per variant,
 // seed and load; a Campaign executes them in parallel into a directory
 // (resumable: each completed run is marked by the atomic rename of its
-// folder), with the in-process EmbeddedEngine or a real Batsim binary per
+// folder, and its run.json records checksums of its outputs, verified
+// before the run is skipped or reported on), with the in-process EmbeddedEngine or a real Batsim binary per
 // run (BatsimEngine). Analyze and WriteReport read the Batsim-format outputs
 // of every run (PREFIX_jobs.csv, plus the scheduler's decision trace and the
 // workload file when present), compute the metrics, aggregate them over

@@ -110,7 +110,8 @@ func TestGanttChart(t *testing.T) {
 	if err := GanttChart(bad, "x", filepath.Join(dir, "b.png")); err == nil || !strings.Contains(err.Error(), "job 9") {
 		t.Errorf("bad allocation: %v", err)
 	}
-	if got := intervals([]int{0, 1, 2, 5, 7, 8}); len(got) != 3 || got[0] != [2]int{0, 2} || got[1] != [2]int{5, 5} || got[2] != [2]int{7, 8} {
-		t.Errorf("intervals = %v", got)
+	huge := []JobRow{{ID: "10", HasTimes: true, Finish: 1, Alloc: "0-9223372036854775807"}}
+	if err := GanttChart(huge, "x", filepath.Join(dir, "h.png")); err == nil || !strings.Contains(err.Error(), "job 10") {
+		t.Errorf("allocation beyond the largest resource id: %v", err)
 	}
 }

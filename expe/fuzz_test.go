@@ -1,55 +1,126 @@
 package expe
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	json "github.com/goccy/go-json"
+
 	"bucma/internal/corpus"
+	"bucma/internal/fuzzguard"
 )
 
 func FuzzReadJobsCSV(f *testing.F) {
-	for _, p := range []string{"testdata/small_jobs.csv", corpus.Path("hetero4_delays", "out_jobs.csv"), corpus.Path("users_fields", "out_jobs.csv")} {
+	addFiles(f, "*_jobs.csv")
+	for _, c := range []string{"hetero4_delays", "users_fields"} {
+		f.Add(corpus.ReadFile(f, c, "out_jobs.csv"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzguard.Run(t, func() error {
+			rows, err := ReadJobsCSV(bytes.NewReader(data))
+			if err != nil {
+				return nil
+			}
+			m := Compute(rows, 4)
+			if m.Ran+m.Rejected != m.Jobs {
+				return fmt.Errorf("counts %+v", m)
+			}
+			for i := range rows {
+				rows[i].Hosts()
+			}
+			return nil
+		})
+	})
+}
+
+func FuzzReadTrace(f *testing.F) {
+	addFiles(f, "*_trace.csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzguard.Run(t, func() error {
+			rows, err := ReadTrace(bytes.NewReader(data))
+			if err == nil {
+				GainsByBand(rows)
+				WaitsByBand(rows)
+			}
+			return nil
+		})
+	})
+}
+
+func FuzzParseJobInfo(f *testing.F) {
+	addFiles(f, "*.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzguard.Run(t, func() error {
+			_, _ = ParseJobInfo(data)
+			return nil
+		})
+	})
+}
+
+// addFiles adds the testdata files matching pattern to the seed corpus.
+func addFiles(f *testing.F, pattern string) {
+	files, _ := filepath.Glob(filepath.Join("testdata", pattern))
+	if len(files) == 0 {
+		f.Fatalf("no seed file testdata/%s", pattern)
+	}
+	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := ReadJobsCSV(strings.NewReader(string(data)))
+}
+
+// FuzzParsePlan: a plan.json ParsePlan accepts expands to at most MaxRuns
+// runs with distinct ids, and survives a JSON round trip.
+func FuzzParsePlan(f *testing.F) {
+	for _, name := range PlanNames() {
+		p, err := BuiltinPlan(name)
 		if err != nil {
-			return
+			f.Fatal(err)
 		}
-		m := Compute(rows, 4)
-		if m.Ran+m.Rejected != m.Jobs {
-			t.Fatalf("counts %+v", m)
+		data, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			f.Fatal(err)
 		}
-	})
-}
-
-func FuzzReadTrace(f *testing.F) {
-	data, err := os.ReadFile("testdata/small_trace.csv")
-	if err != nil {
-		f.Fatal(err)
+		f.Add(data)
 	}
-	f.Add(data)
+	f.Add([]byte(`{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1,1],"loads":[0.5]}`))
+	f.Add([]byte(`{"name":"x","variants":[{"name":"a"}],"seeds":[1],"loads":[1e-300,0.5,0.50]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := ReadTrace(strings.NewReader(string(data)))
-		if err == nil {
-			GainsByBand(rows)
-		}
+		fuzzguard.Run(t, func() error { return checkParsePlan(data) })
 	})
 }
 
-func FuzzParseJobInfo(f *testing.F) {
-	data, err := os.ReadFile("testdata/small_workload.json")
+func checkParsePlan(data []byte) error {
+	p, err := ParsePlan(data)
 	if err != nil {
-		f.Fatal(err)
+		return nil
 	}
-	f.Add(data)
-	f.Fuzz(func(t *testing.T, data []byte) { _, _ = ParseJobInfo(data) })
+	runs := p.Expand()
+	if len(runs) > MaxRuns || len(runs) != len(p.Variants)*len(p.Seeds)*len(p.Loads) {
+		return fmt.Errorf("%d runs", len(runs))
+	}
+	ids := map[string]bool{}
+	for _, r := range runs {
+		if ids[r.ID] || filepath.Base(r.ID) != r.ID || strings.HasPrefix(r.ID, ".") {
+			return fmt.Errorf("run id %q repeated or not a file name", r.ID)
+		}
+		ids[r.ID] = true
+	}
+	again, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if _, err := ParsePlan(again); err != nil {
+		return fmt.Errorf("the plan, written back, is refused: %v\n%s", err, again)
+	}
+	return nil
 }
 
 // benchJobs is a jobs CSV of n rows in Batsim's format.

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	json "github.com/goccy/go-json"
 )
 
 // Variant is one scheduler configuration of a plan.
@@ -156,6 +158,22 @@ func (p Plan) With(o Overrides) (Plan, error) {
 	return p, p.Check()
 }
 
+// MaxRuns bounds the runs of a plan (variants × seeds × loads).
+const MaxRuns = 100000
+
+// ParsePlan reads a plan in its JSON form (a campaign's plan.json) and
+// checks it.
+func ParsePlan(data []byte) (Plan, error) {
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return Plan{}, fmt.Errorf("not a plan: %w", err)
+	}
+	if err := p.Check(); err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}
+
 // Check validates a plan.
 func (p Plan) Check() error {
 	if len(p.Variants) == 0 {
@@ -167,10 +185,30 @@ func (p Plan) Check() error {
 	if len(p.Loads) == 0 {
 		return fmt.Errorf("plan %s: no load level", p.Name)
 	}
+	if n := len(p.Variants) * len(p.Seeds) * len(p.Loads); len(p.Seeds) > MaxRuns || len(p.Loads) > MaxRuns || n > MaxRuns {
+		return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), MaxRuns)
+	}
+	if p.Workload.Jobs < 0 {
+		return fmt.Errorf("plan %s: %d jobs: must be at least 0 (the generator's default)", p.Name, p.Workload.Jobs)
+	}
+	// Runs and workloads are named after the seed and the load: each may
+	// appear once.
+	seeds := map[uint64]bool{}
+	for _, s := range p.Seeds {
+		if seeds[s] {
+			return fmt.Errorf("plan %s: seed %d given twice", p.Name, s)
+		}
+		seeds[s] = true
+	}
+	loads := map[string]bool{}
 	for _, l := range p.Loads {
 		if !(l > 0) || l > 100 {
-			return fmt.Errorf("plan %s: load %g: must be > 0", p.Name, l)
+			return fmt.Errorf("plan %s: load %g: must be > 0 and at most 100", p.Name, l)
 		}
+		if loads[FormatLoad(l)] {
+			return fmt.Errorf("plan %s: load %s given twice", p.Name, FormatLoad(l))
+		}
+		loads[FormatLoad(l)] = true
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Variants {

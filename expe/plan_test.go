@@ -1,8 +1,13 @@
 package expe
 
 import (
+	"os"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	json "github.com/goccy/go-json"
 )
 
 func TestBucmaModelPlanExpansion(t *testing.T) {
@@ -112,4 +117,45 @@ func TestPlanErrors(t *testing.T) {
 	if err := p.Check(); err == nil {
 		t.Error("variant name with '_' accepted")
 	}
+}
+
+// ParsePlan (plan.json) refuses plans whose runs would share a name or
+// whose size is out of bounds; the built-in plans go through unchanged.
+func TestParsePlan(t *testing.T) {
+	for _, name := range PlanNames() {
+		p, _ := BuiltinPlan(name)
+		data, _ := json.Marshal(p)
+		got, err := ParsePlan(data)
+		if err != nil || !reflect.DeepEqual(got, p) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	variant := `"variants":[{"name":"a","policy":"fcfs"}]`
+	cases := []struct{ json, want string }{
+		{`[1]`, "not a plan"},
+		{`{"name":"x",` + variant + `,"seeds":[1,2,1],"loads":[0.5]}`, "seed 1 given twice"},
+		{`{"name":"x",` + variant + `,"seeds":[1],"loads":[0.5,0.50]}`, "load 0.5 given twice"},
+		{`{"name":"x",` + variant + `,"seeds":[1],"loads":[0.5],"workload":{"jobs":-3}}`, "-3 jobs"},
+		{`{"name":"x",` + variant + `,"seeds":[1],"loads":[0]}`, "load 0"},
+		{`{"name":"x",` + variant + `,"seeds":[],"loads":[0.5]}`, "no seed"},
+		{`{"name":"x","variants":[{"name":"a"},{"name":"b"}],"seeds":[` + seedsJSON(50001) + `],"loads":[0.5]}`, "more than 100000 runs"},
+	}
+	for _, c := range cases {
+		if _, err := ParsePlan([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60s: %v, want %q", c.json, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(PlanPath(dir), []byte(cases[1].json), 0o644)
+	if _, err := ReadPlan(dir); err == nil || !strings.Contains(err.Error(), PlanPath(dir)+": plan x: seed 1 given twice") {
+		t.Errorf("ReadPlan: %v", err)
+	}
+}
+
+func seedsJSON(n int) string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = strconv.Itoa(i + 1)
+	}
+	return strings.Join(s, ",")
 }

@@ -243,7 +243,7 @@ func GanttChart(rows []JobRow, title, path string) error {
 			return fmt.Errorf("gantt: job %s: %w", j.ID, err)
 		}
 		col := jobColor(j.ID)
-		for _, iv := range intervals(hosts) {
+		for _, iv := range hosts.Intervals() {
 			g.rects = append(g.rects, ganttRect{x0: j.Start, x1: j.Finish, y0: float64(iv[0]) - 0.45, y1: float64(iv[1]) + 0.45, c: col})
 			if iv[1] > maxHost {
 				maxHost = iv[1]
@@ -299,19 +299,6 @@ func (g *ganttPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 		ymin, ymax = math.Min(ymin, r.y0), math.Max(ymax, r.y1)
 	}
 	return
-}
-
-// intervals splits a sorted id set into maximal [a, b] runs.
-func intervals(ids []int) [][2]int {
-	var out [][2]int
-	for i, v := range ids {
-		if i > 0 && v == out[len(out)-1][1]+1 {
-			out[len(out)-1][1] = v
-			continue
-		}
-		out = append(out, [2]int{v, v})
-	}
-	return out
 }
 
 // jobColor picks a stable pastel colour for a job id.

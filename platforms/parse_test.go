@@ -1,13 +1,16 @@
 package platforms
 
 import (
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"bucma/internal/corpus"
+	"bucma/internal/fuzzguard"
 )
 
 func parseString(t *testing.T, xml string) *Platform {
@@ -347,8 +350,19 @@ func FuzzParse(f *testing.F) {
 	f.Add(clusterPlatform)
 	f.Add(`<platform version="4.1"><zone id="z" routing="Floyd"><host id="m" speed="1Gf"><prop id="role" value="master"/></host><host id="a" speed="1Gf,2f"/><link id="l" bandwidth="1Bps" latency="1us"/><route src="a" dst="m"><link_ctn id="l"/></route></zone></platform>`)
 	f.Add(`<platform><zone id="a" routing="Cluster"><host id="x" speed="1"/><host_link id="x" up="y" down="y"/></zone></platform>`)
+	// Seeds: the corpus platforms, every platform of testdata and the
+	// bundled ones.
 	for _, n := range []string{"hetero8_compute", "users_fields"} {
 		f.Add(string(corpus.ReadFile(f, n, "platform.xml")))
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.xml"))
+	bundled, _ := filepath.Glob("*.xml")
+	for _, p := range append(files, bundled...) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
 	}
 	for _, n := range []string{"quirks", "cluster", "nested-floyd", "bypass-levels", "dijkstra-gateways"} {
 		data, err := os.ReadFile("testdata/routes/" + n + ".xml")
@@ -362,36 +376,45 @@ func FuzzParse(f *testing.F) {
 	maxHosts = 5000
 	defer func() { maxHosts = saved }()
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := Parse(strings.NewReader(s), "fuzz.xml")
-		if err == nil {
-			if len(p.HostToMasterLatency) != len(p.Hosts) {
-				t.Fatalf("%d latencies for %d hosts", len(p.HostToMasterLatency), len(p.Hosts))
-			}
-			names := []string{p.Master}
-			for _, h := range p.Hosts[:min(len(p.Hosts), 8)] {
-				names = append(names, h.Name)
-			}
-			links := p.Links()
-			for _, a := range names {
-				for _, b := range names {
-					ids, lat, err := p.Route(a, b)
-					for _, id := range ids {
-						if id < 0 || id >= len(links) {
-							t.Fatalf("route %s -> %s: link id %d of %d", a, b, id, len(links))
-						}
-					}
-					if err == nil && (lat < 0 || math.IsNaN(lat)) {
-						t.Fatalf("route %s -> %s: latency %g", a, b, lat)
-					}
+		fuzzguard.Run(t, func() error { return checkParse(s) })
+	})
+}
+
+// checkParse is FuzzParse's check of one input: a platform Parse accepts
+// has one host-to-master latency per host, hosts numbered 0..n-1, and
+// routes made of its links with a latency that is a number >= 0.
+func checkParse(s string) error {
+	p, err := Parse(strings.NewReader(s), "fuzz.xml")
+	if err != nil {
+		return nil
+	}
+	if len(p.HostToMasterLatency) != len(p.Hosts) {
+		return fmt.Errorf("%d latencies for %d hosts", len(p.HostToMasterLatency), len(p.Hosts))
+	}
+	for i, h := range p.Hosts {
+		if h.ID != i || h.Properties == nil || h.ZoneProperties == nil {
+			return fmt.Errorf("bad host %+v", h)
+		}
+	}
+	names := []string{p.Master}
+	for _, h := range p.Hosts[:min(len(p.Hosts), 8)] {
+		names = append(names, h.Name)
+	}
+	links := p.Links()
+	for _, a := range names {
+		for _, b := range names {
+			ids, lat, err := p.Route(a, b)
+			for _, id := range ids {
+				if id < 0 || id >= len(links) {
+					return fmt.Errorf("route %s -> %s: link id %d of %d", a, b, id, len(links))
 				}
 			}
-			for i, h := range p.Hosts {
-				if h.ID != i || h.Properties == nil || h.ZoneProperties == nil {
-					t.Fatalf("bad host %+v", h)
-				}
+			if err == nil && (lat < 0 || math.IsNaN(lat)) {
+				return fmt.Errorf("route %s -> %s: latency %g", a, b, lat)
 			}
 		}
-	})
+	}
+	return nil
 }
 
 // A host's pstate attribute selects its speed, as SimGrid sets the pstate

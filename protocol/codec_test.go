@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -274,9 +275,7 @@ func TestProtocolViolations(t *testing.T) {
 
 // TestDecodeSchedulerRules checks reader rules on hand-written replies.
 func TestDecodeSchedulerRules(t *testing.T) {
-	cases := []struct {
-		name, msg, err string
-	}{
+	cases := []decodeCase{
 		{"ok", `{"now":5,"events":[{"timestamp":5,"type":"EXECUTE_JOB","data":{"job_id":"w0!1","alloc":"0-3"}}]}`, ""},
 		{"no now", `{"events":[]}`, "now"},
 		{"no events", `{"now":1}`, "events"},
@@ -293,9 +292,20 @@ func TestDecodeSchedulerRules(t *testing.T) {
 		{"cml equal", `{"now":5,"events":[{"timestamp":5,"type":"CALL_ME_LATER","data":{"timestamp":5}}]}`, "CALL_ME_LATER"},
 		{"earlier timestamps ok", `{"now":5,"events":[{"timestamp":4,"type":"REJECT_JOB","data":{"job_id":"w0!1"}}]}`, ""},
 	}
+	checkDecodeCases(t, FromScheduler, cases)
+}
+
+// decodeCase is a message and a fragment of the error it must give ("":
+// none).
+type decodeCase struct {
+	name, msg, err string
+}
+
+func checkDecodeCases(t *testing.T, dir Direction, cases []decodeCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := quietDecoder().Decode([]byte(c.msg), FromScheduler)
+			m, err := quietDecoder().Decode([]byte(c.msg), dir)
 			if c.err == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -303,8 +313,40 @@ func TestDecodeSchedulerRules(t *testing.T) {
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Fatalf("want error containing %q, got %v", c.err, err)
+				t.Fatalf("want error containing %q, got %v (%+v)", c.err, err, m)
 			}
 		})
 	}
+}
+
+// TestDecodeBatsimRules checks the rules every message of Batsim obeys
+// (event timestamps non-decreasing and not after now, final job states,
+// JOB_SUBMITTED's job_id equal to its job's id): a message breaking one is
+// refused with an error naming the rule and the event. The legal cases are
+// shapes the corpus shows (events older than now, several events at one
+// timestamp, a JOB_SUBMITTED without a job object).
+func TestDecodeBatsimRules(t *testing.T) {
+	const sub = `{"timestamp":%s,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":%s,"subtime":0,"res":1,"profile":"p"}}}`
+	completed := func(ts, state string) string {
+		return `{"timestamp":` + ts + `,"type":"JOB_COMPLETED","data":{"job_id":"w0!1","job_state":"` + state + `","return_code":0,"alloc":"0"}}`
+	}
+	msg := func(now string, events ...string) string {
+		return `{"now":` + now + `,"events":[` + strings.Join(events, ",") + `]}`
+	}
+	cases := []decodeCase{
+		{"events older than now", msg("31.123477", `{"timestamp":31.123472,"type":"NOTIFY","data":{"type":"no_more_static_job_to_submit"}}`), ""},
+		{"equal timestamps", msg("8.00006", completed("8.00004", "COMPLETED_SUCCESSFULLY"), completed("8.00004", "COMPLETED_KILLED")), ""},
+		{"increasing timestamps", msg("8.00006", completed("8.00004", "COMPLETED_FAILED"), completed("8.00006", "COMPLETED_WALLTIME_REACHED")), ""},
+		{"submitted without job", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1"}}`), ""},
+		{"submitted", msg("1", fmt.Sprintf(sub, "1", `"w0!1"`)), ""},
+		{"timestamp after now", msg("5", completed("5.000001", "COMPLETED_SUCCESSFULLY")), "event 0 (JOB_COMPLETED): timestamp 5.000001 is later than now=5"},
+		{"decreasing timestamps", msg("9", completed("8", "COMPLETED_SUCCESSFULLY"), `{"timestamp":7,"type":"REQUESTED_CALL","data":{}}`), "event 1 (REQUESTED_CALL): timestamp 7 is earlier than the previous event's 8 (events out of order)"},
+		{"unknown job_state", msg("5", completed("5", "COMPLETED_MAYBE")), `event 0 (JOB_COMPLETED): job w0!1: job_state "COMPLETED_MAYBE" is not a final state`},
+		{"running is not final", msg("5", completed("5", "RUNNING")), `job_state "RUNNING" is not a final state`},
+		{"empty job_state", msg("5", `{"timestamp":5,"type":"JOB_COMPLETED","data":{"job_id":"w0!1","return_code":0,"alloc":"0"}}`), `job_state "" is not a final state`},
+		{"job_id differs from job.id", msg("1", fmt.Sprintf(sub, "1", `"w0!2"`)), `event 0 (JOB_SUBMITTED): job_id "w0!1" differs from the job's id "w0!2"`},
+		{"job.id not a string", msg("1", fmt.Sprintf(sub, "1", `1`)), `job_id "w0!1" differs from the job's id 1`},
+		{"job not an object", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":[1]}}`), `"job" is not an object`},
+	}
+	checkDecodeCases(t, FromBatsim, cases)
 }

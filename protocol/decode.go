@@ -17,7 +17,11 @@ import (
 // Decoding a scheduler's message applies every rule Batsim 4.2.1's reader
 // enforces on its own: a message Decode accepts from a scheduler is one Batsim
 // would parse without aborting (state-dependent rules such as "the job is
-// waiting" are the engine's business).
+// waiting" are the engine's business). Decoding Batsim's message checks
+// what every message of Batsim satisfies: event timestamps in
+// non-decreasing order and none after now, a final job_state in
+// JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id (rules
+// that need the conversation's history are the scheduler framework's).
 type Decoder struct {
 	Log  *slog.Logger // nil: slog.Default()
 	mu   sync.Mutex
@@ -100,8 +104,14 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		if len(re.Data) == 0 {
 			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: `missing "data" (required even when empty)`}
 		}
-		if dir == FromScheduler && *re.Timestamp > msg.Now {
+		// Both sides stamp events no later than the message's now; Batsim
+		// also sends them in time order (its reader does not require that
+		// order from a scheduler).
+		if *re.Timestamp > msg.Now {
 			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is later than now=%g", *re.Timestamp, msg.Now)}
+		}
+		if dir == FromBatsim && i > 0 && *re.Timestamp < msg.Events[i-1].Timestamp {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is earlier than the previous event's %g (events out of order)", *re.Timestamp, msg.Events[i-1].Timestamp)}
 		}
 		data, err := d.decodeData(*re.Type, re.Data, dir)
 		if err != nil {
@@ -185,13 +195,48 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	if err := d.strict(typ, b, v); err != nil {
 		return nil, err
 	}
-	if js, ok := v.(*JobSubmitted); ok && js.JobID == "" {
-		return nil, errors.New(`missing "job_id"`)
-	}
-	if jc, ok := v.(*JobCompleted); ok && jc.JobID == "" {
-		return nil, errors.New(`missing "job_id"`)
+	switch e := v.(type) {
+	case *JobSubmitted:
+		if e.JobID == "" {
+			return nil, errors.New(`missing "job_id"`)
+		}
+		if err := checkSubmittedJobID(e); err != nil {
+			return nil, err
+		}
+	case *JobCompleted:
+		if e.JobID == "" {
+			return nil, errors.New(`missing "job_id"`)
+		}
+		switch e.JobState {
+		case StateSuccess, StateFailed, StateWalltimeReached, StateKilled:
+		default:
+			return nil, fmt.Errorf("job %s: job_state %q is not a final state (want %s, %s, %s or %s)", e.JobID, e.JobState, StateSuccess, StateFailed, StateWalltimeReached, StateKilled)
+		}
 	}
 	return v, nil
+}
+
+// checkSubmittedJobID checks that the job object of a JOB_SUBMITTED, when
+// Batsim forwards one, carries the event's job_id as its "id" (Batsim
+// rewrites it to the full "workload!name" form).
+func checkSubmittedJobID(e *JobSubmitted) error {
+	if len(e.Job) == 0 {
+		return nil
+	}
+	var j struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(e.Job, &j); err != nil {
+		return fmt.Errorf("job %s: \"job\" is not an object", e.JobID)
+	}
+	if len(j.ID) == 0 {
+		return nil
+	}
+	var id string
+	if err := json.Unmarshal(j.ID, &id); err != nil || id != e.JobID {
+		return fmt.Errorf("job_id %q differs from the job's id %s", e.JobID, j.ID)
+	}
+	return nil
 }
 
 // Rules Batsim 4.2.1's reader (src/protocol.cpp) enforces on a scheduler's events.

@@ -1,7 +1,9 @@
 package protocol
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,62 +33,131 @@ func NewIntervalSet(ids ...int) IntervalSet {
 // exhaust memory.
 const MaxIntervalSetSize = 1 << 22
 
+// MaxResourceID is the largest id an interval set may hold: Batsim numbers
+// resources with a C int.
+const MaxResourceID = math.MaxInt32
+
 // ParseIntervalSet parses every form Batsim accepts: intervals and singletons
 // in any order, overlapping or not, degenerate "a-a", separated by one or
 // more spaces (tabs and surrounding blanks are tolerated). Ids must be
-// non-negative integers and every interval must have a <= b. The empty string
-// is the empty set.
+// integers in 0..MaxResourceID and every interval must have a <= b. The
+// empty string is the empty set. Every bound is checked before it is used
+// in any arithmetic, and the set is expanded only once its size is known to
+// be at most MaxIntervalSetSize.
 func ParseIntervalSet(text string) (IntervalSet, error) {
 	fields := strings.Fields(text)
-	var ids []int
-	total := 0
+	ivs := make([][2]int, 0, len(fields))
 	for _, f := range fields {
 		lo, hi := f, f
 		if i := strings.IndexByte(f, '-'); i >= 0 {
 			lo, hi = f[:i], f[i+1:]
 			if lo == "" {
-				return nil, fmt.Errorf("interval set %q: %q: negative or missing lower bound", text, f)
+				return nil, intervalError(text, f, "negative or missing lower bound")
 			}
 		}
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("interval set %q: %q: %q is not a non-negative integer", text, f, lo)
+		a, err := parseResourceID(text, f, lo)
+		if err != nil {
+			return nil, err
 		}
-		b, err := strconv.Atoi(hi)
-		if err != nil || b < 0 {
-			return nil, fmt.Errorf("interval set %q: %q: %q is not a non-negative integer", text, f, hi)
+		b, err := parseResourceID(text, f, hi)
+		if err != nil {
+			return nil, err
 		}
 		if b < a {
-			return nil, fmt.Errorf("interval set %q: %q: upper bound below lower bound", text, f)
+			return nil, intervalError(text, f, "upper bound below lower bound")
 		}
-		if total += b - a + 1; total > MaxIntervalSetSize {
+		ivs = append(ivs, [2]int{a, b})
+	}
+	if len(ivs) == 0 {
+		return nil, nil
+	}
+	// Merge overlapping and adjacent intervals, then count: 0 <= a <= b <=
+	// MaxResourceID, so neither a-1, b-a nor the running total (checked
+	// against MaxIntervalSetSize before each addition) can overflow, even
+	// with 32-bit ints.
+	sort.Slice(ivs, func(i, j int) bool { return ivs[i][0] < ivs[j][0] })
+	merged := ivs[:1]
+	for _, iv := range ivs[1:] {
+		last := &merged[len(merged)-1]
+		if iv[0]-1 <= last[1] {
+			last[1] = max(last[1], iv[1])
+			continue
+		}
+		merged = append(merged, iv)
+	}
+	total := 0
+	for _, iv := range merged {
+		if iv[1]-iv[0] >= MaxIntervalSetSize-total {
 			return nil, fmt.Errorf("interval set %q: more than %d ids", text, MaxIntervalSetSize)
 		}
-		for v := a; v <= b; v++ {
-			ids = append(ids, v)
+		total += iv[1] - iv[0] + 1
+	}
+	s := make(IntervalSet, 0, total)
+	for _, iv := range merged {
+		for v := iv[0]; ; v++ {
+			s = append(s, v)
+			if v == iv[1] {
+				break
+			}
 		}
 	}
-	return NewIntervalSet(ids...), nil
+	return s, nil
 }
 
-// String returns the canonical form, e.g. "0-3 5 7-9".
-func (s IntervalSet) String() string {
-	var b strings.Builder
+// parseResourceID parses one bound of the interval field f of text.
+func parseResourceID(text, f, bound string) (int, error) {
+	v, err := strconv.Atoi(bound)
+	if err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(bound, "-") || err == nil && v > MaxResourceID {
+		return 0, intervalError(text, f, fmt.Sprintf("%q is above the largest resource id %d", bound, MaxResourceID))
+	}
+	if err != nil || v < 0 {
+		return 0, intervalError(text, f, fmt.Sprintf("%q is not a non-negative integer", bound))
+	}
+	return v, nil
+}
+
+// intervalError names the text, and the field of it at fault when the text
+// has several.
+func intervalError(text, f, msg string) error {
+	if f == strings.TrimSpace(text) {
+		return fmt.Errorf("interval set %q: %s", text, msg)
+	}
+	return fmt.Errorf("interval set %q: %q: %s", text, f, msg)
+}
+
+// Intervals returns the set as its maximal runs of consecutive ids, [a, b]
+// pairs in increasing order.
+func (s IntervalSet) Intervals() [][2]int {
+	var out [][2]int
+	s.runs(func(a, b int) { out = append(out, [2]int{a, b}) })
+	return out
+}
+
+// runs calls f with the first and last id of each maximal run, in order.
+func (s IntervalSet) runs(f func(a, b int)) {
 	for i := 0; i < len(s); {
 		j := i
 		for j+1 < len(s) && s[j+1] == s[j]+1 {
 			j++
 		}
+		f(s[i], s[j])
+		i = j + 1
+	}
+}
+
+// String returns the canonical form, e.g. "0-3 5 7-9".
+func (s IntervalSet) String() string {
+	var b strings.Builder
+	s.runs(func(lo, hi int) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(strconv.Itoa(s[i]))
-		if j > i {
+		b.WriteString(strconv.Itoa(lo))
+		if hi > lo {
 			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(s[j]))
+			b.WriteString(strconv.Itoa(hi))
 		}
-		i = j + 1
-	}
+	})
 	return b.String()
 }
 

@@ -114,6 +114,16 @@ func TestParseIntervalSetErrors(t *testing.T) {
 		{"1--2", "1--2"},
 		{"+3", ""},
 		{"99999999999999999999", "99999999999999999999"},
+		// Bounds at and near the largest int: refused before any arithmetic
+		// (they used to overflow the size check and expand forever).
+		{"9223372036854775807", `"9223372036854775807" is above the largest resource id 2147483647`},
+		{"0-9223372036854775807", `"9223372036854775807" is above the largest resource id 2147483647`},
+		{"9223372036854775806-9223372036854775807", "above the largest resource id"},
+		{"9223372036854775808", "above the largest resource id"},
+		{"2147483648", "above the largest resource id"},
+		{"0-2147483647", "more than 4194304 ids"},
+		{"1-3 0-2147483647", "more than 4194304 ids"},
+		{"0-2097152 2097153-4194304", "more than 4194304 ids"},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
@@ -133,6 +143,44 @@ func TestParseIntervalSetErrors(t *testing.T) {
 				t.Fatalf("error %q does not name %q", err, c.frag)
 			}
 		})
+	}
+}
+
+// The largest id, alone or closing a small interval, parses and prints back.
+func TestParseIntervalSetLargestID(t *testing.T) {
+	for _, in := range []string{"2147483647", "2147483645-2147483647", "2147483647 0"} {
+		s, err := ParseIntervalSet(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if s[len(s)-1] != MaxResourceID {
+			t.Fatalf("%q: %v", in, []int(s))
+		}
+		if again, err := ParseIntervalSet(s.String()); err != nil || !reflect.DeepEqual(again, s) {
+			t.Fatalf("%q: canonical %q re-parses to %v, %v", in, s.String(), []int(again), err)
+		}
+	}
+	// The size limit counts the merged set: overlapping intervals whose
+	// sizes add up past it are fine.
+	if s, err := ParseIntervalSet("0-4194303 0-4194303"); err != nil || len(s) != MaxIntervalSetSize {
+		t.Fatalf("overlapping intervals at the limit: %d ids, %v", len(s), err)
+	}
+}
+
+func TestIntervals(t *testing.T) {
+	cases := []struct {
+		ids  []int
+		want [][2]int
+	}{
+		{nil, nil},
+		{[]int{4}, [][2]int{{4, 4}}},
+		{[]int{0, 1, 2, 5, 7, 8}, [][2]int{{0, 2}, {5, 5}, {7, 8}}},
+		{[]int{3, 1, 2}, [][2]int{{1, 3}}},
+	}
+	for _, c := range cases {
+		if got := NewIntervalSet(c.ids...).Intervals(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Intervals(%v) = %v, want %v", c.ids, got, c.want)
+		}
 	}
 }
 

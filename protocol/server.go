@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	zmq "github.com/pebbe/zmq4"
@@ -49,6 +51,37 @@ type ServeConfig struct {
 	// Bound, when set, is called once the socket is bound, with the actual
 	// endpoint (wildcard port resolved).
 	Bound func(endpoint string)
+}
+
+// CheckEndpoint checks the port of a tcp:// endpoint, which libzmq would
+// otherwise take modulo 65536 ("tcp://127.0.0.1:99999" listens on port
+// 34463): it must be a number in 1..65535, or "*" (any free port) for an
+// endpoint to bind. Other transports (ipc://, inproc://, ...) are left to
+// libzmq.
+func CheckEndpoint(endpoint string, bind bool) error {
+	rest, ok := strings.CutPrefix(endpoint, "tcp://")
+	if !ok {
+		return nil
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 {
+		return fmt.Errorf("endpoint %q: no port (want tcp://HOST:PORT)", endpoint)
+	}
+	port := rest[i+1:]
+	if port == "*" {
+		if bind {
+			return nil
+		}
+		return fmt.Errorf("endpoint %q: the port of an endpoint to connect to must be a number in 1..65535", endpoint)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] == '+' {
+		want := "a number in 1..65535"
+		if bind {
+			want += " or *"
+		}
+		return fmt.Errorf("endpoint %q: port %q is not %s", endpoint, port, want)
+	}
+	return nil
 }
 
 // ErrInterrupted is returned by Serve when its context is cancelled (for
@@ -115,6 +148,9 @@ func Listen(cfg ServeConfig) (*Listener, error) {
 	}
 	if l.endpoint == "" {
 		l.endpoint = DefaultEndpoint
+	}
+	if err := CheckEndpoint(l.endpoint, true); err != nil {
+		return nil, err
 	}
 	var err error
 	if l.zctx, err = zmq.NewContext(); err != nil {

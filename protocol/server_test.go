@@ -331,3 +331,37 @@ func TestListenEphemeralPort(t *testing.T) {
 		t.Fatalf("Serve after SIMULATION_ENDS: %v", err)
 	}
 }
+
+// TestCheckEndpoint: a tcp port outside 1..65535 (which libzmq would take
+// modulo 65536) is refused; "*" only for an endpoint to bind.
+func TestCheckEndpoint(t *testing.T) {
+	cases := []struct {
+		ep   string
+		bind bool
+		err  string
+	}{
+		{"tcp://*:28000", true, ""},
+		{"tcp://127.0.0.1:*", true, ""},
+		{"tcp://127.0.0.1:1", true, ""},
+		{"tcp://127.0.0.1:65535", false, ""},
+		{"tcp://[::1]:28000", false, ""},
+		{"tcp://localhost:28000", false, ""},
+		{"ipc:///tmp/bucma.sock", true, ""},
+		{"inproc://x", false, ""},
+		{"tcp://127.0.0.1:99999", true, `endpoint "tcp://127.0.0.1:99999": port "99999" is not a number in 1..65535 or *`},
+		{"tcp://127.0.0.1:99999", false, `port "99999" is not a number in 1..65535`},
+		{"tcp://127.0.0.1:0", true, `port "0"`},
+		{"tcp://127.0.0.1:-1", true, `port "-1"`},
+		{"tcp://127.0.0.1:+80", true, `port "+80"`},
+		{"tcp://127.0.0.1:http", false, `port "http"`},
+		{"tcp://127.0.0.1:", true, `port ""`},
+		{"tcp://127.0.0.1", true, "no port"},
+		{"tcp://127.0.0.1:*", false, "connect to must be a number"},
+	}
+	for _, c := range cases {
+		err := protocol.CheckEndpoint(c.ep, c.bind)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("CheckEndpoint(%q, bind=%v) = %v, want %q", c.ep, c.bind, err, c.err)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func sub(name string, res int, walltime float64) protocol.Event {
 	return protocol.Event{Type: protocol.TypeJobSubmitted, Data: &protocol.JobSubmitted{JobID: "w0!" + name, Job: raw}}
 }
 
-// done is JOB_COMPLETED of job w0!name.
+// done is JOB_COMPLETED of job w0!name (step fills in its allocation).
 func done(name string) protocol.Event {
 	return protocol.Event{Type: protocol.TypeJobCompleted, Data: &protocol.JobCompleted{JobID: "w0!" + name, JobState: protocol.StateSuccess}}
 }
@@ -63,6 +63,11 @@ func (b *easyBench) step(now float64, evs ...protocol.Event) map[string]string {
 	b.t.Helper()
 	for i := range evs {
 		evs[i].Timestamp = now
+		if c, ok := evs[i].Data.(*protocol.JobCompleted); ok && c.Alloc == "" {
+			if j := b.sess.state.running[c.JobID]; j != nil {
+				c.Alloc = protocol.NewIntervalSet(j.Alloc...).String()
+			}
+		}
 	}
 	reply, err := b.sess.Handle(&protocol.Message{Now: now, Events: evs})
 	if err != nil {

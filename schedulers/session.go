@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"bucma/internal/units"
 	"bucma/protocol"
@@ -51,6 +52,12 @@ type Session struct {
 	// impossible holds jobs submitted since the last decision that can
 	// never run (res 0 or above the number of hosts).
 	impossible []*Job
+	// messages counts the messages handled; now is the last one's now.
+	messages int
+	now      float64
+	// finished holds the ids of the jobs that ended or were rejected (a
+	// JOB_KILLED may name them after their JOB_COMPLETED).
+	finished map[string]struct{}
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -86,14 +93,19 @@ func (s *Session) Policy() Policy { return s.policy }
 // the conversation cannot go on (bad message order, invalid decision, bad
 // sched-config): the caller must stop, as answering would make Batsim abort.
 func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
+	if s.messages > 0 && msg.Now < s.now {
+		return nil, fmt.Errorf("now=%v is earlier than the previous message's now=%v (Batsim's time never goes back)", msg.Now, s.now)
+	}
+	s.messages++
+	s.now = msg.Now
 	reply := protocol.NewReply(msg.Now)
 	for i := range msg.Events {
 		ev := &msg.Events[i]
 		if s.state == nil && ev.Type != protocol.TypeSimulationBegins {
-			return nil, fmt.Errorf("event %s at t=%v before SIMULATION_BEGINS", ev.Type, ev.Timestamp)
+			return nil, fmt.Errorf("event %d (%s) at t=%v: before SIMULATION_BEGINS", i, ev.Type, ev.Timestamp)
 		}
 		if err := s.apply(ev, reply); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("event %d (%s) at t=%v: %w", i, ev.Type, ev.Timestamp, err)
 		}
 	}
 	if s.ended || s.state == nil {
@@ -133,6 +145,10 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 }
 
 func (s *Session) jobEnded(j *Job) {
+	if s.finished == nil {
+		s.finished = map[string]struct{}{}
+	}
+	s.finished[j.ID] = struct{}{}
 	if o, ok := s.policy.(EndObserver); ok {
 		o.JobEnded(s.state, j)
 	}
@@ -173,6 +189,9 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		if !ok {
 			return fmt.Errorf("JOB_COMPLETED %s: job is not running", d.JobID)
 		}
+		if err := checkCompletedAlloc(j, d.Alloc); err != nil {
+			return fmt.Errorf("JOB_COMPLETED %s: %w", d.JobID, err)
+		}
 		for _, h := range j.Alloc {
 			if s.state.Hosts[h].Job == j {
 				s.state.Hosts[h].Job = nil
@@ -212,12 +231,35 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		default:
 			s.log.Debug("ignoring NOTIFY", "kind", d.Kind)
 		}
-	case *protocol.JobKilled, *protocol.RequestedCall, *protocol.ResourceStateChanged,
+	case *protocol.JobKilled:
+		// Hosts of killed jobs are freed by their JOB_COMPLETED, which
+		// comes first; a killed job may still be running when it had
+		// already been asked to stop (Batsim lists every id of the request).
+		for _, id := range d.JobIDs {
+			_, known := s.state.jobs[id]
+			_, done := s.finished[id]
+			if !known && !done {
+				return fmt.Errorf("JOB_KILLED: job %s was never submitted", id)
+			}
+		}
+	case *protocol.RequestedCall, *protocol.ResourceStateChanged,
 		*protocol.BatsimAnswer, *protocol.FromJobMsg, *protocol.BatsimQuery, *protocol.Unknown:
-		// Hosts of killed jobs are freed by their JOB_COMPLETED; the others
-		// carry nothing the framework tracks.
+		// Nothing the framework tracks.
 	default:
 		s.log.Debug("ignoring event", "type", ev.Type)
+	}
+	return nil
+}
+
+// checkCompletedAlloc checks that the allocation a JOB_COMPLETED reports
+// is the one the job was started on.
+func checkCompletedAlloc(j *Job, alloc string) error {
+	set, err := protocol.ParseIntervalSet(alloc)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(set, protocol.NewIntervalSet(j.Alloc...)) {
+		return fmt.Errorf("alloc %q differs from the allocation the job was started on (%q)", alloc, protocol.NewIntervalSet(j.Alloc...).String())
 	}
 	return nil
 }

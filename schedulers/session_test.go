@@ -138,3 +138,82 @@ func TestDeciderRefusesDuplicateHosts(t *testing.T) {
 		t.Fatal("a refused start changed the state")
 	}
 }
+
+// TestSessionOrderRules: the rules that need the conversation's history.
+// Each case plays the same start (two hosts, job w0!1 submitted at t=1 and
+// started by FCFS on host 0), then one more message: a legal one is
+// answered, an illegal one is refused with an error naming the rule and
+// the event, and no reply.
+func TestSessionOrderRules(t *testing.T) {
+	completed := func(at float64, id, alloc string) protocol.Event {
+		return protocol.Event{Timestamp: at, Type: protocol.TypeJobCompleted,
+			Data: &protocol.JobCompleted{JobID: id, JobState: protocol.StateSuccess, Alloc: alloc}}
+	}
+	killed := func(at float64, ids ...string) protocol.Event {
+		return protocol.Event{Timestamp: at, Type: protocol.TypeJobKilled, Data: &protocol.JobKilled{JobIDs: ids}}
+	}
+	submitted := func(at float64, id string) protocol.Event {
+		return protocol.Event{Timestamp: at, Type: protocol.TypeJobSubmitted,
+			Data: &protocol.JobSubmitted{JobID: id, Job: []byte(`{"id":"` + id + `","res":1,"subtime":0,"profile":"p"}`)}}
+	}
+	cases := []struct {
+		name string
+		last []*protocol.Message
+		err  string
+	}{
+		{"completed on its allocation", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0")}}}, ""},
+		{"same now again", []*protocol.Message{{Now: 1}}, ""},
+		{"killed after its completion", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0"), killed(5, "w0!1")}}}, ""},
+		{"killed while running", []*protocol.Message{{Now: 5, Events: []protocol.Event{killed(5, "w0!1")}}}, ""},
+		{"killed while waiting", []*protocol.Message{{Now: 2, Events: []protocol.Event{submitted(2, "w0!2"), submitted(2, "w0!3")}}, {Now: 3, Events: []protocol.Event{killed(3, "w0!3")}}}, ""},
+		{"now goes back", []*protocol.Message{{Now: 0.5}}, "now=0.5 is earlier than the previous message's now=1"},
+		{"now goes back later", []*protocol.Message{{Now: 7}, {Now: 6.999999}}, "now=6.999999 is earlier than the previous message's now=7"},
+		{"completed elsewhere", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "1")}}},
+			`event 0 (JOB_COMPLETED) at t=5: JOB_COMPLETED w0!1: alloc "1" differs from the allocation the job was started on ("0")`},
+		{"completed on more hosts", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0-1")}}}, `alloc "0-1" differs`},
+		{"completed without alloc", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "")}}}, `alloc "" differs`},
+		{"completed with a bad alloc", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "x")}}}, `JOB_COMPLETED w0!1: interval set "x"`},
+		{"killed unknown job", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0"), killed(5, "w0!1", "w0!9")}}},
+			"event 1 (JOB_KILLED) at t=5: JOB_KILLED: job w0!9 was never submitted"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec, _ := Builtin().Get("fcfs")
+			sess, err := NewSession(SessionConfig{Spec: spec, Validate: true, Log: quietLog()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := []*protocol.Message{
+				{Now: 0, Events: []protocol.Event{{Type: protocol.TypeSimulationBegins, Data: &protocol.SimulationBegins{
+					NbResources: 2, NbComputeResources: 2, ComputeResources: []protocol.Resource{{ID: 0, Name: "a"}, {ID: 1, Name: "b"}}}}}},
+				{Now: 1, Events: []protocol.Event{submitted(1, "w0!1")}},
+			}
+			for _, m := range start {
+				if _, err := sess.Handle(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if j := sess.State().running["w0!1"]; j == nil || len(j.Alloc) != 1 || j.Alloc[0] != 0 {
+				t.Fatalf("job w0!1 not started on host 0: %+v", j)
+			}
+			var reply *protocol.Reply
+			for i, m := range c.last {
+				if reply, err = sess.Handle(m); err != nil && i < len(c.last)-1 {
+					t.Fatal(err)
+				}
+			}
+			if c.err == "" {
+				if err != nil || reply == nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("want an error containing %q, got %v", c.err, err)
+			}
+			if reply != nil {
+				t.Fatal("a refused message was answered")
+			}
+		})
+	}
+}

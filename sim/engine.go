@@ -70,10 +70,11 @@ type engine struct {
 	lastProg  time.Time
 }
 
-// Run simulates cfg with sched as the decision process. Outputs are
-// written as the simulation goes (jobs) and at its end (schedule); on an
-// error the jobs file keeps the rows written so far and no schedule file is
-// written.
+// Run simulates cfg with sched as the decision process. The jobs rows are
+// written as the simulation goes into a staged file, and the jobs and
+// schedule files take their place together when it succeeds; on an error the
+// rows written so far are kept as PREFIX_jobs.csv.partial and the files of an
+// earlier run are left untouched.
 func Run(ctx context.Context, cfg Config, sched Scheduler) (*Result, error) {
 	wall := time.Now()
 	e, err := newEngine(ctx, cfg, sched)
@@ -173,7 +174,8 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 		for i, f := range errs {
 			msgs[i] = strings.TrimPrefix(f.String(), "error: ")
 		}
-		return fmt.Errorf("workload %s (%s): %s", name, w.Path, strings.Join(msgs, "; "))
+		// Each finding names the file.
+		return fmt.Errorf("workload %s: %s", name, strings.Join(msgs, "; "))
 	}
 	path := w.Path
 	if abs, err := filepath.Abs(path); err == nil && path != "" {

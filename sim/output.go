@@ -3,7 +3,9 @@ package sim
 import (
 	"bucma/internal/batsimfmt"
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,10 +33,99 @@ type stats struct {
 	start, sub, wait, end, turn, slow ld
 }
 
+// PartialSuffix ends the name under which a failed run keeps the rows of an
+// output file it was writing (PREFIX_jobs.csv.partial).
+const PartialSuffix = ".partial"
+
+// StagedFile is an output file written under a temporary name in the
+// directory of its final path: Commit renames it to that path, Abort keeps
+// what was written as path + PartialSuffix. A run that fails therefore
+// never replaces, nor empties, the file of an earlier run.
+type StagedFile struct {
+	*os.File
+	path string
+	done bool
+}
+
+// CreateStaged creates the temporary file of path (path.tmp-*, in path's
+// directory, which must exist).
+func CreateStaged(path string) (*StagedFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &StagedFile{File: f, path: path}, nil
+}
+
+// Path is the final path.
+func (f *StagedFile) Path() string { return f.path }
+
+// Commit closes the file and renames it to its final path.
+func (f *StagedFile) Commit() error {
+	return f.finish(f.path)
+}
+
+// Abort closes the file and keeps it as path + PartialSuffix, which it
+// returns.
+func (f *StagedFile) Abort() (string, error) {
+	partial := f.path + PartialSuffix
+	return partial, f.finish(partial)
+}
+
+// Discard closes and removes the file.
+func (f *StagedFile) Discard() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.File.Close()
+	os.Remove(f.Name())
+}
+
+func (f *StagedFile) finish(to string) error {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	err := f.File.Close()
+	if err == nil {
+		err = os.Rename(f.Name(), to)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", to, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops the path of a *fs.PathError or *os.LinkError, so that
+// an error names its file once.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
+// outputs writes PREFIX_jobs.csv and PREFIX_schedule.csv. The jobs rows go
+// to a staged file as the run goes; finish writes the schedule file and
+// renames both into place, abort keeps the rows as
+// PREFIX_jobs.csv.partial. Either way the files of an earlier run with the
+// same prefix stay untouched until the run has succeeded.
 type outputs struct {
 	prefix   string
 	jobsPath string
-	f        *os.File
+	f        *StagedFile
 	w        *bufio.Writer
 	rows     int
 	lastSync time.Time
@@ -47,16 +138,16 @@ func openOutputs(prefix string) (*outputs, error) {
 		}
 	}
 	o := &outputs{prefix: prefix, jobsPath: prefix + "_jobs.csv"}
-	f, err := os.Create(o.jobsPath)
+	f, err := CreateStaged(o.jobsPath)
 	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
+		return nil, fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	o.f = f
 	o.w = bufio.NewWriterSize(f, 64<<10)
 	o.w.WriteString(JobsColumns + "\n")
 	if err := o.w.Flush(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("export %s: %w", o.jobsPath, err)
+		f.Discard()
+		return nil, fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	o.lastSync = time.Now()
 	return o, nil
@@ -64,14 +155,14 @@ func openOutputs(prefix string) (*outputs, error) {
 
 func (o *outputs) row(line []byte) error {
 	if _, err := o.w.Write(line); err != nil {
-		return fmt.Errorf("export %s: %w", o.jobsPath, err)
+		return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	o.rows++
 	// Rows reach the file as they come, in bounded batches.
 	if o.rows%256 == 0 || time.Since(o.lastSync) > 500*time.Millisecond {
 		o.lastSync = time.Now()
 		if err := o.w.Flush(); err != nil {
-			return fmt.Errorf("export %s: %w", o.jobsPath, err)
+			return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 		}
 	}
 	return nil
@@ -81,34 +172,42 @@ func (o *outputs) row(line []byte) error {
 func (o *outputs) sync() error {
 	o.lastSync = time.Now()
 	if err := o.w.Flush(); err != nil {
-		return fmt.Errorf("export %s: %w", o.jobsPath, err)
+		return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	return nil
 }
 
+// abort keeps the rows written so far as PREFIX_jobs.csv.partial.
 func (o *outputs) abort() {
 	o.w.Flush()
-	o.f.Close()
+	o.f.Abort()
 }
 
-// finish closes the jobs file and writes the schedule file atomically.
+// finish writes the schedule file, then renames it and the jobs file into
+// place.
 func (o *outputs) finish(keys, values []string) error {
 	if err := o.w.Flush(); err != nil {
-		o.f.Close()
-		return fmt.Errorf("export %s: %w", o.jobsPath, err)
-	}
-	if err := o.f.Close(); err != nil {
-		return fmt.Errorf("export %s: %w", o.jobsPath, err)
+		o.f.Abort()
+		return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	path := o.prefix + "_schedule.csv"
-	tmp := path + ".tmp"
-	content := strings.Join(keys, ",") + "\n" + strings.Join(values, ",") + "\n"
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
-		return fmt.Errorf("export %s: %w", path, err)
+	sf, err := CreateStaged(path)
+	if err == nil {
+		_, err = sf.WriteString(strings.Join(keys, ",") + "\n" + strings.Join(values, ",") + "\n")
+		if err != nil {
+			sf.Discard()
+		}
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("export %s: %w", path, err)
+	if err != nil {
+		o.f.Abort()
+		return fmt.Errorf("export %s: %w", path, unwrapPath(err))
+	}
+	if err := o.f.Commit(); err != nil {
+		sf.Discard()
+		return fmt.Errorf("export %w", err)
+	}
+	if err := sf.Commit(); err != nil {
+		return fmt.Errorf("export %w", err)
 	}
 	return nil
 }

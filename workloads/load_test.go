@@ -3,11 +3,13 @@ package workloads
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"bucma/internal/corpus"
+	"bucma/internal/fuzzguard"
 )
 
 func mustLoad(t *testing.T, path string) *Workload {
@@ -438,21 +440,118 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"nb_res":1,"jobs":[{"id":"a","subtime":0,"res":1,"profile":"c"}],"profiles":{"c":{"type":"composed","seq":["c"]}}}`))
 	f.Add([]byte(`"\ud800"`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		w, err := Parse(data, "fuzz")
-		if err != nil {
-			return
-		}
-		w.Validate(ValidateOptions{PlatformHosts: 3})
-		for _, j := range w.Jobs {
-			ForwardedJob(j.Raw, "w0!"+j.ID)
-			w.RefRuntime(j.Profile, j.Res, 1e9)
-		}
-		out, err := w.Bytes()
-		if err != nil {
-			return
-		}
-		if _, err := Parse(out, "again"); err != nil {
-			t.Fatalf("rewritten workload does not parse: %v\n%s", err, out)
-		}
+		fuzzguard.Run(t, func() error { return checkParse(data) })
 	})
+}
+
+// checkParse is FuzzParse's check of one input: a workload Parse accepts
+// validates without panicking and, written back, parses again.
+func checkParse(data []byte) error {
+	w, err := Parse(data, "fuzz")
+	if err != nil {
+		return nil
+	}
+	w.Validate(ValidateOptions{PlatformHosts: 3})
+	for _, j := range w.Jobs {
+		ForwardedJob(j.Raw, "w0!"+j.ID)
+		w.RefRuntime(j.Profile, j.Res, 1e9)
+	}
+	out, err := w.Bytes()
+	if err != nil {
+		return nil
+	}
+	if _, err := Parse(out, "again"); err != nil {
+		return fmt.Errorf("rewritten workload does not parse: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// FuzzFromSWF: the SWF converter never panics nor stalls, and a workload
+// it produces is one Batsim reads without error, also once written out.
+func FuzzFromSWF(f *testing.F) {
+	data, err := os.ReadFile("testdata/small.swf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data, 1, false)
+	f.Add(data, 4, true)
+	f.Add([]byte("; MaxProcs: 9223372036854775807\n1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"), 2, false)
+	f.Add([]byte("1 0 0 10 1e300 -1 -1 1e300 1e300 -1 1 7 1 -1 1 -1 -1 -1\n"), 1, false)
+	f.Fuzz(func(t *testing.T, data []byte, ppn int, keepCancelled bool) {
+		fuzzguard.Run(t, func() error { return checkFromSWF(data, ppn, keepCancelled) })
+	})
+}
+
+func checkFromSWF(data []byte, ppn int, keepCancelled bool) error {
+	w, st, err := FromSWFBytes(data, SWFOptions{PPN: ppn, KeepCancelled: keepCancelled, Source: "fuzz.swf"})
+	if err != nil {
+		return nil
+	}
+	if st.Kept != len(w.Jobs) {
+		return fmt.Errorf("kept %d, %d jobs", st.Kept, len(w.Jobs))
+	}
+	if errs, _ := w.Validate(ValidateOptions{}); len(errs) > 0 {
+		return fmt.Errorf("converted workload is invalid: %v", errs)
+	}
+	out, err := w.Bytes()
+	if err != nil {
+		return fmt.Errorf("converted workload cannot be written: %v", err)
+	}
+	again, err := Parse(out, "again")
+	if err != nil {
+		return fmt.Errorf("converted workload does not parse: %v\n%s", err, out)
+	}
+	if errs, _ := again.Validate(ValidateOptions{}); len(errs) > 0 {
+		return fmt.Errorf("converted workload, written and read back, is invalid: %v\n%s", errs, out)
+	}
+	return nil
+}
+
+// Values out of Batsim's range in an SWF trace (found with FuzzFromSWF): a
+// line with 1e300 processors or times, or a header count beyond the int
+// range, used to give a negative res, numbers Batsim cannot print, or an
+// nb_res that does not parse back. Such lines are malformed and such
+// header counts ignored; the converted workload is valid.
+func TestFromSWFOutOfRange(t *testing.T) {
+	line := func(f ...string) string {
+		base := strings.Fields("1 0 0 10 1 -1 -1 1 20 -1 1 7 1 -1 1 -1 -1 -1")
+		for i := 0; i+1 < len(f); i += 2 {
+			var k int
+			fmt.Sscan(f[i], &k)
+			base[k] = f[i+1]
+		}
+		return strings.Join(base, " ") + "\n"
+	}
+	cases := []struct {
+		name, swf      string
+		ppn            int
+		kept, malformd int
+		nbRes          int
+	}{
+		{"huge procs", line("7", "1e300") + line("0", "2"), 1, 1, 1, 1},
+		{"procs above int32 nodes", line("7", "4294967296") + line("0", "2"), 1, 1, 1, 1},
+		{"procs fitting once divided", line("7", "4294967296"), 4, 1, 0, 1 << 30},
+		{"huge run time", line("3", "1e300") + line("0", "2"), 1, 1, 1, 1},
+		{"huge requested time", line("8", "1e20") + line("0", "2"), 1, 1, 1, 1},
+		{"huge submit time", line("1", "1e300") + line("0", "2"), 1, 1, 1, 1},
+		{"huge header counts", "; MaxProcs: 9223372036854775807\n; MaxNodes: 3000000000\n" + line(), 2, 1, 0, 1},
+		{"header counts", "; MaxProcs: 9\n; MaxNodes: 3\n" + line(), 2, 1, 0, 5},
+		// Found by FuzzFromSWF: a job number used twice gave duplicate ids.
+		{"job number twice", line() + line("3", "99"), 1, 1, 1, 1},
+		{"job number of a dropped line", line("10", "5") + line(), 1, 1, 0, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w, st, err := FromSWFBytes([]byte(c.swf), SWFOptions{PPN: c.ppn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Kept != c.kept || st.Malformed != c.malformd || w.NbRes != c.nbRes {
+				t.Fatalf("kept %d, malformed %d, nb_res %d; want %d, %d, %d", st.Kept, st.Malformed, w.NbRes, c.kept, c.malformd, c.nbRes)
+			}
+			if err := checkFromSWF([]byte(c.swf), c.ppn, false); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

@@ -45,10 +45,12 @@ func (s SWFStats) String() string {
 //
 // Dropped: cancelled jobs (field 11 = 5) unless KeepCancelled, jobs whose
 // run time is 0 or -1, jobs without processor count, jobs outside
-// [From, To), malformed lines (fewer than 18 fields or non-numeric). The
+// [From, To), malformed lines (fewer than 18 fields, non-numeric, times of
+// 1e15 s or more, more than 2^31-1 nodes, a job number already kept). The
 // header comments are kept in meta.swf_header (one string per line, the
 // leading ';' and one following space removed). nb_res is the largest of
-// the header's MaxNodes, ceil(MaxProcs / PPN) and the largest res.
+// the header's MaxNodes, ceil(MaxProcs / PPN) (values in 1..2^31-1) and the
+// largest res.
 func FromSWF(in io.Reader, o SWFOptions) (*Workload, SWFStats, error) {
 	var st SWFStats
 	if o.PPN == 0 {
@@ -69,6 +71,7 @@ func FromSWF(in io.Reader, o SWFOptions) (*Workload, SWFStats, error) {
 	}
 	var header []string
 	var recs []rec
+	seen := map[int64]bool{}
 	nbRes := 0
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -85,13 +88,14 @@ func FromSWF(in io.Reader, o SWFOptions) (*Workload, SWFStats, error) {
 			h = strings.TrimPrefix(h, " ")
 			header = append(header, h)
 			if k, v, ok := strings.Cut(h, ":"); ok {
-				n, err := strconv.Atoi(strings.TrimSpace(v))
-				if err == nil {
+				// Counts beyond Batsim's int range are ignored.
+				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+				if err == nil && n > 0 {
 					switch strings.TrimSpace(k) {
 					case "MaxNodes":
-						nbRes = max(nbRes, n)
+						nbRes = max(nbRes, int(n))
 					case "MaxProcs":
-						nbRes = max(nbRes, (n+o.PPN-1)/o.PPN)
+						nbRes = max(nbRes, int((n+int64(o.PPN)-1)/int64(o.PPN)))
 					}
 				}
 			}
@@ -117,6 +121,11 @@ func FromSWF(in io.Reader, o SWFOptions) (*Workload, SWFStats, error) {
 			st.Malformed++
 			continue
 		}
+		// Times Batsim cannot print (and absurd ones) make a line malformed.
+		if math.Abs(num[1]) >= swfMaxSeconds || num[3] >= swfMaxSeconds || num[8] >= swfMaxSeconds {
+			st.Malformed++
+			continue
+		}
 		submit, runtime, alloc, reqProcs, reqTime, status := num[1], num[3], num[4], num[7], num[8], num[10]
 		if o.To > 0 && submit >= o.To || submit < o.From {
 			st.OutOfWindow++
@@ -138,11 +147,21 @@ func FromSWF(in io.Reader, o SWFOptions) (*Workload, SWFStats, error) {
 			st.NoProcs++
 			continue
 		}
-		res := int(math.Ceil(procs / float64(o.PPN)))
+		nodes := math.Ceil(procs / float64(o.PPN))
+		if nodes > math.MaxInt32 {
+			st.Malformed++
+			continue
+		}
+		res := int(nodes)
 		wt := -1.0
 		if reqTime > 0 {
 			wt = reqTime
 		}
+		if seen[int64(num[0])] {
+			st.Malformed++ // a job number used twice: Batsim aborts on duplicate ids
+			continue
+		}
+		seen[int64(num[0])] = true
 		recs = append(recs, rec{id: int64(num[0]), submit: submit, runtime: runtime, res: res, walltime: wt, user: f[11]})
 	}
 	if err := sc.Err(); err != nil {
@@ -196,6 +215,11 @@ func FromSWF(in io.Reader, o SWFOptions) (*Workload, SWFStats, error) {
 	w.SetExtra("meta", mb)
 	return w, st, nil
 }
+
+// swfMaxSeconds bounds the times of an SWF line (submit, run and requested
+// times): about 31 million years, far above any trace, and far below what
+// Batsim can no longer print (its %f buffer holds 31 characters).
+const swfMaxSeconds = 1e15
 
 // FromSWFBytes is FromSWF on an in-memory trace.
 func FromSWFBytes(data []byte, o SWFOptions) (*Workload, SWFStats, error) {

@@ -24,7 +24,8 @@ type ValidateOptions struct {
 // errs lists what makes Batsim abort (or, with PlatformHosts, jobs that can
 // never run); warnings what Batsim tolerates but deserves attention.
 //
-// Errors: nb_res ≤ 0; an id Batsim rejects (containing '!', or containing
+// Errors: nb_res ≤ 0; an empty id (schedulers cannot parse the full id
+// "w0!"); an id Batsim rejects (containing '!', or containing
 // the workload name without being a valid "<workload>!<name>" id);
 // duplicate ids; negative subtime; negative res; walltime neither -1 nor
 // > 0; unknown profile; a parallel profile whose cpu array length differs
@@ -116,7 +117,9 @@ func (w *Workload) Validate(opts ValidateOptions) (errs, warnings []Finding) {
 	prev := math.Inf(-1)
 	for i, j := range w.Jobs {
 		full, err := FullJobID(wl, j.ID)
-		if err != nil {
+		if j.ID == "" {
+			add(Error, fmt.Sprintf("#%d", i+1), "", "empty job id: Batsim would call the job %q, which schedulers refuse (a full id is two non-empty '!'-separated parts)", wl+"!")
+		} else if err != nil {
 			add(Error, j.ID, "", "%v (Batsim aborts)", err)
 		} else {
 			if full != wl+"!"+j.ID {

@@ -37,6 +37,15 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown global flag", []string{"--nope"}, []string{"nope"}},
 		{"unknown command", []string{"nope"}, []string{`"nope"`, "run", "list"}},
 		{"list stray argument", []string{"list", "extra"}, []string{"extra"}},
+		{"negative run timeout", []string{"run", "--scheduler", "easy", "--timeout", "-1s"}, []string{"run: --timeout -1s: a duration must not be negative"}},
+		{"negative simulate timeout", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:28000", "--timeout", "-5m"}, []string{"simulate: --timeout -5m0s"}},
+		{"negative expe timeout", []string{"expe", "run", "walltime-trust", "--timeout", "-1ns"}, []string{"expe run: --timeout -1ns"}},
+		{"negative expe timeout first", []string{"expe", "run", "--timeout", "-1h", "walltime-trust"}, []string{"expe run: --timeout -1h0m0s"}},
+		{"port out of range", []string{"run", "--scheduler", "easy", "-s", "tcp://127.0.0.1:99999"}, []string{"run: --socket-endpoint", `port "99999" is not a number in 1..65535 or *`}},
+		{"port zero", []string{"run", "--scheduler", "easy", "-s", "tcp://*:0"}, []string{`port "0"`}},
+		{"connect port out of range", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:99999"}, []string{"simulate: --connect", `port "99999"`}},
+		{"connect wildcard port", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:*"}, []string{"simulate: --connect", "must be a number in 1..65535"}},
+		{"flag after argument", []string{"expe", "run", "walltime-trust", "--nope"}, []string{"nope", "bucma expe run --help"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

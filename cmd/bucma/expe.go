@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -61,15 +59,24 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 		}
 		argv = append(argv, args[1:]...)
 		argv = append(argv, args[0])
+		// The command runs again under the same parents, so that its
+		// messages name it in full ("expe run").
 		again := build()
+		path := strings.Fields(commandPath(c))
+		top := again
+		for i := len(path) - 2; i >= 0; i-- {
+			top = &cli.Command{Name: path[i], Subcommands: []*cli.Command{top}}
+		}
 		app := &cli.App{
 			Name: c.App.Name, Writer: c.App.Writer, ErrWriter: c.App.ErrWriter,
-			Commands:       []*cli.Command{again},
+			Commands:       []*cli.Command{top},
 			ExitErrHandler: func(*cli.Context, error) {},
+			OnUsageError:   onUsageError,
 			// Parsed as the first time (see newApp).
 			DisableSliceFlagSeparator: true,
 		}
-		return app.RunContext(c.Context, append([]string{c.App.Name, again.Name}, argv...))
+		setUsageErrors(app.Commands)
+		return app.RunContext(c.Context, append(append([]string{c.App.Name}, path...), argv...))
 	}
 	return cmd
 }
@@ -110,7 +117,7 @@ func expeRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels of the generated workload (default %s)", expe.FormatLoad(expe.DefaultLoad))},
 			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default %d; %d with --quick)", expe.DefaultJobs, expe.QuickJobs)},
 			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs", expe.QuickSeeds, expe.QuickJobs)},
-			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Minute, Usage: "time limit of each run"},
+			timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
 			&cli.BoolFlag{Name: "report", Usage: "write the report when the campaign is complete"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "no progress bar (there is none when standard error is not a terminal)"},
 		},
@@ -157,10 +164,10 @@ func expeRun(c *cli.Context) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	var bar *progressbar.ProgressBar
-	camp := &expe.Campaign{Plan: plan, Dir: out, Engine: engine, Workers: workers, RunTimeout: c.Duration("timeout")}
+	camp := &expe.Campaign{Plan: plan, Dir: out, Engine: engine, Workers: workers, RunTimeout: c.Duration("timeout"), Log: newLogger(c, false)}
 	if !c.Bool("no-progress") && term.IsTerminal(int(os.Stderr.Fd())) {
 		camp.Progress = func(done, total int) {
 			if bar == nil {
@@ -193,8 +200,12 @@ func expeRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %d runs in %s (%d done now, %d already done, %d failed) — %s\n",
-		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, res.Skipped, len(res.Failed), out)
+	redone := ""
+	if res.Redone > 0 {
+		redone = fmt.Sprintf(", %d of them redone: their outputs had changed", res.Redone)
+	}
+	fmt.Fprintf(w, "%s: %d runs in %s (%d done now%s, %d already done, %d failed) — %s\n",
+		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, redone, res.Skipped, len(res.Failed), out)
 	if len(res.Failed) > 0 {
 		for _, f := range res.Failed {
 			fmt.Fprintln(w, f.String())

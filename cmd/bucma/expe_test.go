@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 // "bucma simulate" processes.
 func TestMain(m *testing.M) {
 	if os.Getenv("BUCMA_TEST_MAIN") == "1" {
+		exitOnQuit()
 		os.Exit(exitCode(newApp().Run(os.Args)))
 	}
 	os.Exit(m.Run())
@@ -88,6 +92,9 @@ func sameAsEmbedded(t *testing.T, plan, batsim string) {
 			}
 		}
 	}
+	// Each recorded command pair replays its run (the shell waits for the
+	// scheduler started in the background).
+	checkReplay(t, viaBatsim, len(p.Expand()), func(cmd string) string { return cmd + "; wait" })
 }
 
 func TestExpePlans(t *testing.T) {
@@ -179,4 +186,129 @@ func TestExpeRunReportGantt(t *testing.T) {
 	if err, code, _ = runApp(t, "expe", "run", "bucma-model", "--out", dir, "--seeds", "1", "--jobs", "50", "--no-progress"); code == 0 || !strings.Contains(err.Error(), "another experiment") {
 		t.Errorf("other plan in the same directory: exit %d, %v", code, err)
 	}
+}
+
+// TestExpeReplayAndVerify: the command recorded in each run's cmd.txt,
+// run from the campaign directory, reproduces the run's outputs byte for
+// byte (the wall-clock columns of _schedule.csv aside), here in a copy of
+// the campaign whose outputs were deleted. Then a run whose jobs file was
+// cut short is refused by "expe report" and redone by "expe run".
+func TestExpeReplayAndVerify(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "bucma" on PATH is this test binary acting as bucma (see TestMain).
+	bin := t.TempDir()
+	wrapper := "#!/bin/sh\nBUCMA_TEST_MAIN=1 exec '" + self + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "bucma"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	dir := filepath.Join(t.TempDir(), "wt")
+	args := []string{"expe", "run", "walltime-trust", "--out", dir, "--seeds", "1", "--jobs", "40", "--workers", "2", "--no-progress"}
+	if err, code, out := runApp(t, args...); err != nil || code != 0 {
+		t.Fatalf("expe run: %v (exit %d)\n%s", err, code, out)
+	}
+	checkReplay(t, dir, 5, nil)
+
+	// Cut a jobs file at a line boundary: the report refuses the run.
+	jobs := filepath.Join(dir, "runs", "easy_s001_l0.85", "out_jobs.csv")
+	data, _ := os.ReadFile(jobs)
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(jobs, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err, code, _ := runApp(t, "expe", "report", dir)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "run easy_s001_l0.85: "+jobs) {
+		t.Fatalf("report on a cut run: exit %d, %v", code, err)
+	}
+	err, code, out := runApp(t, args...)
+	if err != nil || code != 0 || !strings.Contains(out, "1 done now, 1 of them redone") || !strings.Contains(out, "run=easy_s001_l0.85") {
+		t.Fatalf("expe run after the cut: %v (exit %d)\n%s", err, code, out)
+	}
+	if got, _ := os.ReadFile(jobs); !bytes.Equal(got, data) {
+		t.Error("the redone run's jobs file differs from the first one")
+	}
+	if err, code, out := runApp(t, "expe", "report", dir); err != nil || code != 0 {
+		t.Fatalf("report after the redo: %v\n%s", err, out)
+	}
+}
+
+// checkReplay replays each of the n runs of the campaign in dir with the
+// command of its cmd.txt (edited by edit, when set), run from the campaign
+// directory of a copy whose outputs were deleted, and checks that the
+// outputs are the same (the wall-clock columns of _schedule.csv aside).
+func checkReplay(t *testing.T, dir string, n int, edit func(string) string) {
+	t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*"))
+	if len(runs) != n {
+		t.Fatalf("runs: %v", runs)
+	}
+	replay := filepath.Join(t.TempDir(), "copy")
+	if err := exec.Command("cp", "-R", dir, replay).Run(); err != nil {
+		t.Fatal(err)
+	}
+	outputs := []string{"out_jobs.csv", "out_schedule.csv", "trace.csv"}
+	for _, r := range runs {
+		id := filepath.Base(r)
+		cmd, err := os.ReadFile(filepath.Join(r, "cmd.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(cmd), ".tmp-") || strings.Contains(string(cmd), dir) {
+			t.Errorf("%s: cmd.txt names a temporary or absolute path: %s", id, cmd)
+		}
+		var info struct {
+			CommandLine string `json:"command_line"`
+		}
+		data, _ := os.ReadFile(filepath.Join(r, "run.json"))
+		if err := json.Unmarshal(data, &info); err != nil || info.CommandLine+"\n" != string(cmd) {
+			t.Errorf("%s: run.json's command line %q differs from cmd.txt %q (%v)", id, info.CommandLine, cmd, err)
+		}
+		for _, f := range outputs {
+			if err := os.Remove(filepath.Join(replay, "runs", id, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		line := strings.TrimSpace(string(cmd))
+		if edit != nil {
+			line = edit(line)
+		}
+		sh := exec.Command("sh", "-c", line)
+		sh.Dir = replay
+		if out, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("%s: replaying %s: %v\n%s", id, line, err, out)
+		}
+		for _, f := range outputs {
+			want, _ := os.ReadFile(filepath.Join(r, f))
+			got, err := os.ReadFile(filepath.Join(replay, "runs", id, f))
+			if f == "out_schedule.csv" {
+				want, got = withoutWallClock(t, want), withoutWallClock(t, got)
+			}
+			if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
+				t.Errorf("%s: the replayed %s differs (%v)", id, f, err)
+			}
+		}
+	}
+}
+
+// withoutWallClock blanks the wall-clock columns of a _schedule.csv
+// (scheduling_time, simulation_time).
+func withoutWallClock(t *testing.T, data []byte) []byte {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("schedule file: %v\n%s", err, data)
+	}
+	for i, k := range rows[0] {
+		if k == "scheduling_time" || k == "simulation_time" {
+			rows[1][i] = ""
+		}
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.WriteAll(rows)
+	return b.Bytes()
 }

@@ -51,6 +51,7 @@ func setUsageErrors(cmds []*cli.Command) {
 }
 
 func main() {
+	exitOnQuit()
 	err := newApp().Run(os.Args)
 	os.Exit(exitCode(err))
 }

@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,9 +20,70 @@ import (
 	"bucma/workloads"
 )
 
-// exitInterrupted is the exit status after SIGINT/SIGTERM (128 + SIGINT,
-// the shell convention).
+// exitInterrupted is the exit status after SIGINT, SIGTERM or SIGQUIT (128
+// + SIGINT, the shell convention). SIGQUIT (Ctrl-\\) is one more way for a
+// user to stop a run, so it ends like the other two: by default a Go program
+// dumps its goroutines and exits with status 2, the status of a bad command
+// line, which would tell scripts the wrong story.
 const exitInterrupted = 130
+
+// interruptSignals are the signals that stop a command cleanly.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT}
+
+// handlingInterrupts counts the commands in progress that stop cleanly on
+// interruptSignals (see interruptContext); while it is zero, main exits with
+// exitInterrupted on SIGQUIT.
+var handlingInterrupts atomic.Int32
+
+// interruptContext returns a context cancelled by any of interruptSignals;
+// stop releases it.
+func interruptContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(parent, interruptSignals...)
+	handlingInterrupts.Add(1)
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			stop()
+			handlingInterrupts.Add(-1)
+		})
+	}
+}
+
+// exitOnQuit makes SIGQUIT end the process with exitInterrupted when no
+// command is stopping cleanly on it.
+func exitOnQuit() {
+	quit := make(chan os.Signal, 1)
+	signal.Notify(quit, syscall.SIGQUIT)
+	go func() {
+		for range quit {
+			if handlingInterrupts.Load() == 0 {
+				fmt.Fprintln(os.Stderr, "bucma: interrupted")
+				os.Exit(exitInterrupted)
+			}
+		}
+	}()
+}
+
+// timeoutFlag is a --timeout flag (0: no limit); a negative duration is a
+// usage error (exit status 2).
+func timeoutFlag(usage string, value time.Duration) *cli.DurationFlag {
+	return &cli.DurationFlag{Name: "timeout", Usage: usage, Value: value,
+		Action: func(c *cli.Context, d time.Duration) error {
+			if d < 0 {
+				return cli.Exit(fmt.Sprintf("%s: --timeout %v: a duration must not be negative (0 means no limit)", commandPath(c), d), 2)
+			}
+			return nil
+		}}
+}
+
+// checkEndpoint checks the ZeroMQ endpoint of flag (see
+// protocol.CheckEndpoint); a bad one is a usage error (exit status 2).
+func checkEndpoint(c *cli.Context, flag string, bind bool) error {
+	if err := protocol.CheckEndpoint(c.String(flag), bind); err != nil {
+		return cli.Exit(fmt.Sprintf("%s: --%s: %v", commandPath(c), flag, err), 2)
+	}
+	return nil
+}
 
 // optionList collects repeated --option key=value flags verbatim (no
 // splitting on commas: option values such as weights=0.5,0.3 contain them).
@@ -43,14 +107,18 @@ var serveBound func(endpoint string)
 
 // onUsageError turns urfave/cli's flag parsing errors into exit status 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
+	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{"bucma"}, strings.Fields(commandPath(c))...), " ")), 2)
+}
+
+// commandPath is the command being run, with its parents ("expe run").
+func commandPath(c *cli.Context) string {
 	var path []string
 	for _, ctx := range c.Lineage() {
 		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
 			path = append([]string{ctx.Command.Name}, path...)
 		}
 	}
-	name := strings.Join(append([]string{"bucma"}, path...), " ")
-	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, name), 2)
+	return strings.Join(path, " ")
 }
 
 func runCommand() *cli.Command {
@@ -74,14 +142,15 @@ With -s 'tcp://127.0.0.1:*' the system picks a free port as the socket binds;
 Policy options come from --option key=value (repeatable) and from Batsim's
 --sched-cfg '{"key": value, ...}'; --option wins. 'bucma list' shows every policy
 and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
-error or a timeout, 2 on a bad command line or option, 130 when interrupted.`,
+error or a timeout, 2 on a bad command line or option, 130 when interrupted
+(SIGINT, SIGTERM or SIGQUIT).`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list')"},
 			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
 			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: protocol.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
 			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
-			&cli.DurationFlag{Name: "timeout", Usage: "give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever"},
+			timeoutFlag("give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever", 0),
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE`"},
@@ -104,6 +173,9 @@ func runAction(c *cli.Context) error {
 	if err := noPositional(c); err != nil {
 		return err
 	}
+	if err := checkEndpoint(c, "socket-endpoint", true); err != nil {
+		return err
+	}
 	reg := schedulers.Builtin()
 	name := c.String("scheduler")
 	if name == "" {
@@ -123,31 +195,15 @@ func runAction(c *cli.Context) error {
 	}
 	log := newLogger(c, c.Bool("verbose"))
 
-	var observers []schedulers.Observer
-	closeTrace := func() error { return nil }
-	if path := c.String("trace"); path != "" {
-		obs, closeFn, err := openTrace(path)
-		if err != nil {
-			return err
-		}
-		if obs != nil {
-			observers = append(observers, obs)
-		}
-		if closeFn != nil {
-			closeTrace = closeFn
-		}
-	}
-	sess, err := schedulers.NewSession(schedulers.SessionConfig{
-		Spec:      spec,
-		Options:   opts,
-		Validate:  c.Bool("validate"),
-		Log:       log,
-		Observers: observers,
-	})
-	if err != nil {
-		_ = closeTrace()
+	scfg := schedulers.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
+	if _, err := schedulers.NewSession(scfg); err != nil {
 		return err
 	}
+	sess, trace, err := newSession(scfg, c.String("trace"))
+	if err != nil {
+		return err
+	}
+	defer trace.discard()
 
 	cfg := protocol.ServeConfig{
 		Endpoint: c.String("socket-endpoint"),
@@ -159,19 +215,17 @@ func runAction(c *cli.Context) error {
 			log.Debug("message", "dir", d.String(), "raw", string(raw))
 		}
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	err = serve(ctx, cfg, sess, c.String("endpoint-file"), spec.Name)
-	if cerr := closeTrace(); cerr != nil && err == nil {
-		err = cerr
+	if err == nil {
+		return trace.commit()
 	}
+	note := partialNote(trace.abort())
 	if errors.Is(err, protocol.ErrInterrupted) {
-		return cli.Exit("run: "+err.Error(), exitInterrupted)
+		return cli.Exit("run: "+err.Error()+note, exitInterrupted)
 	}
-	if err != nil {
-		return fmt.Errorf("run (scheduler %s): %w", spec.Name, err)
-	}
-	return nil
+	return fmt.Errorf("run (scheduler %s): %w%s", spec.Name, err, note)
 }
 
 // serve binds the socket, writes the endpoint file (when path is not

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -103,46 +105,62 @@ func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) 
 // returns the replies received.
 func playBatsim(t *testing.T, endpoint string, lines []corpus.Line) [][]byte {
 	t.Helper()
+	sock, poller := dialREQ(t, endpoint)
+	var replies [][]byte
+	for _, l := range lines {
+		if l.FromBatsim() {
+			replies = append(replies, request(t, sock, poller, l.Raw))
+		}
+	}
+	return replies
+}
+
+// newSocket returns a ZeroMQ socket of type typ, without linger, closed
+// (with its context) when the test ends.
+func newSocket(t *testing.T, typ zmq.Type) *zmq.Socket {
+	t.Helper()
 	ctx, err := zmq.NewContext()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock, err := ctx.NewSocket(zmq.REQ)
+	sock, err := ctx.NewSocket(typ)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		_ = sock.Close()
 		_ = ctx.Term()
-	}()
+	})
 	_ = sock.SetLinger(0)
+	return sock
+}
+
+// dialREQ connects a REQ socket (closed when the test ends) to endpoint.
+func dialREQ(t *testing.T, endpoint string) (*zmq.Socket, *zmq.Poller) {
+	t.Helper()
+	sock := newSocket(t, zmq.REQ)
 	if err := sock.Connect(endpoint); err != nil {
 		t.Fatal(err)
 	}
 	poller := zmq.NewPoller()
 	poller.Add(sock, zmq.POLLIN)
-	var replies [][]byte
-	for _, l := range lines {
-		if !l.FromBatsim() {
-			continue
-		}
-		if _, err := sock.SendBytes([]byte(l.Raw), 0); err != nil {
-			t.Fatal(err)
-		}
-		polled, err := poller.Poll(runGuard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(polled) == 0 {
-			t.Fatalf("seq %d: no reply", l.Seq)
-		}
-		r, err := sock.RecvBytes(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		replies = append(replies, r)
+	return sock, poller
+}
+
+// request sends msg and returns the reply.
+func request(t *testing.T, sock *zmq.Socket, poller *zmq.Poller, msg string) []byte {
+	t.Helper()
+	if _, err := sock.SendBytes([]byte(msg), 0); err != nil {
+		t.Fatal(err)
 	}
-	return replies
+	if polled, err := poller.Poll(runGuard); err != nil || len(polled) == 0 {
+		t.Fatalf("no reply to %.80s (%v)", msg, err)
+	}
+	r, err := sock.RecvBytes(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func waitRun(t *testing.T, done <-chan error) error {
@@ -185,8 +203,11 @@ func canonicalAll(t *testing.T, replies [][]byte) []string {
 }
 
 // sessionReplies answers the Batsim messages of lines with an in-process
-// Session (no socket), canonical.
-func sessionReplies(t *testing.T, lines []corpus.Line, policy string, opts schedulers.Options) []string {
+// Session (no socket), canonical. It stops at the first message the session
+// refuses and returns the replies so far with the error: a policy that
+// decides differently from the recorded one soon reads a JOB_COMPLETED
+// whose allocation is not the one it gave.
+func sessionReplies(t *testing.T, lines []corpus.Line, policy string, opts schedulers.Options) ([]string, error) {
 	t.Helper()
 	spec, err := schedulers.Builtin().Lookup(policy)
 	if err != nil {
@@ -209,11 +230,11 @@ func sessionReplies(t *testing.T, lines []corpus.Line, policy string, opts sched
 		}
 		r, err := sess.Handle(m)
 		if err != nil {
-			t.Fatal(err)
+			return out, err
 		}
 		out = append(out, canonicalReply(t, r.Encode()))
 	}
-	return out
+	return out, nil
 }
 
 func sameReplies(t *testing.T, got, want []string) {
@@ -241,38 +262,6 @@ func TestRunTranscript(t *testing.T) {
 	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
 	if errOut.String() != "" {
 		t.Fatalf("quiet run wrote to stderr:\n%s", errOut)
-	}
-}
-
-// TestRunEndpointFile: on a wildcard port, --endpoint-file holds the
-// endpoint bound (port resolved) as soon as the socket listens, and a
-// Batsim connecting there is served.
-func TestRunEndpointFile(t *testing.T) {
-	lines := runTranscript(t, "hetero4_delays")
-	dir := t.TempDir()
-	path := filepath.Join(dir, "ep")
-	bound, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--endpoint-file", path)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep, ok := strings.CutSuffix(string(b), "\n")
-	if !ok || ep != bound || !strings.HasPrefix(ep, "tcp://127.0.0.1:") || strings.Contains(ep, "*") {
-		t.Fatalf("endpoint file %q, bound %s", b, bound)
-	}
-	got := playBatsim(t, ep, lines)
-	if err := waitRun(t, done); err != nil {
-		t.Fatalf("run: %v\n%s", err, errOut)
-	}
-	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("temporary files left next to the endpoint file: %v", ents)
-	}
-	// An endpoint file that cannot be written fails the run before Batsim
-	// could connect.
-	err, code, out := runApp(t, "run", "--scheduler", "fcfs", "-s", "tcp://127.0.0.1:*", "--endpoint-file", filepath.Join(dir, "missing", "ep"))
-	if code != 1 || !strings.Contains(out+fmt.Sprint(err), "--endpoint-file") {
-		t.Errorf("unwritable endpoint file: exit %d, %v\n%s", code, err, out)
 	}
 }
 
@@ -307,16 +296,17 @@ func TestRunSchedConfig(t *testing.T) {
 		sameReplies(t, canonicalAll(t, got), recorded(t, base))
 	})
 	t.Run("option wins", func(t *testing.T) {
-		want := sessionReplies(t, base, "fcfs", schedulers.Options{"hosts": "fastest"})
-		if reflect.DeepEqual(want, recorded(t, base)) {
+		if fastest, err := sessionReplies(t, base, "fcfs", schedulers.Options{"hosts": "fastest"}); err == nil && reflect.DeepEqual(fastest, recorded(t, base)) {
 			t.Fatal("fixture cannot tell fastest from first-fit")
 		}
-		ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--option", "hosts=fastest")
-		got := playBatsim(t, ep, lines)
+		// sched-config asks for fastest, the command line for first-fit:
+		// the replies are the recorded first-fit ones.
+		ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--option", "hosts=first-fit")
+		got := playBatsim(t, ep, withSchedConfig(t, base, `{"hosts":"fastest"}`))
 		if err := waitRun(t, done); err != nil {
 			t.Fatalf("%v\n%s", err, errOut)
 		}
-		sameReplies(t, canonicalAll(t, got), want)
+		sameReplies(t, canonicalAll(t, got), recorded(t, base))
 	})
 }
 
@@ -325,20 +315,8 @@ func TestRunSchedConfig(t *testing.T) {
 func TestRunBadSchedConfig(t *testing.T) {
 	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts":"slowest"}`)
 	ep, done, _ := startRun(t, "--scheduler", "easy")
-	ctx, err := zmq.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock, _ := ctx.NewSocket(zmq.REQ)
-	_ = sock.SetLinger(0)
-	defer func() { _ = sock.Close(); _ = ctx.Term() }()
-	if err := sock.Connect(ep); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sock.SendBytes([]byte(lines[0].Raw), 0); err != nil {
-		t.Fatal(err)
-	}
-	err = waitRun(t, done)
+	sendToRun(t, ep, []string{lines[0].Raw})
+	err := waitRun(t, done)
 	if code := exitCode(err); code != 2 {
 		t.Fatalf("exit code %d (%v), want 2", code, err)
 	}
@@ -393,11 +371,47 @@ func TestRunInterrupted(t *testing.T) {
 // simulation against it and checks the process exits with status 0 once
 // SIMULATION_ENDS is answered (the final reply reached Batsim's side first).
 func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
+	cmd, ep, logs := startRunProcess(t, "--scheduler", "fcfs", "-o", "hosts=first-fit")
+	lines := runTranscript(t, "hetero4_delays")
+	got := playBatsim(t, ep, lines)
+	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	if err := waitProcess(t, cmd); err != nil {
+		t.Fatalf("bucma run: %v\n%s", err, logs.String())
+	}
+}
+
+// TestRunProcessSIGQUIT: SIGQUIT (Ctrl-\\) stops "bucma run" like SIGINT and
+// SIGTERM, with exit status 130 (the Go runtime's default would be a
+// goroutine dump and status 2, the status of a bad command line).
+func TestRunProcessSIGQUIT(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, _, logs := startRunProcess(t, "--scheduler", "easy")
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := waitProcess(t, cmd)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("exit: %v, want status %d\n%s", err, exitInterrupted, logs.String())
+			}
+			if strings.Contains(logs.String(), "goroutine ") {
+				t.Errorf("goroutine dump on %v:\n%s", sig, logs.String())
+			}
+		})
+	}
+}
+
+// startRunProcess starts a real "bucma run args..." process (the test
+// binary acting as bucma, see TestMain) on a wildcard loopback port, and
+// returns it once it listens, with its endpoint and its standard error.
+func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuffer) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "run", "--scheduler", "fcfs", "-o", "hosts=first-fit", "-s", "tcp://127.0.0.1:*", "-v")
+	cmd := exec.Command(self, append([]string{"run", "-s", "tcp://127.0.0.1:*", "-v"}, args...)...)
 	cmd.Env = append(os.Environ(), "BUCMA_TEST_MAIN=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -406,10 +420,10 @@ func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	// The debug log names the endpoint once the socket is bound.
 	endpoint := make(chan string, 1)
-	var logs syncBuffer
+	logs := &syncBuffer{}
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -423,24 +437,26 @@ func TestRunProcessExitsAfterSimulationEnds(t *testing.T) {
 			}
 		}
 	}()
-	var ep string
 	select {
-	case ep = <-endpoint:
+	case ep := <-endpoint:
+		return cmd, ep, logs
 	case <-time.After(runGuard):
 		t.Fatalf("bucma run did not log its endpoint:\n%s", logs.String())
 	}
-	lines := runTranscript(t, "hetero4_delays")
-	got := playBatsim(t, ep, lines)
-	sameReplies(t, canonicalAll(t, got), recorded(t, lines))
+	return nil, "", nil
+}
+
+// waitProcess waits for cmd to exit and returns its Wait error.
+func waitProcess(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
-		if err != nil {
-			t.Fatalf("bucma run: %v\n%s", err, logs.String())
-		}
+		return err
 	case <-time.After(runGuard):
-		t.Fatal("bucma run did not exit after SIMULATION_ENDS")
+		t.Fatal("bucma run did not exit")
+		return nil
 	}
 }
 
@@ -481,4 +497,116 @@ func mustOpen(t *testing.T, path string) io.Reader {
 		t.Fatal(err)
 	}
 	return bytes.NewReader(b)
+}
+
+// TestRunRefusesMessagesOutOfOrder: a Batsim message that breaks one of
+// Batsim's own rules (time order, final states, consistent ids, the
+// allocation given, known jobs) or asks for an absurd interval set ends
+// "bucma run" with exit status 1 and an error naming the message, the
+// event and the rule; that message is never answered. Each case starts
+// with SIMULATION_BEGINS (4 hosts) and job w0!1 submitted at t=1, which
+// FCFS first-fit starts on host 0.
+func TestRunRefusesMessagesOutOfOrder(t *testing.T) {
+	begin := runTranscript(t, "hetero4_delays")[0].Raw
+	submit := `{"now":1,"events":[{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":"w0!1","subtime":1,"res":1,"profile":"d5"}}}]}`
+	completed := func(alloc, state string) string {
+		return `{"now":6,"events":[{"timestamp":6,"type":"JOB_COMPLETED","data":{"job_id":"w0!1","job_state":"` + state + `","return_code":0,"alloc":"` + alloc + `"}}]}`
+	}
+	unavailable := func(res string) string {
+		return `{"now":2,"events":[{"timestamp":2,"type":"NOTIFY","data":{"type":"event_machine_unavailable","resources":"` + res + `"}}]}`
+	}
+	cases := []struct {
+		name, msg string
+		want      []string
+	}{
+		{"now goes back", `{"now":0.5,"events":[]}`, []string{"now=0.5 is earlier than the previous message's now=1"}},
+		{"decreasing timestamps", `{"now":3,"events":[{"timestamp":2,"type":"REQUESTED_CALL","data":{}},{"timestamp":1.5,"type":"REQUESTED_CALL","data":{}}]}`,
+			[]string{"event 1 (REQUESTED_CALL)", "timestamp 1.5 is earlier than the previous event's 2"}},
+		{"event after now", `{"now":2,"events":[{"timestamp":3,"type":"REQUESTED_CALL","data":{}}]}`, []string{"event 0 (REQUESTED_CALL)", "timestamp 3 is later than now=2"}},
+		{"completed elsewhere", completed("3", "COMPLETED_SUCCESSFULLY"), []string{"event 0 (JOB_COMPLETED)", `alloc "3" differs from the allocation the job was started on ("0")`}},
+		{"unknown job_state", completed("0", "DONE"), []string{"event 0 (JOB_COMPLETED)", `job_state "DONE" is not a final state`}},
+		{"job_id differs from job.id", `{"now":2,"events":[{"timestamp":2,"type":"JOB_SUBMITTED","data":{"job_id":"w0!2","job":{"id":"w0!3","subtime":1,"res":1,"profile":"d5"}}}]}`,
+			[]string{"event 0 (JOB_SUBMITTED)", `job_id "w0!2" differs from the job's id "w0!3"`}},
+		{"killed unknown job", `{"now":2,"events":[{"timestamp":2,"type":"JOB_KILLED","data":{"job_ids":["w0!7"],"job_progress":{}}}]}`,
+			[]string{"event 0 (JOB_KILLED)", "job w0!7 was never submitted"}},
+		{"largest int as a resource", unavailable("9223372036854775807"), []string{"event 0 (NOTIFY)", `"9223372036854775807" is above the largest resource id`}},
+		{"interval up to the largest int", unavailable("0-9223372036854775807"), []string{"event 0 (NOTIFY)", `interval set "0-9223372036854775807"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit")
+			replies, answered := sendToRun(t, ep, []string{begin, submit, c.msg})
+			err := waitRun(t, done)
+			if len(replies) != 2 || !strings.Contains(string(replies[1]), `"alloc":"0"`) {
+				t.Fatalf("replies before the bad message: %q", replies)
+			}
+			if answered() {
+				t.Fatal("the bad message was answered")
+			}
+			if code := exitCode(err); code != 1 {
+				t.Fatalf("exit code %d (%v), want 1\n%s", code, err, errOut)
+			}
+			for _, w := range append([]string{"message 3 from Batsim"}, c.want...) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// sendToRun sends msgs in turn over a REQ socket and returns the replies to
+// all but the last; answered reports (once "bucma run" has returned)
+// whether the last was answered.
+func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, answered func() bool) {
+	t.Helper()
+	sock, poller := dialREQ(t, endpoint)
+	for _, m := range msgs[:len(msgs)-1] {
+		replies = append(replies, request(t, sock, poller, m))
+	}
+	if _, err := sock.SendBytes([]byte(msgs[len(msgs)-1]), 0); err != nil {
+		t.Fatal(err)
+	}
+	// The server sends a reply before it returns, if ever: once it has
+	// returned, a reply would already be readable.
+	return replies, func() bool {
+		polled, err := poller.Poll(0)
+		return err == nil && len(polled) > 0
+	}
+}
+
+// TestRunTraceKeptOnFailure: a run that fails keeps the decision trace
+// rows it wrote as FILE.partial, says so, and leaves FILE, the trace of an
+// earlier run, as it was.
+func TestRunTraceKeptOnFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.csv")
+	if err := os.WriteFile(path, []byte("previous run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, l := range runTranscript(t, "hetero4_delays") {
+		if l.FromBatsim() && l.Seq <= 14 {
+			msgs = append(msgs, l.Raw)
+		}
+	}
+	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--trace", path)
+	sendToRun(t, ep, append(msgs, `{"now":1,"events":[]}`))
+	err := waitRun(t, done)
+	if code := exitCode(err); code != 1 || !strings.Contains(err.Error(), "the rows written before the failure are in "+path+".partial") {
+		t.Fatalf("exit %d: %v\n%s", code, err, errOut)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "previous run\n" {
+		t.Errorf("the failed run changed %s: %q", path, got)
+	}
+	rows, err := csv.NewReader(mustOpen(t, path+".partial")).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rejected job 4 and the completed jobs 2, 10 and 1.
+	if len(rows) != 5 || strings.Join(rows[0], ",") != strings.Join(schedulers.TraceColumns, ",") {
+		t.Fatalf("partial trace: %v", rows)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 2 {
+		t.Errorf("directory holds %d files, want the trace and its partial rows", len(ents))
+	}
 }

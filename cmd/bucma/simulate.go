@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -42,7 +40,8 @@ driven exactly as Batsim would:
 --latency batsim (default) reproduces Batsim's internal message latencies (its
 "+0.000015" offsets); --latency none makes every internal message instantaneous.
 Exit status: 0 on success, 1 on a bad input file, a decision Batsim refuses or a
-deadlock, 2 on a bad command line or option, 130 when interrupted.`,
+deadlock, 2 on a bad command line or option, 130 when interrupted (SIGINT,
+SIGTERM or SIGQUIT).`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "SimGrid platform `FILE`, or a bundled platform name"},
@@ -60,7 +59,7 @@ deadlock, 2 on a bad command line or option, 130 when interrupted.`,
 			&cli.BoolFlag{Name: "approximate", Usage: "simulate inputs the engine does not reproduce exactly (traces, routes it cannot compute) instead of refusing them; the summary says the results are approximate"},
 			&cli.BoolFlag{Name: "validate", Usage: "audit the in-process scheduler's whole state after every decision"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE` (in-process only)"},
-			&cli.DurationFlag{Name: "timeout", Usage: "with --connect: give up when the scheduler does not answer within `D`"},
+			timeoutFlag("with --connect: give up when the scheduler does not answer within `D`; 0 waits forever", 0),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 		},
@@ -96,6 +95,11 @@ func simulateAction(c *cli.Context) error {
 	if connect != "" && name != "" {
 		return usage("give either --scheduler (in-process) or --connect (remote), not both")
 	}
+	if connect != "" {
+		if err := checkEndpoint(c, "connect", false); err != nil {
+			return err
+		}
+	}
 	if connect == "" && name == "" {
 		return &schedulers.OptionError{Msg: fmt.Sprintf("simulate: --scheduler or --connect is required (policies: %s)", strings.Join(schedulers.Builtin().Names(), ", "))}
 	}
@@ -119,8 +123,7 @@ func simulateAction(c *cli.Context) error {
 	}
 
 	// Scheduler first: a bad policy or option fails before any file is read.
-	var sess *schedulers.Session
-	closeTrace := func() error { return nil }
+	var scfg schedulers.SessionConfig
 	if name != "" {
 		spec, err := schedulers.Builtin().Lookup(name)
 		if err != nil {
@@ -130,26 +133,11 @@ func simulateAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		var observers []schedulers.Observer
-		if path := c.String("trace"); path != "" {
-			obs, closeFn, err := openTrace(path)
-			if err != nil {
-				return err
-			}
-			if obs != nil {
-				observers = append(observers, obs)
-			}
-			if closeFn != nil {
-				closeTrace = closeFn
-			}
-		}
-		sess, err = schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log, Observers: observers})
-		if err != nil {
-			closeTrace()
+		scfg = schedulers.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
+		if _, err := schedulers.NewSession(scfg); err != nil {
 			return err
 		}
 	}
-	defer func() { closeTrace() }()
 
 	plat, err := platforms.Resolve(c.String("platform"))
 	if err != nil {
@@ -159,15 +147,26 @@ func simulateAction(c *cli.Context) error {
 		log.Warn("platform", "warning", w)
 	}
 	var wls []*workloads.Workload
-	for _, p := range wpaths {
-		// The engine checks each workload the way Batsim does.
-		w, err := workloads.Load(p)
+	for i, p := range wpaths {
+		// Checked the way Batsim does (the engine checks again): the
+		// errors name the file, the job and the rule.
+		w, _, err := workloads.LoadChecked(p, workloads.ValidateOptions{WorkloadName: fmt.Sprintf("w%d", i)})
 		if err != nil {
-			return fmt.Errorf("simulate: workload %s: %w", p, err)
+			return fmt.Errorf("simulate: %w", err)
 		}
 		wls = append(wls, w)
 	}
 
+	// Outputs are opened only now that every input has been read.
+	var sess *schedulers.Session
+	var trace *traceFile
+	if name != "" {
+		var err error
+		if sess, trace, err = newSession(scfg, c.String("trace")); err != nil {
+			return err
+		}
+		defer trace.discard()
+	}
 	cfg := sim.Config{
 		Platform: plat, Workloads: wls, ExportPrefix: c.String("export"), Latency: lat,
 		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
@@ -196,7 +195,7 @@ func simulateAction(c *cli.Context) error {
 		cfg.Progress = func(done, _ int) { bar.Set(done) }
 	}
 
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	var sched sim.Scheduler
 	if sess != nil {
@@ -209,16 +208,22 @@ func simulateAction(c *cli.Context) error {
 		defer rs.Close()
 		sched = rs
 	}
+	var jobsPartial partialWatch
+	if cfg.ExportPrefix != "" {
+		jobsPartial = watchPartial(cfg.ExportPrefix + "_jobs.csv" + sim.PartialSuffix)
+	}
 	res, err := sim.Run(ctx, cfg, sched)
 	if bar != nil {
 		bar.Finish()
 	}
-	if cerr := closeTrace(); cerr != nil && err == nil {
-		err = cerr
-	}
-	closeTrace = func() error { return nil }
-	if errors.Is(err, context.Canceled) {
-		return cli.Exit("simulate: interrupted", exitInterrupted)
+	if err == nil {
+		err = trace.commit()
+	} else {
+		note := partialNote(jobsPartial.written(), trace.abort())
+		if errors.Is(err, context.Canceled) {
+			return cli.Exit("simulate: interrupted"+note, exitInterrupted)
+		}
+		err = fmt.Errorf("%w%s", err, note)
 	}
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)

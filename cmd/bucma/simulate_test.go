@@ -3,11 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"bucma/internal/corpus"
+	zmq "github.com/pebbe/zmq4"
 )
 
 // simulateCase is the corpus case the simulate tests run.
@@ -170,4 +172,185 @@ func TestSimulateRefusesUnmodelled(t *testing.T) {
 	if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "APPROXIMATE results") || !strings.Contains(first, "speed_file") {
 		t.Errorf("first summary line %q", first)
 	}
+}
+
+// A scheduler answering with an allocation up to the largest int makes
+// "bucma simulate --connect" stop with an error naming the text (it used to
+// expand the set until memory ran out).
+func TestSimulateConnectHugeAllocation(t *testing.T) {
+	for _, alloc := range []string{"0-9223372036854775807", "9223372036854775807"} {
+		t.Run(alloc, func(t *testing.T) {
+			ep := fakeScheduler(t, func(msg []byte) string {
+				if m := jobIDRE.FindSubmatch(msg); m != nil {
+					return `{"now":0.000015,"events":[{"timestamp":0.000015,"type":"EXECUTE_JOB","data":{"job_id":"` + string(m[1]) + `","alloc":"` + alloc + `"}}]}`
+				}
+				return `{"now":0,"events":[]}`
+			})
+			err, code, out := runApp(t, simulateArgs(filepath.Join(t.TempDir(), "out"), "--connect", ep, "--timeout", "30s", "-q")...)
+			if code != 1 || err == nil || !strings.Contains(err.Error(), `"`+alloc+`"`) {
+				t.Fatalf("exit %d: %v\n%s", code, err, out)
+			}
+		})
+	}
+}
+
+var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
+
+// fakeScheduler binds a REP socket on a loopback port and answers every
+// message with answer(message) until the test ends; it returns the endpoint.
+func fakeScheduler(t *testing.T, answer func([]byte) string) string {
+	t.Helper()
+	sock := newSocket(t, zmq.REP)
+	if err := sock.Bind("tcp://127.0.0.1:*"); err != nil {
+		t.Fatal(err)
+	}
+	ep, err := sock.GetLastEndpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		poller := zmq.NewPoller()
+		poller.Add(sock, zmq.POLLIN)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			polled, err := poller.Poll(50 * time.Millisecond)
+			if err != nil {
+				return
+			}
+			if len(polled) == 0 {
+				continue
+			}
+			msg, err := sock.RecvBytes(0)
+			if err != nil {
+				return
+			}
+			if _, err := sock.Send(answer(msg), 0); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { // before newSocket's: the socket is closed once unused
+		close(stop)
+		<-stopped
+	})
+	return ep
+}
+
+// Errors about an input file name it once ("bad.json: bad.json: ..." used
+// to be printed), and a workload with an empty job id stops the simulation
+// before it starts, with the file and the job named.
+func TestSimulateInputErrorsNameTheFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
+	cases := []struct {
+		name, file, want string
+	}{
+		{"empty file", write("empty.json", ""), "invalid JSON"},
+		{"truncated", write("cut.json", `{"nb_res": 2, "jobs": [`), "invalid JSON"},
+		{"empty job id", write("noid.json", `{"nb_res":2,"jobs":[{"id":"","subtime":0,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`), "job '#1': empty job id"},
+		{"missing file", filepath.Join(dir, "nope.json"), "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := filepath.Join(dir, "out")
+			err, code, out := runApp(t, "simulate", "-p", "lille", "-w", c.file, "--scheduler", "fcfs", "-e", prefix)
+			if code != 1 || err == nil {
+				t.Fatalf("exit %d: %v\n%s", code, err, out)
+			}
+			if n := strings.Count(err.Error(), c.file); n != 1 || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error names %s %d times, want once, with %q: %v", c.file, n, c.want, err)
+			}
+			if _, err := os.Stat(prefix + "_jobs.csv"); !os.IsNotExist(err) {
+				t.Errorf("an output was written for a bad input: %v", err)
+			}
+		})
+	}
+}
+
+// A failed simulation leaves the outputs of an earlier one with the same
+// names untouched: bad inputs are found before any output is opened, and a
+// run failing midway keeps its rows as PREFIX_jobs.csv.partial and says so.
+func TestSimulateOutputsKeptOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	prefix, trace := filepath.Join(dir, "out"), filepath.Join(dir, "trace.csv")
+	if err, code, out := runApp(t, simulateArgs(prefix, "--scheduler", "fcfs", "--trace", trace, "-q")...); code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	files := []string{prefix + "_jobs.csv", prefix + "_schedule.csv", trace}
+	before := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = string(b)
+	}
+	unchanged := func(t *testing.T, extra ...string) {
+		t.Helper()
+		for f, want := range before {
+			if got, _ := os.ReadFile(f); string(got) != want {
+				t.Errorf("%s changed", f)
+			}
+		}
+		ents, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if len(names) != len(files)+len(extra) {
+			t.Errorf("directory holds %v", names)
+		}
+		for _, x := range extra {
+			if _, err := os.Stat(x); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+
+	t.Run("bad inputs", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"simulate", "-p", "lille", "-w", filepath.Join(dir, "missing.json"), "--scheduler", "fcfs", "-e", prefix, "--trace", trace},
+			{"simulate", "-p", filepath.Join(dir, "missing.xml"), "-w", corpus.Path(simulateCase, "workload.json"), "--scheduler", "fcfs", "-e", prefix, "--trace", trace},
+			simulateArgs(prefix, "--scheduler", "fcfs", "-o", "hosts=slowest", "--trace", trace),
+		} {
+			if err, code, _ := runApp(t, args...); code == 0 {
+				t.Fatalf("%v: exit 0 (%v)", args, err)
+			}
+			unchanged(t)
+		}
+	})
+	t.Run("failure midway", func(t *testing.T) {
+		// The scheduler rejects the jobs of the first two submissions (5 jobs), then
+		// answers garbage.
+		n := 0
+		ep := fakeScheduler(t, func(msg []byte) string {
+			n++
+			ids := jobIDRE.FindAllSubmatch(msg, -1)
+			if n == 4 {
+				return "not JSON"
+			}
+			var evs []string
+			for _, m := range ids {
+				evs = append(evs, `{"timestamp":0,"type":"REJECT_JOB","data":{"job_id":"`+string(m[1])+`"}}`)
+			}
+			return `{"now":0,"events":[` + strings.Join(evs, ",") + `]}`
+		})
+		err, code, out := runApp(t, simulateArgs(prefix, "--connect", ep, "--timeout", "30s", "-q")...)
+		partial := prefix + "_jobs.csv.partial"
+		if code != 1 || err == nil || !strings.Contains(err.Error(), "the rows written before the failure are in "+partial) {
+			t.Fatalf("exit %d: %v\n%s", code, err, out)
+		}
+		unchanged(t, partial)
+		rows, _ := os.ReadFile(partial)
+		if n := strings.Count(string(rows), "REJECTED"); n != 5 || !strings.HasPrefix(string(rows), "job_id,") {
+			t.Errorf("partial rows (%d rejected):\n%s", n, rows)
+		}
+	})
 }

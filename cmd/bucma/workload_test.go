@@ -49,13 +49,7 @@ func TestWorkloadGeneratorsThroughCLI(t *testing.T) {
 
 func TestWorkloadCheckExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
 	good := write("good.json", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`)
 	if err, code, _ := runApp(t, "workload", "check", good); code != 0 {
 		t.Fatalf("valid workload: %v (exit %d)", err, code)
@@ -64,6 +58,7 @@ func TestWorkloadCheckExitCodes(t *testing.T) {
 		{"missing profile", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"nope"}],"profiles":{}}`, "nope"},
 		{"duplicate id", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":1,"profile":"d"},{"id":1,"subtime":1,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`, "duplicate"},
 		{"not json", `{"nb_res":`, "dup.json"},
+		{"empty id", `{"nb_res":4,"jobs":[{"id":"","subtime":0,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`, `job '#1': empty job id`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,4 +87,14 @@ func TestWorkloadCheckExitCodes(t *testing.T) {
 	if _, code, _ := runApp(t, "workload", "lille", "--jobs", "x"); code != 2 {
 		t.Fatalf("bad flag value: exit %d, want 2", code)
 	}
+}
+
+// writeFile writes text to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

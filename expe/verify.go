@@ -1,0 +1,167 @@
+package expe
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	json "github.com/goccy/go-json"
+)
+
+// ScheduleFile is the schedule summary Batsim writes next to JobsFile.
+const ScheduleFile = OutPrefix + "_schedule.csv"
+
+// outputFiles are the files of a run directory whose checksums run.json
+// records when the run completes: the jobs file (always) and the schedule
+// file and decision trace when the engine wrote them.
+var outputFiles = []string{JobsFile, ScheduleFile, TraceFile}
+
+// OutputDigest is the checksum of one output file of a run.
+type OutputDigest struct {
+	File   string `json:"file"` // name inside the run directory
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"` // hex
+}
+
+// VerifyError is a completed run whose outputs are not the ones it
+// finished with.
+type VerifyError struct {
+	Run  string // run id
+	File string // path of the offending file
+	Msg  string
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("run %s: %s: %s", e.Run, e.File, e.Msg)
+}
+
+// fileDigest hashes the file at path; with rows set, it also reads it as
+// a jobs file and stores the number of rows there.
+func fileDigest(path string, rows *int) (OutputDigest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return OutputDigest{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	var n int64
+	if rows != nil {
+		tee := &countingWriter{w: h}
+		jr, err := ReadJobsCSV(io.TeeReader(f, tee))
+		if err != nil {
+			return OutputDigest{}, err
+		}
+		// The CSV reader may stop before the end of the file.
+		if _, err := io.Copy(tee, f); err != nil {
+			return OutputDigest{}, err
+		}
+		*rows, n = len(jr), tee.n
+	} else if n, err = io.Copy(h, f); err != nil {
+		return OutputDigest{}, err
+	}
+	return OutputDigest{File: filepath.Base(path), Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// recordOutputs checks that the jobs file of a finished run in runDir has
+// one row per job of the workload (jobs), and fills info with that count
+// and the checksums of the run's outputs.
+func recordOutputs(runDir string, jobs int, info *RunInfo) error {
+	var rows int
+	d, err := fileDigest(filepath.Join(runDir, JobsFile), &rows)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the engine finished but wrote no %s", JobsFile)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", JobsFile, err)
+	}
+	if rows != jobs {
+		return fmt.Errorf("%s has %d jobs, the workload %d", JobsFile, rows, jobs)
+	}
+	info.Jobs, info.Outputs = rows, []OutputDigest{d}
+	for _, name := range outputFiles[1:] {
+		d, err := fileDigest(filepath.Join(runDir, name), nil)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		info.Outputs = append(info.Outputs, d)
+	}
+	return nil
+}
+
+// VerifyRun checks that the completed run id of the campaign in dir still
+// holds the outputs it finished with: its run.json records the job count
+// and the checksums of its outputs, and every recorded file is there, with
+// that checksum (the jobs file also with that many rows). The error is a
+// *VerifyError naming the run and the file.
+func VerifyRun(dir, id string) error {
+	runDir := RunDir(dir, id)
+	bad := func(file, format string, args ...any) error {
+		return &VerifyError{Run: id, File: filepath.Join(runDir, file), Msg: fmt.Sprintf(format, args...)}
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, RunInfoFile))
+	if err != nil {
+		return bad(RunInfoFile, "cannot read it (%v)", withoutPath(err))
+	}
+	var info RunInfo
+	if err := json.Unmarshal(data, &info); err != nil {
+		return bad(RunInfoFile, "not a run description: %v", err)
+	}
+	if info.Run.ID != id {
+		return bad(RunInfoFile, "describes run %q", info.Run.ID)
+	}
+	if len(info.Outputs) == 0 || info.Outputs[0].File != JobsFile {
+		return bad(RunInfoFile, "records no checksum of %s (written by an older bucma?)", JobsFile)
+	}
+	for i, want := range info.Outputs {
+		if filepath.Base(want.File) != want.File || want.File == "." || want.File == ".." {
+			return bad(RunInfoFile, "output name %q is not a file name", want.File)
+		}
+		var rows int
+		var rowsp *int
+		if i == 0 {
+			rowsp = &rows
+		}
+		got, err := fileDigest(filepath.Join(runDir, want.File), rowsp)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return bad(want.File, "missing (it was written when the run finished)")
+		case err != nil:
+			return bad(want.File, "%v", withoutPath(err))
+		case got.Bytes != want.Bytes:
+			return bad(want.File, "%d bytes, %d when the run finished", got.Bytes, want.Bytes)
+		case got.SHA256 != want.SHA256:
+			return bad(want.File, "content changed since the run finished (SHA-256 %s, recorded %s)", got.SHA256, want.SHA256)
+		case i == 0 && rows != info.Jobs:
+			return bad(want.File, "%d jobs, %d when the run finished", rows, info.Jobs)
+		}
+	}
+	return nil
+}
+
+// withoutPath drops the path of a *fs.PathError (the messages here name
+// the file already).
+func withoutPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
