@@ -47,11 +47,29 @@ func Dial(endpoint string) (*Client, error) {
 
 // Exchange sends one message and returns the raw reply.
 func (c *Client) Exchange(msg []byte) ([]byte, error) {
+	if err := c.Send(msg); err != nil {
+		return nil, err
+	}
+	return c.Receive()
+}
+
+// Send sends one message (a REQ socket then waits for its reply: call
+// Receive before the next Send).
+func (c *Client) Send(msg []byte) error {
 	if c.sock == nil {
-		return nil, errors.New("connection closed")
+		return errors.New("connection closed")
 	}
 	if _, err := c.sock.SendBytes(msg, 0); err != nil {
-		return nil, fmt.Errorf("sending to %s: %w", c.Endpoint, err)
+		return fmt.Errorf("sending to %s: %w", c.Endpoint, err)
+	}
+	return nil
+}
+
+// Receive waits for the reply to the message sent (at most Timeout, when
+// set) and returns it.
+func (c *Client) Receive() ([]byte, error) {
+	if c.sock == nil {
+		return nil, errors.New("connection closed")
 	}
 	if c.Timeout > 0 || c.Context != nil {
 		if err := c.wait(); err != nil {

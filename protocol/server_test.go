@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	zmq "github.com/pebbe/zmq4"
 
 	"bucma/internal/corpus"
 	"bucma/internal/corpus/replies"
@@ -25,44 +24,27 @@ const guard = 60 * time.Second
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// batsim is the Batsim side of a conversation: a REQ socket connected to
-// the server under test.
+// batsim is the Batsim side of a conversation: a Client connected to the
+// server under test.
 type batsim struct {
-	t    *testing.T
-	ctx  *zmq.Context
-	sock *zmq.Socket
-	poll *zmq.Poller
+	t *testing.T
+	c *protocol.Client
 }
 
 func dialBatsim(t *testing.T, endpoint string) *batsim {
 	t.Helper()
-	ctx, err := zmq.NewContext()
+	c, err := protocol.Dial(endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock, err := ctx.NewSocket(zmq.REQ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sock.SetLinger(0); err != nil {
-		t.Fatal(err)
-	}
-	if err := sock.Connect(endpoint); err != nil {
-		t.Fatal(err)
-	}
-	p := zmq.NewPoller()
-	p.Add(sock, zmq.POLLIN)
-	b := &batsim{t: t, ctx: ctx, sock: sock, poll: p}
-	t.Cleanup(func() {
-		_ = sock.Close()
-		_ = ctx.Term()
-	})
-	return b
+	c.Timeout = guard
+	t.Cleanup(func() { _ = c.Close() })
+	return &batsim{t: t, c: c}
 }
 
 func (b *batsim) send(raw string) {
 	b.t.Helper()
-	if _, err := b.sock.SendBytes([]byte(raw), 0); err != nil {
+	if err := b.c.Send([]byte(raw)); err != nil {
 		b.t.Fatal(err)
 	}
 }
@@ -70,16 +52,9 @@ func (b *batsim) send(raw string) {
 // recv returns the next reply, or nil if none came within the guard.
 func (b *batsim) recv() []byte {
 	b.t.Helper()
-	polled, err := b.poll.Poll(guard)
+	out, err := b.c.Receive()
 	if err != nil {
-		b.t.Fatal(err)
-	}
-	if len(polled) == 0 {
 		return nil
-	}
-	out, err := b.sock.RecvBytes(0)
-	if err != nil {
-		b.t.Fatal(err)
 	}
 	return out
 }

@@ -21,8 +21,6 @@ import (
 	"testing"
 	"time"
 
-	zmq "github.com/pebbe/zmq4"
-
 	"bucma/internal/corpus"
 	"bucma/internal/corpus/replies"
 	"bucma/protocol"
@@ -105,60 +103,35 @@ func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) 
 // returns the replies received.
 func playBatsim(t *testing.T, endpoint string, lines []corpus.Line) [][]byte {
 	t.Helper()
-	sock, poller := dialREQ(t, endpoint)
+	c := dialBatsim(t, endpoint)
 	var replies [][]byte
 	for _, l := range lines {
 		if l.FromBatsim() {
-			replies = append(replies, request(t, sock, poller, l.Raw))
+			replies = append(replies, request(t, c, l.Raw))
 		}
 	}
 	return replies
 }
 
-// newSocket returns a ZeroMQ socket of type typ, without linger, closed
-// (with its context) when the test ends.
-func newSocket(t *testing.T, typ zmq.Type) *zmq.Socket {
+// dialBatsim connects Batsim's side of a conversation (closed when the test
+// ends) to endpoint.
+func dialBatsim(t *testing.T, endpoint string) *protocol.Client {
 	t.Helper()
-	ctx, err := zmq.NewContext()
+	c, err := protocol.Dial(endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock, err := ctx.NewSocket(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = sock.Close()
-		_ = ctx.Term()
-	})
-	_ = sock.SetLinger(0)
-	return sock
-}
-
-// dialREQ connects a REQ socket (closed when the test ends) to endpoint.
-func dialREQ(t *testing.T, endpoint string) (*zmq.Socket, *zmq.Poller) {
-	t.Helper()
-	sock := newSocket(t, zmq.REQ)
-	if err := sock.Connect(endpoint); err != nil {
-		t.Fatal(err)
-	}
-	poller := zmq.NewPoller()
-	poller.Add(sock, zmq.POLLIN)
-	return sock, poller
+	c.Timeout = runGuard
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 // request sends msg and returns the reply.
-func request(t *testing.T, sock *zmq.Socket, poller *zmq.Poller, msg string) []byte {
+func request(t *testing.T, c *protocol.Client, msg string) []byte {
 	t.Helper()
-	if _, err := sock.SendBytes([]byte(msg), 0); err != nil {
-		t.Fatal(err)
-	}
-	if polled, err := poller.Poll(runGuard); err != nil || len(polled) == 0 {
-		t.Fatalf("no reply to %.80s (%v)", msg, err)
-	}
-	r, err := sock.RecvBytes(0)
+	r, err := c.Exchange([]byte(msg))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("no reply to %.80s (%v)", msg, err)
 	}
 	return r
 }
@@ -560,18 +533,19 @@ func TestRunRefusesMessagesOutOfOrder(t *testing.T) {
 // whether the last was answered.
 func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, answered func() bool) {
 	t.Helper()
-	sock, poller := dialREQ(t, endpoint)
+	c := dialBatsim(t, endpoint)
 	for _, m := range msgs[:len(msgs)-1] {
-		replies = append(replies, request(t, sock, poller, m))
+		replies = append(replies, request(t, c, m))
 	}
-	if _, err := sock.SendBytes([]byte(msgs[len(msgs)-1]), 0); err != nil {
+	if err := c.Send([]byte(msgs[len(msgs)-1])); err != nil {
 		t.Fatal(err)
 	}
 	// The server sends a reply before it returns, if ever: once it has
 	// returned, a reply would already be readable.
 	return replies, func() bool {
-		polled, err := poller.Poll(0)
-		return err == nil && len(polled) > 0
+		c.Timeout = time.Millisecond
+		_, err := c.Receive()
+		return err == nil
 	}
 }
 

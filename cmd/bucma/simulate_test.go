@@ -196,6 +196,26 @@ func TestSimulateConnectHugeAllocation(t *testing.T) {
 
 var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
 
+// newSocket returns a ZeroMQ socket of type typ, without linger, closed
+// (with its context) when the test ends.
+func newSocket(t *testing.T, typ zmq.Type) *zmq.Socket {
+	t.Helper()
+	ctx, err := zmq.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, err := ctx.NewSocket(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = sock.Close()
+		_ = ctx.Term()
+	})
+	_ = sock.SetLinger(0)
+	return sock
+}
+
 // fakeScheduler binds a REP socket on a loopback port and answers every
 // message with answer(message) until the test ends; it returns the endpoint.
 func fakeScheduler(t *testing.T, answer func([]byte) string) string {
