@@ -5,12 +5,13 @@
 #                 platform and workload with the embedded engine (out/lille-easy_*)
 #   make serve    build, then serve one Batsim simulation with EASY backfilling
 #                 on tcp://*:28000 (start Batsim in another terminal)
-#   make test     go vet + the whole test suite with the race detector
+#   make test     go vet + the whole test suite with the race detector (the
+#                 real-Batsim tier without it, one seed per case)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make deps     install libzmq's development files and pkg-config if missing
 #   make test-batsim  the real-Batsim tier alone, verbose, with SEEDS seeds per
 #                 case (it needs batsim, and batsched, on PATH or in BATSIM /
-#                 BATSCHED; make test runs it too, with its default seeds)
+#                 BATSCHED; make test runs it too, with one seed per case)
 #
 # Variables: GO (go command), SIM_ARGS (extra arguments of "bucma simulate",
 # e.g. SIM_ARGS='--scheduler bucma5302'), RUN_ARGS (extra arguments of
@@ -44,8 +45,14 @@ run: build
 serve: build
 	./$(BIN) run --scheduler easy $(RUN_ARGS)
 
+# The real-Batsim tier (internal/realbatsim) compares output files with the
+# real Batsim's: it runs without the race detector (the code it drives is
+# race-tested by its own packages' tests), one seed per case.
+TIER = bucma/internal/realbatsim
+
 test: deps vet
-	$(GO) test $(TEST_FLAGS) ./...
+	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -vx '$(TIER)')
+	$(GO) test -count=1 -timeout 30m $(TIER)
 
 # The real-Batsim tier alone: each differential case with SEEDS seeds, and a
 # count of identical cases at the end of each test.

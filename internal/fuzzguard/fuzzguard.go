@@ -3,9 +3,15 @@
 // (or run for minutes) stalls it at 0 execs/s until -fuzztime ends, and it
 // reports PASS. With the guard, such an input fails the target and is saved
 // in the corpus like any other failure.
+//
+// The limit applies only while fuzzing (go test -fuzz). A plain go test run
+// of the seed corpus, possibly under the race detector on a loaded machine,
+// runs each input to its end: go test's own -timeout catches a real hang
+// there, and a slow machine does not fail a correct decoder.
 package fuzzguard
 
 import (
+	"flag"
 	"fmt"
 	"runtime/debug"
 	"testing"
@@ -22,6 +28,42 @@ const Limit = 2 * time.Second
 // the failure ends the fuzzing process.
 func Run(t testing.TB, body func() error) {
 	t.Helper()
+	if !fuzzing() {
+		runBody(t, body)
+		return
+	}
+	run(t, body, Limit)
+}
+
+// fuzzing tells whether the test binary runs the fuzzer (as coordinator or
+// worker) rather than the seed corpus.
+func fuzzing() bool {
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		return true
+	}
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
+
+// runBody runs body on the calling goroutine, with the guard's reports.
+func runBody(t testing.TB, body func() error) {
+	t.Helper()
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		return body()
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run is Run with the given limit.
+func run(t testing.TB, body func() error, limit time.Duration) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -31,7 +73,7 @@ func Run(t testing.TB, body func() error) {
 		}()
 		done <- body()
 	}()
-	timer := time.NewTimer(Limit)
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
 	case err := <-done:
@@ -39,6 +81,6 @@ func Run(t testing.TB, body func() error) {
 			t.Fatal(err)
 		}
 	case <-timer.C:
-		t.Fatalf("one input took more than %v: the code stalls on it", Limit)
+		t.Fatalf("one input took more than %v: the code stalls on it", limit)
 	}
 }

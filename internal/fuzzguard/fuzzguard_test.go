@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recorder is a testing.TB that records a Fatal instead of stopping.
@@ -26,7 +27,33 @@ func TestRun(t *testing.T) {
 		{"ok", func() error { return nil }, ""},
 		{"error", func() error { return errors.New("bad input") }, "bad input"},
 		{"panic", func() error { panic("boom") }, "panic: boom"},
-		{"stall", func() error { select {} }, "took more than 2s"},
+		{"stall", func() error { select {} }, "took more than 50ms"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &recorder{TB: t}
+			run(r, c.body, 50*time.Millisecond)
+			if c.want == "" && r.msg != "" || !strings.Contains(r.msg, c.want) {
+				t.Fatalf("got %q, want %q", r.msg, c.want)
+			}
+		})
+	}
+}
+
+// TestRunSeedCorpus: outside fuzzing, Run reports errors and panics of the
+// body run in place, with no time limit.
+func TestRunSeedCorpus(t *testing.T) {
+	if fuzzing() {
+		t.Skip("fuzzing: Run applies its limit")
+	}
+	cases := []struct {
+		name string
+		body func() error
+		want string
+	}{
+		{"ok", func() error { return nil }, ""},
+		{"error", func() error { return errors.New("bad input") }, "bad input"},
+		{"panic", func() error { panic("boom") }, "panic: boom"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

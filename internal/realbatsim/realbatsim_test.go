@@ -21,7 +21,7 @@ import (
 )
 
 // seeds is how many seeds each (shape, mix) combination runs:
-// BUCMA_DIFF_SEEDS overrides the default.
+// BUCMA_DIFF_SEEDS overrides the default (one: make test-batsim runs 20).
 func seeds(t *testing.T, def int) int {
 	if s := os.Getenv("BUCMA_DIFF_SEEDS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -129,7 +129,7 @@ func (c *tally) add(ok bool) {
 // _jobs.csv, byte for byte, as bucma's engine with the same policy.
 func TestEngineMatchesBatsim(t *testing.T) {
 	bin := batsimrun.Batsim(t)
-	n := seeds(t, 3)
+	n := seeds(t, 1)
 	var c tally
 	for _, policy := range []string{"fcfs", "easy"} {
 		for _, shape := range scenario.Shapes {
@@ -184,7 +184,7 @@ func keep(t *testing.T, dir string) {
 func TestPoliciesMatchBatsched(t *testing.T) {
 	bin := batsimrun.Batsim(t)
 	bs := batsimrun.Batsched(t)
-	n := seeds(t, 3)
+	n := seeds(t, 1)
 	var c tally
 	pairs := []struct{ policy, variant string }{{"fcfs", "fcfs_fast"}, {"easy", "easy_bf"}}
 	for _, pair := range pairs {
