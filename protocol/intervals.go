@@ -146,19 +146,26 @@ func (s IntervalSet) runs(f func(a, b int)) {
 }
 
 // String returns the canonical form, e.g. "0-3 5 7-9".
-func (s IntervalSet) String() string {
-	var b strings.Builder
-	s.runs(func(lo, hi int) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+func (s IntervalSet) String() string { return string(s.Append(nil)) }
+
+// Append appends the canonical form (String) to dst.
+func (s IntervalSet) Append(dst []byte) []byte {
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
 		}
-		b.WriteString(strconv.Itoa(lo))
-		if hi > lo {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(hi))
+		if i > 0 {
+			dst = append(dst, ' ')
 		}
-	})
-	return b.String()
+		dst = strconv.AppendInt(dst, int64(s[i]), 10)
+		if j > i {
+			dst = append(dst, '-')
+			dst = strconv.AppendInt(dst, int64(s[j]), 10)
+		}
+		i = j + 1
+	}
+	return dst
 }
 
 // Len is the number of ids in the set.

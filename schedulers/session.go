@@ -254,6 +254,10 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 // checkCompletedAlloc checks that the allocation a JOB_COMPLETED reports
 // is the one the job was started on.
 func checkCompletedAlloc(j *Job, alloc string) error {
+	var buf [64]byte
+	if string(protocol.IntervalSet(j.Alloc).Append(buf[:0])) == alloc {
+		return nil // the canonical form, as Batsim writes it
+	}
 	set, err := protocol.ParseIntervalSet(alloc)
 	if err != nil {
 		return err

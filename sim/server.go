@@ -88,6 +88,19 @@ func (e *engine) appendEvent(typ string, data any) {
 	e.buffer = append(e.buffer, protocol.Event{Timestamp: e.k.now, Type: typ, Data: data})
 }
 
+// completed records the end of job j (completed, or killed): the
+// JOB_COMPLETED event for the scheduler and the job's row.
+func (e *engine) completed(j *job) error {
+	e.nbRunning--
+	e.nbCompleted++
+	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.allocStr})
+	if err := e.writeJob(j); err != nil {
+		return err
+	}
+	e.toDelete = append(e.toDelete, j)
+	return nil
+}
+
 // handle is the server's reaction to one message.
 func (e *engine) handle(a *actor, m *imsg) error {
 	switch m.kind {
@@ -104,14 +117,9 @@ func (e *engine) handle(a *actor, m *imsg) error {
 			}
 		}
 	case mCompleted:
-		j := m.job
-		e.nbRunning--
-		e.nbCompleted++
-		e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.allocStr})
-		if err := e.writeJob(j); err != nil {
+		if err := e.completed(m.job); err != nil {
 			return err
 		}
-		e.toDelete = append(e.toDelete, j)
 	case mWaitingDone:
 		e.appendEvent(protocol.TypeRequestedCall, &protocol.RequestedCall{})
 		e.nbWaiters--
@@ -121,13 +129,9 @@ func (e *engine) handle(a *actor, m *imsg) error {
 		for i, j := range kd.ids {
 			ids[i] = j.id
 			if j.state == protocol.StateKilled {
-				e.nbRunning--
-				e.nbCompleted++
-				e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.allocStr})
-				if err := e.writeJob(j); err != nil {
+				if err := e.completed(j); err != nil {
 					return err
 				}
-				e.toDelete = append(e.toDelete, j)
 			}
 		}
 		e.appendEvent(protocol.TypeJobKilled, &protocol.JobKilled{JobIDs: ids, JobProgress: kd.progress})

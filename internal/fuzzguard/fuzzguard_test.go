@@ -3,6 +3,7 @@ package fuzzguard
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,26 +19,40 @@ func (r *recorder) Helper()                           {}
 func (r *recorder) Fatal(args ...any)                 { r.msg = fmt.Sprint(args...) }
 func (r *recorder) Fatalf(format string, args ...any) { r.msg = fmt.Sprintf(format, args...) }
 
-func TestRun(t *testing.T) {
-	cases := []struct {
-		name string
-		body func() error
-		want string
-	}{
-		{"ok", func() error { return nil }, ""},
-		{"error", func() error { return errors.New("bad input") }, "bad input"},
-		{"panic", func() error { panic("boom") }, "panic: boom"},
-		{"stall", func() error { select {} }, "took more than 50ms"},
+// bodies are the outcomes a body can have, with what the guard reports.
+type outcome struct {
+	name string
+	body func() error
+	want string
+}
+
+var bodies = []outcome{
+	{"ok", func() error { return nil }, ""},
+	{"error", func() error { return errors.New("bad input") }, "bad input"},
+	{"panic", func() error { panic("boom") }, "panic: boom"},
+}
+
+// check runs each body with guard and compares what it reports.
+func check(t *testing.T, guard func(testing.TB, func() error), stall bool) {
+	cases := bodies
+	if stall {
+		cases = append(slices.Clip(bodies), outcome{"stall", func() error { select {} }, "took more than 50ms"})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := &recorder{TB: t}
-			run(r, c.body, 50*time.Millisecond)
+			guard(r, c.body)
 			if c.want == "" && r.msg != "" || !strings.Contains(r.msg, c.want) {
 				t.Fatalf("got %q, want %q", r.msg, c.want)
 			}
 		})
 	}
+}
+
+// TestRun: with a limit (as while fuzzing), the guard reports errors,
+// panics and stalls.
+func TestRun(t *testing.T) {
+	check(t, func(tb testing.TB, body func() error) { run(tb, body, 50*time.Millisecond) }, true)
 }
 
 // TestRunSeedCorpus: outside fuzzing, Run reports errors and panics of the
@@ -46,22 +61,5 @@ func TestRunSeedCorpus(t *testing.T) {
 	if fuzzing() {
 		t.Skip("fuzzing: Run applies its limit")
 	}
-	cases := []struct {
-		name string
-		body func() error
-		want string
-	}{
-		{"ok", func() error { return nil }, ""},
-		{"error", func() error { return errors.New("bad input") }, "bad input"},
-		{"panic", func() error { panic("boom") }, "panic: boom"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := &recorder{TB: t}
-			Run(r, c.body)
-			if c.want == "" && r.msg != "" || !strings.Contains(r.msg, c.want) {
-				t.Fatalf("got %q, want %q", r.msg, c.want)
-			}
-		})
-	}
+	check(t, Run, false)
 }
