@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"bucma/internal/corpus"
 	"bucma/internal/corpus/replies"
 	"bucma/protocol"
