@@ -27,7 +27,7 @@ var updateVectors = flag.Bool("update-rapidjson-vectors", false, "rewrite testda
 const vectorsFile = "testdata/rapidjson_vectors.txt"
 
 // hardLiterals are literals at the edges of rapidjson's reader.
-var hardLiterals = []string{
+var hardLiterals = append([]string{
 	// Batsim's times: 1e10 and more with microseconds (%f, 17-18 digits).
 	"10000000000.000048", "10000000000.000047", "10000000000.000046", "10000000000.000001",
 	"9999999999.999999", "99999999999.999999", "999999999999.999999", "123456789012.345678",
@@ -67,7 +67,12 @@ var hardLiterals = []string{
 	// Malformed.
 	"-", "+1", "01", "1.", "1.e5", ".5", "1e", "1e+", "1e-", "--1", "1x", "1.5.5", "NaN", "Infinity",
 	"-Infinity", "1e1.5", "0x10", "00", "-01",
-}
+},
+	// Integer parts of 309 and 310 digits, around rapidjson's DBL_MAX/10
+	// limit.
+	"1"+strings.Repeat("0", 308), "17"+strings.Repeat("9", 307), "18"+strings.Repeat("0", 307),
+	"1"+strings.Repeat("0", 309), "-9"+strings.Repeat("9", 308)+".5",
+)
 
 // hardDoubles are doubles at the edges of Grisu2 and of Prettify's
 // notations.

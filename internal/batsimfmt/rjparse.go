@@ -8,13 +8,16 @@ import (
 
 // This file reads JSON numbers as rapidjson 1.1 does with its default
 // parse flags (no kParseFullPrecisionFlag), the reader of Batsim 4.2.1 and
-// of batsched. That reader is not correctly rounded: it accumulates at most
-// 17 significant digits (the first ones exactly in an integer while it stays
-// below 2^53, the others by double-precision multiply-adds), then scales by
-// one or two powers of ten from a table of doubles. For long literals (a
-// time of 10000000000.000047, 20 significant digits) the result may be one
-// unit in the last place away from the correctly rounded double that
-// strconv.ParseFloat returns. Everything here reproduces it bit for bit.
+// of batsched. That reader is not correctly rounded: it accumulates the
+// digits in an integer while that stays below 2^53 (one more digit may take
+// it up to 10·2^53, then rounded to a double), the next ones by
+// double-precision multiply-adds up to 17 significant digits, ignores the
+// rest, then scales by one or two powers of ten from a table of doubles.
+// With 16 significant digits or more, or a power of ten beyond 10^±22 (the
+// inexact ones), the result may be a unit in the last place away from the
+// correctly rounded double strconv.ParseFloat returns:
+// Batsim's time 10000000000.000001 reads as 1e10, not 10000000000.000002.
+// Everything here reproduces it bit for bit.
 
 // rjPow10 holds 10^0 … 10^308 as the nearest doubles (rapidjson's table of
 // compiler-rounded literals; strconv rounds them the same way).
@@ -77,7 +80,7 @@ func (n rjNumber) double() float64 {
 // out as the nearest double ("-0" is +0: rapidjson reads it as the integer
 // 0); a literal that overflows is +Inf or -Inf, as rapidjson lets it be
 // (9e308), except where rapidjson refuses it with ErrNumberTooBig (1e309,
-// a 309-digit integer). Malformed literals give the error rapidjson
+// an integer of 310 digits). Malformed literals give the error rapidjson
 // reports.
 func ParseDouble[T string | []byte](s T) (float64, error) {
 	n, err := parseRJ(s)
