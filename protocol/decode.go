@@ -22,6 +22,9 @@ import (
 // non-decreasing order and none after now, a final job_state in
 // JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id (rules
 // that need the conversation's history are the scheduler framework's).
+// Numbers are read as rapidjson 1.1 reads them (Double), in both
+// directions: bucma holds the doubles batsched holds of Batsim's messages,
+// and the engine those Batsim holds of a scheduler's reply.
 type Decoder struct {
 	Log  *slog.Logger // nil: slog.Default()
 	mu   sync.Mutex
