@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -349,4 +351,73 @@ func TestDecodeBatsimRules(t *testing.T) {
 		{"job not an object", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":[1]}}`), `"job" is not an object`},
 	}
 	checkDecodeCases(t, FromBatsim, cases)
+}
+
+// replyNumbers finds the times of a scheduler's reply.
+var replyNumbers = regexp.MustCompile(`"(?:now|timestamp)":(-?[0-9][0-9.eE+-]*)`)
+
+// batsched writes its replies' times as the Reply encoder does: for every
+// time of every batsched reply of the corpus, decoding then encoding gives
+// batsched's spelling back.
+func TestReplyNumbersSpelledAsBatsched(t *testing.T) {
+	n := 0
+	for _, tr := range corpus.Transcripts(t) {
+		if !strings.Contains(tr.File, "batsched") {
+			continue
+		}
+		for _, l := range tr.Lines(t) {
+			if direction(l) != FromScheduler {
+				continue
+			}
+			for _, m := range replyNumbers.FindAllStringSubmatch(l.Raw, -1) {
+				var d Double
+				if err := d.UnmarshalJSON([]byte(m[1])); err != nil {
+					t.Fatalf("%s seq %d: %v", tr.Name(), l.Seq, err)
+				}
+				if got := string(appendFloat(nil, float64(d))); got != m[1] {
+					t.Errorf("%s seq %d: batsched wrote %s, the encoder writes %s", tr.Name(), l.Seq, m[1], got)
+				}
+				n++
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d batsched times in the corpus", n)
+	}
+	t.Logf("%d batsched times", n)
+}
+
+// Double reads numbers as rapidjson does, and refuses what Batsim's
+// IsNumber refuses.
+func TestDoubleUnmarshal(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{
+		{"5", 5}, {"0.000015", 0.000015}, {"10000000000.000001", 1e10}, {"-0.0", math.Copysign(0, -1)}, {" 2.5 ", 2.5},
+	} {
+		var d Double
+		if err := d.UnmarshalJSON([]byte(c.in)); err != nil || math.Float64bits(float64(d)) != math.Float64bits(c.want) {
+			t.Errorf("Double(%s) = %v, %v; want %v", c.in, float64(d), err, c.want)
+		}
+	}
+	for _, in := range []string{`"5"`, "true", "{}", "1.", "01", "", "-"} {
+		var d Double
+		if err := d.UnmarshalJSON([]byte(in)); err == nil {
+			t.Errorf("Double(%s) accepted", in)
+		}
+	}
+	d := Double(7)
+	if err := d.UnmarshalJSON([]byte("null")); err != nil || d != 7 {
+		t.Errorf("Double(null) = %v, %v; want unchanged", d, err)
+	}
+	// In a message: now, timestamps and CALL_ME_LATER targets.
+	msg := `{"now":10000000000.000021,"events":[{"timestamp":10000000000.000001,"type":"CALL_ME_LATER","data":{"timestamp":10000000000.000021}}]}`
+	m, err := quietDecoder().Decode([]byte(msg), FromScheduler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Now != 10000000000.00002 || m.Events[0].Timestamp != 1e10 || m.Events[0].Data.(*CallMeLater).At != 10000000000.00002 {
+		t.Errorf("decoded now=%v timestamp=%v at=%v; want 10000000000.00002, 1e10, 10000000000.00002", m.Now, m.Events[0].Timestamp, m.Events[0].Data.(*CallMeLater).At)
+	}
 }

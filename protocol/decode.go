@@ -22,6 +22,9 @@ import (
 // non-decreasing order and none after now, a final job_state in
 // JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id (rules
 // that need the conversation's history are the scheduler framework's).
+// Numbers are read as rapidjson 1.1 reads them (Double), in both
+// directions: bucma holds the doubles batsched holds of Batsim's messages,
+// and the engine those Batsim holds of a scheduler's reply.
 type Decoder struct {
 	Log  *slog.Logger // nil: slog.Default()
 	mu   sync.Mutex
@@ -48,13 +51,14 @@ func (d *Decoder) logOnce(key, msg string, args ...any) {
 	}
 }
 
+// Numbers are read as Batsim and batsched read them (Double).
 type rawEnvelope struct {
-	Now    *float64           `json:"now"`
+	Now    *Double            `json:"now"`
 	Events *[]json.RawMessage `json:"events"`
 }
 
 type rawEvent struct {
-	Timestamp *float64        `json:"timestamp"`
+	Timestamp *Double         `json:"timestamp"`
 	Type      *string         `json:"type"`
 	Data      json.RawMessage `json:"data"`
 }
@@ -89,7 +93,7 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 	if env.Events == nil {
 		return nil, &DecodeError{Event: -1, Rule: `missing array "events"`}
 	}
-	msg := &Message{Now: *env.Now, Events: make([]Event, 0, len(*env.Events))}
+	msg := &Message{Now: float64(*env.Now), Events: make([]Event, 0, len(*env.Events))}
 	for i, rawEv := range *env.Events {
 		var re rawEvent
 		if err := json.Unmarshal(rawEv, &re); err != nil {
@@ -101,26 +105,27 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		if re.Type == nil {
 			return nil, &DecodeError{Event: i, Rule: `missing string "type"`}
 		}
+		ts := float64(*re.Timestamp)
 		if len(re.Data) == 0 {
 			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: `missing "data" (required even when empty)`}
 		}
 		// Both sides stamp events no later than the message's now; Batsim
 		// also sends them in time order (its reader does not require that
 		// order from a scheduler).
-		if *re.Timestamp > msg.Now {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is later than now=%g", *re.Timestamp, msg.Now)}
+		if ts > msg.Now {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is later than now=%g", ts, msg.Now)}
 		}
-		if dir == FromBatsim && i > 0 && *re.Timestamp < msg.Events[i-1].Timestamp {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is earlier than the previous event's %g (events out of order)", *re.Timestamp, msg.Events[i-1].Timestamp)}
+		if dir == FromBatsim && i > 0 && ts < msg.Events[i-1].Timestamp {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is earlier than the previous event's %g (events out of order)", ts, msg.Events[i-1].Timestamp)}
 		}
 		data, err := d.decodeData(*re.Type, re.Data, dir)
 		if err != nil {
 			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: err.Error()}
 		}
-		if c, ok := data.(*CallMeLater); ok && dir == FromScheduler && !(c.At > *re.Timestamp) {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("target %g is not after the event's timestamp %g (Batsim aborts on a call in the past or now)", c.At, *re.Timestamp)}
+		if c, ok := data.(*CallMeLater); ok && dir == FromScheduler && !(c.At > ts) {
+			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("target %g is not after the event's timestamp %g (Batsim aborts on a call in the past or now)", c.At, ts)}
 		}
-		msg.Events = append(msg.Events, Event{Timestamp: *re.Timestamp, Type: *re.Type, Data: data})
+		msg.Events = append(msg.Events, Event{Timestamp: ts, Type: *re.Type, Data: data})
 	}
 	return msg, nil
 }
@@ -187,7 +192,13 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	case TypeQuery:
 		v = &BatsimQuery{}
 	case TypeAnswer:
-		v = &BatsimAnswer{}
+		var a struct {
+			ConsumedEnergy Double `json:"consumed_energy"`
+		}
+		if err := d.strict(typ, b, &a); err != nil {
+			return nil, err
+		}
+		return &BatsimAnswer{ConsumedEnergy: float64(a.ConsumedEnergy)}, nil
 	default:
 		d.logOnce("type|"+typ, "ignoring unknown event type", "type", typ)
 		return &Unknown{Raw: append(json.RawMessage(nil), b...)}, nil
@@ -346,11 +357,11 @@ func (d *Decoder) decodeFromScheduler(typ string, b []byte) (any, error) {
 		if err := exact(1); err != nil {
 			return nil, err
 		}
-		var c CallMeLater
-		if err := json.Unmarshal(m["timestamp"], &c.At); err != nil || m["timestamp"] == nil {
+		at, err := readDouble(m["timestamp"])
+		if err != nil {
 			return nil, errors.New(`"timestamp" must be a number`)
 		}
-		return &c, nil
+		return &CallMeLater{At: at}, nil
 	case TypeSetResourceState:
 		if err := exact(2); err != nil {
 			return nil, err
@@ -459,12 +470,15 @@ func (d *Decoder) decodeFromScheduler(typ string, b []byte) (any, error) {
 		return &SchedulerQuery{ConsumedEnergy: true}, nil
 	case TypeAnswer:
 		var a struct {
-			E *SchedulerAnswer `json:"estimate_waiting_time"`
+			E *struct {
+				JobID                string `json:"job_id"`
+				EstimatedWaitingTime Double `json:"estimated_waiting_time"`
+			} `json:"estimate_waiting_time"`
 		}
 		if err := json.Unmarshal(b, &a); err != nil || a.E == nil {
 			return nil, errors.New(`the only answer Batsim accepts is "estimate_waiting_time"`)
 		}
-		return a.E, nil
+		return &SchedulerAnswer{JobID: a.E.JobID, EstimatedWaitingTime: float64(a.E.EstimatedWaitingTime)}, nil
 	case TypeToJobMsg:
 		id, err := jobID("job_id")
 		if err != nil {
@@ -486,10 +500,10 @@ func (d *Decoder) decodeFromScheduler(typ string, b []byte) (any, error) {
 func CheckRegisteredJob(raw []byte) error {
 	var j struct {
 		ID       json.RawMessage `json:"id"`
-		Subtime  *float64        `json:"subtime"`
-		Res      *float64        `json:"res"`
+		Subtime  *Double         `json:"subtime"`
+		Res      *Double         `json:"res"`
 		Profile  *string         `json:"profile"`
-		Walltime *float64        `json:"walltime"`
+		Walltime *Double         `json:"walltime"`
 	}
 	if err := json.Unmarshal(raw, &j); err != nil {
 		return errors.New(`"job" must be an object`)
@@ -499,7 +513,7 @@ func CheckRegisteredJob(raw []byte) error {
 		return errors.New(`registered job has no "id"`)
 	case j.Subtime == nil:
 		return errors.New(`registered job has no numeric "subtime" (Batsim 4.2.1 aborts without it)`)
-	case j.Res == nil || *j.Res < 0 || *j.Res != float64(int64(*j.Res)):
+	case j.Res == nil || *j.Res < 0 || *j.Res != Double(int64(*j.Res)):
 		return errors.New(`registered job needs an integer "res" >= 0`)
 	case j.Profile == nil:
 		return errors.New(`registered job has no string "profile"`)

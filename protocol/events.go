@@ -180,14 +180,18 @@ func (p *JobProgress) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ProfileName      *string      `json:"profile_name"`
 		Profile          *string      `json:"profile"`
-		Progress         *float64     `json:"progress"`
+		Progress         *Double      `json:"progress"`
 		CurrentTaskIndex *int         `json:"current_task_index"`
 		CurrentTask      *JobProgress `json:"current_task"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = JobProgress{Progress: w.Progress, CurrentTaskIndex: w.CurrentTaskIndex, CurrentTask: w.CurrentTask}
+	*p = JobProgress{CurrentTaskIndex: w.CurrentTaskIndex, CurrentTask: w.CurrentTask}
+	if w.Progress != nil {
+		v := float64(*w.Progress)
+		p.Progress = &v
+	}
 	if w.ProfileName != nil {
 		p.ProfileName = *w.ProfileName
 	} else if w.Profile != nil {

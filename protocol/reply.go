@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+
+	"bucma/internal/batsimfmt"
 )
 
 // MinCallMeLaterDelay is the smallest delay a CALL_ME_LATER may ask for. The
@@ -241,12 +243,17 @@ func (r *Reply) Encode() []byte {
 	return append(b, "]}"...)
 }
 
-// appendFloat writes the shortest decimal that reads back as f.
+// appendFloat writes f as batsched writes the numbers of its replies, with
+// rapidjson's Writer (batsimfmt.AppendDouble: 0.0, 12.5, 10000000000.000048,
+// 1e21), so that Batsim reads the same double from bucma's reply as from
+// batsched's. Reply refuses non-finite values; were one to get here, it
+// would be written 0 (rapidjson's Writer writes nothing, an invalid
+// message).
 func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, '0')
 	}
-	return strconv.AppendFloat(b, f, 'g', -1, 64)
+	return batsimfmt.AppendDouble(b, f)
 }
 
 func appendString(b []byte, s string) []byte {

@@ -192,7 +192,7 @@ func TestServeNilReplyIsEmpty(t *testing.T) {
 		t.Fatalf("reply %s", got)
 	}
 	b.send(`{"now":3.000000,"events":[{"timestamp":3.0,"type":"SIMULATION_ENDS","data":{}}]}`)
-	if got := string(b.recv()); got != `{"now":3,"events":[]}` {
+	if got := string(b.recv()); got != `{"now":3.0,"events":[]}` {
 		t.Fatalf("final reply %s", got)
 	}
 	if err := wait(t, done); err != nil {

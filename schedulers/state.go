@@ -241,12 +241,13 @@ func (s *State) HostsByFastest() []int { return s.byFastest }
 
 // parseJob fills a Job from a JOB_SUBMITTED payload.
 func parseJob(ev *protocol.JobSubmitted, at float64) (*Job, error) {
+	// Numbers are read as batsched reads them (rapidjson).
 	var d struct {
-		Res      *float64        `json:"res"`
-		Walltime *float64        `json:"walltime"`
-		Profile  json.RawMessage `json:"profile"`
-		User     json.RawMessage `json:"user"`
-		UserID   json.RawMessage `json:"user_id"`
+		Res      *protocol.Double `json:"res"`
+		Walltime *protocol.Double `json:"walltime"`
+		Profile  json.RawMessage  `json:"profile"`
+		User     json.RawMessage  `json:"user"`
+		UserID   json.RawMessage  `json:"user_id"`
 	}
 	id, err := protocol.ParseJobID(ev.JobID)
 	if err != nil {
@@ -262,7 +263,7 @@ func parseJob(ev *protocol.JobSubmitted, at float64) (*Job, error) {
 		j.Res = int(*d.Res)
 	}
 	if d.Walltime != nil && *d.Walltime > 0 {
-		j.Walltime = *d.Walltime
+		j.Walltime = float64(*d.Walltime)
 	}
 	var p string
 	if json.Unmarshal(d.Profile, &p) == nil {

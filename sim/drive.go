@@ -3,8 +3,10 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
+	"bucma/internal/batsimfmt"
 	"bucma/protocol"
 )
 
@@ -13,7 +15,9 @@ import (
 type inProcess struct{ s protocol.Handler }
 
 // InProcess returns a Scheduler that hands the engine's messages to h (a
-// *schedulers.Session, typically) without encoding them.
+// *schedulers.Session, typically) without encoding them. The engine gets
+// the reply's numbers as Batsim reads them from the reply's JSON (see
+// asRead), so that in-process and over ZeroMQ give the same simulation.
 func InProcess(h protocol.Handler) Scheduler { return inProcess{h} }
 
 func (p inProcess) Exchange(m *protocol.Message) (*protocol.Message, error) {
@@ -22,9 +26,52 @@ func (p inProcess) Exchange(m *protocol.Message) (*protocol.Message, error) {
 		return nil, err
 	}
 	if r == nil {
-		return &protocol.Message{Now: m.Now}, nil
+		return &protocol.Message{Now: batsimfmt.RereadDouble(m.Now)}, nil
 	}
-	return &protocol.Message{Now: r.Now(), Events: r.Events()}, nil
+	return asRead(r.Now(), r.Events()), nil
+}
+
+// asRead returns a reply as Batsim holds it once the scheduler has written
+// it as batsched does (rapidjson's Writer, what protocol.Reply encodes)
+// and Batsim has read it (rapidjson's reader): now, the events' timestamps,
+// CALL_ME_LATER targets and waiting-time estimates go through
+// batsimfmt.RereadDouble, which changes some of them by a unit in the last
+// place (from about 1e10 s with microseconds on). The scheduler's events
+// are copied before any change; their other data are shared.
+func asRead(now float64, events []protocol.Event) *protocol.Message {
+	readNow := batsimfmt.RereadDouble(now)
+	out := events
+	copied := false
+	set := func(i int, ev protocol.Event) {
+		if !copied {
+			out = append([]protocol.Event(nil), events...)
+			copied = true
+		}
+		out[i] = ev
+	}
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	for i, ev := range events {
+		ts := readNow
+		if !same(ev.Timestamp, now) {
+			ts = batsimfmt.RereadDouble(ev.Timestamp)
+		}
+		changed := !same(ts, ev.Timestamp)
+		ev.Timestamp = ts
+		switch d := ev.Data.(type) {
+		case *protocol.CallMeLater:
+			if at := batsimfmt.RereadDouble(d.At); !same(at, d.At) {
+				ev.Data, changed = &protocol.CallMeLater{At: at}, true
+			}
+		case *protocol.SchedulerAnswer:
+			if w := batsimfmt.RereadDouble(d.EstimatedWaitingTime); !same(w, d.EstimatedWaitingTime) {
+				ev.Data, changed = &protocol.SchedulerAnswer{JobID: d.JobID, EstimatedWaitingTime: w}, true
+			}
+		}
+		if changed {
+			set(i, ev)
+		}
+	}
+	return &protocol.Message{Now: readNow, Events: out}
 }
 
 // RemoteScheduler drives a scheduler over ZeroMQ exactly as Batsim does: it

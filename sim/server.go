@@ -419,11 +419,12 @@ func (e *engine) registerJob(d *protocol.RegisterJob) error {
 	if err := protocol.CheckRegisteredJob(d.Job); err != nil {
 		return e.fail(name, "invalid JSON job submitted by the scheduler: %v", err)
 	}
+	// Numbers as Batsim reads them (rapidjson).
 	var f struct {
-		Subtime  float64  `json:"subtime"`
-		Res      float64  `json:"res"`
-		Profile  string   `json:"profile"`
-		Walltime *float64 `json:"walltime"`
+		Subtime  protocol.Double  `json:"subtime"`
+		Res      protocol.Double  `json:"res"`
+		Profile  string           `json:"profile"`
+		Walltime *protocol.Double `json:"walltime"`
 	}
 	if err := json.Unmarshal(d.Job, &f); err != nil {
 		return e.fail(name, "invalid JSON job submitted by the scheduler: %v", err)
@@ -434,9 +435,9 @@ func (e *engine) registerJob(d *protocol.RegisterJob) error {
 	}
 	wt := -1.0
 	if f.Walltime != nil && *f.Walltime > 0 {
-		wt = *f.Walltime
+		wt = float64(*f.Walltime)
 	}
-	j := &job{id: d.JobID, name: id.Name, wl: wl, raw: append(json.RawMessage(nil), d.Job...), subtime: f.Subtime,
+	j := &job{id: d.JobID, name: id.Name, wl: wl, raw: append(json.RawMessage(nil), d.Job...), subtime: float64(f.Subtime),
 		res: int(f.Res), walltime: wt, prof: p, profName: f.Profile, state: protocol.StateSubmitted, ret: -1}
 	e.jobs[d.JobID] = j
 	return nil

@@ -1,14 +1,22 @@
 // Package batsimfmt holds Batsim's spelling of JSON values, as Batsim 4.2.1
 // writes them on the wire and in its output files: rapidjson's compact
 // Writer for strings and integers, and Batsim's override for doubles, C's
-// "%f" (fixed notation, exactly 6 decimals).
+// "%f" (fixed notation, exactly 6 decimals). It also holds how the C++ side
+// reads and writes numbers with rapidjson 1.1: ParseDouble is the double
+// Batsim (reading a workload or a scheduler's reply) and batsched (reading
+// Batsim's messages) get from a JSON number, which is not always the
+// correctly rounded one; AppendDouble is how batsched writes the numbers
+// of its replies.
 //
 // protocol (the messages Batsim sends), workloads (the job and profile
 // descriptions Batsim forwards) and sim (Batsim's messages and CSV outputs)
-// all write through it, so that the three agree to the byte.
+// all write through it, so that the three agree to the byte, and read
+// numbers through it, so that they hold the doubles Batsim and batsched
+// hold.
 package batsimfmt
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -34,14 +42,15 @@ func Float(f float64) string {
 	return strconv.FormatFloat(f, 'f', 6, 64)
 }
 
-// Reread returns f as a reader of Batsim's output sees it: the double
-// nearest to its Float rendering. NaN and the infinities are returned as
-// they are.
+// Reread returns f as a scheduler reading Batsim's messages with
+// rapidjson (batsched) holds it: ParseDouble of its Float rendering. NaN
+// and the infinities are returned as they are.
 func Reread(f float64) float64 {
 	if a := math.Abs(f); a < 4e9 {
 		// Fast path: the decimal rounding of the exact product f·10^6 to
-		// an integer n (half to even, as glibc rounds), then n/10^6, the
-		// double nearest to the 6-decimal text.
+		// an integer n (half to even, as glibc rounds), then n/10^6. Below
+		// 2^53 rapidjson reads the 6-decimal text exactly so: the integer
+		// n from its digits, then one correctly rounded division by 10^6.
 		hi := f * 1e6
 		lo := math.FMA(f, 1e6, -hi) // hi + lo = f·10^6 exactly
 		n := math.RoundToEven(hi)
@@ -52,10 +61,13 @@ func Reread(f float64) float64 {
 		}
 		return n / 1e6
 	}
-	var buf [40]byte
-	v, err := strconv.ParseFloat(string(AppendFloat(buf[:0], f)), 64)
-	if err != nil {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
+	}
+	var buf [48]byte
+	v, err := ParseDouble(AppendFloat(buf[:0], f))
+	if err != nil {
+		return f // unreachable: "%f" renderings of finite doubles are valid literals
 	}
 	return v
 }
@@ -96,45 +108,28 @@ type Number struct {
 	Neg bool
 	// Magnitude is the absolute value of an integer.
 	Magnitude uint64
-	// Float is the value as a double (integers included), correctly
-	// rounded.
+	// Float is the value as Batsim's GetDouble returns it (integers
+	// included): ParseDouble's result.
 	Float float64
 }
 
-// ParseNumber classifies a JSON number literal (already known to follow
-// JSON's number grammar) as rapidjson does. It fails when the value is out
-// of the range of a double (rapidjson: "number too big to be stored in
-// double").
+// ParseNumber classifies a JSON number literal as rapidjson does. It fails
+// where rapidjson fails (a malformed literal, or "number too big to be
+// stored in double": 1e400, an integer part beyond 1.8e308) and where
+// rapidjson's value overflows to an infinity (9e308), which Batsim could
+// not use.
 func ParseNumber(lit string) (Number, error) {
 	var n Number
-	hasFrac := false
-	for i := 0; i < len(lit); i++ {
-		switch lit[i] {
-		case '.', 'e', 'E':
-			hasFrac = true
-		}
+	rn, err := parseRJ(lit)
+	if errors.Is(err, ErrNumberTooBig) {
+		return n, fmt.Errorf("number %s is out of range: %w", lit, err)
+	} else if err != nil {
+		return n, fmt.Errorf("number %s: %w", lit, err)
 	}
-	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil {
-		return n, fmt.Errorf("number %s is out of range", lit)
+	n.IsInt, n.Neg, n.Magnitude, n.Float = rn.isInt, rn.neg, rn.mag, rn.double()
+	if math.IsInf(n.Float, 0) {
+		return Number{}, fmt.Errorf("number %s is out of range: rapidjson reads it as %v", lit, n.Float)
 	}
-	n.Float = f
-	if hasFrac {
-		return n, nil
-	}
-	neg := lit[0] == '-'
-	digits := lit
-	if neg {
-		digits = lit[1:]
-	}
-	u, err := strconv.ParseUint(digits, 10, 64)
-	if err != nil {
-		return n, nil // too big for an integer: a double
-	}
-	if neg && u > 1<<63 {
-		return n, nil
-	}
-	n.IsInt, n.Neg, n.Magnitude = true, neg && u != 0, u
 	return n, nil
 }
 

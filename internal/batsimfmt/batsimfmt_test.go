@@ -98,7 +98,8 @@ func TestParseNumber(t *testing.T) {
 		want Number
 	}{
 		{"0", Number{IsInt: true, Float: 0}},
-		{"-0", Number{IsInt: true, Float: math.Copysign(0, -1)}},
+		{"-0", Number{IsInt: true, Float: 0}}, // the integer 0: GetDouble gives +0
+		{"-0.0", Number{Float: math.Copysign(0, -1)}},
 		{"42", Number{IsInt: true, Magnitude: 42, Float: 42}},
 		{"-42", Number{IsInt: true, Neg: true, Magnitude: 42, Float: -42}},
 		{"18446744073709551615", Number{IsInt: true, Magnitude: math.MaxUint64, Float: 18446744073709551615}},
@@ -108,6 +109,10 @@ func TestParseNumber(t *testing.T) {
 		{"1.0", Number{Float: 1}},
 		{"1e3", Number{Float: 1000}},
 		{"2E-1", Number{Float: 0.2}},
+		// rapidjson's reading, one unit in the last place below the
+		// correctly rounded 10000000000.000002.
+		{"10000000000.000001", Number{Float: 1e10}},
+		{"99999999999999999999", Number{Float: 1e20}},
 	}
 	for _, c := range cases {
 		got, err := ParseNumber(c.lit)
@@ -115,8 +120,15 @@ func TestParseNumber(t *testing.T) {
 			t.Errorf("ParseNumber(%s) = %+v, %v; want %+v", c.lit, got, err, c.want)
 		}
 	}
-	if _, err := ParseNumber("1e400"); err == nil || !strings.Contains(err.Error(), "out of range") {
-		t.Errorf("ParseNumber(1e400): %v, want out of range", err)
+	for _, lit := range []string{"1e400", "9e308", "-2e308"} {
+		if _, err := ParseNumber(lit); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("ParseNumber(%s): %v, want out of range", lit, err)
+		}
+	}
+	for _, lit := range []string{"01", "1.", "-", "1e"} {
+		if _, err := ParseNumber(lit); err == nil {
+			t.Errorf("ParseNumber(%s) accepted a malformed literal", lit)
+		}
 	}
 }
 
