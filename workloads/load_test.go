@@ -239,6 +239,30 @@ func TestJobIDRewrite(t *testing.T) {
 	}
 }
 
+// TestForwardedJobCheck: ForwardedJob's quick validity check of the
+// rewritten job agrees with the workload reader on ids that break the
+// rewrite and on ids that do not.
+func TestForwardedJobCheck(t *testing.T) {
+	ids := []string{`"a"`, `7`, `"a,b"`, `"a}b"`, `"a(b"`, `"a|b"`, `"a)b"`, `"x\"y"`, `"é"`, `""`, `"a b"`, `-1.5e3`, `true`, `null`, `["a"]`, `{"k":1}`}
+	fulls := []string{"w0!a", "w0!a,b", "w0!x\"y", "w0!\\u0001", "w0!\x01", "w0!\t", "w0!a\\b", "w0!é", "w0!\xff"}
+	for _, id := range ids {
+		for _, full := range fulls {
+			raw := []byte(`{"id":` + id + `,"res":1,"origin":{"id":` + id + `}}`)
+			c, err := BatsimJSON(raw)
+			if err != nil {
+				continue
+			}
+			out := JobIDRewrite(c, full)
+			n, perr := parseJSON(out)
+			want := perr == nil && n.kind == jObject
+			_, err = ForwardedJob(raw, full)
+			if (err == nil) != want {
+				t.Errorf("id %s, full id %q: ForwardedJob error %v, reader accepts the rewrite: %v (%s)", id, full, err, want, out)
+			}
+		}
+	}
+}
+
 func TestFullJobID(t *testing.T) {
 	for _, tc := range []struct {
 		id, want string
