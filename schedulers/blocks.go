@@ -89,7 +89,10 @@ func (o WalltimeOrder) Sort(_ *State, q []*Job) {
 // ---------------------------------------------------------------- start rules
 
 // Blocking starts jobs in order while they fit and stops at the first that
-// does not (FCFS).
+// does not (FCFS). A refused job it meets on the way is rejected there
+// (when the policy leaves refused jobs in the queue: InPlaceRejecter), so
+// that a reply interleaves rejections and starts in queue order, as
+// batsched's fcfs_fast does.
 type Blocking struct{}
 
 // Apply implements StartRule.
@@ -98,11 +101,21 @@ func (Blocking) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 		if j.State != protocol.StateSubmitted {
 			continue
 		}
+		if j.refused {
+			if !d.Reject(j) {
+				return
+			}
+			continue
+		}
 		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j.Res)) {
 			return
 		}
 	}
 }
+
+// rejectsInPlace marks the start rules that reject the refused jobs they
+// meet.
+func (Blocking) rejectsInPlace() {}
 
 // Greedy walks the whole queue and starts every job that fits (MIN-MIN,
 // MAX-MIN).
@@ -336,6 +349,13 @@ type Composite struct {
 	Order Order
 	Rule  StartRule
 	Hosts HostSelector
+}
+
+// RejectsInPlace implements InPlaceRejecter: a start rule that rejects the
+// refused jobs it meets (Blocking) places their rejections.
+func (c *Composite) RejectsInPlace() bool {
+	_, ok := c.Rule.(interface{ rejectsInPlace() })
+	return ok
 }
 
 // Decide implements Policy.

@@ -32,6 +32,25 @@ type Starter interface {
 	SimulationBegins(s *State) error
 }
 
+// Admitter is implemented by policies that refuse some jobs at submission,
+// on top of the jobs that can never run. Admits is called once per
+// JOB_SUBMITTED; a job it refuses is Refused and is rejected like a job that
+// can never run.
+type Admitter interface {
+	Admits(s *State, j *Job) bool
+}
+
+// InPlaceRejecter is implemented by policies that place the rejections of
+// refused jobs in their reply themselves. By default the framework rejects
+// the refused jobs of a message, in arrival order, before the policy
+// decides; when RejectsInPlace is true they stay in the waiting queue
+// during Decide, the policy rejects them (Decider.Reject) where its walk of
+// the queue reaches them, and the framework rejects those it left, in
+// arrival order, after its decisions. A refused job can never be started.
+type InPlaceRejecter interface {
+	RejectsInPlace() bool
+}
+
 // Registrar is implemented by policies that register dynamic jobs
 // themselves. For other policies, when Batsim runs with dynamic jobs
 // enabled, the framework sends NOTIFY registration_finished at once so that
@@ -74,6 +93,9 @@ func (d *Decider) Start(j *Job, hosts []int) bool {
 	}
 	if cur, ok := d.s.jobs[j.ID]; !ok || cur != j {
 		return d.fail("start %s: unknown job", j.ID)
+	}
+	if j.refused {
+		return d.fail("start %s: the job was refused at submission", j.ID)
 	}
 	if len(hosts) != j.Res {
 		return d.fail("start %s: %d hosts given for res=%d", j.ID, len(hosts), j.Res)

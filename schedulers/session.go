@@ -49,9 +49,9 @@ type Session struct {
 	policy Policy
 	state  *State
 	ended  bool
-	// impossible holds jobs submitted since the last decision that can
-	// never run (res 0 or above the number of hosts).
-	impossible []*Job
+	// refused holds the jobs submitted since the last decision that were
+	// refused (they can never run, or the policy does not admit them).
+	refused []*Job
 	// messages counts the messages handled; now is the last one's now.
 	messages int
 	now      float64
@@ -112,19 +112,30 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 		return reply, nil
 	}
 	s.state.Now = msg.Now
-	d := &Decider{s: s.state, reply: reply}
-	// Jobs that can never run are rejected before the policy sees them.
-	for _, j := range s.impossible {
-		if j.State == protocol.StateSubmitted {
-			s.log.Debug("rejecting a job that can never run", "job", j.ID, "res", j.Res, "hosts", len(s.state.Hosts))
-			d.Reject(j)
-		}
+	s.state.LastEvent = msg.Now
+	if n := len(msg.Events); n > 0 {
+		s.state.LastEvent = msg.Events[n-1].Timestamp
 	}
-	s.impossible = s.impossible[:0]
+	d := &Decider{s: s.state, reply: reply}
+	// Refused jobs are rejected before the policy decides, unless the
+	// policy places their rejections itself; those it leaves are rejected
+	// after its decisions.
+	inPlace := false
+	if r, ok := s.policy.(InPlaceRejecter); ok {
+		inPlace = r.RejectsInPlace()
+	}
+	if !inPlace {
+		s.rejectRefused(d)
+	}
 	s.policy.Decide(s.state, d)
 	if d.err != nil {
 		return nil, d.err
 	}
+	s.rejectRefused(d)
+	if d.err != nil {
+		return nil, d.err
+	}
+	s.refused = s.refused[:0]
 	for _, j := range d.started {
 		for _, o := range s.cfg.Observers {
 			o.Started(s.state, j)
@@ -142,6 +153,16 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 		}
 	}
 	return reply, nil
+}
+
+// rejectRefused rejects the refused jobs still waiting, in arrival order.
+func (s *Session) rejectRefused(d *Decider) {
+	for _, j := range s.refused {
+		if j.State == protocol.StateSubmitted {
+			s.log.Debug("rejecting a refused job", "job", j.ID, "res", j.Res, "hosts", len(s.state.Hosts), "walltime", j.Walltime)
+			d.Reject(j)
+		}
+	}
 }
 
 func (s *Session) jobEnded(j *Job) {
@@ -175,8 +196,12 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		s.state.seq++
 		s.state.jobs[j.ID] = j
 		s.state.enqueue(j)
-		if j.Res <= 0 || j.Res > len(s.state.Hosts) {
-			s.impossible = append(s.impossible, j)
+		j.refused = j.Res <= 0 || j.Res > len(s.state.Hosts)
+		if a, ok := s.policy.(Admitter); ok && !j.refused {
+			j.refused = !a.Admits(s.state, j)
+		}
+		if j.refused {
+			s.refused = append(s.refused, j)
 		}
 		if o, ok := s.policy.(SubmitObserver); ok {
 			o.JobSubmitted(s.state, j)

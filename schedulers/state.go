@@ -35,10 +35,20 @@ type Job struct {
 	// ReturnCode is JOB_COMPLETED's return code.
 	ReturnCode int
 
+	// refused is set at submission when the job can never run (res 0, or
+	// more hosts than the platform has) or the policy does not admit it.
+	refused bool
+
 	wcls int16 // walltime class in the candidate index, set when queued
 	cpos int32 // position in the index's bucket of that class
 	qpos int64 // absolute position in the waiting queue
 }
+
+// Refused reports whether the job was refused at submission: it can never
+// run (res 0, or more hosts than the platform has) or the policy does not
+// admit it (Admitter). The framework rejects it in the decision of the
+// message that submitted it (see InPlaceRejecter for where in the reply).
+func (j *Job) Refused() bool { return j.refused }
 
 // HasWalltime reports whether the job has a finite walltime.
 func (j *Job) HasWalltime() bool { return j.Walltime > 0 }
@@ -72,9 +82,14 @@ func (h *Host) Free() bool { return h.Job == nil && !h.Unavailable }
 // State is the framework's view of the simulation, passed to policies.
 // Policies read it; they change it only through the Decider.
 type State struct {
-	Now    float64
-	Hosts  []Host
-	Config protocol.Config
+	// Now is the current message's now.
+	Now float64
+	// LastEvent is the timestamp of the current message's last event (Now
+	// when it has none). Batsim stamps each event with the time it occurred,
+	// which may be earlier than the message's now.
+	LastEvent float64
+	Hosts     []Host
+	Config    protocol.Config
 	// SchedConfig is Batsim's config.sched-config string (may be "").
 	SchedConfig string
 
