@@ -349,7 +349,12 @@ type Composite struct {
 	Order Order
 	Rule  StartRule
 	Hosts HostSelector
+	// RejectNoWalltime refuses jobs without walltime at submission.
+	RejectNoWalltime bool
 }
+
+// Admits implements Admitter.
+func (c *Composite) Admits(_ *State, j *Job) bool { return !c.RejectNoWalltime || j.HasWalltime() }
 
 // RejectsInPlace implements InPlaceRejecter: a start rule that rejects the
 // refused jobs it meets (Blocking) places their rejections.

@@ -1,6 +1,7 @@
 package schedulers
 
 import (
+	"strings"
 	"testing"
 
 	"bucma/internal/corpus"
@@ -54,5 +55,54 @@ func TestReplayFCFSFirstFit(t *testing.T) {
 				t.Fatal("SIMULATION_ENDS not seen")
 			}
 		})
+	}
+}
+
+// TestReplayBatsched plays the Batsim side of transcripts recorded with
+// batsched and checks that the bucma policy with the options that make it
+// decide as batsched gives the same reply, decision for decision and in the
+// same order, at every step: fcfs (first-fit hosts) as fcfs_fast, easy
+// (first-fit hosts, backfill=batsched, no-walltime=reject) as easy_bf.
+func TestReplayBatsched(t *testing.T) {
+	for _, c := range []struct {
+		variant, policy string
+		opts            Options
+	}{
+		{"fcfs_fast", "fcfs", Options{"hosts": "first-fit"}},
+		{"easy_bf", "easy", batschedEASY},
+	} {
+		for _, name := range []string{"hetero4_delays", "hetero8_compute"} {
+			t.Run(c.variant+"/"+name, func(t *testing.T) {
+				spec, _ := Builtin().Get(c.policy)
+				sess, err := NewSession(SessionConfig{Spec: spec, Options: c.opts, Validate: true, Log: quietLog()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := corpus.ReadTranscript(t, name, "transcript.batsched_"+c.variant+".jsonl")
+				dec := protocol.NewDecoder(quietLog())
+				decisions := 0
+				for i := 0; i+1 < len(lines); i += 2 {
+					msg, err := dec.Decode([]byte(lines[i].Raw), protocol.FromBatsim)
+					if err != nil {
+						t.Fatalf("seq %d: %v", lines[i].Seq, err)
+					}
+					reply, err := sess.Handle(msg)
+					if err != nil {
+						t.Fatalf("seq %d: %v", lines[i].Seq, err)
+					}
+					got, want := eventsOf(t, reply.Encode()), eventsOf(t, []byte(lines[i+1].Raw))
+					if strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Fatalf("seq %d: got\n%s\nbatsched\n%s", lines[i+1].Seq, strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
+					decisions += len(got)
+				}
+				if !sess.Ended() {
+					t.Fatal("SIMULATION_ENDS not seen")
+				}
+				if decisions == 0 {
+					t.Fatal("the transcript has no decision")
+				}
+			})
+		}
 	}
 }

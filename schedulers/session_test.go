@@ -17,7 +17,8 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // decision at every step, including the backfill of job 17 at 62.000020 on
 // host 7. (batsched plans with walltime + 5 s; on this workload that makes no
 // difference. On hetero4 it rejects every job without walltime, which easy
-// runs, so that transcript cannot be compared.)
+// runs by default; TestReplayBatsched replays both transcripts with the
+// options under which easy decides as easy_bf.)
 func TestEASYMatchesBatschedOnHetero8(t *testing.T) {
 	spec, _ := Builtin().Get("easy")
 	sess, err := NewSession(SessionConfig{Spec: spec, Options: Options{"hosts": "first-fit"}, Validate: true, Log: quietLog()})
