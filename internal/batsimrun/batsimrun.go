@@ -170,8 +170,23 @@ func WithHandler(ctx context.Context, o Options, platform, workload, dir string,
 	return collect(dir, log.Bytes(), nil)
 }
 
+// BatschedFailure is a batsched that stopped on an error (an assertion,
+// a crash) before the end of the simulation; Batsim, left waiting for its
+// answer, was stopped.
+type BatschedFailure struct {
+	Err error
+	Log string // batsched's standard output and error
+}
+
+func (e *BatschedFailure) Error() string {
+	return fmt.Sprintf("batsched: %v\nbatsched's output (end):\n%s", e.Err, tail(e.Log, 2000))
+}
+
+func (e *BatschedFailure) Unwrap() error { return e.Err }
+
 // WithBatsched runs Batsim against batsched's variant (e.g. "fcfs_fast",
-// "easy_bf") on a free loopback port.
+// "easy_bf") on a free loopback port. A batsched that stops on an error
+// stops the run at once, with a *BatschedFailure.
 func WithBatsched(ctx context.Context, o Options, batsched, variant, platform, workload, dir string) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
@@ -187,35 +202,52 @@ func WithBatsched(ctx context.Context, o Options, batsched, variant, platform, w
 			return nil, err
 		}
 		endpoint := "tcp://127.0.0.1:" + strconv.Itoa(port)
+		runCtx, stop := context.WithCancel(ctx)
 		var slog bytes.Buffer
-		sched := exec.CommandContext(ctx, batsched, "-v", variant, "-s", endpoint)
+		sched := exec.CommandContext(runCtx, batsched, "-v", variant, "-s", endpoint)
 		sched.Stdout, sched.Stderr = &slog, &slog
 		sched.WaitDelay = 5 * time.Second
 		if err := sched.Start(); err != nil {
+			stop()
 			return nil, fmt.Errorf("starting batsched: %w", err)
 		}
-		done := make(chan error, 1)
-		go func() { done <- sched.Wait() }()
+		schedDone := make(chan error, 1)
+		go func() { schedDone <- sched.Wait() }()
 		var log bytes.Buffer
-		cmd := batsimCmd(ctx, o, platform, workload, dir, endpoint)
+		cmd := batsimCmd(runCtx, o, platform, workload, dir, endpoint)
 		cmd.Stdout, cmd.Stderr = &log, &log
-		runErr := cmd.Run()
-		var schedErr error
+		if err := cmd.Start(); err != nil {
+			stop()
+			<-schedDone
+			return nil, fmt.Errorf("starting batsim: %w", err)
+		}
+		ran := make(chan error, 1)
+		go func() { ran <- cmd.Wait() }()
+		var runErr, schedErr error
 		select {
-		case schedErr = <-done:
-		case <-time.After(10 * time.Second):
-			_ = sched.Process.Kill()
-			schedErr = <-done
+		case runErr = <-ran:
+			select {
+			case schedErr = <-schedDone:
+			case <-time.After(10 * time.Second):
+				stop()
+				schedErr = <-schedDone
+			}
+		case schedErr = <-schedDone:
+			if schedErr != nil {
+				// Batsim would wait for the answer forever.
+				stop()
+			}
+			runErr = <-ran
 		}
-		if runErr == nil && schedErr == nil {
+		stop()
+		switch {
+		case runErr == nil && schedErr == nil:
 			return collect(dir, log.Bytes(), nil)
-		}
-		if strings.Contains(slog.String(), "Address already in use") {
+		case strings.Contains(slog.String(), "Address already in use"):
 			lastErr = errors.New("batsched: address already in use")
 			continue
-		}
-		if runErr == nil {
-			runErr = fmt.Errorf("batsched: %w\n%s", schedErr, tail(slog.String(), 2000))
+		case schedErr != nil:
+			return collect(dir, log.Bytes(), &BatschedFailure{Err: schedErr, Log: slog.String()})
 		}
 		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))
 	}

@@ -3,6 +3,7 @@ package realbatsim
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -109,10 +110,17 @@ func firstDiff(a, b []byte) string {
 	return "identical"
 }
 
-// tally counts cases and identical results for the summary line.
+// tally counts cases and identical results for the summary line, and the
+// cases without a reference (the reference scheduler aborted).
 type tally struct {
-	mu              sync.Mutex
-	cases, matching int
+	mu                       sync.Mutex
+	cases, matching, aborted int
+}
+
+func (c *tally) addAborted() {
+	c.mu.Lock()
+	c.aborted++
+	c.mu.Unlock()
 }
 
 func (c *tally) add(ok bool) {
@@ -178,32 +186,74 @@ func keep(t *testing.T, dir string) {
 	}
 }
 
-// TestPoliciesMatchBatsched: through the real Batsim, bucma's fcfs with
-// first-fit hosts gives batsched fcfs_fast's _jobs.csv byte for byte, and
-// bucma's easy (first-fit hosts) gives batsched easy_bf's.
+// batschedCases are the workloads TestPoliciesMatchBatsched runs: every
+// mix with a walltime for every job, and three where about a third of the
+// jobs have none (easy_bf rejects them). In the large mix (dates near
+// 1e10 s written to the microsecond) batsched reads Batsim's dates with
+// rapidjson's default parser, which is not correctly rounded for so many
+// digits, and answers at the date it read; bucma reads them the same way.
+var batschedCases = []struct {
+	name         string
+	mix          string
+	allWalltimes bool
+}{
+	{"delay", "delay", true},
+	{"compute", "compute", true},
+	{"comm", "comm", true},
+	{"large", "large", true},
+	{"delay-no-walltime", "delay", false},
+	{"compute-no-walltime", "compute", false},
+	{"large-no-walltime", "large", false},
+}
+
+// batschedDateBug is the assertion batsched 1.4.0's easy_bf stops on when
+// it starts the priority job in a reply that already holds a decision (a
+// rejection) and the message's last event is dated before its now: it
+// dates that start with the event's date (easy_bf.cpp,
+// sort_queue_while_handling_priority_job) and its other decisions with the
+// now, and its protocol writer refuses a date that goes back. Batsim, left
+// without an answer, waits forever. Such a case has no reference to
+// compare with; it is counted apart, never hidden.
+const batschedDateBug = "Assertion 'date >= _last_date' failed"
+
+// TestPoliciesMatchBatsched: through the real Batsim, bucma's policies with
+// the options that make them decide as batsched give batsched's _jobs.csv
+// byte for byte: fcfs (first-fit hosts) as fcfs_fast, easy (first-fit
+// hosts, backfill=batsched, no-walltime=reject) as easy_bf.
 func TestPoliciesMatchBatsched(t *testing.T) {
 	bin := batsimrun.Batsim(t)
 	bs := batsimrun.Batsched(t)
 	n := seeds(t, 1)
-	var c tally
-	pairs := []struct{ policy, variant string }{{"fcfs", "fcfs_fast"}, {"easy", "easy_bf"}}
-	for _, pair := range pairs {
+	pairs := []struct {
+		policy, variant string
+		opts            schedulers.Options
+	}{
+		{"fcfs", "fcfs_fast", schedulers.Options{"hosts": "first-fit"}},
+		{"easy", "easy_bf", schedulers.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}},
+	}
+	tallies := make([]tally, len(pairs))
+	for i, pair := range pairs {
+		c := &tallies[i]
 		for _, shape := range scenario.Shapes {
-			for _, mname := range []string{"delay", "compute"} {
+			for _, bc := range batschedCases {
 				for seed := 1; seed <= n; seed++ {
-					pair, shape, mname, seed := pair, shape, mname, uint64(seed)
-					t.Run(fmt.Sprintf("%s/%s/%s/%d", pair.variant, shape, mname, seed), func(t *testing.T) {
+					pair, shape, bc, seed := pair, shape, bc, uint64(seed)
+					t.Run(fmt.Sprintf("%s/%s/%s/%d", pair.variant, shape, bc.name, seed), func(t *testing.T) {
 						t.Parallel()
-						mix := mixes[mname]
-						mix.AllWalltimes = true
+						mix := mixes[bc.mix]
+						mix.AllWalltimes = bc.allWalltimes
 						dir := t.TempDir()
 						plat, wl := writeCase(t, dir, shape, seed+1000, mix)
-						opts := schedulers.Options{"hosts": "first-fit"}
-						ours, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "bucma"), session(t, pair.policy, opts))
+						ours, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "bucma"), session(t, pair.policy, pair.opts))
 						if err != nil {
 							t.Fatal(err)
 						}
 						theirs, err := batsimrun.WithBatsched(context.Background(), batsimrun.Options{Batsim: bin}, bs, pair.variant, plat, wl, filepath.Join(dir, "batsched"))
+						var bf *batsimrun.BatschedFailure
+						if pair.variant == "easy_bf" && errors.As(err, &bf) && strings.Contains(bf.Log, batschedDateBug) {
+							c.addAborted()
+							t.Skipf("no reference: batsched aborts on its own reply (%s); bucma's run ended normally", batschedDateBug)
+						}
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -217,7 +267,12 @@ func TestPoliciesMatchBatsched(t *testing.T) {
 			}
 		}
 	}
-	t.Cleanup(func() { t.Logf("bucma vs batsched: %d of %d cases identical", c.matching, c.cases) })
+	t.Cleanup(func() {
+		for i, pair := range pairs {
+			c := &tallies[i]
+			t.Logf("bucma vs batsched, %s as %s: %d of %d cases identical, and %d where batsched aborts", pair.policy, pair.variant, c.matching, c.cases, c.aborted)
+		}
+	})
 }
 
 var updateGoldens = flag.Bool("update-goldens", false, "record the goldens of TestGoldens again with the real Batsim")
