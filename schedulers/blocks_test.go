@@ -2,11 +2,9 @@ package schedulers
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"reflect"
-	"strconv"
+	"strings"
 	"testing"
 
 	json "github.com/goccy/go-json"
@@ -14,33 +12,14 @@ import (
 	"bucma/protocol"
 )
 
-// easyBench is a Session over n identical hosts (no speed property, so
-// every host counts as equal) fed hand-written typed messages; each step
-// returns the jobs the policy started, as name -> allocation.
-type easyBench struct {
-	t    *testing.T
-	sess *Session
-}
+// easyBench is a replyBench over n identical hosts (no speed property, so
+// every host counts as equal) with first-fit hosts; each step returns the
+// jobs the policy started, as name -> allocation.
+type easyBench struct{ *replyBench }
 
 func newEasyBench(t *testing.T, policy string, nHosts int) *easyBench {
 	t.Helper()
-	spec, err := Builtin().Lookup(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := NewSession(SessionConfig{Spec: spec, Options: Options{"hosts": "first-fit"}, Validate: true,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := make([]protocol.Resource, nHosts)
-	for i := range res {
-		res[i] = protocol.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{"role": ""}}
-	}
-	b := &easyBench{t: t, sess: sess}
-	b.step(0, protocol.Event{Type: protocol.TypeSimulationBegins, Data: &protocol.SimulationBegins{
-		NbResources: nHosts, NbComputeResources: nHosts, ComputeResources: res, Workloads: map[string]string{"w0": "w.json"}}})
-	return b
+	return &easyBench{newReplyBench(t, policy, nHosts, Options{"hosts": "first-fit"})}
 }
 
 // sub is JOB_SUBMITTED of job w0!name; walltime <= 0 leaves it out.
@@ -61,26 +40,13 @@ func done(name string) protocol.Event {
 // step sends one message at now and returns the started jobs.
 func (b *easyBench) step(now float64, evs ...protocol.Event) map[string]string {
 	b.t.Helper()
-	for i := range evs {
-		evs[i].Timestamp = now
-		if c, ok := evs[i].Data.(*protocol.JobCompleted); ok && c.Alloc == "" {
-			if j := b.sess.state.running[c.JobID]; j != nil {
-				c.Alloc = protocol.NewIntervalSet(j.Alloc...).String()
-			}
-		}
-	}
-	reply, err := b.sess.Handle(&protocol.Message{Now: now, Events: evs})
-	if err != nil {
-		b.t.Fatalf("t=%v: %v", now, err)
-	}
 	started := map[string]string{}
-	for _, e := range reply.Events() {
-		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
-			started[d.JobID[len("w0!"):]] = d.Alloc.String()
-		default:
-			b.t.Fatalf("t=%v: unexpected %s", now, e.Type)
+	for _, d := range b.replyBench.step(now, evs...) {
+		f := strings.Fields(d)
+		if f[0] != "X" {
+			b.t.Fatalf("t=%v: unexpected decision %q", now, d)
 		}
+		started[f[1]] = strings.Join(f[2:], " ")
 	}
 	return started
 }
