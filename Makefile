@@ -56,9 +56,14 @@ test: deps vet
 
 # The real-Batsim tier alone: each differential case with SEEDS seeds, and a
 # count of identical cases at the end of each test.
+# Printed: the counts, and each failing case with its first difference; the
+# exit status is the tests'.
 test-batsim: deps
-	BUCMA_DIFF_SEEDS=$(SEEDS) $(GO) test ./internal/realbatsim -count=1 -v -timeout 2h 2>&1 | \
-		grep -E '^(=== RUN|--- FAIL|    realbatsim_test.go:[0-9]+: (engine|bucma) vs|ok|FAIL|PASS)' | grep -v '^=== RUN'
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	BUCMA_DIFF_SEEDS=$(SEEDS) $(GO) test ./internal/realbatsim -count=1 -v -timeout 2h >$$log 2>&1; rc=$$?; \
+	awk '/^ *--- FAIL/ {p=1; print; next} /^ *--- (PASS|SKIP)/ || /^=== / {p=0; next} \
+		/(engine|bucma) vs/ || /^(ok|FAIL|PASS)/ {print; next} p {print}' $$log; \
+	exit $$rc
 
 # The suite without the race detector (about ten times faster).
 test-fast: deps

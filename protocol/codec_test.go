@@ -421,3 +421,25 @@ func TestDoubleUnmarshal(t *testing.T) {
 		t.Errorf("decoded now=%v timestamp=%v at=%v; want 10000000000.00002, 1e10, 10000000000.00002", m.Now, m.Events[0].Timestamp, m.Events[0].Data.(*CallMeLater).At)
 	}
 }
+
+// TestExecuteJobAt: a start may be dated before now, never after it nor
+// before the reply's previous event.
+func TestExecuteJobAt(t *testing.T) {
+	r := NewReply(10)
+	e := func(id string) ExecuteJob { return ExecuteJob{JobID: "w0!" + id, Alloc: IntervalSet{0}} }
+	if err := r.ExecuteJobAt(e("a"), 11); err == nil || !strings.Contains(err.Error(), "later than now") {
+		t.Errorf("a date after now: %v", err)
+	}
+	if err := r.ExecuteJobAt(e("a"), 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ExecuteJobAt(e("b"), 7); err == nil || !strings.Contains(err.Error(), "earlier than the previous") {
+		t.Errorf("a date before the previous event: %v", err)
+	}
+	if err := r.ExecuteJob(e("c")); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(r.Encode()); !strings.Contains(got, `{"timestamp":8.0,"type":"EXECUTE_JOB"`) || !strings.Contains(got, `{"timestamp":10.0,"type":"EXECUTE_JOB","data":{"job_id":"w0!c"`) || r.LastDate() != 10 {
+		t.Errorf("reply %s, last date %v", got, r.LastDate())
+	}
+}

@@ -52,7 +52,19 @@ func checkJobID(id string) error {
 }
 
 // ExecuteJob starts a job on alloc. At most one optional key may be set.
-func (r *Reply) ExecuteJob(e ExecuteJob) error {
+func (r *Reply) ExecuteJob(e ExecuteJob) error { return r.ExecuteJobAt(e, r.now) }
+
+// ExecuteJobAt is ExecuteJob dated at rather than at the reply's now: at
+// must not be later than now (Batsim aborts) nor earlier than the reply's
+// previous event (Batsim applies the events in order, each at the later of
+// its date and the clock).
+func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
+	if !(at <= r.now) {
+		return fmt.Errorf("EXECUTE_JOB %s: date %v later than now=%v (Batsim aborts)", e.JobID, at, r.now)
+	}
+	if n := len(r.events); n > 0 && at < r.events[n-1].Timestamp {
+		return fmt.Errorf("EXECUTE_JOB %s: date %v earlier than the previous event's %v", e.JobID, at, r.events[n-1].Timestamp)
+	}
 	if err := checkJobID(e.JobID); err != nil {
 		return fmt.Errorf("EXECUTE_JOB: %w", err)
 	}
@@ -82,8 +94,16 @@ func (r *Reply) ExecuteJob(e ExecuteJob) error {
 	if opt > 1 {
 		return fmt.Errorf("EXECUTE_JOB %s: at most one of mapping, storage_mapping, additional_io_job (Batsim aborts on more)", e.JobID)
 	}
-	r.add(TypeExecuteJob, &e)
+	r.events = append(r.events, Event{Timestamp: at, Type: TypeExecuteJob, Data: &e})
 	return nil
+}
+
+// LastDate is the date of the reply's last event (now when it has none).
+func (r *Reply) LastDate() float64 {
+	if n := len(r.events); n > 0 {
+		return r.events[n-1].Timestamp
+	}
+	return r.now
 }
 
 // RejectJob rejects a waiting job.

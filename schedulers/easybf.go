@@ -30,6 +30,11 @@ import (
 //   - When no job ended since the last decision, only the jobs submitted by
 //     the current message are tried (in arrival order); otherwise the whole
 //     queue is, in queue order.
+//   - A job started as it becomes the priority job is dated with the date
+//     of the message's last event (easy_bf's update information), every
+//     other start with the message's now; a date earlier than a decision
+//     already in the reply takes that decision's (there batsched itself
+//     stops on an assertion).
 //
 // Dates are exact: a running job is expected to end at its start (the now
 // of the decision that started it) plus its walltime plus batsched's RJMS
@@ -119,7 +124,7 @@ func (b *BatschedEASY) Decide(s *State, d *Decider) {
 	after := b.first()
 	if after != before {
 		b.unreserve()
-		for after != nil && b.place(s, after, now, d) {
+		for after != nil && b.place(s, after, now, s.LastEvent, d) {
 			after = b.first()
 		}
 	}
@@ -143,7 +148,7 @@ func (b *BatschedEASY) Decide(s *State, d *Decider) {
 			}
 			if j == after {
 				b.unreserve()
-				if b.place(s, j, now, d) {
+				if b.place(s, j, now, s.Now, d) {
 					after = b.firstAfter(i + 1)
 				}
 				continue
@@ -212,8 +217,8 @@ func (b *BatschedEASY) compact() {
 }
 
 // start starts queued job j on hosts.
-func (b *BatschedEASY) start(j *Job, hosts []int, d *Decider) bool {
-	if !d.Start(j, hosts) {
+func (b *BatschedEASY) start(j *Job, hosts []int, at float64, d *Decider) bool {
+	if !d.StartAt(j, hosts, at) {
 		return false
 	}
 	b.dead++
@@ -281,16 +286,16 @@ func (b *BatschedEASY) startNow(s *State, j *Job, now xtime, d *Decider) bool {
 	hosts := selectAmong(s, b.Hosts, j.Res, func(h int) bool {
 		return s.Hosts[h].Free() && !(skipRes && b.inRes[h])
 	})
-	return b.start(j, hosts, d)
+	return b.start(j, hosts, s.Now, d)
 }
 
 // place puts the priority job j at the earliest date at which j.Res hosts
 // are free for its whole walltime (there is no other reservation): it
-// starts j and returns true when that date is now, otherwise it reserves
-// the hosts.
-func (b *BatschedEASY) place(s *State, j *Job, now xtime, d *Decider) bool {
+// starts j, its EXECUTE_JOB dated at, and returns true when that date is
+// now, otherwise it reserves the hosts.
+func (b *BatschedEASY) place(s *State, j *Job, now xtime, at float64, d *Decider) bool {
 	if j.Res <= s.NbFree() {
-		return b.start(j, selectAmong(s, b.Hosts, j.Res, func(h int) bool { return s.Hosts[h].Free() }), d)
+		return b.start(j, selectAmong(s, b.Hosts, j.Res, func(h int) bool { return s.Hosts[h].Free() }), at, d)
 	}
 	ends := b.ends[:0]
 	for _, r := range s.Running() {

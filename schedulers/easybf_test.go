@@ -1,6 +1,12 @@
 package schedulers
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"bucma/protocol"
+)
 
 // batschedEASY are the options under which easy decides as batsched's
 // easy_bf.
@@ -124,5 +130,46 @@ func TestBatschedEASYMatchesCountWithoutConflicts(t *testing.T) {
 			b.expect(100, []string{"X h 0-3"}, done("a"), done("k"))
 			b.expect(110, []string{"X j 0"}, done("h"))
 		})
+	}
+}
+
+// TestBatschedEASYPriorityDate: a job started as it becomes the priority job
+// is dated with the message's last event, as easy_bf dates it; the jobs it
+// backfills after that, with the message's now; a start that would go
+// before a rejection already in the reply takes the rejection's date.
+func TestBatschedEASYPriorityDate(t *testing.T) {
+	dates := func(b *replyBench, now float64, evs ...protocol.Event) []string {
+		t.Helper()
+		for i := range evs {
+			evs[i].Timestamp = now - 2
+		}
+		reply, err := b.sess.Handle(&protocol.Message{Now: now, Events: evs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range reply.Events() {
+			out = append(out, fmt.Sprintf("%s@%g", e.Type, e.Timestamp))
+		}
+		return out
+	}
+	b := newReplyBench(t, "easy", 4, batschedEASY)
+	got := dates(b, 10, sub("a", 1, 10), sub("b", 1, 10))
+	want := []string{"EXECUTE_JOB@8", "EXECUTE_JOB@8"}
+	if !slices.Equal(got, want) {
+		t.Errorf("priority jobs started in turn: %q, want %q", got, want)
+	}
+	// c and d arrive with a (refused) job without walltime: the rejection
+	// comes first, at now, and the priority job c cannot be dated before it.
+	got = dates(b, 20, sub("c", 1, 10), sub("x", 1, 0))
+	want = []string{"REJECT_JOB@20", "EXECUTE_JOB@20"}
+	if !slices.Equal(got, want) {
+		t.Errorf("after a rejection: %q, want %q", got, want)
+	}
+	// With the textbook rule every start is dated now.
+	b = newReplyBench(t, "easy", 4, Options{"hosts": "first-fit"})
+	got = dates(b, 10, sub("a", 1, 10))
+	if want := []string{"EXECUTE_JOB@10"}; !slices.Equal(got, want) {
+		t.Errorf("backfill=count: %q, want %q", got, want)
 	}
 }

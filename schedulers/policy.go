@@ -84,7 +84,12 @@ func (d *Decider) fail(format string, args ...any) bool {
 // Start starts waiting job j on hosts (len(hosts) must equal j.Res, every host
 // free). It returns false, records an error and changes nothing when the
 // decision is invalid.
-func (d *Decider) Start(j *Job, hosts []int) bool {
+func (d *Decider) Start(j *Job, hosts []int) bool { return d.StartAt(j, hosts, d.reply.Now()) }
+
+// StartAt is Start with the EXECUTE_JOB dated at (at most the message's
+// now). A date earlier than the reply's previous decision is moved to that
+// decision's: Batsim applies a reply's events in order.
+func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	if d.err != nil {
 		return false
 	}
@@ -112,7 +117,10 @@ func (d *Decider) Start(j *Job, hosts []int) bool {
 	if len(alloc) != len(hosts) {
 		return d.fail("start %s: a host is given twice in %v", j.ID, hosts)
 	}
-	if err := d.reply.ExecuteJob(protocol.ExecuteJob{JobID: j.ID, Alloc: alloc}); err != nil {
+	if d.reply.Len() > 0 {
+		at = max(at, d.reply.LastDate())
+	}
+	if err := d.reply.ExecuteJobAt(protocol.ExecuteJob{JobID: j.ID, Alloc: alloc}, at); err != nil {
 		return d.fail("%v", err)
 	}
 	for _, h := range alloc {

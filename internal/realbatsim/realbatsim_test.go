@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -178,11 +179,8 @@ func keep(t *testing.T, dir string) {
 		return
 	}
 	to := filepath.Join(dst, strings.ReplaceAll(t.Name(), "/", "_"))
-	_ = os.MkdirAll(to, 0o755)
-	for _, f := range []string{"platform.xml", "workload.json", "engine_jobs.csv", "batsim/out_jobs.csv"} {
-		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
-			_ = os.WriteFile(filepath.Join(to, strings.ReplaceAll(f, "/", "_")), b, 0o644)
-		}
+	if err := os.CopyFS(to, os.DirFS(dir)); err != nil {
+		t.Logf("BUCMA_DIFF_KEEP: %v", err)
 	}
 }
 
@@ -206,15 +204,19 @@ var batschedCases = []struct {
 	{"large-no-walltime", "large", false},
 }
 
-// batschedDateBug is the assertion batsched 1.4.0's easy_bf stops on when
-// it starts the priority job in a reply that already holds a decision (a
-// rejection) and the message's last event is dated before its now: it
-// dates that start with the event's date (easy_bf.cpp,
-// sort_queue_while_handling_priority_job) and its other decisions with the
-// now, and its protocol writer refuses a date that goes back. Batsim, left
-// without an answer, waits forever. Such a case has no reference to
-// compare with; it is counted apart, never hidden.
-const batschedDateBug = "Assertion 'date >= _last_date' failed"
+// batschedAssertion finds the assertion batsched 1.4.0 stopped on. Two are
+// known on these workloads, both in easy_bf, both batsched's own: it dates
+// the start of its priority job with the last event's date and its other
+// decisions with the message's now, so that in a reply that already holds
+// a decision (a rejection) and a message whose last event is dated before
+// its now, its protocol writer refuses a date that goes back ("date >=
+// _last_date"); and its schedule's bookkeeping stops when a message comes
+// later than the end of the schedule's first slice ("current_time <=
+// slice->end", Schedule::update_first_slice), seen on networked platforms
+// after a job reached its walltime. Batsim, left
+// without an answer, waits forever. Such a case has no reference to compare
+// with; it is counted apart, never hidden.
+var batschedAssertion = regexp.MustCompile(`Assertion '([^']*)' failed`)
 
 // TestPoliciesMatchBatsched: through the real Batsim, bucma's policies with
 // the options that make them decide as batsched give batsched's _jobs.csv
@@ -250,9 +252,11 @@ func TestPoliciesMatchBatsched(t *testing.T) {
 						}
 						theirs, err := batsimrun.WithBatsched(context.Background(), batsimrun.Options{Batsim: bin}, bs, pair.variant, plat, wl, filepath.Join(dir, "batsched"))
 						var bf *batsimrun.BatschedFailure
-						if pair.variant == "easy_bf" && errors.As(err, &bf) && strings.Contains(bf.Log, batschedDateBug) {
-							c.addAborted()
-							t.Skipf("no reference: batsched aborts on its own reply (%s); bucma's run ended normally", batschedDateBug)
+						if errors.As(err, &bf) {
+							if m := batschedAssertion.FindStringSubmatch(bf.Log); m != nil {
+								c.addAborted()
+								t.Skipf("no reference: batsched stops on its assertion '%s'; bucma's run ended normally", m[1])
+							}
 						}
 						if err != nil {
 							t.Fatal(err)
@@ -260,6 +264,7 @@ func TestPoliciesMatchBatsched(t *testing.T) {
 						ok := bytes.Equal(theirs.Jobs, ours.Jobs)
 						c.add(ok)
 						if !ok {
+							keep(t, dir)
 							t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, strings.ReplaceAll(strings.ReplaceAll(firstDiff(theirs.Jobs, ours.Jobs), "batsim:", "batsched:"), "bucma: ", "bucma:   "))
 						}
 					})
