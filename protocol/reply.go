@@ -42,8 +42,11 @@ func (r *Reply) Events() []Event { return r.events }
 // Len is the number of events added so far.
 func (r *Reply) Len() int { return len(r.events) }
 
-func (r *Reply) add(typ string, data any) {
-	r.events = append(r.events, Event{Timestamp: r.now, Type: typ, Data: data})
+func (r *Reply) add(typ string, data any) { r.addAt(r.now, typ, data) }
+
+// addAt appends an event dated at.
+func (r *Reply) addAt(at float64, typ string, data any) {
+	r.events = append(r.events, Event{Timestamp: at, Type: typ, Data: data})
 }
 
 func checkJobID(id string) error {
@@ -94,7 +97,7 @@ func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
 	if opt > 1 {
 		return fmt.Errorf("EXECUTE_JOB %s: at most one of mapping, storage_mapping, additional_io_job (Batsim aborts on more)", e.JobID)
 	}
-	r.events = append(r.events, Event{Timestamp: at, Type: TypeExecuteJob, Data: &e})
+	r.addAt(at, TypeExecuteJob, &e)
 	return nil
 }
 

@@ -134,12 +134,7 @@ func (k *kernel) newPtask(hosts []int, flops, bytes []float64) (*action, error) 
 			}
 			routes[i], lats[i] = r, lat
 			latency = math.Max(latency, lat)
-			for _, l := range r {
-				if k.links[l].seen != k.linkStamp {
-					k.links[l].seen = k.linkStamp
-					nlinks++
-				}
-			}
+			nlinks += k.markLinks(r)
 		}
 	}
 	a.latency = latency
@@ -194,6 +189,20 @@ func (k *kernel) newPtask(hosts []int, flops, bytes []float64) (*action, error) 
 	return a, nil
 }
 
+// markLinks marks the links of route as seen under the current linkStamp
+// and returns how many of them were not seen yet: the distinct links of a
+// new action, counted across its routes.
+func (k *kernel) markLinks(route []int) int {
+	n := 0
+	for _, l := range route {
+		if k.links[l].seen != k.linkStamp {
+			k.links[l].seen = k.linkStamp
+			n++
+		}
+	}
+	return n
+}
+
 // newComm is NetworkL07Model::communicate: a transfer of size bytes from
 // host src to host dst, the L07 action of a two-host parallel task that
 // computes nothing (newPtask specialised for that case).
@@ -208,12 +217,7 @@ func (k *kernel) newComm(src, dst int, size float64) (*action, error) {
 			return nil, err
 		}
 		k.linkStamp++
-		for _, l := range route {
-			if k.links[l].seen != k.linkStamp {
-				k.links[l].seen = k.linkStamp
-				nlinks++
-			}
-		}
+		nlinks = k.markLinks(route)
 	}
 	a.latency = lat
 	a.v = &a.vstore
