@@ -30,6 +30,11 @@ type Spec struct {
 	// Base, when set, makes the policy a base that re-ranking policies
 	// (BUCMA) can wrap.
 	Base *Base
+	// DynamicJobs is set for policies that preempt by killing jobs and
+	// resubmitting their remaining work: Batsim must run with
+	// --enable-dynamic-jobs (and bucma's runners add
+	// --acknowledge-dynamic-jobs).
+	DynamicJobs bool
 }
 
 // Base is what a re-ranking policy needs to wrap a base policy: the base's
