@@ -460,9 +460,14 @@ func TestMinMaxHostSelectionAndUnlimitedWalltime(t *testing.T) {
 		map[string]want{"c": {0, "0"}, "d": {5, "0"}, "b": {10, "0"}, "a": {30, "0"}})
 }
 
-// Jobs that can never run are rejected at submission, for every policy.
+// Jobs that can never run are rejected at submission, for every policy
+// (those that preempt are checked through the engine in osep_test.go).
 func TestImpossibleJobsRejected(t *testing.T) {
-	for _, name := range Builtin().Names() {
+	reg := Builtin()
+	for _, name := range reg.Names() {
+		if spec, _ := reg.Get(name); spec.DynamicJobs {
+			continue
+		}
 		got := runScenario(t, scenario{policy: name, speeds: []float64{1, 1}, jobs: []tjob{
 			{name: "toobig", submit: 0, res: 3, walltime: 10, run: 10},
 			{name: "ok", submit: 0, res: 2, walltime: 10, run: 5},

@@ -52,11 +52,21 @@ type InPlaceRejecter interface {
 }
 
 // Registrar is implemented by policies that register dynamic jobs
-// themselves. For other policies, when Batsim runs with dynamic jobs
-// enabled, the framework sends NOTIFY registration_finished at once so that
-// the simulation can end.
+// themselves (Decider.Resubmit). For other policies, when Batsim runs with
+// dynamic jobs enabled, the framework sends NOTIFY registration_finished at
+// once so that the simulation can end. For a Registrar, it sends it after
+// the first decision at which no registration can come any more: Batsim
+// submitted every static job, no job is waiting, no kill is under way and
+// every registered job was acknowledged (a policy resubmits the work of
+// jobs it killed, and kills only to serve waiting jobs).
 type Registrar interface {
 	RegistersDynamicJobs() bool
+}
+
+// RefusalExplainer is implemented by Admitters that say why they refuse a
+// job; the framework logs the reason (warning level).
+type RefusalExplainer interface {
+	Refusal(j *Job) string
 }
 
 // Decider collects a policy's decisions for one message, checks each against
@@ -64,8 +74,12 @@ type Registrar interface {
 // effect of its own earlier decisions within the same call).
 type Decider struct {
 	s     *State
+	sess  *Session
 	reply *protocol.Reply
 	err   error
+	// submitted holds the pieces registered and queued in this decision
+	// (dynamic jobs without acknowledgment).
+	submitted []*Job
 	// started and rejected in this decision, in order.
 	started  []*Job
 	rejected []*Job
@@ -164,11 +178,26 @@ func (d *Decider) Kill(jobs ...*Job) bool {
 		if j.State != protocol.StateRunning {
 			return d.fail("kill %s: job is %s, not running", j.ID, j.State)
 		}
+		if cur, ok := d.s.running[j.ID]; !ok || cur != j {
+			return d.fail("kill %s: unknown job", j.ID)
+		}
+		if j.killing {
+			return d.fail("kill %s: a kill of this job is already under way", j.ID)
+		}
+		for _, k := range jobs[:i] {
+			if k == j {
+				return d.fail("kill %s: job given twice", j.ID)
+			}
+		}
 		ids[i] = j.ID
 	}
 	if err := d.reply.KillJobs(ids...); err != nil {
 		return d.fail("%v", err)
 	}
+	for _, j := range jobs {
+		j.killing = true
+	}
+	d.s.nkilling += len(jobs)
 	return true
 }
 

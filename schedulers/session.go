@@ -58,6 +58,9 @@ type Session struct {
 	// finished holds the ids of the jobs that ended or were rejected (a
 	// JOB_KILLED may name them after their JOB_COMPLETED).
 	finished map[string]struct{}
+	// killedJobs holds the jobs ended COMPLETED_KILLED whose JOB_KILLED
+	// has not arrived.
+	killedJobs map[string]*Job
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -98,6 +101,9 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 	}
 	s.messages++
 	s.now = msg.Now
+	if s.state != nil {
+		s.state.killed = s.state.killed[:0]
+	}
 	reply := protocol.NewReply(msg.Now)
 	for i := range msg.Events {
 		ev := &msg.Events[i]
@@ -116,7 +122,7 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 	if n := len(msg.Events); n > 0 {
 		s.state.LastEvent = msg.Events[n-1].Timestamp
 	}
-	d := &Decider{s: s.state, reply: reply}
+	d := &Decider{s: s.state, sess: s, reply: reply}
 	// Refused jobs are rejected before the policy decides, unless the
 	// policy places their rejections itself; those it leaves are rejected
 	// after its decisions.
@@ -136,6 +142,7 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 		return nil, d.err
 	}
 	s.refused = s.refused[:0]
+	s.finishRegistration(reply)
 	for _, j := range d.started {
 		for _, o := range s.cfg.Observers {
 			o.Started(s.state, j)
@@ -162,6 +169,54 @@ func (s *Session) rejectRefused(d *Decider) {
 			s.log.Debug("rejecting a refused job", "job", j.ID, "res", j.Res, "hosts", len(s.state.Hosts), "walltime", j.Walltime)
 			d.Reject(j)
 		}
+	}
+}
+
+// finishRegistration sends NOTIFY registration_finished, for a policy
+// that registers dynamic jobs, once none can come any more (see Registrar).
+func (s *Session) finishRegistration(reply *protocol.Reply) {
+	st := s.state
+	if !st.Config.DynamicJobsEnabled || st.RegistrationFinished() || !st.NoMoreStaticJobs {
+		return
+	}
+	if r, ok := s.policy.(Registrar); !ok || !r.RegistersDynamicJobs() {
+		return
+	}
+	if st.NbWaiting() > 0 || st.nkilling > 0 || (st.dynamic != nil && len(st.dynamic.pending) > 0) {
+		return
+	}
+	reply.RegistrationFinished()
+	st.dyn().finished = true
+}
+
+// submit adds a job to the queue: a JOB_SUBMITTED, or a piece registered
+// without acknowledgment (info links a piece to its original).
+func (s *Session) submit(j *Job, info *pendingPiece) {
+	if info != nil {
+		j.original, j.piece = info.original, info.piece
+		if j.User == "" {
+			j.User = info.user
+		}
+	}
+	j.Seq = s.state.seq
+	s.state.seq++
+	s.state.jobs[j.ID] = j
+	s.state.enqueue(j)
+	j.refused = j.Res <= 0 || j.Res > len(s.state.Hosts)
+	if a, ok := s.policy.(Admitter); ok && !j.refused {
+		j.refused = !a.Admits(s.state, j)
+		if e, ok := s.policy.(RefusalExplainer); ok && j.refused {
+			s.log.Warn("the scheduler refuses a job: it will be rejected", "job", j.ID, "reason", e.Refusal(j))
+		}
+	}
+	if j.refused {
+		s.refused = append(s.refused, j)
+	}
+	if o, ok := s.policy.(SubmitObserver); ok {
+		o.JobSubmitted(s.state, j)
+	}
+	for _, o := range s.cfg.Observers {
+		o.Submitted(s.state, j)
 	}
 }
 
@@ -192,23 +247,16 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		if _, dup := s.state.jobs[j.ID]; dup {
 			return fmt.Errorf("JOB_SUBMITTED %s: job already known", j.ID)
 		}
-		j.Seq = s.state.seq
-		s.state.seq++
-		s.state.jobs[j.ID] = j
-		s.state.enqueue(j)
-		j.refused = j.Res <= 0 || j.Res > len(s.state.Hosts)
-		if a, ok := s.policy.(Admitter); ok && !j.refused {
-			j.refused = !a.Admits(s.state, j)
+		if len(d.Profile) > 0 && j.Profile != "" {
+			s.state.addProfile(j.Workload, j.Profile, d.Profile)
 		}
-		if j.refused {
-			s.refused = append(s.refused, j)
+		var info *pendingPiece
+		if dyn := s.state.dynamic; dyn != nil {
+			if info = dyn.pending[j.ID]; info != nil {
+				delete(dyn.pending, j.ID)
+			}
 		}
-		if o, ok := s.policy.(SubmitObserver); ok {
-			o.JobSubmitted(s.state, j)
-		}
-		for _, o := range s.cfg.Observers {
-			o.Submitted(s.state, j)
-		}
+		s.submit(j, info)
 	case *protocol.JobCompleted:
 		j, ok := s.state.running[d.JobID]
 		if !ok {
@@ -227,6 +275,16 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		}
 		delete(s.state.running, j.ID)
 		delete(s.state.jobs, j.ID)
+		if j.killing {
+			j.killing = false
+			s.state.nkilling--
+		}
+		if d.JobState == protocol.StateKilled {
+			if s.killedJobs == nil {
+				s.killedJobs = map[string]*Job{}
+			}
+			s.killedJobs[j.ID] = j
+		}
 		j.State = d.JobState
 		j.ReturnCode = d.ReturnCode
 		j.End = ev.Timestamp
@@ -265,6 +323,10 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 			_, done := s.finished[id]
 			if !known && !done {
 				return fmt.Errorf("JOB_KILLED: job %s was never submitted", id)
+			}
+			if j, ok := s.killedJobs[id]; ok {
+				delete(s.killedJobs, id)
+				s.state.killed = append(s.state.killed, Killed{Job: j, Progress: killedProgress(d, id)})
 			}
 		}
 	case *protocol.RequestedCall, *protocol.ResourceStateChanged,
@@ -310,6 +372,11 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 		hosts[r.ID].Unavailable = r.State == "unavailable"
 	}
 	s.state = NewState(hosts)
+	for wl, ps := range d.Profiles {
+		for name, raw := range ps {
+			s.state.addProfile(wl, name, raw)
+		}
+	}
 	s.state.Config = d.Config
 	s.state.SchedConfig = d.Config.SchedConfig
 	cfgOpts, reserved, err := ParseSchedConfig(d.Config.SchedConfig)

@@ -38,6 +38,11 @@ type Job struct {
 	// refused is set at submission when the job can never run (res 0, or
 	// more hosts than the platform has) or the policy does not admit it.
 	refused bool
+	// killing is set from the kill request to the job's end.
+	killing bool
+	// original and piece link a resubmitted piece to its original job.
+	original string
+	piece    int
 
 	wcls int16 // walltime class in the candidate index, set when queued
 	cpos int32 // position in the index's bucket of that class
@@ -113,6 +118,13 @@ type State struct {
 
 	// NoMoreStaticJobs is set once Batsim said no_more_static_job_to_submit.
 	NoMoreStaticJobs bool
+
+	// killed lists the jobs of the current message's JOB_KILLED events;
+	// nkilling counts the jobs whose kill was requested and not completed.
+	killed   []Killed
+	nkilling int
+	// dynamic tracks profiles and dynamic registrations (preempt.go).
+	dynamic *dynamicJobs
 }
 
 // NewState builds a state over hosts (ids must be 0..n-1 in order).

@@ -173,6 +173,16 @@ func simulateAction(c *cli.Context) error {
 		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
 		Approximate: c.Bool("approximate"),
 	}
+	// A policy that resubmits killed jobs needs dynamic jobs: on unless
+	// the flags say otherwise (then the policy says why it cannot run).
+	if scfg.Spec != nil && scfg.Spec.DynamicJobs {
+		if !c.IsSet("enable-dynamic-jobs") {
+			cfg.DynamicJobs = true
+		}
+		if !c.IsSet("acknowledge-dynamic-jobs") {
+			cfg.AcknowledgeDynamicJob = cfg.DynamicJobs
+		}
+	}
 	// Inputs the engine does not reproduce exactly are refused before
 	// anything is simulated or written, unless --approximate.
 	unmodelled := sim.Unmodelled(cfg)

@@ -1,0 +1,155 @@
+package realbatsim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bucma/internal/batsimrun"
+	"bucma/platforms"
+	"bucma/schedulers"
+	"bucma/sim"
+	"bucma/workloads"
+)
+
+// osepCase is one OSEP run: a thesis demand with a late user, a policy
+// and its checkpoint block, with or without acknowledged registrations.
+type osepCase struct {
+	policy, late, demand string
+	checkpoint           string
+	ack                  bool
+	seed                 uint64
+}
+
+func (c osepCase) String() string {
+	ack := "ack"
+	if !c.ack {
+		ack = "noack"
+	}
+	return fmt.Sprintf("%s/%s-late/%s/ckpt%s/%s/%d", c.policy, c.late, c.demand, c.checkpoint, ack, c.seed)
+}
+
+func (c osepCase) args() []string {
+	if c.ack {
+		return []string{"--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"}
+	}
+	return []string{"--enable-dynamic-jobs"}
+}
+
+// writeOSEP writes the OSEP grid and the case's workload into dir.
+func writeOSEP(t *testing.T, dir string, c osepCase) (plat, wl string) {
+	t.Helper()
+	p, err := platforms.BundledXML("osep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workloads.GenerateOSEP(workloads.OSEPOptions{Demand: c.demand, Late: c.late, LateBy: 360, Seed: c.seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := w.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	plat, wl = filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
+	if err := os.WriteFile(plat, p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wl, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return plat, wl
+}
+
+// simulateDyn is simulate with dynamic jobs on.
+func simulateDyn(t *testing.T, dir, plat, wl string, c osepCase) ([]byte, error) {
+	t.Helper()
+	p, err := platforms.Load(plat)
+	if err != nil {
+		return nil, err
+	}
+	w, err := workloads.Load(wl)
+	if err != nil {
+		return nil, err
+	}
+	prefix := filepath.Join(dir, "engine")
+	cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix, DynamicJobs: true, AcknowledgeDynamicJob: c.ack}
+	if _, err := sim.Run(context.Background(), cfg, sim.InProcess(session(t, c.policy, c.opts()))); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(prefix + "_jobs.csv")
+}
+
+func (c osepCase) opts() schedulers.Options {
+	return schedulers.Options{"checkpoint": c.checkpoint}
+}
+
+// osepCases are the thesis' cases for both policies, with and without
+// checkpoints, and a few runs without acknowledgments.
+func osepCases(n int) []osepCase {
+	var out []osepCase
+	for seed := 1; seed <= n; seed++ {
+		for _, policy := range []string{"osep", "osep-hetero"} {
+			for _, late := range []string{"user1", "user4"} {
+				for _, demand := range []string{"small", "medium", "large"} {
+					for _, ck := range []string{"0", "600"} {
+						out = append(out, osepCase{policy, late, demand, ck, true, uint64(seed)})
+					}
+				}
+				out = append(out, osepCase{policy, late, "large", "600", false, uint64(seed)})
+			}
+		}
+	}
+	return out
+}
+
+// TestOSEPMatchesBatsim: the real Batsim, run with dynamic jobs and driven
+// by bucma's osep and osep-hetero (kills, resubmissions, periodic calls,
+// registration_finished), ends normally and writes the same _jobs.csv,
+// byte for byte, as bucma's engine. Every original job completes once;
+// most cases preempt (a late user may also be served by hosts that free up
+// before a round, then nothing is preempted).
+func TestOSEPMatchesBatsim(t *testing.T) {
+	bin := batsimrun.Batsim(t)
+	var c, preempting tally
+	for _, oc := range osepCases(seeds(t, 1)) {
+		oc := oc
+		t.Run(oc.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			plat, wl := writeOSEP(t, dir, oc)
+			real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin, Args: oc.args()}, plat, wl, filepath.Join(dir, "batsim"), session(t, oc.policy, oc.opts()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			killed, pieces := bytes.Count(real.Jobs, []byte("COMPLETED_KILLED")), bytes.Count(real.Jobs, []byte(",w0.r,"))
+			if killed != pieces {
+				t.Errorf("%d jobs killed but %d pieces resubmitted", killed, pieces)
+			}
+			preempting.add(killed > 0)
+			if n := strings.Count(string(real.Jobs), "COMPLETED_SUCCESSFULLY"); n != 40 {
+				t.Errorf("%d jobs completed successfully, want the 40 of the workload (each once)", n)
+			}
+			ours, err := simulateDyn(t, dir, plat, wl, oc)
+			if err != nil {
+				t.Fatalf("engine: %v", err)
+			}
+			ok := bytes.Equal(real.Jobs, ours)
+			c.add(ok)
+			if !ok {
+				t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, firstDiff(real.Jobs, ours))
+				keep(t, dir)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		t.Logf("OSEP, engine vs Batsim: %d of %d cases identical; %d of them preempt", c.matching, c.cases, preempting.matching)
+		if 2*preempting.matching < preempting.cases {
+			t.Errorf("only %d of %d cases preempt: the differential test no longer exercises kills", preempting.matching, preempting.cases)
+		}
+	})
+}

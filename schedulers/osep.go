@@ -1,0 +1,493 @@
+package schedulers
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"bucma/protocol"
+)
+
+// OSEP is the Owner Share Enforcement Policy (algorithms.md §5): the hosts
+// of the grid belong to its users (host property Owner); every Interval
+// seconds a round preempts jobs of the users served beyond their share to
+// give their hosts to the users served below it. Hetero selects the
+// heterogeneous version (Algorithm 3: shares in power); otherwise shares
+// are counted in hosts (Algorithm 2).
+//
+// A preempted job is killed and its remaining work resubmitted (see
+// Decider.Resubmit) with checkpoints every Checkpoint seconds of execution
+// (0: it restarts from zero). Jobs must be sequential (res 1); others are
+// rejected.
+type OSEP struct {
+	Hetero     bool
+	Ticker     Ticker
+	MaxT       int // preemptions per round; < 0: one per underserved user
+	Checkpoint float64
+	Owner      string // host property naming the owner
+	OwnFirst   bool   // a user's own free hosts first, then the fastest
+	// AsPrinted applies the guard of Algorithm 3 as printed
+	// (PR_Aloc(u_i,y) > PR_Preemp(u_j,y)); by default a preemption must
+	// not overshoot: PR_Preemp(u_j,y) >= PR_Aloc(u_i,y).
+	AsPrinted bool
+
+	owners []string           // owner of each host ("" none)
+	nOwned map[string]int     // hosts owned per user
+	power  map[string]float64 // Porcao: summed speed of the hosts owned
+	// reserved maps a host being freed by a kill to the waiting job it
+	// goes to.
+	reserved map[int]*Job
+}
+
+// osepUser is a user's standing in the current decision.
+type osepUser struct {
+	name      string
+	running   int     // running jobs not being killed, plus reserved ones
+	allocated float64 // their hosts' speeds (Alocado)
+	demand    int     // unfinished jobs (running or waiting)
+	waiting   []*Job  // waiting jobs without a reserved host, queue order
+	first     int64   // Seq of the first of them
+}
+
+// RegistersDynamicJobs implements Registrar.
+func (o *OSEP) RegistersDynamicJobs() bool { return true }
+
+// Admits implements Admitter: OSEP schedules sequential jobs.
+func (o *OSEP) Admits(_ *State, j *Job) bool { return j.Res == 1 }
+
+// Refusal implements RefusalExplainer.
+func (o *OSEP) Refusal(j *Job) string {
+	return fmt.Sprintf("OSEP schedules sequential jobs only (one host each); this job asks for res=%d", j.Res)
+}
+
+// SimulationBegins implements Starter.
+func (o *OSEP) SimulationBegins(s *State) error {
+	if !s.Config.DynamicJobsEnabled {
+		return errors.New("OSEP preempts by killing jobs and resubmitting their remaining work: run Batsim with --enable-dynamic-jobs (and preferably --acknowledge-dynamic-jobs)")
+	}
+	o.owners = make([]string, len(s.Hosts))
+	o.nOwned = map[string]int{}
+	o.power = map[string]float64{}
+	for i := range s.Hosts {
+		u := s.Hosts[i].Properties[o.Owner]
+		o.owners[i] = u
+		if u != "" {
+			o.nOwned[u]++
+			o.power[u] += s.Hosts[i].Speed
+		}
+	}
+	if len(o.nOwned) == 0 {
+		return fmt.Errorf("OSEP: no compute host has the property %q naming its owner (see platforms/osep.xml; option owner names the property)", o.Owner)
+	}
+	o.reserved = map[int]*Job{}
+	return nil
+}
+
+// Decide implements Policy.
+func (o *OSEP) Decide(s *State, d *Decider) {
+	for _, k := range s.Killed() {
+		if _, ok := d.Resubmit(k, o.Checkpoint); !ok {
+			return
+		}
+	}
+	o.startReserved(s, d)
+	users, byName := o.standings(s)
+	o.fill(s, d, users, byName)
+	if o.Ticker.Due(s) {
+		o.round(s, d, users)
+	}
+	if s.NbWaiting() > 0 {
+		o.Ticker.Arm(s, d)
+	}
+}
+
+// startReserved starts reserved jobs whose host is free, and drops the
+// reservations that no longer hold.
+func (o *OSEP) startReserved(s *State, d *Decider) {
+	hosts := make([]int, 0, len(o.reserved))
+	for h := range o.reserved {
+		hosts = append(hosts, h)
+	}
+	sort.Ints(hosts)
+	for _, h := range hosts {
+		j := o.reserved[h]
+		host := &s.Hosts[h]
+		switch {
+		case j.State != protocol.StateSubmitted || j.refused:
+			delete(o.reserved, h)
+		case host.Free():
+			delete(o.reserved, h)
+			if !d.Start(j, []int{h}) {
+				return
+			}
+		case host.Job == nil || !host.Job.Killing():
+			delete(o.reserved, h) // unavailable, or taken: the round will see
+		}
+	}
+}
+
+// standings computes every user's standing (users sorted by name).
+func (o *OSEP) standings(s *State) ([]*osepUser, map[string]*osepUser) {
+	byName := map[string]*osepUser{}
+	get := func(name string) *osepUser {
+		u := byName[name]
+		if u == nil {
+			u = &osepUser{name: name, first: math.MaxInt64}
+			byName[name] = u
+		}
+		return u
+	}
+	for name := range o.nOwned {
+		get(name)
+	}
+	for _, j := range runningBySeq(s) {
+		u := get(j.User)
+		u.demand++
+		if !j.Killing() {
+			u.running++
+			for _, h := range j.Alloc {
+				u.allocated += s.Hosts[h].Speed
+			}
+		}
+	}
+	reservedSpeed := map[*Job]float64{}
+	for h, j := range o.reserved {
+		reservedSpeed[j] = s.Hosts[h].Speed
+	}
+	// Waiting jobs in queue order: sums are made in a fixed order.
+	for _, j := range s.Waiting() {
+		if j.State != protocol.StateSubmitted || j.refused {
+			continue
+		}
+		u := get(j.User)
+		u.demand++
+		if sp, ok := reservedSpeed[j]; ok {
+			u.running++
+			u.allocated += sp
+			continue
+		}
+		if len(u.waiting) == 0 {
+			u.first = j.Seq
+		}
+		u.waiting = append(u.waiting, j)
+	}
+	users := make([]*osepUser, 0, len(byName))
+	for _, u := range byName {
+		users = append(users, u)
+	}
+	sort.Slice(users, func(a, b int) bool { return users[a].name < users[b].name })
+	return users, byName
+}
+
+// f is OSEP's f_u = p_u − running_u with p_u = min(hosts owned, demand).
+func (o *OSEP) f(u *osepUser) int { return min(o.nOwned[u.name], u.demand) - u.running }
+
+// dif is DifPoder_u = (Alocado_u − Porcao_u) / Porcao_u (+Inf for a user
+// who owns nothing and uses something, 0 when they use nothing).
+func (o *OSEP) dif(u *osepUser) float64 {
+	p := o.power[u.name]
+	if p <= 0 {
+		if u.allocated > 0 {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	return (u.allocated - p) / p
+}
+
+// next is the waiting job user u gets next: the first in queue order
+// (OSEP), the smallest (heterogeneous OSEP: by walltime when both have
+// one, else by work; ties by arrival).
+func (o *OSEP) next(s *State, u *osepUser) (*Job, int) {
+	if !o.Hetero {
+		return u.waiting[0], 0
+	}
+	best := 0
+	for i, j := range u.waiting[1:] {
+		if smaller(s, j, u.waiting[best]) {
+			best = i + 1
+		}
+	}
+	return u.waiting[best], best
+}
+
+func smaller(s *State, a, b *Job) bool {
+	if a.HasWalltime() && b.HasWalltime() && a.Walltime != b.Walltime {
+		return a.Walltime < b.Walltime
+	}
+	if wa, wb := s.JobWork(a), s.JobWork(b); wa != wb {
+		return wa < wb
+	}
+	return a.Seq < b.Seq
+}
+
+// take removes u's i-th waiting job.
+func (u *osepUser) take(i int) {
+	u.waiting = append(u.waiting[:i], u.waiting[i+1:]...)
+	u.first = math.MaxInt64
+	for _, j := range u.waiting {
+		u.first = min(u.first, j.Seq)
+	}
+}
+
+// fill gives the free hosts (not reserved) to waiting jobs.
+func (o *OSEP) fill(s *State, d *Decider, users []*osepUser, byName map[string]*osepUser) {
+	for s.NbFree() > 0 {
+		u := o.pick(users)
+		if u == nil {
+			return
+		}
+		j, i := o.next(s, u)
+		h := o.host(s, j)
+		if h < 0 || !d.Start(j, []int{h}) {
+			return
+		}
+		u.take(i)
+		u.running++
+		u.allocated += s.Hosts[h].Speed
+	}
+}
+
+// pick chooses who gets a free host. OSEP: the most underserved user
+// (largest f_u > 0) with waiting jobs, else the user of the first waiting
+// job. Heterogeneous OSEP: the user with waiting jobs with the smallest
+// DifPoder, users who own hosts before those who do not. Ties go to the
+// user whose first waiting job arrived first.
+func (o *OSEP) pick(users []*osepUser) *osepUser {
+	var best *osepUser
+	for _, u := range users {
+		if len(u.waiting) == 0 {
+			continue
+		}
+		if best == nil {
+			best = u
+			continue
+		}
+		if o.Hetero {
+			ob, ou := o.power[best.name] > 0, o.power[u.name] > 0
+			db, du := o.dif(best), o.dif(u)
+			switch {
+			case ob != ou:
+				if ou {
+					best = u
+				}
+			case du != db:
+				if du < db {
+					best = u
+				}
+			case u.first < best.first:
+				best = u
+			}
+			continue
+		}
+		fb, fu := max(o.f(best), 0), max(o.f(u), 0)
+		switch {
+		case fu != fb:
+			if fu > fb {
+				best = u
+			}
+		case u.first < best.first:
+			best = u
+		}
+	}
+	return best
+}
+
+// host chooses a free, unreserved host for j: the fastest of its user's
+// own hosts first when OwnFirst, else (or when none is free) the fastest.
+func (o *OSEP) host(s *State, j *Job) int {
+	first := -1
+	for _, h := range s.HostsByFastest() {
+		if !s.Hosts[h].Free() || o.reserved[h] != nil {
+			continue
+		}
+		if !o.OwnFirst || o.owners[h] == j.User {
+			return h
+		}
+		if first < 0 {
+			first = h
+		}
+	}
+	return first
+}
+
+// round is one decision round (Algorithm 2 or 3): at most maxt
+// preemptions, each giving the victim's host to the most underserved
+// user's next job once the kill completes.
+func (o *OSEP) round(s *State, d *Decider, users []*osepUser) {
+	maxt := o.MaxT
+	if maxt < 0 {
+		maxt = 0
+		for _, u := range users {
+			if len(u.waiting) > 0 && ((!o.Hetero && o.f(u) > 0) || (o.Hetero && o.power[u.name] > 0 && o.dif(u) < 0)) {
+				maxt++
+			}
+		}
+	}
+	for ; maxt > 0; maxt-- {
+		var ok bool
+		if o.Hetero {
+			ok = o.preemptHetero(s, d, users)
+		} else {
+			ok = o.preemptHomogeneous(s, d, users)
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// runningBySeq lists the running jobs in arrival order (a fixed order,
+// so that sums of speeds are the same from run to run).
+func runningBySeq(s *State) []*Job {
+	out := make([]*Job, 0, len(s.Running()))
+	for _, j := range s.Running() {
+		out = append(out, j)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Seq < out[b].Seq })
+	return out
+}
+
+// victims lists u's running jobs that may be killed.
+func victims(s *State, u string) []*Job {
+	var out []*Job
+	for _, j := range runningBySeq(s) {
+		if j.User == u && !j.Killing() && len(j.Alloc) == 1 {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// preempt kills victim and reserves its host for the receiver's job.
+func (o *OSEP) preempt(s *State, d *Decider, victim *Job, from, to *osepUser) bool {
+	j, i := o.next(s, to)
+	h := victim.Alloc[0]
+	if !d.Kill(victim) {
+		return false
+	}
+	o.reserved[h] = j
+	to.take(i)
+	to.running++
+	to.allocated += s.Hosts[h].Speed
+	from.running--
+	from.allocated -= s.Hosts[h].Speed
+	return true
+}
+
+// preemptHomogeneous is one step of Algorithm 2.
+func (o *OSEP) preemptHomogeneous(s *State, d *Decider, users []*osepUser) bool {
+	var umax, umin *osepUser
+	for _, u := range users {
+		if f := o.f(u); f > 0 && len(u.waiting) > 0 && (umax == nil || f > o.f(umax) || (f == o.f(umax) && u.first < umax.first)) {
+			umax = u
+		}
+		if f := o.f(u); f < 0 && (umin == nil || f < o.f(umin)) {
+			umin = u
+		}
+	}
+	if umax == nil || umin == nil {
+		return false
+	}
+	// The job that has run for the least time (ties: the last arrived).
+	var victim *Job
+	for _, j := range victims(s, umin.name) {
+		if victim == nil || j.Start > victim.Start || (j.Start == victim.Start && j.Seq > victim.Seq) {
+			victim = j
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	return o.preempt(s, d, victim, umin, umax)
+}
+
+// preemptHetero is one step of Algorithm 3.
+func (o *OSEP) preemptHetero(s *State, d *Decider, users []*osepUser) bool {
+	var ui, uj *osepUser
+	for _, u := range users {
+		du := o.dif(u)
+		if o.power[u.name] > 0 && du < 0 && len(u.waiting) > 0 && (ui == nil || du < o.dif(ui) || (du == o.dif(ui) && u.first < ui.first)) {
+			ui = u
+		}
+		if du > 0 && (uj == nil || du > o.dif(uj)) {
+			uj = u
+		}
+	}
+	if ui == nil || uj == nil {
+		return false
+	}
+	cands := victims(s, uj.name)
+	// The least powerful host first; then the job that ran the least.
+	sort.Slice(cands, func(a, b int) bool {
+		sa, sb := s.Hosts[cands[a].Alloc[0]].Speed, s.Hosts[cands[b].Alloc[0]].Speed
+		if sa != sb {
+			return sa < sb
+		}
+		if cands[a].Start != cands[b].Start {
+			return cands[a].Start > cands[b].Start
+		}
+		return cands[a].Seq > cands[b].Seq
+	})
+	pi, pj := o.power[ui.name], o.power[uj.name]
+	for _, v := range cands {
+		y := s.Hosts[v.Alloc[0]].Speed
+		if pj > 0 {
+			prAloc := (ui.allocated - pi + y) / pi
+			prPreemp := (uj.allocated - pj - y) / pj
+			if o.AsPrinted && !(prAloc > prPreemp) || !o.AsPrinted && !(prPreemp >= prAloc) {
+				continue
+			}
+		}
+		return o.preempt(s, d, v, uj, ui)
+	}
+	return false
+}
+
+func init() {
+	for _, hetero := range []bool{false, true} {
+		name, desc := "osep", "OSEP (Algorithm 2): owner shares counted in hosts; periodic rounds preempt the most over-served user's newest job for the most under-served user (kill and resubmit)"
+		if hetero {
+			name, desc = "osep-hetero", "heterogeneous OSEP (Algorithm 3): owner shares in computing power (DifPoder); preempts on the least powerful host that keeps the pair fair (kill and resubmit)"
+		}
+		opts := []OptionSpec{
+			{Name: "interval", Default: "60", Help: "seconds between update rounds (CALL_ME_LATER on the multiples of it)"},
+			{Name: "maxt", Default: "auto", Help: "preemptions per round: a number, or auto (one per under-served user with waiting jobs)"},
+			{Name: "checkpoint", Default: "0", Help: "checkpoint block in seconds of execution: a preempted job keeps its whole blocks (0: it restarts from zero)"},
+			{Name: "owner", Default: "owner", Help: "host property naming each host's owner (a job's user is its user field)"},
+			{Name: "hosts", Default: "own-fastest", Values: []string{"own-fastest", "fastest"}, Help: "host for a job: its user's own free hosts first, fastest first, then the fastest free host; or the fastest free host"},
+		}
+		if hetero {
+			opts = append(opts, OptionSpec{Name: "guard", Default: "no-overshoot", Values: []string{"no-overshoot", "as-printed"},
+				Help: "preemption guard on host y: no-overshoot PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (the victim stays at least as served as the receiver becomes), or as-printed PR_Aloc(u_i,y) > PR_Preemp(u_j,y)"})
+		}
+		hetero := hetero
+		Register(Spec{
+			Name: name, Description: desc, Options: opts, DynamicJobs: true,
+			New: func(opts Options) (Policy, error) { return newOSEP(hetero, opts) },
+		})
+	}
+}
+
+func newOSEP(hetero bool, opts Options) (*OSEP, error) {
+	o := &OSEP{Hetero: hetero, Owner: opts["owner"], OwnFirst: opts["hosts"] == "own-fastest", AsPrinted: opts["guard"] == "as-printed"}
+	iv, err := strconv.ParseFloat(opts["interval"], 64)
+	if err != nil || !(iv >= 1e-3) || math.IsInf(iv, 0) {
+		return nil, &OptionError{fmt.Sprintf("option interval=%q: want a number of seconds >= 0.001", opts["interval"])}
+	}
+	o.Ticker.Interval = iv
+	if opts["maxt"] == "auto" {
+		o.MaxT = -1
+	} else if o.MaxT, err = strconv.Atoi(opts["maxt"]); err != nil || o.MaxT < 0 {
+		return nil, &OptionError{fmt.Sprintf("option maxt=%q: want auto or an integer >= 0", opts["maxt"])}
+	}
+	if o.Checkpoint, err = strconv.ParseFloat(opts["checkpoint"], 64); err != nil || o.Checkpoint < 0 || math.IsInf(o.Checkpoint, 0) || math.IsNaN(o.Checkpoint) {
+		return nil, &OptionError{fmt.Sprintf("option checkpoint=%q: want a block length in seconds >= 0 (0: no checkpointing)", opts["checkpoint"])}
+	}
+	if o.Owner == "" {
+		return nil, &OptionError{"option owner: the host property name must not be empty"}
+	}
+	return o, nil
+}
