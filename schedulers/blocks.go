@@ -29,9 +29,11 @@ type arrivalRule interface {
 	ApplyArrival(s *State, hosts HostSelector, d *Decider)
 }
 
-// HostSelector picks n free hosts for a job (n <= s.NbFree()).
+// HostSelector picks n free hosts for job j (n <= s.NbFree()): a function
+// of the state and the job, so that a choice may depend on who submitted it
+// (OwnFirst) or on what it is.
 type HostSelector interface {
-	Select(s *State, n int) []int
+	Select(s *State, j *Job, n int) []int
 }
 
 // ---------------------------------------------------------------- orders
@@ -107,7 +109,7 @@ func (Blocking) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 			}
 			continue
 		}
-		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j.Res)) {
+		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j, j.Res)) {
 			return
 		}
 	}
@@ -130,7 +132,7 @@ func (Greedy) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 		if j.State != protocol.StateSubmitted {
 			continue
 		}
-		if j.Res <= s.NbFree() && !d.Start(j, hosts.Select(s, j.Res)) {
+		if j.Res <= s.NbFree() && !d.Start(j, hosts.Select(s, j, j.Res)) {
 			return
 		}
 	}
@@ -165,7 +167,7 @@ func easy(s *State, q []*Job, arrival bool, hosts HostSelector, d *Decider) {
 		if j.Res > s.NbFree() {
 			break
 		}
-		if !d.Start(j, hosts.Select(s, j.Res)) {
+		if !d.Start(j, hosts.Select(s, j, j.Res)) {
 			return
 		}
 	}
@@ -232,9 +234,9 @@ func backfill(s *State, shadow float64, extra int, hosts HostSelector, d *Decide
 		switch {
 		case j.Res > free:
 		case ends:
-			started = d.Start(j, hosts.Select(s, j.Res))
+			started = d.Start(j, hosts.Select(s, j, j.Res))
 		case j.Res <= extra:
-			started = d.Start(j, hosts.Select(s, j.Res))
+			started = d.Start(j, hosts.Select(s, j, j.Res))
 			extra -= j.Res
 		}
 		if d.err != nil {
@@ -311,7 +313,7 @@ func Reservation(s *State, need int) (shadow float64, extra int) {
 type Fastest struct{}
 
 // Select implements HostSelector.
-func (Fastest) Select(s *State, n int) []int {
+func (Fastest) Select(s *State, _ *Job, n int) []int {
 	out := make([]int, 0, n)
 	for _, h := range s.byFastest {
 		if len(out) == n {
@@ -324,12 +326,41 @@ func (Fastest) Select(s *State, n int) []int {
 	return out
 }
 
+// OwnFirst gives the free hosts that the job's user owns (host property
+// Property equal to the job's user) first, fastest first, then the fastest
+// other free hosts (ties by resource id).
+type OwnFirst struct{ Property string }
+
+// Select implements HostSelector.
+func (o OwnFirst) Select(s *State, j *Job, n int) []int {
+	out := make([]int, 0, n)
+	if j.User != "" {
+		for _, h := range s.byFastest {
+			if len(out) == n {
+				return out
+			}
+			if s.Hosts[h].Free() && s.Hosts[h].Properties[o.Property] == j.User {
+				out = append(out, h)
+			}
+		}
+	}
+	for _, h := range s.byFastest {
+		if len(out) == n {
+			break
+		}
+		if s.Hosts[h].Free() && (j.User == "" || s.Hosts[h].Properties[o.Property] != j.User) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // FirstFit gives the free hosts with the lowest resource ids (batsched's
 // "basic" selection).
 type FirstFit struct{}
 
 // Select implements HostSelector.
-func (FirstFit) Select(s *State, n int) []int {
+func (FirstFit) Select(s *State, _ *Job, n int) []int {
 	out := make([]int, 0, n)
 	for i := range s.Hosts {
 		if len(out) == n {

@@ -49,6 +49,7 @@ var hostSelectors = []struct {
 }{
 	{"fastest", Fastest{}},
 	{"first-fit", FirstFit{}},
+	{"own-fastest", OwnFirst{Property: "owner"}},
 }
 
 // HostSelectorByName maps the "hosts" option to a selector.
@@ -65,7 +66,7 @@ func HostSelectorByName(name string) (HostSelector, bool) {
 var hostsOption = OptionSpec{
 	Name:    "hosts",
 	Default: "fastest",
-	Help:    "host selection: fastest free hosts first (ties by id), or first-fit by lowest id (batsched's basic)",
+	Help:    "host selection: fastest free hosts first (ties by id); first-fit by lowest id (batsched's basic); or own-fastest: the hosts whose owner property is the job's user first, fastest first, then the fastest",
 	Values: func() []string {
 		names := make([]string, len(hostSelectors))
 		for i, h := range hostSelectors {

@@ -21,9 +21,9 @@ func refBackfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelect
 		}
 		switch {
 		case s.Now+j.WalltimeOrInf() <= shadow:
-			d.Start(j, hosts.Select(s, j.Res))
+			d.Start(j, hosts.Select(s, j, j.Res))
 		case j.Res <= extra:
-			d.Start(j, hosts.Select(s, j.Res))
+			d.Start(j, hosts.Select(s, j, j.Res))
 			extra -= j.Res
 		}
 	}
@@ -159,7 +159,7 @@ func (refEASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 		if q[i].Res > s.NbFree() {
 			break
 		}
-		if !d.Start(q[i], hosts.Select(s, q[i].Res)) {
+		if !d.Start(q[i], hosts.Select(s, q[i], q[i].Res)) {
 			return
 		}
 	}

@@ -26,8 +26,8 @@ type OSEP struct {
 	Ticker     Ticker
 	MaxT       int // preemptions per round; < 0: one per underserved user
 	Checkpoint float64
-	Owner      string // host property naming the owner
-	OwnFirst   bool   // a user's own free hosts first, then the fastest
+	Owner      string       // host property naming the owner
+	Hosts      HostSelector // host of a job (OwnFirst or Fastest)
 	// AsPrinted applies the guard of Algorithm 3 as printed
 	// (PR_Aloc(u_i,y) > PR_Preemp(u_j,y)); by default a preemption must
 	// not overshoot: PR_Preemp(u_j,y) >= PR_Aloc(u_i,y).
@@ -240,10 +240,11 @@ func (o *OSEP) fill(s *State, d *Decider, users []*osepUser, byName map[string]*
 			return
 		}
 		j, i := o.next(s, u)
-		h := o.host(s, j)
-		if h < 0 || !d.Start(j, []int{h}) {
+		hosts := o.Hosts.Select(s, j, 1)
+		if len(hosts) != 1 || !d.Start(j, hosts) {
 			return
 		}
+		h := hosts[0]
 		u.take(i)
 		u.running++
 		u.allocated += s.Hosts[h].Speed
@@ -293,24 +294,6 @@ func (o *OSEP) pick(users []*osepUser) *osepUser {
 		}
 	}
 	return best
-}
-
-// host chooses a free, unreserved host for j: the fastest of its user's
-// own hosts first when OwnFirst, else (or when none is free) the fastest.
-func (o *OSEP) host(s *State, j *Job) int {
-	first := -1
-	for _, h := range s.HostsByFastest() {
-		if !s.Hosts[h].Free() || o.reserved[h] != nil {
-			continue
-		}
-		if !o.OwnFirst || o.owners[h] == j.User {
-			return h
-		}
-		if first < 0 {
-			first = h
-		}
-	}
-	return first
 }
 
 // round is one decision round (Algorithm 2 or 3): at most maxt
@@ -472,7 +455,10 @@ func init() {
 }
 
 func newOSEP(hetero bool, opts Options) (*OSEP, error) {
-	o := &OSEP{Hetero: hetero, Owner: opts["owner"], OwnFirst: opts["hosts"] == "own-fastest", AsPrinted: opts["guard"] == "as-printed"}
+	o := &OSEP{Hetero: hetero, Owner: opts["owner"], Hosts: Fastest{}, AsPrinted: opts["guard"] == "as-printed"}
+	if opts["hosts"] == "own-fastest" {
+		o.Hosts = OwnFirst{Property: opts["owner"]}
+	}
 	iv, err := strconv.ParseFloat(opts["interval"], 64)
 	if err != nil || !(iv >= 1e-3) || math.IsInf(iv, 0) {
 		return nil, &OptionError{fmt.Sprintf("option interval=%q: want a number of seconds >= 0.001", opts["interval"])}

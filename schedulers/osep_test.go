@@ -382,3 +382,27 @@ func lastPiece(rows map[string]jobRow, orig string, n int) jobRow {
 	id, _ := schedulers.PieceID(orig, n)
 	return rows[id]
 }
+
+// TestOwnFirst: the job's user's free hosts first, fastest first (ties by
+// id), then the fastest others; an anonymous job gets the fastest.
+func TestOwnFirst(t *testing.T) {
+	owners := []string{"b", "a", "b", "", "b"}
+	speeds := []float64{1, 3, 2, 5, 2}
+	hosts := make([]schedulers.Host, len(owners))
+	for i := range hosts {
+		hosts[i] = schedulers.Host{ID: i, Speed: speeds[i], Properties: map[string]string{"owner": owners[i]}}
+	}
+	s := schedulers.NewState(hosts)
+	sel := schedulers.OwnFirst{Property: "owner"}
+	for _, c := range []struct {
+		user string
+		n    int
+		want string
+	}{
+		{"b", 2, "[2 4]"}, {"b", 4, "[2 4 0 3]"}, {"a", 2, "[1 3]"}, {"", 3, "[3 1 2]"}, {"z", 1, "[3]"},
+	} {
+		if got := fmt.Sprint(sel.Select(s, &schedulers.Job{User: c.user}, c.n)); got != c.want {
+			t.Errorf("user %q, %d hosts: %s, want %s", c.user, c.n, got, c.want)
+		}
+	}
+}
