@@ -153,3 +153,61 @@ func TestOSEPMatchesBatsim(t *testing.T) {
 		}
 	})
 }
+
+// osepGoldens are real-Batsim OSEP runs recorded in testdata/golden, which
+// the engine must reproduce byte for byte even where Batsim is absent.
+var osepGoldens = []struct {
+	name string
+	c    osepCase
+}{
+	// checkpoints keep whole blocks of preempted jobs
+	{"osep-hetero-user1-late-large-ckpt600", osepCase{"osep-hetero", "user1", "large", "600", true, 3}},
+	// registrations without acknowledgment
+	{"osep-user4-late-medium-noack", osepCase{"osep", "user4", "medium", "0", false, 4}},
+}
+
+func TestOSEPGoldens(t *testing.T) {
+	var bin string
+	if *updateGoldens {
+		bin = batsimrun.Batsim(t)
+	}
+	for _, g := range osepGoldens {
+		t.Run(g.name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "golden", g.name)
+			plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
+			want := filepath.Join(dir, "out_jobs.csv")
+			if *updateGoldens {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeOSEP(t, dir, g.c)
+				res, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin, Args: g.c.args()}, plat, wl, t.TempDir(), session(t, g.c.policy, g.c.opts()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(want, res.Jobs, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := fmt.Sprintf("# recorded with Batsim %s driven by bucma:\nbucma run --scheduler %s -o checkpoint=%s -s tcp://127.0.0.1:28000 &\nbatsim -p platform.xml -w workload.json -e out -s tcp://127.0.0.1:28000 %s\n",
+					batsimrun.Version, g.c.policy, g.c.checkpoint, strings.Join(g.c.args(), " "))
+				if err := os.WriteFile(filepath.Join(dir, "cmd.txt"), []byte(cmd), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			expected, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(expected, []byte("COMPLETED_KILLED")) {
+				t.Fatalf("the golden %s has no preemption", g.name)
+			}
+			got, err := simulateDyn(t, t.TempDir(), plat, wl, g.c)
+			if err != nil {
+				t.Fatalf("engine: %v", err)
+			}
+			if !bytes.Equal(expected, got) {
+				t.Errorf("the engine's _jobs.csv differs from Batsim's, first difference at %s", firstDiff(expected, got))
+			}
+		})
+	}
+}
