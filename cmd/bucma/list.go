@@ -64,6 +64,9 @@ func writePolicyTable(w io.Writer, reg *schedulers.Registry) error {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s\n    %s\n", spec.Name, spec.Description)
+		if spec.DynamicJobs {
+			fmt.Fprintf(w, "    %s\n", dynamicJobsNote)
+		}
 		if len(spec.Options) == 0 {
 			fmt.Fprintln(w, "    (no option)")
 			continue
@@ -90,6 +93,9 @@ func writePolicyMarkdown(w io.Writer, reg *schedulers.Registry) error {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "#### `%s`\n\n%s\n", spec.Name, spec.Description)
+		if spec.DynamicJobs {
+			fmt.Fprintf(w, "\n%s\n", dynamicJobsNote)
+		}
 		if len(spec.Options) == 0 {
 			continue
 		}
@@ -101,3 +107,6 @@ func writePolicyMarkdown(w io.Writer, reg *schedulers.Registry) error {
 	_, err := fmt.Fprint(w)
 	return err
 }
+
+// dynamicJobsNote is listed under the policies that kill and resubmit.
+const dynamicJobsNote = "Batsim must run with --enable-dynamic-jobs --acknowledge-dynamic-jobs (bucma simulate and bucma expe turn them on)."
