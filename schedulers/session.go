@@ -182,7 +182,7 @@ func (s *Session) finishRegistration(reply *protocol.Reply) {
 	if r, ok := s.policy.(Registrar); !ok || !r.RegistersDynamicJobs() {
 		return
 	}
-	if st.NbWaiting() > 0 || st.nkilling > 0 || (st.dynamic != nil && len(st.dynamic.pending) > 0) {
+	if st.NbWaiting() > 0 || st.nkilling > 0 || len(s.killedJobs) > 0 || (st.dynamic != nil && len(st.dynamic.pending) > 0) {
 		return
 	}
 	reply.RegistrationFinished()
