@@ -26,6 +26,8 @@ type RunData struct {
 	// trace).
 	BandWait map[string]float64
 	HasTrace bool
+	// OSEP holds the OSEP metrics (plans of kind "osep" only).
+	OSEP *OSEPRunStats
 }
 
 // Analysis is the data of a campaign directory.
@@ -35,6 +37,15 @@ type Analysis struct {
 	Hosts   int
 	Runs    map[string]*RunData // completed runs, by id
 	Missing []Run               // runs of the plan not (yet) done
+	// Grid is the platform's hosts with their owners (plans of kind
+	// "osep" only).
+	Grid *OSEPGrid
+}
+
+// osepWorkload is what the OSEP metrics need from one workload file.
+type osepWorkload struct {
+	jobs  []OSEPJob
+	ideal map[string]float64 // owner-alone completion times
 }
 
 // Analyze reads every completed run of the campaign in dir. The same code
@@ -48,8 +59,18 @@ func Analyze(dir string) (*Analysis, error) {
 		return nil, err
 	}
 	a := &Analysis{Dir: dir, Plan: plan, Runs: map[string]*RunData{}}
-	if p, err := platforms.Load(filepath.Join(dir, PlatformFile)); err == nil {
-		a.Hosts = len(p.Hosts)
+	plat, perr := platforms.Load(filepath.Join(dir, PlatformFile))
+	if perr == nil {
+		a.Hosts = len(plat.Hosts)
+	}
+	osep := plan.Kind == "osep"
+	if osep {
+		if perr != nil {
+			return nil, fmt.Errorf("%s: the OSEP metrics need the platform: %w", dir, perr)
+		}
+		if a.Grid, err = NewOSEPGrid(plat, plan.OwnerProperty()); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, PlatformFile), err)
+		}
 	}
 	var todo []Run
 	for _, r := range plan.Expand() {
@@ -61,6 +82,7 @@ func Analyze(dir string) (*Analysis, error) {
 	}
 	// Job information per workload, shared by the runs of that workload.
 	infos := map[string]map[string]string{}
+	osepWs := map[string]*osepWorkload{}
 	for _, r := range todo {
 		if _, ok := infos[r.Workload]; ok {
 			continue
@@ -70,6 +92,11 @@ func Analyze(dir string) (*Analysis, error) {
 			return nil, err
 		}
 		infos[r.Workload] = ClassOf(ji)
+		if osep {
+			if osepWs[r.Workload], err = readOSEPWorkload(WorkloadPath(dir, r.Workload), a.Grid); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out := make([]*RunData, len(todo))
 	errs := make([]error, len(todo))
@@ -85,7 +112,7 @@ func Analyze(dir string) (*Analysis, error) {
 				errs[i] = fmt.Errorf("%w (running the campaign again, with the same 'bucma expe run' command, redoes the run)", err)
 				return
 			}
-			out[i], errs[i] = AnalyzeRun(RunDir(dir, r.ID), r, a.Hosts, infos[r.Workload])
+			out[i], errs[i] = analyzeRun(RunDir(dir, r.ID), r, a.Hosts, infos[r.Workload], a.Grid, osepWs[r.Workload])
 		}()
 	}
 	wg.Wait()
@@ -101,11 +128,21 @@ func Analyze(dir string) (*Analysis, error) {
 // AnalyzeRun reads one run directory (out_jobs.csv, and trace.csv when
 // present); classes maps job ids to their precision profile.
 func AnalyzeRun(runDir string, r Run, hosts int, classes map[string]string) (*RunData, error) {
+	return analyzeRun(runDir, r, hosts, classes, nil, nil)
+}
+
+// analyzeRun is AnalyzeRun, plus the OSEP metrics when w is set.
+func analyzeRun(runDir string, r Run, hosts int, classes map[string]string, g *OSEPGrid, w *osepWorkload) (*RunData, error) {
 	rows, err := ReadJobsFile(filepath.Join(runDir, JobsFile))
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	rd := &RunData{Run: r, Metrics: Compute(rows, hosts), Classes: ByGroup(rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{}}
+	if w != nil {
+		if rd.OSEP, err = ComputeOSEP(rows, w.jobs, w.ideal, g); err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.ID, err)
+		}
+	}
 	tp := filepath.Join(runDir, TraceFile)
 	if _, err := os.Stat(tp); err == nil {
 		tr, err := ReadTraceFile(tp)
@@ -123,6 +160,51 @@ func AnalyzeRun(runDir string, r Run, hosts int, classes map[string]string) (*Ru
 		}
 	}
 	return rd, nil
+}
+
+// readOSEPWorkload reads an OSEP workload and computes its owner-alone
+// completion times on g.
+func readOSEPWorkload(path string, g *OSEPGrid) (*osepWorkload, error) {
+	jobs, err := ReadOSEPJobs(path)
+	if err != nil {
+		return nil, err
+	}
+	ideal, err := OwnerAloneCompletion(jobs, g)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", path, err)
+	}
+	return &osepWorkload{jobs: jobs, ideal: ideal}, nil
+}
+
+// GetCase returns the data of a run by variant, workload case and seed (nil
+// if not done).
+func (a *Analysis) GetCase(variant, caseName string, seed uint64) *RunData {
+	return a.Runs[variant+"_"+CaseWorkloadKey(caseName, seed)]
+}
+
+// CaseValues collects f(run) over the plan's seeds for one variant and
+// workload case.
+func (a *Analysis) CaseValues(variant, caseName string, f func(*RunData) float64) []float64 {
+	var out []float64
+	for _, s := range a.Plan.Seeds {
+		if x := a.GetCase(variant, caseName, s); x != nil {
+			out = append(out, f(x))
+		}
+	}
+	return out
+}
+
+// CasePaired collects, over the plan's seeds, f(run of variant x, run of
+// variant y) on one workload case, for the seeds where both runs are done.
+func (a *Analysis) CasePaired(x, y, caseName string, f func(x, y *RunData) float64) []float64 {
+	var out []float64
+	for _, s := range a.Plan.Seeds {
+		rx, ry := a.GetCase(x, caseName, s), a.GetCase(y, caseName, s)
+		if rx != nil && ry != nil {
+			out = append(out, f(rx, ry))
+		}
+	}
+	return out
 }
 
 // Get returns the data of a run by variant, seed and load (nil if not done).

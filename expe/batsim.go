@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"bucma/schedulers"
 )
 
 // BatsimEngine runs each simulation with a real Batsim binary and a bucma
@@ -27,6 +29,9 @@ type BatsimEngine struct {
 	Bucma  string // bucma executable (the scheduler side)
 	// BatsimArgs are appended to Batsim's command line.
 	BatsimArgs []string
+	// Registry knows the policies (default: schedulers.Builtin()); a policy
+	// that registers dynamic jobs gets Batsim's DynamicJobFlags.
+	Registry *schedulers.Registry
 	// Grace is how long a process may keep running once its peer has ended
 	// (default 30 s).
 	Grace time.Duration
@@ -62,7 +67,11 @@ func (e *BatsimEngine) BatsimCommand(spec RunSpec, endpoint string) []string {
 
 // batsimArgs returns Batsim's command line before and after the endpoint.
 func (e *BatsimEngine) batsimArgs(spec RunSpec) (head, tail []string) {
-	return []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s"}, e.BatsimArgs
+	if usesDynamicJobs(e.Registry, spec.Run.Variant.Policy) {
+		tail = append(tail, DynamicJobFlags...)
+	}
+	tail = append(tail, e.BatsimArgs...)
+	return []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s"}, tail
 }
 
 // CommandLine implements Engine: the two commands as a POSIX shell runs

@@ -63,7 +63,8 @@ type Engine interface {
 }
 
 // WorkloadMaker builds the workload file of one (seed, load) pair; it must
-// be deterministic. platform is the platform file path.
+// be deterministic. platform is the platform file path. For a plan with
+// workload cases, recipe is the case's (Plan.Recipe) and load is 0.
 type WorkloadMaker func(recipe WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error)
 
 // Campaign runs a plan into a directory.
@@ -124,7 +125,8 @@ type RunInfo struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	Finished    string  `json:"finished"` // RFC 3339
 	// Jobs is the number of rows of out_jobs.csv, one per job of the
-	// workload; Outputs the checksums of the outputs (out_jobs.csv first).
+	// workload plus one per resubmitted piece of a preempted job; Outputs
+	// the checksums of the outputs (out_jobs.csv first).
 	// Both are set for completed runs only, and checked by VerifyRun.
 	Jobs    int            `json:"jobs,omitempty"`
 	Outputs []OutputDigest `json:"outputs,omitempty"`
@@ -360,7 +362,8 @@ func safeRun(ctx context.Context, e Engine, spec RunSpec) (err error) {
 // platform, workload recipe or variants); seeds and loads may change.
 func (c *Campaign) checkAndWritePlan(dir string) error {
 	if old, err := ReadPlan(dir); err == nil {
-		if old.Platform != c.Plan.Platform || !reflect.DeepEqual(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) {
+		if old.Platform != c.Plan.Platform || !reflect.DeepEqual(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
+			!reflect.DeepEqual(old.Cases, c.Plan.Cases) {
 			return fmt.Errorf("%s holds another experiment (plan %s, platform %s, %d jobs, %d variants): use another --out directory or the same plan and --jobs/--quick",
 				dir, old.Name, old.Platform, old.Workload.Jobs, len(old.Variants))
 		}
@@ -397,9 +400,9 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir, platform string, pend
 		gen = GenerateWorkload
 	}
 	type item struct {
-		key  string
-		seed uint64
-		load float64
+		key, cas string
+		seed     uint64
+		load     float64
 	}
 	seen := map[string]bool{}
 	var todo []item
@@ -411,7 +414,7 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir, platform string, pend
 		if _, err := os.Stat(WorkloadPath(dir, r.Workload)); err == nil {
 			continue
 		}
-		todo = append(todo, item{r.Workload, r.Seed, r.Load})
+		todo = append(todo, item{r.Workload, r.Case, r.Seed, r.Load})
 	}
 	errs := make([]error, len(todo))
 	sem := make(chan struct{}, workers)
@@ -425,11 +428,15 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir, platform string, pend
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			data, err := gen(c.Plan.Workload, it.seed, it.load, platform)
+			data, err := gen(c.Plan.Recipe(it.cas), it.seed, it.load, platform)
 			if err == nil {
 				err = WriteFileAtomic(WorkloadPath(dir, it.key), data)
 			}
-			if err != nil {
+			switch {
+			case err == nil:
+			case it.cas != "":
+				errs[i] = fmt.Errorf("workload %s (case %s, seed %d): %w", it.key, it.cas, it.seed, err)
+			default:
 				errs[i] = fmt.Errorf("workload %s (seed %d, load %s): %w", it.key, it.seed, FormatLoad(it.load), err)
 			}
 		}()

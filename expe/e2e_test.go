@@ -16,6 +16,9 @@ import (
 // the paper has, and the same plan gives the same outputs twice.
 func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 	for _, name := range PlanNames() {
+		if name == "osep" {
+			continue // TestEmbeddedOSEPCampaignEndToEnd
+		}
 		t.Run(name, func(t *testing.T) {
 			p, err := BuiltinPlan(name)
 			if err != nil {
@@ -82,6 +85,71 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The OSEP plan end to end, once the policies are registered: every run of
+// two seeds completes, each original job is completed by exactly one row,
+// every user has a satisfaction, and the report is written.
+func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
+	reg := schedulers.Builtin()
+	for _, pol := range OSEPPolicies {
+		if _, ok := reg.Get(pol); !ok {
+			t.Skipf("policy %s is not registered: the OSEP plan cannot run yet", pol)
+		}
+	}
+	p, err := BuiltinPlan("osep")
+	if err == nil {
+		p, err = p.With(Overrides{Seeds: 2})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	camp := &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(reg)}
+	res, err := camp.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Failed {
+		t.Error(f.String())
+	}
+	if res.Done != len(p.Expand()) {
+		t.Fatalf("%d of %d runs done", res.Done, len(p.Expand()))
+	}
+	cmd, _ := os.ReadFile(filepath.Join(RunDir(dir, p.Expand()[0].ID), CmdFile))
+	if !strings.Contains(string(cmd), "--enable-dynamic-jobs --acknowledge-dynamic-jobs") {
+		t.Errorf("command line without the dynamic-job flags: %s", cmd)
+	}
+	an, err := Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preempted := 0
+	for id, rd := range an.Runs {
+		s := rd.OSEP
+		if s.Unfinished() != 0 || s.Orphans != 0 || s.Duplicates != 0 {
+			t.Errorf("run %s: %d jobs not completed, %d orphan rows, %d jobs completed twice", id, s.Unfinished(), s.Orphans, s.Duplicates)
+		}
+		for _, u := range an.Grid.Users {
+			if su := s.Satisfaction[u].SU; !(su > 0) {
+				t.Errorf("run %s: SU(%s) = %g", id, u, su)
+			}
+		}
+		preempted += s.TotalPreemptions()
+	}
+	if preempted == 0 {
+		t.Error("no preemption in the whole campaign")
+	}
+	path, err := WriteReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	for _, want := range []string{"## Satisfaction per user", "## Share of the grid's power over time", "## Preemptions", "## Side by side with the thesis"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("report without %q", want)
+		}
 	}
 }
 

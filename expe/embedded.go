@@ -30,10 +30,29 @@ func NewEmbeddedEngine(reg *schedulers.Registry) *EmbeddedEngine {
 // Name implements Engine.
 func (e *EmbeddedEngine) Name() string { return "embedded" }
 
+// DynamicJobFlags are the flags of Batsim (and of "bucma simulate") that a
+// policy registering dynamic jobs needs (schedulers.Spec.DynamicJobs): its
+// preempted jobs come back as new jobs, and each is acknowledged with a
+// JOB_SUBMITTED.
+var DynamicJobFlags = []string{"--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"}
+
+// usesDynamicJobs reports whether policy registers dynamic jobs (false for
+// a policy reg does not know: the run fails on it with a clear message).
+func usesDynamicJobs(reg *schedulers.Registry, policy string) bool {
+	if reg == nil {
+		reg = schedulers.Builtin()
+	}
+	s, ok := reg.Get(policy)
+	return ok && s.DynamicJobs
+}
+
 // CommandLine implements Engine: the equivalent "bucma simulate" command.
 func (e *EmbeddedEngine) CommandLine(spec RunSpec) string {
-	argv := []string{"bucma", "simulate", "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix,
-		"--scheduler", spec.Run.Variant.Policy}
+	argv := []string{"bucma", "simulate", "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix}
+	if usesDynamicJobs(e.Registry, spec.Run.Variant.Policy) {
+		argv = append(argv, DynamicJobFlags...)
+	}
+	argv = append(argv, "--scheduler", spec.Run.Variant.Policy)
 	for _, o := range spec.Run.Variant.OptionArgs() {
 		argv = append(argv, "--option", o)
 	}
@@ -88,6 +107,7 @@ func (e *EmbeddedEngine) Run(ctx context.Context, spec RunSpec) (err error) {
 	cfg := sim.Config{
 		Platform: plat, Workloads: []*workloads.Workload{w}, ExportPrefix: spec.Prefix,
 		Latency: sim.LatencyBatsim, Log: log,
+		DynamicJobs: pspec.DynamicJobs, AcknowledgeDynamicJob: pspec.DynamicJobs,
 	}
 	res, err := sim.Run(ctx, cfg, sim.InProcess(sess))
 	if err != nil {

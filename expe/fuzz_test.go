@@ -103,7 +103,11 @@ func checkParsePlan(data []byte) error {
 		return nil
 	}
 	runs := p.Expand()
-	if len(runs) > MaxRuns || len(runs) != len(p.Variants)*len(p.Seeds)*len(p.Loads) {
+	want := len(p.Variants) * len(p.Seeds) * len(p.Loads)
+	if len(p.Cases) > 0 {
+		want = len(p.Variants) * len(p.Cases) * len(p.Seeds)
+	}
+	if len(runs) > MaxRuns || len(runs) != want {
 		return fmt.Errorf("%d runs", len(runs))
 	}
 	ids := map[string]bool{}

@@ -25,7 +25,8 @@ func PlatformXML(name string) ([]byte, error) {
 
 // GenerateWorkload is the default WorkloadMaker: the workloads package's
 // generator, then its transformations, all seeded with seed. The generator
-// is sized for the platform's compute hosts.
+// is sized for the platform's compute hosts. The "osep" generator makes one
+// OSEP demand (r.Demand, r.Late, r.LateBy; load is not used).
 func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
 	p, err := platforms.Load(platform)
 	if err != nil {
@@ -39,8 +40,10 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 	switch r.Generator {
 	case "lille":
 		w, err = workloads.GenerateLille(workloads.LilleOptions{Jobs: r.Jobs, Seed: seed, Load: load, HostSpeeds: speeds})
+	case "osep":
+		w, err = workloads.GenerateOSEP(osepOptions(r, seed, len(p.Hosts)))
 	default:
-		return nil, fmt.Errorf("unknown workload generator %q (valid: lille)", r.Generator)
+		return nil, fmt.Errorf("unknown workload generator %q (valid: lille, osep)", r.Generator)
 	}
 	if err != nil {
 		return nil, err
@@ -59,4 +62,20 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 		}
 	}
 	return w.Bytes()
+}
+
+// osepOptions are the OSEP generator's options for a recipe.
+func osepOptions(r WorkloadRecipe, seed uint64, hosts int) workloads.OSEPOptions {
+	return workloads.OSEPOptions{Demand: r.Demand, Late: r.Late, LateBy: r.LateBy, Seed: seed, NbRes: hosts}
+}
+
+// checkRecipe reports a recipe the generator would refuse, before any
+// workload is made (only the osep generator's parameters are checked: it
+// is cheap to run).
+func checkRecipe(r WorkloadRecipe) error {
+	if r.Generator != "osep" {
+		return nil
+	}
+	_, err := workloads.GenerateOSEP(osepOptions(r, 1, 0))
+	return err
 }

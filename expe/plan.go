@@ -2,6 +2,7 @@ package expe
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,22 +22,41 @@ type Variant struct {
 	Model string `json:"model,omitempty"`
 }
 
-// WorkloadRecipe says how the workload of a (seed, load) pair is made: a
-// generator, then transformations applied in order.
+// WorkloadRecipe says how the workload of a (seed, load) pair, or of a
+// (case, seed) pair, is made: a generator, then transformations applied in
+// order.
 type WorkloadRecipe struct {
-	Generator string   `json:"generator"` // "lille"
-	Jobs      int      `json:"jobs"`      // jobs of the generator (0: its default)
+	Generator string   `json:"generator"` // "lille", "osep"
+	Jobs      int      `json:"jobs"`      // jobs of the generator (0: its default; "osep" has a fixed size)
 	Steps     []string `json:"steps"`     // "bucma-insert", "precise"
+	// Parameters of the "osep" generator (a plan's workload cases set
+	// Demand and Late, see WorkloadCase).
+	Demand string  `json:"demand,omitempty"`  // small, medium or large
+	Late   string  `json:"late,omitempty"`    // the user who submits late
+	LateBy float64 `json:"late_by,omitempty"` // the late user's submission time, seconds
+}
+
+// WorkloadCase is one setting of the workload generator. A plan with cases
+// runs every variant on the workload of every (case, seed) pair instead of
+// every (seed, load) pair: load levels do not apply to it. The case's
+// non-empty parameters replace the recipe's (see Plan.Recipe).
+type WorkloadCase struct {
+	Name   string `json:"name"`  // unique in the plan, file-name safe
+	Title  string `json:"title"` // how the report names it ("user1 late, large demand")
+	Demand string `json:"demand,omitempty"`
+	Late   string `json:"late,omitempty"`
 }
 
 // Plan is a declarative experiment: every variant runs on the workload of
-// every (seed, load) pair.
+// every (seed, load) pair, or of every (case, seed) pair when the plan has
+// workload cases.
 type Plan struct {
 	Name        string         `json:"name"`
-	Kind        string         `json:"kind"` // report layout: "bucma-model" or "walltime-trust"
+	Kind        string         `json:"kind"` // report layout: "bucma-model", "walltime-trust" or "osep"
 	Title       string         `json:"title"`
 	Platform    string         `json:"platform"` // bundled platform name or file path
 	Workload    WorkloadRecipe `json:"workload"`
+	Cases       []WorkloadCase `json:"cases,omitempty"`
 	Variants    []Variant      `json:"variants"`
 	Seeds       []uint64       `json:"seeds"`
 	Loads       []float64      `json:"loads"`
@@ -47,6 +67,7 @@ type Plan struct {
 type Run struct {
 	ID       string  `json:"id"`
 	Variant  Variant `json:"variant"`
+	Case     string  `json:"case,omitempty"` // workload case (plans with cases; Load is then 0)
 	Seed     uint64  `json:"seed"`
 	Load     float64 `json:"load"`
 	Workload string  `json:"workload"` // workload key (file workloads/<key>.json)
@@ -71,8 +92,43 @@ const (
 	defaultFirstSeed = 1
 )
 
+// Sizes of the OSEP campaign (plan "osep"): the thesis ran 1000 seeds per
+// case and policy.
+const (
+	OSEPSeeds      = 1000
+	OSEPQuickSeeds = 5
+	// OSEPLateBy is when the late user submits (the thesis' 6 minutes).
+	OSEPLateBy = 360.0
+	// OSEPCheckpoint is the checkpoint block of the checkpointing variants,
+	// in seconds of execution (the thesis' 10-minute blocks).
+	OSEPCheckpoint = 600
+)
+
+// OSEPPolicies are the two policies the OSEP plan compares: the original
+// (homogeneous) OSEP and the heterogeneous one.
+var OSEPPolicies = []string{"osep", "osep-hetero"}
+
+// OSEPDemands are the demand levels of the OSEP workload cases.
+var OSEPDemands = []string{"small", "medium", "large"}
+
+// OSEPLateUsers are the users who submit late in the OSEP workload cases.
+var OSEPLateUsers = []string{"user1", "user4"}
+
+// OSEPCaseName names the workload case where late submits late under
+// demand ("user1-late-large").
+func OSEPCaseName(late, demand string) string { return late + "-late-" + demand }
+
+// OSEPVariantName names the variant of policy with checkpoint blocks of
+// ckpt seconds (0: none): "osep", "osep-hetero-ckpt600".
+func OSEPVariantName(policy string, ckpt int) string {
+	if ckpt == 0 {
+		return policy
+	}
+	return fmt.Sprintf("%s-ckpt%d", policy, ckpt)
+}
+
 // PlanNames lists the built-in plans.
-func PlanNames() []string { return []string{"bucma-model", "walltime-trust"} }
+func PlanNames() []string { return []string{"bucma-model", "walltime-trust", "osep"} }
 
 // BuiltinPlan returns a built-in plan with the default sizes.
 func BuiltinPlan(name string) (Plan, error) {
@@ -112,6 +168,36 @@ func BuiltinPlan(name string) (Plan, error) {
 			Description: "The walltime-trust algorithm against FCFS, MIN-MIN, MAX-MIN and EASY on the synthetic Lille " +
 				"workload with precise walltimes (W = Te / U(0.85, 1.0)).",
 		}, nil
+	case "osep":
+		var cases []WorkloadCase
+		for _, late := range OSEPLateUsers {
+			for _, d := range OSEPDemands {
+				cases = append(cases, WorkloadCase{Name: OSEPCaseName(late, d), Title: late + " late, " + d + " demand", Demand: d, Late: late})
+			}
+		}
+		var vs []Variant
+		for _, pol := range OSEPPolicies {
+			model := ""
+			if pol != "osep" {
+				model = pol
+			}
+			for _, ckpt := range []int{0, OSEPCheckpoint} {
+				vs = append(vs, Variant{
+					Name: OSEPVariantName(pol, ckpt), Policy: pol, Base: "osep", Model: model,
+					Options: map[string]string{"checkpoint": strconv.Itoa(ckpt)},
+				})
+			}
+		}
+		return Plan{
+			Name: name, Kind: name, Title: "Heterogeneous OSEP vs original OSEP (thesis chapter 5, Figures 7-18)",
+			Platform: "osep",
+			Workload: WorkloadRecipe{Generator: "osep", LateBy: OSEPLateBy},
+			Cases:    cases, Variants: vs, Seeds: SeedRange(OSEPSeeds),
+			Description: "The original OSEP and the heterogeneous OSEP, each without checkpointing and with checkpoints every " +
+				fmt.Sprintf("%d s of execution, on the OSEP grid (12 hosts owned by 4 users, 45.76/27.88/16.06/10.29 %% of the power). ", OSEPCheckpoint) +
+				"Each user submits 10 sequential jobs; the late user (user1 or user4) submits " + fmt.Sprintf("%g s", OSEPLateBy) +
+				" after the others; small, medium and large demand. Preempted jobs are killed and their remaining work resubmitted.",
+		}, nil
 	}
 	return Plan{}, fmt.Errorf("unknown plan %q (valid: %s)", name, strings.Join(PlanNames(), ", "))
 }
@@ -134,17 +220,27 @@ type Overrides struct {
 	Quick bool      // QuickJobs jobs and QuickSeeds seeds unless Seeds/Jobs say otherwise
 }
 
-// With returns the plan with the overrides applied and checked.
+// With returns the plan with the overrides applied and checked. Loads are
+// refused for a plan with workload cases, Jobs for a generator of fixed
+// size: they would not change anything.
 func (p Plan) With(o Overrides) (Plan, error) {
 	if o.Quick {
-		p.Workload.Jobs = QuickJobs
-		p.Seeds = SeedRange(QuickSeeds)
+		seeds, jobs := p.QuickSizes()
+		if jobs > 0 {
+			p.Workload.Jobs = jobs
+		}
+		p.Seeds = SeedRange(seeds)
 	}
 	if o.Seeds < 0 {
 		return p, fmt.Errorf("--seeds must be at least 1 (got %d)", o.Seeds)
 	}
 	if o.Seeds > 0 {
 		p.Seeds = SeedRange(o.Seeds)
+	}
+	if o.Jobs != 0 {
+		if err := p.Applies("jobs"); err != nil {
+			return p, err
+		}
 	}
 	if o.Jobs < 0 {
 		return p, fmt.Errorf("--jobs must be at least 1 (got %d)", o.Jobs)
@@ -153,12 +249,79 @@ func (p Plan) With(o Overrides) (Plan, error) {
 		p.Workload.Jobs = o.Jobs
 	}
 	if len(o.Loads) > 0 {
+		if err := p.Applies("loads"); err != nil {
+			return p, err
+		}
+	}
+	if len(o.Loads) > 0 {
 		p.Loads = append([]float64(nil), o.Loads...)
 	}
 	return p, p.Check()
 }
 
-// MaxRuns bounds the runs of a plan (variants × seeds × loads).
+// Applies says whether a size override applies to the plan: "jobs" does
+// not for a generator of fixed size, "loads" does not for a plan with
+// workload cases; the error says why.
+func (p Plan) Applies(override string) error {
+	switch {
+	case override == "jobs" && p.FixedJobs():
+		return fmt.Errorf("--jobs does not apply to plan %s: its %s workload has a fixed number of jobs", p.Name, p.Workload.Generator)
+	case override == "loads" && len(p.Cases) > 0:
+		return fmt.Errorf("--loads does not apply to plan %s: its workloads are the cases %s, not load levels", p.Name, caseNames(p.Cases))
+	}
+	return nil
+}
+
+// QuickSizes are the number of seeds and of jobs --quick gives the plan
+// (jobs 0: the generator's size is fixed).
+func (p Plan) QuickSizes() (seeds, jobs int) {
+	if p.FixedJobs() {
+		return OSEPQuickSeeds, 0
+	}
+	return QuickSeeds, QuickJobs
+}
+
+// FixedJobs reports whether the plan's workload generator has a fixed
+// number of jobs (the OSEP demands: 4 users × 10 jobs).
+func (p Plan) FixedJobs() bool { return p.Workload.Generator == "osep" }
+
+func caseNames(cs []WorkloadCase) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Case returns the workload case of that name.
+func (p Plan) Case(name string) (WorkloadCase, bool) {
+	for _, c := range p.Cases {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return WorkloadCase{}, false
+}
+
+// Recipe is the workload recipe of a case: the plan's, with the case's
+// non-empty parameters in place of the recipe's. An unknown or empty case
+// name gives the plan's recipe.
+func (p Plan) Recipe(caseName string) WorkloadRecipe {
+	r := p.Workload
+	r.Steps = append([]string(nil), r.Steps...)
+	if c, ok := p.Case(caseName); ok {
+		if c.Demand != "" {
+			r.Demand = c.Demand
+		}
+		if c.Late != "" {
+			r.Late = c.Late
+		}
+	}
+	return r
+}
+
+// MaxRuns bounds the runs of a plan (variants × seeds × loads, or
+// variants × cases × seeds).
 const MaxRuns = 100000
 
 // ParsePlan reads a plan in its JSON form (a campaign's plan.json) and
@@ -182,14 +345,26 @@ func (p Plan) Check() error {
 	if len(p.Seeds) == 0 {
 		return fmt.Errorf("plan %s: no seed", p.Name)
 	}
-	if len(p.Loads) == 0 {
-		return fmt.Errorf("plan %s: no load level", p.Name)
+	if p.Workload.LateBy < 0 || math.IsNaN(p.Workload.LateBy) || math.IsInf(p.Workload.LateBy, 0) {
+		return fmt.Errorf("plan %s: late_by %g: must be a number of seconds ≥ 0", p.Name, p.Workload.LateBy)
 	}
-	if n := len(p.Variants) * len(p.Seeds) * len(p.Loads); len(p.Seeds) > MaxRuns || len(p.Loads) > MaxRuns || n > MaxRuns {
-		return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), MaxRuns)
+	if len(p.Cases) > 0 {
+		if err := p.checkCases(); err != nil {
+			return err
+		}
+	} else {
+		if len(p.Loads) == 0 {
+			return fmt.Errorf("plan %s: no load level", p.Name)
+		}
+		if n := len(p.Variants) * len(p.Seeds) * len(p.Loads); len(p.Seeds) > MaxRuns || len(p.Loads) > MaxRuns || n > MaxRuns {
+			return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), MaxRuns)
+		}
 	}
 	if p.Workload.Jobs < 0 {
 		return fmt.Errorf("plan %s: %d jobs: must be at least 0 (the generator's default)", p.Name, p.Workload.Jobs)
+	}
+	if p.FixedJobs() && p.Workload.Jobs != 0 {
+		return fmt.Errorf("plan %s: %d jobs: the %s generator has a fixed number of jobs (give 0)", p.Name, p.Workload.Jobs, p.Workload.Generator)
 	}
 	// Runs and workloads are named after the seed and the load: each may
 	// appear once.
@@ -223,6 +398,45 @@ func (p Plan) Check() error {
 	return nil
 }
 
+// checkCases validates the workload cases of a plan: runs and workloads are
+// named after the case, so each name is file-name safe and appears once;
+// every case's recipe is one the generator accepts.
+func (p Plan) checkCases() error {
+	if len(p.Loads) > 0 {
+		return fmt.Errorf("plan %s: load levels (%s) do not apply to a plan with workload cases", p.Name, loadList(p.Loads))
+	}
+	if n := len(p.Variants) * len(p.Cases) * len(p.Seeds); len(p.Seeds) > MaxRuns || len(p.Cases) > MaxRuns || n > MaxRuns {
+		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), MaxRuns)
+	}
+	seen := map[string]bool{}
+	for _, c := range p.Cases {
+		if !fileNameSafe(c.Name) {
+			return fmt.Errorf("plan %s: case name %q: must be non-empty, of letters, digits, '-' and '.' only", p.Name, c.Name)
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("plan %s: case %s given twice", p.Name, c.Name)
+		}
+		seen[c.Name] = true
+		if err := checkRecipe(p.Recipe(c.Name)); err != nil {
+			return fmt.Errorf("plan %s, case %s: %w", p.Name, c.Name, err)
+		}
+	}
+	return nil
+}
+
+// fileNameSafe: letters, digits, '-' and '.', not starting with '.'.
+func fileNameSafe(s string) bool {
+	if s == "" || s[0] == '.' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // ParseLoads parses a comma-separated list of load levels ("0.7,0.85,1.0").
 func ParseLoads(s string) ([]float64, error) {
 	var out []float64
@@ -251,9 +465,26 @@ func WorkloadKey(seed uint64, load float64) string {
 // FormatLoad prints a load level compactly (0.85, 1).
 func FormatLoad(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
 
-// Expand lists the runs of the plan: for each load, each seed, each variant.
+// CaseWorkloadKey names the workload of a (case, seed) pair.
+func CaseWorkloadKey(caseName string, seed uint64) string {
+	return fmt.Sprintf("%s_s%03d", caseName, seed)
+}
+
+// Expand lists the runs of the plan: for each load, each seed, each variant;
+// with workload cases, for each case, each seed, each variant.
 func (p Plan) Expand() []Run {
 	var runs []Run
+	if len(p.Cases) > 0 {
+		for _, c := range p.Cases {
+			for _, s := range p.Seeds {
+				key := CaseWorkloadKey(c.Name, s)
+				for _, v := range p.Variants {
+					runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Case: c.Name, Seed: s, Workload: key})
+				}
+			}
+		}
+		return runs
+	}
 	for _, l := range p.Loads {
 		for _, s := range p.Seeds {
 			key := WorkloadKey(s, l)
@@ -277,6 +508,21 @@ func (p Plan) WorkloadKeys() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// DefaultOwnerProperty is the host property naming each host's owner.
+const DefaultOwnerProperty = "owner"
+
+// OwnerProperty is the host property naming the hosts' owners that the
+// plan's variants use (their "owner" option), DefaultOwnerProperty unless
+// they say otherwise.
+func (p Plan) OwnerProperty() string {
+	for _, v := range p.Variants {
+		if o := v.Options["owner"]; o != "" {
+			return o
+		}
+	}
+	return DefaultOwnerProperty
 }
 
 // OptionArgs returns a variant's options as sorted key=value strings.

@@ -159,3 +159,143 @@ func seedsJSON(n int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+func TestOSEPPlanExpansion(t *testing.T) {
+	p, err := BuiltinPlan("osep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != "osep" || p.Platform != "osep" || p.Workload.Generator != "osep" || p.Workload.LateBy != 360 || len(p.Loads) != 0 || len(p.Seeds) != OSEPSeeds {
+		t.Errorf("plan %+v", p)
+	}
+	// 12 thesis cases = 6 workload cases × {no checkpoint, 600-s blocks},
+	// each with both policies.
+	if len(p.Cases) != 6 || len(p.Variants) != 4 {
+		t.Fatalf("%d cases, %d variants", len(p.Cases), len(p.Variants))
+	}
+	wantV := map[string]string{"osep": "0", "osep-ckpt600": "600", "osep-hetero": "0", "osep-hetero-ckpt600": "600"}
+	for _, v := range p.Variants {
+		if ck, ok := wantV[v.Name]; !ok || v.Options["checkpoint"] != ck || !strings.HasPrefix(v.Name, v.Policy) || len(v.Options) != 1 {
+			t.Errorf("variant %+v", v)
+		}
+	}
+	runs := p.Expand()
+	if len(runs) != 4*6*OSEPSeeds {
+		t.Fatalf("%d runs", len(runs))
+	}
+	ids := map[string]bool{}
+	cases := map[string]int{}
+	for _, r := range runs {
+		if ids[r.ID] {
+			t.Errorf("run id %s twice", r.ID)
+		}
+		ids[r.ID] = true
+		c, ok := p.Case(r.Case)
+		if !ok || r.Load != 0 || r.Workload != CaseWorkloadKey(r.Case, r.Seed) || r.ID != r.Variant.Name+"_"+r.Workload {
+			t.Errorf("run %+v", r)
+		}
+		if strings.ContainsAny(r.ID, `/\ `) || strings.HasPrefix(r.ID, ".") || strings.Count(r.ID, "_") != 2 {
+			t.Errorf("run id %q is not a safe file name of three parts", r.ID)
+		}
+		cases[c.Late+"/"+c.Demand]++
+	}
+	for _, late := range OSEPLateUsers {
+		for _, d := range OSEPDemands {
+			if cases[late+"/"+d] != 4*OSEPSeeds {
+				t.Errorf("%s late, %s demand: %d runs", late, d, cases[late+"/"+d])
+			}
+		}
+	}
+	if got := runs[0].ID; got != "osep_user1-late-small_s001" {
+		t.Errorf("first run id %s", got)
+	}
+	if got := runs[len(runs)-1].ID; got != "osep-hetero-ckpt600_user4-late-large_s1000" {
+		t.Errorf("last run id %s", got)
+	}
+	if n := len(p.WorkloadKeys()); n != 6*OSEPSeeds {
+		t.Errorf("%d workloads", n)
+	}
+	// The recipe of a case carries its parameters; the plan's is unchanged.
+	r := p.Recipe("user4-late-medium")
+	if r.Generator != "osep" || r.Demand != "medium" || r.Late != "user4" || r.LateBy != 360 || p.Workload.Demand != "" {
+		t.Errorf("recipe %+v (plan's %+v)", r, p.Workload)
+	}
+	if p.OwnerProperty() != "owner" {
+		t.Errorf("owner property %q", p.OwnerProperty())
+	}
+}
+
+func TestOSEPPlanOverrides(t *testing.T) {
+	p, _ := BuiltinPlan("osep")
+	q, err := p.With(Overrides{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Seeds) != OSEPQuickSeeds || q.Workload.Jobs != 0 || len(q.Expand()) != 24*OSEPQuickSeeds {
+		t.Errorf("quick: %d seeds, %d jobs", len(q.Seeds), q.Workload.Jobs)
+	}
+	if s, _ := p.QuickSizes(); s != OSEPQuickSeeds {
+		t.Errorf("quick seeds %d", s)
+	}
+	if q, err := p.With(Overrides{Quick: true, Seeds: 7}); err != nil || len(q.Seeds) != 7 {
+		t.Errorf("--quick --seeds 7: %v", err)
+	}
+	if _, err := p.With(Overrides{Jobs: 40}); err == nil || !strings.Contains(err.Error(), "--jobs does not apply to plan osep") {
+		t.Errorf("--jobs: %v", err)
+	}
+	if _, err := p.With(Overrides{Loads: []float64{0.5}}); err == nil || !strings.Contains(err.Error(), "--loads does not apply to plan osep") || !strings.Contains(err.Error(), "user1-late-small") {
+		t.Errorf("--loads: %v", err)
+	}
+	for _, name := range []string{"bucma-model", "walltime-trust"} {
+		b, _ := BuiltinPlan(name)
+		if b.Applies("jobs") != nil || b.Applies("loads") != nil {
+			t.Errorf("%s: overrides refused", name)
+		}
+	}
+}
+
+// ParsePlan checks the workload cases of a plan.json.
+func TestParsePlanCases(t *testing.T) {
+	head := `{"name":"x","kind":"osep","variants":[{"name":"a","policy":"osep"}],"seeds":[1],"workload":{"generator":"osep","late_by":360},`
+	ok := head + `"cases":[{"name":"c1","demand":"small","late":"user1"},{"name":"c.2","demand":"large","late":"user4"}]}`
+	p, err := ParsePlan([]byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Expand()) != 2 || p.Expand()[1].ID != "a_c.2_s001" {
+		t.Errorf("runs %+v", p.Expand())
+	}
+	cases := []struct{ json, want string }{
+		{head + `"cases":[{"name":"c"},{"name":"c"}]}`, "case c given twice"},
+		{head + `"cases":[{"name":"a_b"}]}`, `case name "a_b"`},
+		{head + `"cases":[{"name":""}]}`, `case name ""`},
+		{head + `"cases":[{"name":".c"}]}`, `case name ".c"`},
+		{head + `"cases":[{"name":"c/d"}]}`, `case name "c/d"`},
+		{head + `"cases":[{"name":"c"}],"loads":[0.5]}`, "load levels (0.5) do not apply"},
+		{head + `"cases":[{"name":"c","demand":"huge"}]}`, `case c: osep: unknown demand "huge"`},
+		{head + `"cases":[{"name":"c","late":"user9"}]}`, `case c: osep: unknown late user "user9"`},
+		{strings.Replace(head, `"late_by":360`, `"late_by":-1`, 1) + `"cases":[{"name":"c"}]}`, "late_by -1"},
+		{strings.Replace(head, `"late_by":360`, `"jobs":40`, 1) + `"cases":[{"name":"c"}]}`, "fixed number of jobs"},
+		{`{"name":"x","variants":[{"name":"a"},{"name":"b"}],"seeds":[` + seedsJSON(25001) + `],"cases":[{"name":"c"},{"name":"d"}]}`, "more than 100000 runs"},
+	}
+	for _, c := range cases {
+		if _, err := ParsePlan([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.90s: %v, want %q", c.json, err, c.want)
+		}
+	}
+}
+
+// The plans without workload cases write the plan.json and run.json files
+// they always wrote: none of the fields of the cases appears in them.
+func TestPlansWithoutCasesKeepTheirJSON(t *testing.T) {
+	for _, name := range []string{"bucma-model", "walltime-trust"} {
+		p, _ := BuiltinPlan(name)
+		data, _ := json.Marshal(p)
+		run, _ := json.Marshal(p.Expand()[0])
+		for _, key := range []string{`"cases"`, `"demand"`, `"late"`, `"late_by"`, `"case"`} {
+			if strings.Contains(string(data), key) || strings.Contains(string(run), key) {
+				t.Errorf("%s: %s in %s / %s", name, key, data, run)
+			}
+		}
+	}
+}

@@ -58,6 +58,9 @@ func (r *reporter) p(format string, args ...any) { fmt.Fprintf(r.b, format, args
 func (r *reporter) write() error {
 	a := r.a
 	pl := a.Plan
+	if pl.Kind == "osep" {
+		return r.osep()
+	}
 	r.p("# %s\n\n", pl.Title)
 	r.p("%s\n\n", pl.Description)
 	jobs := "the generator's default number of"

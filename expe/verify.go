@@ -40,8 +40,8 @@ func (e *VerifyError) Error() string {
 }
 
 // fileDigest hashes the file at path; with rows set, it also reads it as
-// a jobs file and stores the number of rows there.
-func fileDigest(path string, rows *int) (OutputDigest, error) {
+// a jobs file and stores its rows there.
+func fileDigest(path string, rows *[]JobRow) (OutputDigest, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return OutputDigest{}, err
@@ -59,7 +59,7 @@ func fileDigest(path string, rows *int) (OutputDigest, error) {
 		if _, err := io.Copy(tee, f); err != nil {
 			return OutputDigest{}, err
 		}
-		*rows, n = len(jr), tee.n
+		*rows, n = jr, tee.n
 	} else if n, err = io.Copy(h, f); err != nil {
 		return OutputDigest{}, err
 	}
@@ -78,10 +78,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // recordOutputs checks that the jobs file of a finished run in runDir has
-// one row per job of the workload (jobs), and fills info with that count
-// and the checksums of the run's outputs.
+// one row per job of the workload (jobs), besides the rows of the pieces of
+// preempted jobs resubmitted as dynamic jobs (see OriginalJob), and fills
+// info with its number of rows and the checksums of the run's outputs.
 func recordOutputs(runDir string, jobs int, info *RunInfo) error {
-	var rows int
+	var rows []JobRow
 	d, err := fileDigest(filepath.Join(runDir, JobsFile), &rows)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("the engine finished but wrote no %s", JobsFile)
@@ -89,10 +90,20 @@ func recordOutputs(runDir string, jobs int, info *RunInfo) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", JobsFile, err)
 	}
-	if rows != jobs {
-		return fmt.Errorf("%s has %d jobs, the workload %d", JobsFile, rows, jobs)
+	originals := 0
+	for i := range rows {
+		if _, _, k := OriginalJob(rows[i].Workload, rows[i].ID); k == 0 {
+			originals++
+		}
 	}
-	info.Jobs, info.Outputs = rows, []OutputDigest{d}
+	switch {
+	case originals == jobs:
+	case originals == len(rows):
+		return fmt.Errorf("%s has %d jobs, the workload %d", JobsFile, len(rows), jobs)
+	default:
+		return fmt.Errorf("%s has %d jobs besides %d resubmitted pieces, the workload %d", JobsFile, originals, len(rows)-originals, jobs)
+	}
+	info.Jobs, info.Outputs = len(rows), []OutputDigest{d}
 	for _, name := range outputFiles[1:] {
 		d, err := fileDigest(filepath.Join(runDir, name), nil)
 		if errors.Is(err, os.ErrNotExist) {
@@ -134,8 +145,8 @@ func VerifyRun(dir, id string) error {
 		if filepath.Base(want.File) != want.File || want.File == "." || want.File == ".." {
 			return bad(RunInfoFile, "output name %q is not a file name", want.File)
 		}
-		var rows int
-		var rowsp *int
+		var rows []JobRow
+		var rowsp *[]JobRow
 		if i == 0 {
 			rowsp = &rows
 		}
@@ -149,8 +160,8 @@ func VerifyRun(dir, id string) error {
 			return bad(want.File, "%d bytes, %d when the run finished", got.Bytes, want.Bytes)
 		case got.SHA256 != want.SHA256:
 			return bad(want.File, "content changed since the run finished (SHA-256 %s, recorded %s)", got.SHA256, want.SHA256)
-		case i == 0 && rows != info.Jobs:
-			return bad(want.File, "%d jobs, %d when the run finished", rows, info.Jobs)
+		case i == 0 && len(rows) != info.Jobs:
+			return bad(want.File, "%d jobs, %d when the run finished", len(rows), info.Jobs)
 		}
 	}
 	return nil

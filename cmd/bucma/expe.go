@@ -95,8 +95,14 @@ func expePlansCommand() *cli.Command {
 				if len(p.Workload.Steps) > 0 {
 					steps = " then " + strings.Join(p.Workload.Steps, ", ")
 				}
+				qs, qj := p.QuickSizes()
+				if len(p.Cases) > 0 {
+					fmt.Fprintf(c.App.Writer, "%-16s %s\n%-16s %d variants × %d workload cases × %d seeds = %d runs; workload: %s (fixed size); --quick: %d seeds\n",
+						name, p.Title, "", len(p.Variants), len(p.Cases), len(p.Seeds), len(p.Expand()), p.Workload.Generator, qs)
+					continue
+				}
 				fmt.Fprintf(c.App.Writer, "%-16s %s\n%-16s %d variants × %d seeds × %d load(s) = %d runs; workload: %s, %d jobs%s; --quick: %d seeds, %d jobs\n",
-					name, p.Title, "", len(p.Variants), len(p.Seeds), len(p.Loads), len(p.Expand()), p.Workload.Generator, p.Workload.Jobs, steps, expe.QuickSeeds, expe.QuickJobs)
+					name, p.Title, "", len(p.Variants), len(p.Seeds), len(p.Loads), len(p.Expand()), p.Workload.Generator, p.Workload.Jobs, steps, qs, qj)
 			}
 			return nil
 		},
@@ -113,10 +119,10 @@ func expeRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "runs in parallel"},
 			&cli.StringFlag{Name: "out", Usage: "campaign directory (default results/PLAN)"},
-			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default %d; %d with --quick)", expe.DefaultSeeds, expe.QuickSeeds)},
-			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels of the generated workload (default %s)", expe.FormatLoad(expe.DefaultLoad))},
-			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default %d; %d with --quick)", expe.DefaultJobs, expe.QuickJobs)},
-			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs", expe.QuickSeeds, expe.QuickJobs)},
+			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default %d, osep %d; with --quick %d, osep %d)", expe.DefaultSeeds, expe.OSEPSeeds, expe.QuickSeeds, expe.OSEPQuickSeeds)},
+			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels of the generated workload (default %s; not for osep)", expe.FormatLoad(expe.DefaultLoad))},
+			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default %d; %d with --quick; not for osep)", expe.DefaultJobs, expe.QuickJobs)},
+			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs (osep: %d seeds)", expe.QuickSeeds, expe.QuickJobs, expe.OSEPQuickSeeds)},
 			timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
 			&cli.BoolFlag{Name: "report", Usage: "write the report when the campaign is complete"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "no progress bar (there is none when standard error is not a terminal)"},
@@ -132,6 +138,14 @@ func expeRun(c *cli.Context) error {
 	plan, err := expe.BuiltinPlan(c.Args().First())
 	if err != nil {
 		return cli.Exit("expe run: "+err.Error(), 2)
+	}
+	// Sizes that mean nothing for the plan are refused, not ignored.
+	for _, f := range []string{"jobs", "loads"} {
+		if c.IsSet(f) {
+			if err := plan.Applies(f); err != nil {
+				return cli.Exit("expe run: "+err.Error(), 2)
+			}
+		}
 	}
 	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
 	if c.IsSet("loads") {

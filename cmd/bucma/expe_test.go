@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"bucma/expe"
+	"bucma/schedulers"
 )
 
 // TestMain lets the test binary act as the bucma command when
@@ -37,15 +38,21 @@ func TestExpeBatsimEngineOverZeroMQ(t *testing.T) {
 	batsim := filepath.Join(t.TempDir(), "batsim")
 	script := `#!/bin/sh
 while [ $# -gt 0 ]; do
-  case "$1" in -p) p="$2"; shift;; -w) w="$2"; shift;; -e) e="$2"; shift;; -s) s="$2"; shift;; esac
+  case "$1" in -p) p="$2"; shift;; -w) w="$2"; shift;; -e) e="$2"; shift;; -s) s="$2"; shift;;
+    --enable-dynamic-jobs|--acknowledge-dynamic-jobs) dyn="$dyn $1";; esac
   shift
 done
-exec "` + self + `" simulate -p "$p" -w "$w" -e "$e" --connect "$s" --timeout 60s -q
+exec "` + self + `" simulate -p "$p" -w "$w" -e "$e" --connect "$s" --timeout 60s -q $dyn
 `
 	if err := os.WriteFile(batsim, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	sameAsEmbedded(t, "bucma-model", batsim)
+	// The OSEP plan, once its policies are registered: Batsim gets the
+	// dynamic-job flags, the preempted jobs come back as pieces.
+	if _, ok := schedulers.Builtin().Get("osep"); ok {
+		sameAsEmbedded(t, "osep", batsim)
+	}
 }
 
 // The Batsim engine with the real Batsim, when there is one: Batsim 4.2.1
@@ -65,18 +72,24 @@ func sameAsEmbedded(t *testing.T, plan, batsim string) {
 	t.Helper()
 	t.Setenv("BUCMA_TEST_MAIN", "1")
 	viaBatsim, inProc := filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "e")
-	common := []string{"--seeds", "1", "--jobs", "40", "--workers", "2", "--no-progress"}
+	p, err := expe.BuiltinPlan(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov := expe.Overrides{Seeds: 1, Jobs: 40}
+	common := []string{"--seeds", "1", "--workers", "2", "--no-progress"}
+	if p.FixedJobs() {
+		ov.Jobs = 0
+	} else {
+		common = append(common, "--jobs", "40")
+	}
 	if err, code, out := runApp(t, append([]string{"expe", "run", plan, "--engine", "batsim", "--batsim-bin", batsim, "--out", viaBatsim, "--timeout", "2m"}, common...)...); err != nil || code != 0 {
 		t.Fatalf("--engine batsim: %v (exit %d)\n%s", err, code, out)
 	}
 	if err, code, out := runApp(t, append([]string{"expe", "run", plan, "--out", inProc}, common...)...); err != nil || code != 0 {
 		t.Fatalf("--engine embedded: %v (exit %d)\n%s", err, code, out)
 	}
-	p, err := expe.BuiltinPlan(plan)
-	if err == nil {
-		p, err = p.With(expe.Overrides{Seeds: 1, Jobs: 40})
-	}
-	if err != nil {
+	if p, err = p.With(ov); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := filepath.Glob(filepath.Join(inProc, "runs", "*"))
@@ -99,8 +112,36 @@ func sameAsEmbedded(t *testing.T, plan, batsim string) {
 
 func TestExpePlans(t *testing.T) {
 	err, code, out := runApp(t, "expe", "plans")
-	if err != nil || code != 0 || !strings.Contains(out, "bucma-model") || !strings.Contains(out, "walltime-trust") {
+	if err != nil || code != 0 || !strings.Contains(out, "bucma-model") || !strings.Contains(out, "walltime-trust") ||
+		!strings.Contains(out, "4 variants × 6 workload cases × 1000 seeds = 24000 runs; workload: osep (fixed size); --quick: 5 seeds") {
 		t.Fatalf("expe plans: %v (exit %d)\n%s", err, code, out)
+	}
+}
+
+// The OSEP campaign's workload of a case and seed is the one "bucma
+// workload osep" writes.
+func TestOSEPCampaignWorkloadIsTheWorkloadCommand(t *testing.T) {
+	tmp := t.TempDir()
+	xml, err := expe.PlatformXML("osep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plat := filepath.Join(tmp, "platform.xml")
+	if err := os.WriteFile(plat, xml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := expe.BuiltinPlan("osep")
+	got, err := expe.GenerateWorkload(p.Recipe("user4-late-large"), 3, 0, plat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "w.json")
+	if err, _, msg := runApp(t, "workload", "osep", "--demand", "large", "--late", "user4", "--seed", "3", "-o", out); err != nil {
+		t.Fatalf("workload osep: %v\n%s", err, msg)
+	}
+	want, _ := os.ReadFile(out)
+	if len(want) == 0 || string(got) != string(want) {
+		t.Error("the campaign's workload differs from bucma workload osep's")
 	}
 }
 
@@ -117,6 +158,9 @@ func TestExpeUsageErrors(t *testing.T) {
 		{"bad engine", []string{"expe", "run", "walltime-trust", "--engine", "simgrid"}, "embedded, batsim"},
 		{"no batsim", []string{"expe", "run", "walltime-trust", "--engine", "batsim", "--batsim-bin", "/nonexistent/batsim"}, "/nonexistent/batsim"},
 		{"report without dir", []string{"expe", "report"}, "campaign directory"},
+		{"loads for osep", []string{"expe", "run", "osep", "--loads", "0.5"}, "--loads does not apply to plan osep"},
+		{"jobs for osep", []string{"expe", "run", "osep", "--jobs", "40"}, "--jobs does not apply to plan osep"},
+		{"jobs 0 for osep", []string{"expe", "run", "osep", "--quick", "--jobs", "0"}, "--jobs does not apply to plan osep"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,169 @@
+package expe
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// EstimateBarPlot draws grouped bars of estimates (means with their 95 %
+// confidence intervals as error bars), one colour per series, from 0 up,
+// with a dashed horizontal reference line at ref (NaN: none). ests[s][g]
+// is the estimate of series s in group g.
+func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [][]Estimate, ref float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Legend.Top = true
+	n := len(series)
+	stride := float64(n + 1)
+	var ticks []plot.Tick
+	for gi, g := range groups {
+		ticks = append(ticks, plot.Tick{Value: float64(gi)*stride + float64(n-1)/2, Label: g})
+	}
+	hi := 0.0
+	if !math.IsNaN(ref) {
+		hi = ref
+	}
+	for si, s := range series {
+		var errPts errPoints
+		var legend plot.Thumbnailer = legendSwatch{palette[si%len(palette)]}
+		for gi, e := range ests[si] {
+			if e.N == 0 || math.IsNaN(e.Mean) {
+				continue
+			}
+			x := float64(gi)*stride + float64(si)
+			bc, err := plotter.NewBarChart(plotter.Values{e.Mean}, vg.Points(12))
+			if err != nil {
+				return err
+			}
+			bc.XMin = x
+			bc.Color = palette[si%len(palette)]
+			bc.LineStyle.Width = 0
+			p.Add(bc)
+			legend = bc
+			top := e.Mean
+			if !math.IsNaN(e.Half) {
+				errPts = append(errPts, errPoint{x, e.Mean, e.Half})
+				top += e.Half
+			}
+			hi = math.Max(hi, top)
+		}
+		p.Legend.Add(s, legend)
+		if len(errPts) > 0 {
+			eb, err := plotter.NewYErrorBars(errPts)
+			if err != nil {
+				return err
+			}
+			p.Add(eb)
+		}
+	}
+	if !math.IsNaN(ref) {
+		l := plotter.NewFunction(func(float64) float64 { return ref })
+		l.Color = color.Gray{Y: 60}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+	}
+	p.Add(plotter.NewGrid())
+	// Room for the legend above the highest bar.
+	p.Y.Min, p.Y.Max = 0, math.Max(hi, 1)*1.35
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
+	return saveFigure(p, base, vg.Points(560), vg.Points(320))
+}
+
+// SharePanel is one panel of a SharePlot: each user's share of the grid's
+// power over time, and the share each user owns.
+type SharePanel struct {
+	Title  string
+	Series *ShareSeries
+	Owned  map[string]float64 // fraction of the grid's power each user owns
+}
+
+// SharePlot draws panels side by side: per user, their share of the grid's
+// power (%) against time (hours) as a step line, and the share they own as
+// a dashed line of the same colour. The panels share their axes' ranges.
+func SharePlot(base, title string, panels []SharePanel) error {
+	if len(panels) == 0 {
+		return fmt.Errorf("figure %s: no panel", base)
+	}
+	tmax := 0.0
+	for _, pn := range panels {
+		if ts := pn.Series.Times; len(ts) > 0 {
+			tmax = math.Max(tmax, ts[len(ts)-1]/3600)
+		}
+	}
+	if tmax == 0 {
+		tmax = 1
+	}
+	var plots []*plot.Plot
+	for i, pn := range panels {
+		p := plot.New()
+		p.Title.Text = pn.Title
+		if i == 0 && title != "" {
+			p.Title.Text = title + "\n" + pn.Title
+		}
+		p.X.Label.Text = "time (h)"
+		p.Y.Label.Text = "share of the grid's power (%)"
+		p.Legend.Top = true
+		for ui, u := range pn.Series.Users {
+			col := palette[ui%len(palette)]
+			var pts plotter.XYs
+			for k, t := range pn.Series.Times {
+				pts = append(pts, plotter.XY{X: t / 3600, Y: 100 * pn.Series.Share[u][k]})
+			}
+			if len(pts) > 0 {
+				l, err := plotter.NewLine(pts)
+				if err != nil {
+					return err
+				}
+				l.StepStyle = plotter.PostStep
+				l.Color = col
+				l.Width = vg.Points(1.2)
+				p.Add(l)
+				p.Legend.Add(u, l)
+			}
+			if own, ok := pn.Owned[u]; ok {
+				ref := plotter.NewFunction(func(float64) float64 { return 100 * own })
+				ref.Color = col
+				ref.Width = vg.Points(0.8)
+				ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+				p.Add(ref)
+			}
+		}
+		p.Add(plotter.NewGrid())
+		p.X.Min, p.X.Max = 0, tmax*1.02
+		p.Y.Min, p.Y.Max = 0, 130 // room for the legend above 100 %
+		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+		plots = append(plots, p)
+	}
+	w, h := vg.Points(400*float64(len(plots))), vg.Points(320)
+	for _, ext := range FigureFormats {
+		c, err := draw.NewFormattedCanvas(w, h, ext)
+		if err != nil {
+			return fmt.Errorf("figure %s: %w", base, err)
+		}
+		dc := draw.New(c)
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Points(12), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
+		canvases := plot.Align([][]*plot.Plot{plots}, tiles, dc)
+		for i, p := range plots {
+			p.Draw(canvases[0][i])
+		}
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return fmt.Errorf("figure %s: %w", base, err)
+		}
+		if err := WriteFileAtomic(base+"."+ext, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
