@@ -454,3 +454,19 @@ func TestCampaignVerifiesCompletedRuns(t *testing.T) {
 		t.Errorf("report after the redone runs differs:\n%s\n----\n%s", got, want)
 	}
 }
+
+// mustRun executes a campaign that must complete every run of its plan.
+func mustRun(t *testing.T, camp *Campaign) Result {
+	t.Helper()
+	res, err := camp.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Failed {
+		t.Error(f.String())
+	}
+	if n := len(camp.Plan.Expand()); res.Done != n {
+		t.Fatalf("%d of %d runs done", res.Done, n)
+	}
+	return res
+}

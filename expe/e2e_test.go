@@ -1,7 +1,6 @@
 package expe
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,17 +28,7 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			}
 			dirs := []string{t.TempDir(), t.TempDir()}
 			for i, dir := range dirs {
-				camp := &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1 + i}
-				res, err := camp.Execute(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, f := range res.Failed {
-					t.Error(f.String())
-				}
-				if res.Done != len(p.Expand()) {
-					t.Fatalf("%d of %d runs done", res.Done, len(p.Expand()))
-				}
+				mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1 + i})
 			}
 			for _, r := range p.Expand() {
 				a, _ := os.ReadFile(filepath.Join(RunDir(dirs[0], r.ID), JobsFile))
@@ -106,17 +95,7 @@ func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	camp := &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(reg)}
-	res, err := camp.Execute(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Failed {
-		t.Error(f.String())
-	}
-	if res.Done != len(p.Expand()) {
-		t.Fatalf("%d of %d runs done", res.Done, len(p.Expand()))
-	}
+	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(reg)})
 	cmd, _ := os.ReadFile(filepath.Join(RunDir(dir, p.Expand()[0].ID), CmdFile))
 	if !strings.Contains(string(cmd), "--enable-dynamic-jobs --acknowledge-dynamic-jobs") {
 		t.Errorf("command line without the dynamic-job flags: %s", cmd)

@@ -17,16 +17,7 @@ import (
 // with a dashed horizontal reference line at ref (NaN: none). ests[s][g]
 // is the estimate of series s in group g.
 func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [][]Estimate, ref float64) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
-	n := len(series)
-	stride := float64(n + 1)
-	var ticks []plot.Tick
-	for gi, g := range groups {
-		ticks = append(ticks, plot.Tick{Value: float64(gi)*stride + float64(n-1)/2, Label: g})
-	}
+	p, stride, ticks := groupedPlot(title, ylabel, groups, len(series))
 	hi := 0.0
 	if !math.IsNaN(ref) {
 		hi = ref
@@ -39,14 +30,10 @@ func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [
 				continue
 			}
 			x := float64(gi)*stride + float64(si)
-			bc, err := plotter.NewBarChart(plotter.Values{e.Mean}, vg.Points(12))
+			bc, err := addBar(p, x, e.Mean, vg.Points(12), palette[si%len(palette)])
 			if err != nil {
 				return err
 			}
-			bc.XMin = x
-			bc.Color = palette[si%len(palette)]
-			bc.LineStyle.Width = 0
-			p.Add(bc)
 			legend = bc
 			top := e.Mean
 			if !math.IsNaN(e.Half) {
@@ -56,12 +43,8 @@ func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [
 			hi = math.Max(hi, top)
 		}
 		p.Legend.Add(s, legend)
-		if len(errPts) > 0 {
-			eb, err := plotter.NewYErrorBars(errPts)
-			if err != nil {
-				return err
-			}
-			p.Add(eb)
+		if err := addErrorBars(p, errPts); err != nil {
+			return err
 		}
 	}
 	if !math.IsNaN(ref) {
@@ -73,9 +56,7 @@ func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [
 	p.Add(plotter.NewGrid())
 	// Room for the legend above the highest bar.
 	p.Y.Min, p.Y.Max = 0, math.Max(hi, 1)*1.35
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
-	return saveFigure(p, base, vg.Points(560), vg.Points(320))
+	return saveGrouped(p, base, ticks, len(groups), stride)
 }
 
 // SharePanel is one panel of a SharePlot: each user's share of the grid's

@@ -144,6 +144,18 @@ func policyTitle(policy string) string {
 	return policy
 }
 
+// asPrinted reports whether a variant applies the heterogeneous OSEP's
+// guard as printed (not the default).
+func asPrinted(v Variant) bool { return v.Options["guard"] == "as-printed" }
+
+// variantTitle names a variant's policy in the report.
+func variantTitle(v Variant) string {
+	if asPrinted(v) {
+		return policyTitle(v.Policy) + ", guard as printed"
+	}
+	return policyTitle(v.Policy)
+}
+
 // checkpointOf is a variant's checkpoint block in seconds (0: none).
 func checkpointOf(v Variant) int {
 	n, err := strconv.Atoi(v.Options["checkpoint"])
@@ -163,7 +175,7 @@ func checkpointTitle(v Variant) string {
 // variantLegend is a variant's short name in figures (the thesis' legend:
 // Original/Modificado × SC/CC).
 func variantLegend(v Variant) string {
-	s := policyTitle(v.Policy)
+	s := variantTitle(v)
 	if c := checkpointOf(v); c > 0 {
 		return fmt.Sprintf("%s, ckpt %d s", s, c)
 	}
@@ -174,7 +186,7 @@ func variantLegend(v Variant) string {
 // seconds.
 func (r *reporter) osepVariant(policy string, ckpt int) (Variant, bool) {
 	for _, v := range r.a.Plan.Variants {
-		if v.Policy == policy && checkpointOf(v) == ckpt {
+		if v.Policy == policy && checkpointOf(v) == ckpt && !asPrinted(v) {
 			return v, true
 		}
 	}
@@ -244,7 +256,7 @@ func (r *reporter) osepSatisfaction() error {
 		r.p("| demand | checkpointing | policy | %s | jobs not completed |\n|---|---|---|%s---|\n", strings.Join(users, " | "), strings.Repeat("---|", len(users)))
 		for _, c := range byLate[late] {
 			for _, v := range a.Plan.Variants {
-				r.p("| %s | %s | %s |", c.Demand, checkpointTitle(v), policyTitle(v.Policy))
+				r.p("| %s | %s | %s |", c.Demand, checkpointTitle(v), variantTitle(v))
 				for _, u := range users {
 					est := Estimate95(a.CaseValues(v.Name, c.Name, func(x *RunData) float64 { return suOf(x, u) }))
 					r.p(" %s |", fmtEst(est, 1, false))
@@ -375,7 +387,7 @@ func (r *reporter) osepShares() error {
 	r.p(" 0 |\n")
 	for _, c := range a.Plan.Cases {
 		for _, v := range a.Plan.Variants {
-			r.p("| %s | %s | %s |", c.Title, checkpointTitle(v), policyTitle(v.Policy))
+			r.p("| %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v))
 			for _, u := range users {
 				est := Estimate95(a.CaseValues(v.Name, c.Name, func(x *RunData) float64 { return 100 * x.OSEP.ContentionShare[u] }))
 				r.p(" %s |", fmtEst(est, 1, false))
@@ -444,7 +456,7 @@ func (r *reporter) osepPreemptions() {
 			vals := func(f func(*RunData) float64) string {
 				return fmtEst(Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
 			}
-			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), policyTitle(v.Policy), vals(func(x *RunData) float64 { return float64(x.OSEP.TotalPreemptions()) }))
+			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *RunData) float64 { return float64(x.OSEP.TotalPreemptions()) }))
 			for _, u := range users {
 				r.p(" %s |", vals(func(x *RunData) float64 { return float64(x.OSEP.Preemptions[u]) }))
 			}
@@ -657,10 +669,36 @@ func (r *reporter) osepThesis() {
 			r.p("see the table \"Where each user's jobs ran\".\n")
 		}
 	}
+	r.guardCause(c1, suEst)
 	r.p("- *Our decisions where the thesis is silent.* Host choice (the policies' `hosts` option: the user's own free hosts first, fastest first), ")
 	r.p("which running job is preempted, how many per round (`maxt`), the round interval (`interval`, 60 s), and what a checkpoint keeps ")
 	r.p("(whole blocks of execution time): each changes who gets the fast hosts, and the fast hosts decide most of the satisfaction on this grid.\n")
 	r.p("- *Seeds.* With few seeds (`--quick`) the intervals are wide and a finding can fail for lack of significance alone.\n")
+}
+
+// guardCause compares, in case c, the heterogeneous OSEP with the default
+// guard and with the guard as printed: preemptions per run and user1's
+// satisfaction.
+func (r *reporter) guardCause(c string, suEst func(v Variant, c, u string) Estimate) {
+	h, ok := r.osepVariant("osep-hetero", 0)
+	var ap Variant
+	for _, v := range r.a.Plan.Variants {
+		if asPrinted(v) && checkpointOf(v) == 0 {
+			ap = v
+			break
+		}
+	}
+	if _, has := r.a.Plan.Case(c); !ok || ap.Name == "" || !has {
+		return
+	}
+	pre := func(v Variant) Estimate {
+		return Estimate95(r.a.CaseValues(v.Name, c, func(x *RunData) float64 { return float64(x.OSEP.TotalPreemptions()) }))
+	}
+	r.p("- *The heterogeneous OSEP's preemption guard.* The thesis prints it as PR_Aloc(u_i,y) > PR_Preemp(u_j,y); bucma's default reads it ")
+	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, fmtEst(pre(h), 1, false))
+	r.p("SU(user1) %s %% with the default; %s preemptions per run and SU(user1) %s %% with the guard as printed, ", fmtEst(suEst(h, c, "user1"), 1, false), fmtEst(pre(ap), 1, false), fmtEst(suEst(ap, c, "user1"), 1, false))
+	r.p("which lets two users take a host from each other round after round (the table \"Preemptions\"). ")
+	r.p("Either way the victim is the least powerful host that passes the guard, so a late owner of fast hosts is given slow ones first.\n")
 }
 
 // g1Speed is the mean speed of user1's hosts, Gflop/s.

@@ -105,17 +105,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	}
 	dir := t.TempDir()
 	unfinished := "osep-ckpt600_" + CaseWorkloadKey("user1-late-medium", 2)
-	camp := &Campaign{Plan: p, Dir: dir, Engine: osepFake{unfinished: unfinished}, Workers: 2}
-	res, err := camp.Execute(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Failed {
-		t.Error(f.String())
-	}
-	if res.Done != 48 {
-		t.Fatalf("%d runs done", res.Done)
-	}
+	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: osepFake{unfinished: unfinished}, Workers: 2})
 	a, err := Analyze(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +139,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	text := string(data)
 	for _, want := range []string{
-		"4 variants × 6 workload cases × 2 seeds = 48 runs; 48 completed.", "Engines: fake-osep.", "seeds 1, 2",
+		"5 variants × 6 workload cases × 2 seeds = 60 runs; 60 completed.", "Engines: fake-osep.", "seeds 1, 2",
 		"| user1 | 3 (osep-01, osep-02, osep-03) | 396.75 | 45.76 % |",
 		"## Satisfaction per user (%)", "### user1 late", "### user4 late", "**1** over 2 runs",
 		"## Share of the grid's power over time", "## Preemptions", "## Side by side with the thesis", "### Where ours differ, and why",

@@ -169,18 +169,26 @@ func TestOSEPPlanExpansion(t *testing.T) {
 		t.Errorf("plan %+v", p)
 	}
 	// 12 thesis cases = 6 workload cases × {no checkpoint, 600-s blocks},
-	// each with both policies.
-	if len(p.Cases) != 6 || len(p.Variants) != 4 {
+	// each with both policies; plus the heterogeneous OSEP with its guard
+	// as printed, without checkpoints.
+	if len(p.Cases) != 6 || len(p.Variants) != 5 {
 		t.Fatalf("%d cases, %d variants", len(p.Cases), len(p.Variants))
 	}
-	wantV := map[string]string{"osep": "0", "osep-ckpt600": "600", "osep-hetero": "0", "osep-hetero-ckpt600": "600"}
+	wantV := map[string]string{"osep": "0", "osep-ckpt600": "600", "osep-hetero": "0", "osep-hetero-ckpt600": "600", OSEPAsPrintedVariant: "0"}
 	for _, v := range p.Variants {
-		if ck, ok := wantV[v.Name]; !ok || v.Options["checkpoint"] != ck || !strings.HasPrefix(v.Name, v.Policy) || len(v.Options) != 1 {
+		nopts := 1
+		if v.Name == OSEPAsPrintedVariant {
+			nopts = 2
+			if v.Options["guard"] != "as-printed" {
+				t.Errorf("variant %+v", v)
+			}
+		}
+		if ck, ok := wantV[v.Name]; !ok || v.Options["checkpoint"] != ck || !strings.HasPrefix(v.Name, v.Policy) || len(v.Options) != nopts {
 			t.Errorf("variant %+v", v)
 		}
 	}
 	runs := p.Expand()
-	if len(runs) != 4*6*OSEPSeeds {
+	if len(runs) != 5*6*OSEPSeeds {
 		t.Fatalf("%d runs", len(runs))
 	}
 	ids := map[string]bool{}
@@ -201,7 +209,7 @@ func TestOSEPPlanExpansion(t *testing.T) {
 	}
 	for _, late := range OSEPLateUsers {
 		for _, d := range OSEPDemands {
-			if cases[late+"/"+d] != 4*OSEPSeeds {
+			if cases[late+"/"+d] != 5*OSEPSeeds {
 				t.Errorf("%s late, %s demand: %d runs", late, d, cases[late+"/"+d])
 			}
 		}
@@ -209,7 +217,7 @@ func TestOSEPPlanExpansion(t *testing.T) {
 	if got := runs[0].ID; got != "osep_user1-late-small_s001" {
 		t.Errorf("first run id %s", got)
 	}
-	if got := runs[len(runs)-1].ID; got != "osep-hetero-ckpt600_user4-late-large_s1000" {
+	if got := runs[len(runs)-1].ID; got != "osep-hetero-asprinted_user4-late-large_s1000" {
 		t.Errorf("last run id %s", got)
 	}
 	if n := len(p.WorkloadKeys()); n != 6*OSEPSeeds {
@@ -231,7 +239,7 @@ func TestOSEPPlanOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(q.Seeds) != OSEPQuickSeeds || q.Workload.Jobs != 0 || len(q.Expand()) != 24*OSEPQuickSeeds {
+	if len(q.Seeds) != OSEPQuickSeeds || q.Workload.Jobs != 0 || len(q.Expand()) != 30*OSEPQuickSeeds {
 		t.Errorf("quick: %d seeds, %d jobs", len(q.Seeds), q.Workload.Jobs)
 	}
 	if s, _ := p.QuickSizes(); s != OSEPQuickSeeds {

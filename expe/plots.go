@@ -114,16 +114,7 @@ type Bar struct {
 // series names the bars inside each group (one colour each); bars[s] are
 // the bars of series s, in group order.
 func ChangeBarPlot(base, title, ylabel string, groups []string, series []string, bars [][]Bar) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
-	n := len(series)
-	stride := float64(n + 1)
-	var ticks []plot.Tick
-	for gi, g := range groups {
-		ticks = append(ticks, plot.Tick{Value: float64(gi)*stride + float64(n-1)/2, Label: g})
-	}
+	p, stride, ticks := groupedPlot(title, ylabel, groups, len(series))
 	// The y range follows our values; published values far outside it (the
 	// paper's +2053 %) are drawn at the edge with their value written.
 	lo, hi := 0.0, 0.0
@@ -165,14 +156,10 @@ func ChangeBarPlot(base, title, ylabel string, groups []string, series []string,
 			if math.IsNaN(b.Est.Mean) {
 				continue
 			}
-			bc, err := plotter.NewBarChart(plotter.Values{b.Est.Mean}, vg.Points(14))
+			bc, err := addBar(p, x, b.Est.Mean, vg.Points(14), palette[si%len(palette)])
 			if err != nil {
 				return err
 			}
-			bc.XMin = x
-			bc.Color = palette[si%len(palette)]
-			bc.LineStyle.Width = 0
-			p.Add(bc)
 			legend = bc
 			if !math.IsNaN(b.Est.Half) {
 				errPts = append(errPts, errPoint{x, b.Est.Mean, b.Est.Half})
@@ -182,12 +169,8 @@ func ChangeBarPlot(base, title, ylabel string, groups []string, series []string,
 			legend = legendSwatch{palette[si%len(palette)]}
 		}
 		p.Legend.Add(s, legend)
-		if len(errPts) > 0 {
-			eb, err := plotter.NewYErrorBars(errPts)
-			if err != nil {
-				return err
-			}
-			p.Add(eb)
+		if err := addErrorBars(p, errPts); err != nil {
+			return err
 		}
 	}
 	if len(paperPts) > 0 {
@@ -213,8 +196,53 @@ func ChangeBarPlot(base, title, ylabel string, groups []string, series []string,
 	zero := plotter.NewFunction(func(float64) float64 { return 0 })
 	zero.Color = color.Gray{Y: 80}
 	p.Add(zero, plotter.NewGrid())
+	return saveGrouped(p, base, ticks, len(groups), stride)
+}
+
+// groupedPlot starts a plot of n bars per group: ticks at the groups'
+// middles, groups stride apart.
+func groupedPlot(title, ylabel string, groups []string, n int) (p *plot.Plot, stride float64, ticks []plot.Tick) {
+	p = plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Legend.Top = true
+	stride = float64(n + 1)
+	for gi, g := range groups {
+		ticks = append(ticks, plot.Tick{Value: float64(gi)*stride + float64(n-1)/2, Label: g})
+	}
+	return p, stride, ticks
+}
+
+// addBar adds one bar of height y at x.
+func addBar(p *plot.Plot, x, y float64, width vg.Length, c color.Color) (*plotter.BarChart, error) {
+	bc, err := plotter.NewBarChart(plotter.Values{y}, width)
+	if err != nil {
+		return nil, err
+	}
+	bc.XMin = x
+	bc.Color = c
+	bc.LineStyle.Width = 0
+	p.Add(bc)
+	return bc, nil
+}
+
+// addErrorBars adds the error bars of pts, if any.
+func addErrorBars(p *plot.Plot, pts errPoints) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	eb, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return err
+	}
+	p.Add(eb)
+	return nil
+}
+
+// saveGrouped sets a grouped plot's x axis and saves it.
+func saveGrouped(p *plot.Plot, base string, ticks []plot.Tick, ngroups int, stride float64) error {
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
+	p.X.Min, p.X.Max = -1, float64(ngroups)*stride-1
 	return saveFigure(p, base, vg.Points(560), vg.Points(320))
 }
 

@@ -44,7 +44,7 @@ func PieceID(original string, k int) (string, error) {
 // any other id maps to itself with piece 0.
 func OriginalOf(jobID string) (original string, piece int) {
 	id, err := protocol.ParseJobID(jobID)
-	if err != nil || !strings.HasSuffix(id.Workload, PieceWorkloadSuffix) {
+	if err != nil || !strings.HasSuffix(id.Workload, PieceWorkloadSuffix) || id.Workload == PieceWorkloadSuffix {
 		return jobID, 0
 	}
 	dot := strings.LastIndexByte(id.Name, '.')

@@ -113,7 +113,7 @@ func sameAsEmbedded(t *testing.T, plan, batsim string) {
 func TestExpePlans(t *testing.T) {
 	err, code, out := runApp(t, "expe", "plans")
 	if err != nil || code != 0 || !strings.Contains(out, "bucma-model") || !strings.Contains(out, "walltime-trust") ||
-		!strings.Contains(out, "4 variants × 6 workload cases × 1000 seeds = 24000 runs; workload: osep (fixed size); --quick: 5 seeds") {
+		!strings.Contains(out, "5 variants × 6 workload cases × 1000 seeds = 30000 runs; workload: osep (fixed size); --quick: 5 seeds") {
 		t.Fatalf("expe plans: %v (exit %d)\n%s", err, code, out)
 	}
 }

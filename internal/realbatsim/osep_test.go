@@ -65,23 +65,11 @@ func writeOSEP(t *testing.T, dir string, c osepCase) (plat, wl string) {
 	return plat, wl
 }
 
-// simulateDyn is simulate with dynamic jobs on.
+// simulateDyn is simulate with Batsim's dynamic jobs on, as in the case.
 func simulateDyn(t *testing.T, dir, plat, wl string, c osepCase) ([]byte, error) {
-	t.Helper()
-	p, err := platforms.Load(plat)
-	if err != nil {
-		return nil, err
-	}
-	w, err := workloads.Load(wl)
-	if err != nil {
-		return nil, err
-	}
-	prefix := filepath.Join(dir, "engine")
-	cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix, DynamicJobs: true, AcknowledgeDynamicJob: c.ack}
-	if _, err := sim.Run(context.Background(), cfg, sim.InProcess(session(t, c.policy, c.opts()))); err != nil {
-		return nil, err
-	}
-	return os.ReadFile(prefix + "_jobs.csv")
+	return simulate(t, dir, plat, wl, c.policy, c.opts(), func(cfg *sim.Config) {
+		cfg.DynamicJobs, cfg.AcknowledgeDynamicJob = true, c.ack
+	})
 }
 
 func (c osepCase) opts() schedulers.Options {

@@ -74,8 +74,9 @@ func session(t *testing.T, policy string, opts schedulers.Options) *schedulers.S
 	return s
 }
 
-// simulate runs the embedded engine on the case and returns its _jobs.csv.
-func simulate(t *testing.T, dir, plat, wl, policy string, opts schedulers.Options) ([]byte, error) {
+// simulate runs the embedded engine on the case and returns its _jobs.csv;
+// tweaks change the engine's configuration (Batsim's options).
+func simulate(t *testing.T, dir, plat, wl, policy string, opts schedulers.Options, tweaks ...func(*sim.Config)) ([]byte, error) {
 	t.Helper()
 	p, err := platforms.Load(plat)
 	if err != nil {
@@ -86,7 +87,11 @@ func simulate(t *testing.T, dir, plat, wl, policy string, opts schedulers.Option
 		return nil, err
 	}
 	prefix := filepath.Join(dir, "engine")
-	_, err = sim.Run(context.Background(), sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix}, sim.InProcess(session(t, policy, opts)))
+	cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix}
+	for _, f := range tweaks {
+		f(&cfg)
+	}
+	_, err = sim.Run(context.Background(), cfg, sim.InProcess(session(t, policy, opts)))
 	if err != nil {
 		return nil, err
 	}
