@@ -158,7 +158,7 @@ func (o *OSEP) standings(s *State) ([]*osepUser, map[string]*osepUser) {
 	}
 	// Waiting jobs in queue order: sums are made in a fixed order.
 	for _, j := range s.Waiting() {
-		if j.State != protocol.StateSubmitted || j.refused {
+		if j.State != protocol.StateSubmitted || j.refused || j.Res != 1 {
 			continue
 		}
 		u := get(j.User)

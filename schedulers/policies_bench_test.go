@@ -56,6 +56,9 @@ func BenchmarkDecide(b *testing.B) {
 		s := benchState(n)
 		for _, name := range reg.Names() {
 			spec, _ := reg.Get(name)
+			if spec.DynamicJobs {
+				continue // sequential jobs on owned hosts: BenchmarkDecideOSEP
+			}
 			p, err := spec.Build(nil)
 			if err != nil {
 				b.Fatal(err)
@@ -94,5 +97,66 @@ func BenchmarkBUCMASubmission(b *testing.B) {
 				bu.Decide(s, &Decider{s: s, reply: protocol.NewReply(s.Now)})
 			}
 		})
+	}
+}
+
+// osepBenchState is the OSEP grid's situation at scale: 1000 hosts owned by
+// 200 users, all busy with sequential jobs, and n sequential jobs waiting.
+func osepBenchState(n int) *State {
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	hosts := make([]Host, 1000)
+	for i := range hosts {
+		sp := float64(1+i%4) * 1e9
+		hosts[i] = Host{ID: i, Name: "h" + strconv.Itoa(i), Speed: sp,
+			Properties: map[string]string{"owner": "u" + strconv.Itoa(i%200), "speed": strconv.FormatFloat(sp, 'g', -1, 64)}}
+	}
+	s := NewState(hosts)
+	s.Config.DynamicJobsEnabled = true
+	for h := range hosts {
+		j := &Job{ID: fmt.Sprintf("w0!r%d", h), Res: 1, State: protocol.StateRunning, Start: float64(r.IntN(1000)),
+			User: "u" + strconv.Itoa(r.IntN(200)), Alloc: []int{h}, Seq: s.seq}
+		s.seq++
+		s.Hosts[h].Job = j
+		s.running[j.ID] = j
+		s.jobs[j.ID] = j
+	}
+	t := 1000.0
+	for i := 0; i < n; i++ {
+		t += float64(r.IntN(3))
+		j := &Job{ID: fmt.Sprintf("w0!%d", i), Submit: t, Res: 1, User: "u" + strconv.Itoa(r.IntN(200)),
+			State: protocol.StateSubmitted, Seq: s.seq}
+		s.seq++
+		s.enqueue(j)
+		s.jobs[j.ID] = j
+	}
+	s.Now = t + 1
+	s.reindexHosts()
+	return s
+}
+
+// BenchmarkDecideOSEP times one decision of the OSEP policies (no free
+// host, no round due) with 10k and 100k waiting jobs on 1000 owned hosts.
+func BenchmarkDecideOSEP(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, name := range []string{"osep", "osep-hetero"} {
+			s := osepBenchState(n)
+			spec, _ := Builtin().Get(name)
+			p, err := spec.Build(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := p.(Starter).SimulationBegins(s); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				for b.Loop() {
+					d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+					p.Decide(s, d)
+					if d.Err() != nil || len(d.Started()) != 0 {
+						b.Fatalf("decision changed the state: %v, %d started", d.Err(), len(d.Started()))
+					}
+				}
+			})
+		}
 	}
 }
