@@ -75,7 +75,7 @@ vet: deps
 # Every decoder's fuzz target, $(FUZZTIME) each: package:target pairs. Each
 # target fails on an input that takes more than 2 s (internal/fuzzguard).
 FUZZ_TARGETS = \
-	protocol:FuzzDecode protocol:FuzzParseIntervalSet \
+	protocol:FuzzDecode protocol:FuzzParseIntervalSet protocol:FuzzZMTPRecv \
 	workloads:FuzzParse workloads:FuzzFromSWF \
 	platforms:FuzzParse \
 	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \

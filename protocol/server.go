@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -51,7 +52,17 @@ type ServeConfig struct {
 	// Bound, when set, is called once the socket is bound, with the actual
 	// endpoint (wildcard port resolved).
 	Bound func(endpoint string)
+	// Transport is TransportNative (or "": tcp:// endpoints are served by
+	// bucma's own ZMTP implementation, others by libzmq) or
+	// TransportLibzmq (every endpoint through libzmq's REP socket).
+	Transport string
 }
+
+// Transports of ServeConfig.Transport.
+const (
+	TransportNative = "native"
+	TransportLibzmq = "libzmq"
+)
 
 // CheckEndpoint checks the port of a tcp:// endpoint, which libzmq would
 // otherwise take modulo 65536 ("tcp://127.0.0.1:99999" listens on port
@@ -134,6 +145,7 @@ type Listener struct {
 	log      *slog.Logger
 	zctx     *zmq.Context
 	sock     *zmq.Socket
+	ln       *net.TCPListener // a native tcp:// endpoint (zmtp.go); then zctx and sock are nil
 	endpoint string
 }
 
@@ -151,6 +163,21 @@ func Listen(cfg ServeConfig) (*Listener, error) {
 	}
 	if err := CheckEndpoint(l.endpoint, true); err != nil {
 		return nil, err
+	}
+	switch cfg.Transport {
+	case "", TransportNative, TransportLibzmq:
+	default:
+		return nil, fmt.Errorf("transport %q: want %s or %s", cfg.Transport, TransportNative, TransportLibzmq)
+	}
+	if network, addr, ok := nativeEndpoint(l.endpoint, cfg.Transport); ok {
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			return nil, fmt.Errorf("cannot listen on %s: %w", l.endpoint, err)
+		}
+		l.ln = ln.(*net.TCPListener)
+		l.endpoint = "tcp://" + l.ln.Addr().String()
+		l.log.Info("waiting for Batsim", "endpoint", l.endpoint)
+		return l, nil
 	}
 	var err error
 	if l.zctx, err = zmq.NewContext(); err != nil {
@@ -186,6 +213,9 @@ func (l *Listener) Close() error { return l.close(0) }
 // close closes the socket, letting pending messages leave for up to
 // linger, and the ZeroMQ context.
 func (l *Listener) close(linger time.Duration) (err error) {
+	if l.ln != nil {
+		return l.ln.Close()
+	}
 	_ = l.sock.SetLinger(linger)
 	if cerr := l.sock.Close(); cerr != nil {
 		err = fmt.Errorf("closing the socket: %w", cerr)
@@ -217,10 +247,42 @@ func (l *Listener) Serve(ctx context.Context, h Handler) (err error) {
 		}
 	}()
 
-	poller := zmq.NewPoller()
-	poller.Add(sock, zmq.POLLIN)
 	dec := NewDecoder(log)
 	received := 0
+	// step answers one message: the reply to send, and whether it ends the
+	// simulation.
+	step := func(raw []byte) ([]byte, bool, error) {
+		received++
+		if cfg.Observe != nil {
+			cfg.Observe(FromBatsim, raw)
+		}
+		msg, err := dec.Decode(raw, FromBatsim)
+		if err != nil {
+			log.Error("cannot decode a message from Batsim", "message", received, "error", err, "text", excerpt(raw, 200))
+			return nil, false, fmt.Errorf("message %d from Batsim: %w", received, err)
+		}
+		reply, err := h.Handle(msg)
+		if err != nil {
+			return nil, false, fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
+		}
+		if reply == nil {
+			reply = NewReply(msg.Now)
+		}
+		out := reply.Encode()
+		if cfg.Observe != nil {
+			cfg.Observe(FromScheduler, out)
+		}
+		done := endsSimulation(msg)
+		if done {
+			log.Info("simulation ended", "now", msg.Now, "messages", received)
+		}
+		return out, done, nil
+	}
+	if l.ln != nil {
+		return l.zmtpServe(ctx, step)
+	}
+	poller := zmq.NewPoller()
+	poller.Add(sock, zmq.POLLIN)
 	for {
 		if err := waitReadable(ctx, poller, cfg.Timeout); err != nil {
 			if te, ok := err.(*TimeoutError); ok {
@@ -232,36 +294,18 @@ func (l *Listener) Serve(ctx context.Context, h Handler) (err error) {
 		if err != nil {
 			return fmt.Errorf("receiving from Batsim: %w", err)
 		}
-		received++
 		if len(frames) != 1 {
-			return fmt.Errorf("message %d from Batsim has %d frames, expected one", received, len(frames))
+			return fmt.Errorf("message %d from Batsim has %d frames, expected one", received+1, len(frames))
 		}
-		raw := frames[0]
-		if cfg.Observe != nil {
-			cfg.Observe(FromBatsim, raw)
-		}
-		msg, err := dec.Decode(raw, FromBatsim)
+		out, done, err := step(frames[0])
 		if err != nil {
-			log.Error("cannot decode a message from Batsim", "message", received, "error", err, "text", excerpt(raw, 200))
-			return fmt.Errorf("message %d from Batsim: %w", received, err)
-		}
-		reply, err := h.Handle(msg)
-		if err != nil {
-			return fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
-		}
-		if reply == nil {
-			reply = NewReply(msg.Now)
-		}
-		out := reply.Encode()
-		if cfg.Observe != nil {
-			cfg.Observe(FromScheduler, out)
+			return err
 		}
 		if _, err := sock.SendBytes(out, 0); err != nil {
 			return fmt.Errorf("replying to Batsim: %w", err)
 		}
-		if endsSimulation(msg) {
+		if done {
 			finalLinger = linger
-			log.Info("simulation ended", "now", msg.Now, "messages", received)
 			return nil
 		}
 	}

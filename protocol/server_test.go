@@ -112,12 +112,16 @@ func fcfsFirstFit(t *testing.T) *schedulers.Session {
 // made them): every reply must carry the recorded decisions at the recorded
 // now, and Serve must return nil once SIMULATION_ENDS is answered.
 func TestServeTranscripts(t *testing.T) {
-	for _, name := range []string{"hetero4_delays", "hetero8_compute", "users_fields"} {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct{ name, transport string }{
+		{"hetero4_delays", ""}, {"hetero8_compute", ""}, {"users_fields", ""},
+		{"hetero4_delays", protocol.TransportLibzmq}, // the same through libzmq's REP socket
+	} {
+		name := c.name
+		t.Run(name+"/"+c.transport, func(t *testing.T) {
 			lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
 			var mu sync.Mutex
 			observed := map[protocol.Direction]int{}
-			cfg := protocol.ServeConfig{Observe: func(d protocol.Direction, raw []byte) {
+			cfg := protocol.ServeConfig{Transport: c.transport, Observe: func(d protocol.Direction, raw []byte) {
 				mu.Lock()
 				observed[d]++
 				mu.Unlock()

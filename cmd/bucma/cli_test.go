@@ -43,6 +43,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"negative expe timeout first", []string{"expe", "run", "--timeout", "-1h", "walltime-trust"}, []string{"expe run: --timeout -1h0m0s"}},
 		{"port out of range", []string{"run", "--scheduler", "easy", "-s", "tcp://127.0.0.1:99999"}, []string{"run: --socket-endpoint", `port "99999" is not a number in 1..65535 or *`}},
 		{"port zero", []string{"run", "--scheduler", "easy", "-s", "tcp://*:0"}, []string{`port "0"`}},
+		{"unknown transport", []string{"run", "--scheduler", "easy", "--transport", "udp"}, []string{`--transport "udp"`, "native or libzmq"}},
 		{"connect port out of range", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:99999"}, []string{"simulate: --connect", `port "99999"`}},
 		{"connect wildcard port", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:*"}, []string{"simulate: --connect", "must be a number in 1..65535"}},
 		{"flag after argument", []string{"expe", "run", "walltime-trust", "--nope"}, []string{"nope", "bucma expe run --help"}},

@@ -150,6 +150,7 @@ error or a timeout, 2 on a bad command line or option, 130 when interrupted
 			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
 			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: protocol.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
 			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
+			&cli.StringFlag{Name: "transport", Value: protocol.TransportNative, Usage: "native: tcp:// endpoints served by bucma's own ZeroMQ (ZMTP 3) code, the fastest; libzmq: every endpoint through libzmq's REP socket (ipc:// and other transports always are)"},
 			timeoutFlag("give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever", 0),
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
@@ -205,10 +206,16 @@ func runAction(c *cli.Context) error {
 	}
 	defer trace.discard()
 
+	switch c.String("transport") {
+	case protocol.TransportNative, protocol.TransportLibzmq:
+	default:
+		return cli.Exit(fmt.Sprintf("run: --transport %q: want %s or %s", c.String("transport"), protocol.TransportNative, protocol.TransportLibzmq), 2)
+	}
 	cfg := protocol.ServeConfig{
-		Endpoint: c.String("socket-endpoint"),
-		Timeout:  c.Duration("timeout"),
-		Logger:   log,
+		Transport: c.String("transport"),
+		Endpoint:  c.String("socket-endpoint"),
+		Timeout:   c.Duration("timeout"),
+		Logger:    log,
 	}
 	if c.Bool("verbose") {
 		cfg.Observe = func(d protocol.Direction, raw []byte) {
