@@ -9,6 +9,8 @@
 #                 real-Batsim tier without it, one seed per case)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make deps     install libzmq's development files and pkg-config if missing
+#   make bench-batsim bucma vs batsched easy_bf_fast on the real Batsim, and the
+#                 embedded engine: the speed targets as measured ratios
 #   make test-batsim  the real-Batsim tier alone, verbose, with SEEDS seeds per
 #                 case (it needs batsim, and batsched, on PATH or in BATSIM /
 #                 BATSCHED; make test runs it too, with one seed per case)
@@ -30,7 +32,7 @@ SEEDS      ?= 20
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build run serve test test-fast test-batsim vet fuzz bench deps clean
+.PHONY: all build run serve test test-fast test-batsim vet fuzz bench bench-batsim deps clean
 
 all: build
 
@@ -101,6 +103,12 @@ fuzz: deps
 
 bench: deps
 	$(GO) test ./schedulers -run '^$$' -bench . -benchmem
+
+# bucma against batsched easy_bf_fast on the real Batsim (same generated
+# workload, one run), and the embedded engine: the speed targets as ratios.
+# BENCH_ARGS: e.g. -reps 5 -jobs 20000 -keep DIR.
+bench-batsim: build
+	$(GO) run ./internal/benchbatsim -bucma $(BIN) $(BENCH_ARGS)
 
 # Installs libzmq's development package and pkg-config when pkg-config does
 # not find libzmq: with apt-get (through sudo unless root) on Debian and

@@ -76,6 +76,10 @@ type Result struct {
 	Jobs     []byte // out_jobs.csv
 	Schedule []byte // out_schedule.csv
 	Log      string // Batsim's standard output and error
+	// With WithScheduler: the processes' final states (resource usage),
+	// and Batsim's wall time.
+	Batsim, Scheduler *os.ProcessState
+	Wall              time.Duration
 }
 
 // Options of a run.
@@ -188,6 +192,16 @@ func (e *BatschedFailure) Unwrap() error { return e.Err }
 // "easy_bf") on a free loopback port. A batsched that stops on an error
 // stops the run at once, with a *BatschedFailure.
 func WithBatsched(ctx context.Context, o Options, batsched, variant, platform, workload, dir string) (*Result, error) {
+	return WithScheduler(ctx, o, func(endpoint string) []string {
+		return []string{batsched, "-v", variant, "-s", endpoint}
+	}, platform, workload, dir)
+}
+
+// WithScheduler runs Batsim against the scheduler process that argv
+// starts, given the loopback endpoint to bind (a free port). A scheduler
+// that stops on an error stops the run at once, with a *BatschedFailure.
+// The result holds both processes' states (their resource usage).
+func WithScheduler(ctx context.Context, o Options, argv func(endpoint string) []string, platform, workload, dir string) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -204,25 +218,28 @@ func WithBatsched(ctx context.Context, o Options, batsched, variant, platform, w
 		endpoint := "tcp://127.0.0.1:" + strconv.Itoa(port)
 		runCtx, stop := context.WithCancel(ctx)
 		var slog bytes.Buffer
-		sched := exec.CommandContext(runCtx, batsched, "-v", variant, "-s", endpoint)
+		args := argv(endpoint)
+		sched := exec.CommandContext(runCtx, args[0], args[1:]...)
 		sched.Stdout, sched.Stderr = &slog, &slog
 		sched.WaitDelay = 5 * time.Second
 		if err := sched.Start(); err != nil {
 			stop()
-			return nil, fmt.Errorf("starting batsched: %w", err)
+			return nil, fmt.Errorf("starting %s: %w", args[0], err)
 		}
 		schedDone := make(chan error, 1)
 		go func() { schedDone <- sched.Wait() }()
 		var log bytes.Buffer
 		cmd := batsimCmd(runCtx, o, platform, workload, dir, endpoint)
 		cmd.Stdout, cmd.Stderr = &log, &log
+		began := time.Now()
 		if err := cmd.Start(); err != nil {
 			stop()
 			<-schedDone
 			return nil, fmt.Errorf("starting batsim: %w", err)
 		}
 		ran := make(chan error, 1)
-		go func() { ran <- cmd.Wait() }()
+		var wall time.Duration
+		go func() { err := cmd.Wait(); wall = time.Since(began); ran <- err }()
 		var runErr, schedErr error
 		select {
 		case runErr = <-ran:
@@ -242,9 +259,13 @@ func WithBatsched(ctx context.Context, o Options, batsched, variant, platform, w
 		stop()
 		switch {
 		case runErr == nil && schedErr == nil:
-			return collect(dir, log.Bytes(), nil)
-		case strings.Contains(slog.String(), "Address already in use"):
-			lastErr = errors.New("batsched: address already in use")
+			res, err := collect(dir, log.Bytes(), nil)
+			if res != nil {
+				res.Batsim, res.Scheduler, res.Wall = cmd.ProcessState, sched.ProcessState, wall
+			}
+			return res, err
+		case strings.Contains(slog.String(), "Address already in use") || strings.Contains(slog.String(), "address already in use"):
+			lastErr = fmt.Errorf("%s: address already in use", args[0])
 			continue
 		case schedErr != nil:
 			return collect(dir, log.Bytes(), &BatschedFailure{Err: schedErr, Log: slog.String()})
