@@ -47,7 +47,7 @@ func main() {
 // sample is one run's measures.
 type sample struct {
 	sched, wall, user, sys float64 // seconds
-	rssMB                          float64
+	rssMB                  float64
 }
 
 func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep string) error {
