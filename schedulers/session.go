@@ -496,6 +496,9 @@ func (s *Session) audit() error {
 			}
 		}
 	}
+	if err := st.checkSeqs(); err != nil {
+		return err
+	}
 	if len(st.jobs) != nwait+len(st.running) {
 		return fmt.Errorf("%d known jobs, but %d waiting and %d running", len(st.jobs), nwait, len(st.running))
 	}
