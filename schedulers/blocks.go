@@ -90,6 +90,35 @@ func (o WalltimeOrder) Sort(_ *State, q []*Job) {
 
 // ---------------------------------------------------------------- start rules
 
+// queueWalk yields the waiting jobs in a queue order, one at a time, for
+// one decision. next returns the next job, nil at the end; it may skip the
+// jobs whose res is above limit and the jobs no longer waiting (and only
+// those).
+type queueWalk interface {
+	next(limit int) *Job
+}
+
+// sliceWalk walks an ordered slice.
+type sliceWalk struct {
+	q []*Job
+	i int
+}
+
+func (w *sliceWalk) next(int) *Job {
+	if w.i == len(w.q) {
+		return nil
+	}
+	w.i++
+	return w.q[w.i-1]
+}
+
+// walkRule is implemented by the start rules that run on a queueWalk, so
+// that a policy can hand them an order it keeps (a jobSeq, BUCMA's Sf walk)
+// instead of a sorted copy of the queue. Apply(q) is applyWalk over q.
+type walkRule interface {
+	applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider)
+}
+
 // Blocking starts jobs in order while they fit and stops at the first that
 // does not (FCFS). A refused job it meets on the way is rejected there
 // (when the policy leaves refused jobs in the queue: InPlaceRejecter), so
@@ -97,9 +126,31 @@ func (o WalltimeOrder) Sort(_ *State, q []*Job) {
 // batsched's fcfs_fast does.
 type Blocking struct{}
 
-// Apply implements StartRule.
+// Apply implements StartRule (applyWalk over q, written out: FCFS runs it
+// on the framework's queue at every decision).
 func (Blocking) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 	for _, j := range q {
+		if j.State != protocol.StateSubmitted {
+			continue
+		}
+		if j.refused {
+			if !d.Reject(j) {
+				return
+			}
+			continue
+		}
+		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j, j.Res)) {
+			return
+		}
+	}
+}
+
+func (Blocking) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
+	for {
+		j := w.next(math.MaxInt)
+		if j == nil {
+			return
+		}
 		if j.State != protocol.StateSubmitted {
 			continue
 		}
@@ -124,9 +175,14 @@ func (Blocking) rejectsInPlace() {}
 type Greedy struct{}
 
 // Apply implements StartRule.
-func (Greedy) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
-	for _, j := range q {
-		if s.NbFree() == 0 {
+func (g Greedy) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
+	g.applyWalk(s, &sliceWalk{q: q}, hosts, d)
+}
+
+func (Greedy) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
+	for s.NbFree() > 0 {
+		j := w.next(s.NbFree())
+		if j == nil {
 			return
 		}
 		if j.State != protocol.StateSubmitted {
@@ -145,19 +201,14 @@ func (Greedy) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 type EASY struct{}
 
 // Apply implements StartRule.
-func (EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
-	easy(s, q, false, hosts, d)
+func (e EASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
+	e.applyWalk(s, &sliceWalk{q: q}, hosts, d)
 }
 
 // ApplyArrival is Apply over the framework's waiting queue: the backfill
 // jumps from fitting job to fitting job instead of walking the queue.
 func (EASY) ApplyArrival(s *State, hosts HostSelector, d *Decider) {
-	easy(s, s.waiting, true, hosts, d)
-}
-
-// easy is EASY over q; arrival tells that q is the framework's waiting
-// queue (s.waiting itself).
-func easy(s *State, q []*Job, arrival bool, hosts HostSelector, d *Decider) {
+	q := s.waiting
 	i := 0
 	for ; i < len(q); i++ {
 		j := q[i]
@@ -175,19 +226,35 @@ func easy(s *State, q []*Job, arrival bool, hosts HostSelector, d *Decider) {
 		return
 	}
 	shadow, extra := Reservation(s, q[i].Res)
-	if arrival {
-		pos := s.qbase + int64(i) + 1
-		backfill(s, shadow, extra, hosts, d, func(free int) *Job {
-			p := s.fit.nextFit(pos, free)
-			if p < 0 {
-				return nil
-			}
-			pos = p + 1
-			return s.waiting[p-s.qbase]
-		})
-		return
+	pos := s.qbase + int64(i) + 1
+	backfill(s, shadow, extra, hosts, d, func(free int) *Job {
+		p := s.fit.nextFit(pos, free)
+		if p < 0 {
+			return nil
+		}
+		pos = p + 1
+		return s.waiting[p-s.qbase]
+	})
+}
+
+func (EASY) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
+	var head *Job
+	for head == nil {
+		j := w.next(math.MaxInt)
+		if j == nil {
+			return
+		}
+		if j.State != protocol.StateSubmitted {
+			continue
+		}
+		if j.Res > s.NbFree() {
+			head = j
+		} else if !d.Start(j, hosts.Select(s, j, j.Res)) {
+			return
+		}
 	}
-	Backfill(s, q[i+1:], shadow, extra, hosts, d)
+	shadow, extra := Reservation(s, head.Res)
+	backfill(s, shadow, extra, hosts, d, w.next)
 }
 
 // Backfill starts the jobs of q that fit now and either end by shadow
@@ -406,6 +473,12 @@ func (c *Composite) Decide(s *State, d *Decider) {
 		}
 		c.Rule.Apply(s, s.Waiting(), c.Hosts, d)
 		return
+	}
+	if r, ok := c.Rule.(walkRule); ok {
+		if q, ok := s.seqFor(c.Order); ok {
+			r.applyWalk(s, &seqWalk{q: q}, c.Hosts, d)
+			return
+		}
 	}
 	q := s.WaitingCopy()
 	c.Order.Sort(s, q)

@@ -72,7 +72,14 @@ type Scores struct {
 	initial int
 	pinned  map[string]int
 	cur     map[string]int
+	// changed lists the users whose score changed since takeChanged;
+	// lost is set when the list grew too long and was dropped.
+	changed []string
+	lost    bool
 }
+
+// maxChanged bounds the changed list of a Scores nobody reads.
+const maxChanged = 1 << 12
 
 // NewScores starts every user at initial (0..100); pinned users keep their
 // pinned score for ever.
@@ -118,7 +125,23 @@ func (s *Scores) Update(j *Job) int {
 	old := s.Score(j.User)
 	v := min(max(old+ScoreDelta(p), 0), 100)
 	s.cur[j.User] = v
+	if v != old {
+		if len(s.changed) == maxChanged {
+			clear(s.changed)
+			s.changed, s.lost = s.changed[:0], true
+		}
+		s.changed = append(s.changed, j.User)
+	}
 	return v - old
+}
+
+// takeChanged returns the users whose score changed since the last call
+// and empties the list; all is true when the list was lost (any score may
+// have changed).
+func (s *Scores) takeChanged() (users []string, all bool) {
+	users, all = s.changed, s.lost
+	s.changed, s.lost = s.changed[:0], false
+	return users, all
 }
 
 // ParsePinnedScores reads the pinned-scores option: "user:score,user2:score"
@@ -210,7 +233,8 @@ func ParseWeights(v string) (Weights, error) {
 // ---------------------------------------------------------------- re-ranking order
 
 // BUCMAOrder re-ranks a queue by Sf (Eq. 2), descending, ties by the base
-// order. It costs one sort by the base order plus one sort by Sf: O(n log n).
+// order. Sort costs one sort by the base order plus one sort by Sf: O(n log
+// n); the BUCMA policy walks the order instead (sfwalk.go).
 type BUCMAOrder struct {
 	Base    Order
 	Weights Weights
@@ -218,6 +242,9 @@ type BUCMAOrder struct {
 
 	buf  []scoredJob
 	used int // entries of buf filled by the last rank
+
+	users userScores // the scores by user number, for walk
+	sfw   sfWalk
 }
 
 type scoredJob struct {
@@ -266,7 +293,7 @@ func (o *BUCMAOrder) rank(s *State, q []*Job) []scoredJob {
 			maxW = math.Max(maxW, j.Walltime)
 		}
 	}
-	w := o.Weights
+	z := sfNorm{w: o.Weights, n: n, now: s.Now, maxE: maxE, maxW: maxW}
 	// Users usually have many jobs: remember the last lookup.
 	lastUser, lastSu := "", 0.0
 	haveLast := false
@@ -274,14 +301,7 @@ func (o *BUCMAOrder) rank(s *State, q []*Job) []scoredJob {
 		if !haveLast || j.User != lastUser {
 			lastUser, lastSu, haveLast = j.User, float64(o.Scores.Score(j.User)), true
 		}
-		sf := w.Su*lastSu/100 + w.Ab*float64(n-r)/float64(n)
-		if maxE > 0 {
-			sf += w.E * math.Max(s.Now-j.Submit, 0) / maxE
-		}
-		if maxW > 0 && j.HasWalltime() {
-			sf += w.W * (1 - j.Walltime/maxW)
-		}
-		buf[r] = scoredJob{j: j, sf: sf, rank: r}
+		buf[r] = scoredJob{j: j, sf: z.sf(lastSu, r, j.Submit, j.Walltime, j.HasWalltime()), rank: r}
 	}
 	slices.SortFunc(buf, func(a, b scoredJob) int {
 		switch {
@@ -355,6 +375,9 @@ func (b *BUCMA) Decide(s *State, d *Decider) {
 	}
 	b.retired = b.retired[:0]
 	if len(b.pending) == 0 && (s.NbWaiting() == 0 || s.NbFree() == 0) {
+		return
+	}
+	if b.decideWalk(s, d) {
 		return
 	}
 	q := s.WaitingCopy()

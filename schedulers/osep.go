@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -39,16 +40,41 @@ type OSEP struct {
 	// reserved maps a host being freed by a kill to the waiting job it
 	// goes to.
 	reserved map[int]*Job
+
+	// The standings, kept up to date as jobs arrive (JobSubmitted), start
+	// (the policy's own starts), are killed, get or lose a reserved host
+	// and end (JobEnded), instead of being rebuilt from the whole queue at
+	// every decision: users (by name) and byName hold every user seen, a
+	// user with nothing left keeps a zero standing, which no rule picks.
+	// Speeds are summed in whatever order jobs come and go: that gives the
+	// sums the rebuild (running jobs by arrival, then reserved hosts in
+	// queue order) gives, bit for bit, when exact is set: every host speed
+	// is a whole number and all of them add up below 2^53, so that every
+	// partial sum is exact. Otherwise (and when the standings went stale
+	// or the State is another) every decision rebuilds them.
+	st      *State
+	byName  map[string]*osepUser
+	users   []*osepUser
+	killing map[*Job]bool // jobs whose kill was requested, until they end
+	exact   bool
+	stale   bool
 }
 
-// osepUser is a user's standing in the current decision.
+// osepUser is a user's standing.
 type osepUser struct {
 	name      string
-	running   int     // running jobs not being killed, plus reserved ones
-	allocated float64 // their hosts' speeds (Alocado)
-	demand    int     // unfinished jobs (running or waiting)
-	waiting   []*Job  // waiting jobs without a reserved host, queue order
-	first     int64   // Seq of the first of them
+	running   int        // running jobs not being killed, plus reserved ones
+	allocated float64    // their hosts' speeds (Alocado)
+	demand    int        // unfinished jobs (running or waiting)
+	waiting   []osepWait // waiting jobs without a reserved host, queue order
+	first     int64      // Seq of the first of them
+}
+
+// osepWait is a waiting job with its work (State.JobWork), NaN until its
+// profile is known: a profile never changes once known.
+type osepWait struct {
+	j    *Job
+	work float64
 }
 
 // RegistersDynamicJobs implements Registrar.
@@ -82,7 +108,24 @@ func (o *OSEP) SimulationBegins(s *State) error {
 		return fmt.Errorf("OSEP: no compute host has the property %q naming its owner (see platforms/osep.xml; option owner names the property)", o.Owner)
 	}
 	o.reserved = map[int]*Job{}
+	o.exact = exactSums(s.Hosts)
+	o.rebuild(s)
 	return nil
+}
+
+// exactSums reports whether every sum of host speeds is exact in floating
+// point whatever the order of the additions and subtractions: the speeds
+// are whole numbers and their total is below 2^53.
+func exactSums(hosts []Host) bool {
+	total := 0.0
+	for i := range hosts {
+		sp := hosts[i].Speed
+		if sp < 0 || sp != math.Trunc(sp) || math.IsInf(sp, 0) {
+			return false
+		}
+		total += sp
+	}
+	return total < 1<<53
 }
 
 // Decide implements Policy.
@@ -117,19 +160,51 @@ func (o *OSEP) startReserved(s *State, d *Decider) {
 		switch {
 		case j.State != protocol.StateSubmitted || j.refused:
 			delete(o.reserved, h)
+			o.stale = true // not a way a reserved job leaves: count again
 		case host.Free():
+			// It already counts as running on h.
 			delete(o.reserved, h)
 			if !d.Start(j, []int{h}) {
 				return
 			}
 		case host.Job == nil || !host.Job.Killing():
-			delete(o.reserved, h) // unavailable, or taken: the round will see
+			// Unavailable, or taken: the job waits again (the round will
+			// see).
+			delete(o.reserved, h)
+			if u := o.byName[j.User]; u != nil && o.st == s {
+				u.running--
+				u.allocated -= host.Speed
+				u.putBack(j)
+			}
 		}
 	}
 }
 
-// standings computes every user's standing (users sorted by name).
+// standings are the users' standings (users sorted by name), rebuilt when
+// they cannot be kept (see OSEP.exact).
 func (o *OSEP) standings(s *State) ([]*osepUser, map[string]*osepUser) {
+	if o.st != s || o.stale || !o.exact {
+		o.rebuild(s)
+	}
+	return o.users, o.byName
+}
+
+// rebuild computes the standings from the State.
+func (o *OSEP) rebuild(s *State) {
+	o.st, o.stale = s, false
+	o.byName, o.users = o.compute(s)
+	o.killing = map[*Job]bool{}
+	for _, j := range s.Running() {
+		if j.Killing() {
+			o.killing[j] = true
+		}
+	}
+}
+
+// compute computes every user's standing from the State: the owners, and
+// the users of the running jobs (by arrival) and of the waiting ones (in
+// queue order), so that sums are made in a fixed order.
+func (o *OSEP) compute(s *State) (map[string]*osepUser, []*osepUser) {
 	byName := map[string]*osepUser{}
 	get := func(name string) *osepUser {
 		u := byName[name]
@@ -156,7 +231,6 @@ func (o *OSEP) standings(s *State) ([]*osepUser, map[string]*osepUser) {
 	for h, j := range o.reserved {
 		reservedSpeed[j] = s.Hosts[h].Speed
 	}
-	// Waiting jobs in queue order: sums are made in a fixed order.
 	for _, j := range s.Waiting() {
 		if j.State != protocol.StateSubmitted || j.refused || j.Res != 1 {
 			continue
@@ -171,14 +245,114 @@ func (o *OSEP) standings(s *State) ([]*osepUser, map[string]*osepUser) {
 		if len(u.waiting) == 0 {
 			u.first = j.Seq
 		}
-		u.waiting = append(u.waiting, j)
+		u.waiting = append(u.waiting, osepWait{j: j, work: math.NaN()})
 	}
 	users := make([]*osepUser, 0, len(byName))
 	for _, u := range byName {
 		users = append(users, u)
 	}
 	sort.Slice(users, func(a, b int) bool { return users[a].name < users[b].name })
-	return users, byName
+	return byName, users
+}
+
+// user returns the standing of a user, created (zero) when new.
+func (o *OSEP) user(name string) *osepUser {
+	if u := o.byName[name]; u != nil {
+		return u
+	}
+	u := &osepUser{name: name, first: math.MaxInt64}
+	o.byName[name] = u
+	i := sort.Search(len(o.users), func(i int) bool { return o.users[i].name >= name })
+	o.users = slices.Insert(o.users, i, u)
+	return u
+}
+
+// JobSubmitted implements SubmitObserver: a sequential job the policy
+// admitted waits for its user.
+func (o *OSEP) JobSubmitted(s *State, j *Job) {
+	if o.st != s || j.refused || j.Res != 1 {
+		return
+	}
+	u := o.user(j.User)
+	u.demand++
+	u.putBack(j)
+}
+
+// JobEnded implements EndObserver.
+func (o *OSEP) JobEnded(s *State, j *Job) {
+	if o.st != s {
+		return
+	}
+	if j.Alloc == nil {
+		// Rejected while waiting: OSEP's jobs never are (it rejects
+		// nothing, the framework only the jobs it refused).
+		if !j.refused && j.Res == 1 {
+			o.stale = true
+		}
+		return
+	}
+	u := o.user(j.User)
+	u.demand--
+	if o.killing[j] {
+		delete(o.killing, j)
+		return
+	}
+	u.running--
+	for _, h := range j.Alloc {
+		u.allocated -= s.Hosts[h].Speed
+	}
+}
+
+// putBack adds a waiting job at its place in the queue order.
+func (u *osepUser) putBack(j *Job) {
+	i := len(u.waiting)
+	if i > 0 && u.waiting[i-1].j.Seq > j.Seq {
+		i = sort.Search(len(u.waiting), func(k int) bool { return u.waiting[k].j.Seq > j.Seq })
+	}
+	u.waiting = slices.Insert(u.waiting, i, osepWait{j: j, work: math.NaN()})
+	u.first = u.waiting[0].j.Seq
+}
+
+// auditState compares the kept standings with standings computed from the
+// State (the session's audit, policyAuditor).
+func (o *OSEP) auditState(s *State) error {
+	if o.st != s || o.stale {
+		return nil // rebuilt at the next decision
+	}
+	byName, _ := o.compute(s)
+	for name, u := range o.byName {
+		want := byName[name]
+		if want == nil {
+			want = &osepUser{name: name, first: math.MaxInt64}
+		}
+		if u.running != want.running || u.demand != want.demand || u.first != want.first ||
+			math.Float64bits(u.allocated) != math.Float64bits(want.allocated) && (o.exact || u.allocated != want.allocated) {
+			return fmt.Errorf("OSEP standing of user %q: running %d, demand %d, allocated %v, first %d; from the state: %d, %d, %v, %d",
+				name, u.running, u.demand, u.allocated, u.first, want.running, want.demand, want.allocated, want.first)
+		}
+		if len(u.waiting) != len(want.waiting) {
+			return fmt.Errorf("OSEP standing of user %q: %d waiting jobs, %d from the state", name, len(u.waiting), len(want.waiting))
+		}
+		for i := range u.waiting {
+			if u.waiting[i].j != want.waiting[i].j {
+				return fmt.Errorf("OSEP standing of user %q: waiting job %d is %s, %s from the state", name, i, u.waiting[i].j.ID, want.waiting[i].j.ID)
+			}
+		}
+	}
+	for name := range byName {
+		if o.byName[name] == nil {
+			return fmt.Errorf("OSEP standing of user %q is missing", name)
+		}
+	}
+	for _, j := range s.Running() {
+		if j.Killing() != o.killing[j] {
+			return fmt.Errorf("OSEP: job %s killing=%v, recorded %v", j.ID, j.Killing(), o.killing[j])
+		}
+	}
+	if len(o.killing) != s.nkilling {
+		return fmt.Errorf("OSEP: %d kills recorded, %d under way", len(o.killing), s.nkilling)
+	}
+	return nil
 }
 
 // f is OSEP's f_u = p_u − running_u with p_u = min(hosts owned, demand).
@@ -202,33 +376,45 @@ func (o *OSEP) dif(u *osepUser) float64 {
 // one, else by work; ties by arrival).
 func (o *OSEP) next(s *State, u *osepUser) (*Job, int) {
 	if !o.Hetero {
-		return u.waiting[0], 0
+		return u.waiting[0].j, 0
 	}
 	best := 0
-	for i, j := range u.waiting[1:] {
-		if smaller(s, j, u.waiting[best]) {
-			best = i + 1
+	for i := 1; i < len(u.waiting); i++ {
+		if smaller(s, &u.waiting[i], &u.waiting[best]) {
+			best = i
 		}
 	}
-	return u.waiting[best], best
+	return u.waiting[best].j, best
 }
 
-func smaller(s *State, a, b *Job) bool {
-	if a.HasWalltime() && b.HasWalltime() && a.Walltime != b.Walltime {
-		return a.Walltime < b.Walltime
+func smaller(s *State, a, b *osepWait) bool {
+	if a.j.HasWalltime() && b.j.HasWalltime() && a.j.Walltime != b.j.Walltime {
+		return a.j.Walltime < b.j.Walltime
 	}
-	if wa, wb := s.JobWork(a), s.JobWork(b); wa != wb {
+	if wa, wb := a.workIn(s), b.workIn(s); wa != wb {
 		return wa < wb
 	}
-	return a.Seq < b.Seq
+	return a.j.Seq < b.j.Seq
+}
+
+// workIn is State.JobWork, kept once the job's profile is known.
+func (w *osepWait) workIn(s *State) float64 {
+	if !math.IsNaN(w.work) {
+		return w.work
+	}
+	if _, ok := s.Profile(w.j.Workload, w.j.Profile); !ok {
+		return 0
+	}
+	w.work = s.JobWork(w.j)
+	return w.work
 }
 
 // take removes u's i-th waiting job.
 func (u *osepUser) take(i int) {
-	u.waiting = append(u.waiting[:i], u.waiting[i+1:]...)
+	u.waiting = slices.Delete(u.waiting, i, i+1)
 	u.first = math.MaxInt64
-	for _, j := range u.waiting {
-		u.first = min(u.first, j.Seq)
+	if len(u.waiting) > 0 {
+		u.first = u.waiting[0].j.Seq
 	}
 }
 
@@ -351,6 +537,7 @@ func (o *OSEP) preempt(s *State, d *Decider, victim *Job, from, to *osepUser) bo
 	if !d.Kill(victim) {
 		return false
 	}
+	o.killing[victim] = true
 	o.reserved[h] = j
 	to.take(i)
 	to.running++

@@ -63,6 +63,8 @@ type driver struct {
 	messages int
 	// after is called after each handled message (with its time).
 	after func(now float64)
+	// replies, when not nil, collects every reply as encoded.
+	replies *[]byte
 }
 
 type scenario struct {
@@ -73,6 +75,7 @@ type scenario struct {
 	speeds      []float64
 	jobs        []tjob
 	observers   []Observer
+	noAudit     bool // leave the session's state audit (Validate) off
 }
 
 func newDriver(t testing.TB, sc scenario) *driver {
@@ -84,7 +87,7 @@ func newDriver(t testing.TB, sc scenario) *driver {
 	if !ok {
 		t.Fatalf("policy %s is not registered", sc.policy)
 	}
-	sess, err := NewSession(SessionConfig{Spec: spec, Options: sc.options, Validate: true, Observers: sc.observers})
+	sess, err := NewSession(SessionConfig{Spec: spec, Options: sc.options, Validate: !sc.noAudit, Observers: sc.observers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,6 +272,9 @@ func (d *driver) handle(msg *protocol.Message) {
 	}
 	if reply.Now() != msg.Now {
 		d.t.Fatalf("t=%v: reply stamped %v", msg.Now, reply.Now())
+	}
+	if d.replies != nil {
+		*d.replies = append(append(*d.replies, reply.Encode()...), '\n')
 	}
 	for _, ev := range reply.Events() {
 		switch e := ev.Data.(type) {

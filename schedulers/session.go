@@ -430,6 +430,12 @@ func hostSpeed(props map[string]string) float64 {
 	return 1
 }
 
+// policyAuditor is implemented by policies that keep their own view of the
+// state: the audit checks it against the state.
+type policyAuditor interface {
+	auditState(s *State) error
+}
+
 // audit checks the state's invariants: host/job links agree, the free count
 // is right, waiting jobs are SUBMITTED and running jobs RUNNING.
 func (s *Session) audit() error {
@@ -494,6 +500,14 @@ func (s *Session) audit() error {
 			if counts.tree[i] != st.cands.tree[i] {
 				return fmt.Errorf("the candidate index disagrees with the queue")
 			}
+		}
+	}
+	if err := st.checkSeqs(); err != nil {
+		return err
+	}
+	if a, ok := s.policy.(policyAuditor); ok {
+		if err := a.auditState(st); err != nil {
+			return err
 		}
 	}
 	if len(st.jobs) != nwait+len(st.running) {

@@ -113,6 +113,11 @@ type State struct {
 	jobs    map[string]*Job // every job not yet finished (waiting or running)
 	nfree   int
 	seq     int64
+	// seqs are the ordered indexes of the waiting queue the policy asked
+	// for (seqFor); users numbers the users they have seen.
+	seqs      []*jobSeq
+	users     map[string]int32
+	userNames []string
 	// byFastest lists host ids by speed descending, then id ascending.
 	byFastest []int
 
@@ -188,6 +193,9 @@ func (s *State) enqueue(j *Job) {
 		j.wcls = int16(walltimeClass(j.Walltime))
 		s.cands.insert(s.resIndex(j.Res), j)
 	}
+	for _, q := range s.seqs {
+		q.insert(s, j)
+	}
 }
 
 // dequeued records that a job left the queue (started or rejected).
@@ -198,6 +206,9 @@ func (s *State) dequeued(j *Job) {
 	if s.cands != nil {
 		s.cands.remove(s.resIndex(j.Res), j)
 	}
+	for _, q := range s.seqs {
+		q.kill(j)
+	}
 	s.dead++
 }
 
@@ -207,6 +218,9 @@ func (s *State) NbWaiting() int { return len(s.waiting) - s.dead }
 // compactWaiting drops jobs that left the queue: the leading ones at once
 // (cheap), all of them once they are half the slice (amortised O(1)).
 func (s *State) compactWaiting() {
+	for _, q := range s.seqs {
+		q.purge()
+	}
 	k := 0
 	for k < len(s.waiting) && s.waiting[k].State != protocol.StateSubmitted {
 		s.waiting[k] = nil

@@ -72,13 +72,14 @@ func (w *WalltimeTrust) BigFirst(s *State) bool {
 }
 
 // Decide implements Policy.
+// The two orders are kept by the State (jobSeq), so a decision walks the
+// order it needs rather than sorting the queue.
 func (w *WalltimeTrust) Decide(s *State, d *Decider) {
-	q := s.WaitingCopy()
-	if len(q) == 0 || s.NbFree() == 0 {
+	if s.NbWaiting() == 0 || s.NbFree() == 0 {
 		return
 	}
-	AreaOrder{Descending: w.BigFirst(s)}.Sort(s, q)
-	EASY{}.Apply(s, q, w.Hosts, d)
+	q, _ := s.seqFor(AreaOrder{Descending: w.BigFirst(s)})
+	EASY{}.applyWalk(s, &seqWalk{q: q}, w.Hosts, d)
 }
 
 // ParseThreshold reads the threshold option: a number in [0, 1].
