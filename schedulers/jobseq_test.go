@@ -517,9 +517,9 @@ func TestWalkedOrdersDecideAsSorted(t *testing.T) {
 			scenario{policy: "bucma", options: Options{"base": base, "weights": "0.25,0.25,0.25,0.25", "pinned-scores": pins}},
 			scenario{policy: "bucma", options: Options{"base": base, "weights": "0.5,0.5,0,0", "initial-score": "100", "hosts": "first-fit"}})
 	}
-	seeds, n := 2, 500
+	seeds, n := 1, 600
 	if testing.Short() {
-		seeds, n = 1, 300
+		n = 250
 	}
 	for _, v := range variants {
 		t.Run(fmt.Sprintf("%s%v", v.policy, v.options), func(t *testing.T) {
