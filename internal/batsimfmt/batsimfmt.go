@@ -133,6 +133,21 @@ func ParseNumber(lit string) (Number, error) {
 	return n, nil
 }
 
+// NumberOf is ParseNumber without the error: ok is false where ParseNumber
+// fails. It takes the literal as a string or as bytes, and allocates
+// nothing (the readers of large files call it for every number).
+func NumberOf[T string | []byte](lit T) (n Number, ok bool) {
+	rn, err := parseRJ(lit)
+	if err != nil {
+		return n, false
+	}
+	n.IsInt, n.Neg, n.Magnitude, n.Float = rn.isInt, rn.neg, rn.mag, rn.double()
+	if math.IsInf(n.Float, 0) {
+		return Number{}, false
+	}
+	return n, true
+}
+
 // AppendNumber appends the JSON number literal lit as Batsim re-emits a
 // number it has read: an integer as an integer ("-0" becomes "0"), any
 // other number with AppendFloat (1.5 → 1.500000, 1e20 →
