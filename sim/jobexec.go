@@ -27,8 +27,8 @@ type task struct {
 func newTask(p *profile) *task {
 	t := &task{prof: p, delayStart: -1}
 	if p.typ == workloads.TypeComposed {
-		for r := 0; r < p.repeat; r++ {
-			for _, s := range p.seq {
+		for r := 0; r < int(p.repeat); r++ {
+			for _, s := range p.seq() {
 				t.subs = append(t.subs, newTask(s))
 			}
 		}
@@ -64,11 +64,12 @@ func (t *task) progress(now float64) *protocol.JobProgress {
 
 // jobActor is execute_job_process.
 func (e *engine) jobActor(a *actor, j *job) {
+	run := j.run
 	j.start = a.now()
 	remaining := j.walltime
-	j.task = newTask(j.prof)
+	run.task = newTask(j.prof)
 	e.machinesRun(j)
-	j.ret = e.execTask(a, j, j.task, &remaining)
+	j.ret = e.execTask(a, j, run.task, &remaining)
 	switch {
 	case j.ret == 0:
 		j.state = protocol.StateSuccess
@@ -84,7 +85,7 @@ func (e *engine) jobActor(a *actor, j *job) {
 	if j.state != protocol.StateKilled {
 		a.send(e.server, &imsg{kind: mCompleted, job: j}, 1)
 	}
-	j.actor = nil
+	run.actor = nil
 }
 
 // setRuntime is runtime = clock - starting_time (in long double), with
@@ -107,22 +108,23 @@ func (e *engine) execTask(a *actor, j *job, t *task, remaining *float64) int {
 	case p.isParallelTask():
 		return e.execPtask(a, j, t, remaining)
 	case p.typ == workloads.TypeComposed:
-		for it := 0; it < p.repeat; it++ {
-			for i := range p.seq {
-				t.cur = it*len(p.seq) + i
+		seq := p.seq()
+		for it := 0; it < int(p.repeat); it++ {
+			for i := range seq {
+				t.cur = it*len(seq) + i
 				if ret := e.execTask(a, j, t.subs[t.cur], remaining); ret != 0 {
 					return ret
 				}
 			}
 		}
-		return p.ret
+		return int(p.ret)
 	default: // delay
 		t.delayStart = a.now()
 		t.delayRequired = p.delay
 		if delayTask(a, p.delay, remaining) == -1 {
 			return -1
 		}
-		return p.ret
+		return int(p.ret)
 	}
 }
 
@@ -145,17 +147,18 @@ func delayTask(a *actor, d float64, remaining *float64) int {
 // profile's return code, -1 (walltime reached) or -2 (killed).
 func (e *engine) execPtask(a *actor, j *job, t *task, remaining *float64) int {
 	p := t.prof
-	n := len(j.hosts)
+	hosts := j.run.hosts
+	n := len(hosts)
 	flops := make([]float64, 0, n)
 	var bytes []float64
 	switch p.typ {
 	case workloads.TypeParallel:
-		if len(p.cpus) != n {
-			a.Abort(e.fail("EXECUTE_JOB "+j.id, "the number of resources given by the allocation (%d) is different from the number of resources of profile %s (%d)", n, p.name, len(p.cpus)))
+		if len(p.cpus()) != n {
+			a.Abort(e.fail("EXECUTE_JOB "+j.id, "the number of resources given by the allocation (%d) is different from the number of resources of profile %s (%d)", n, p.name, len(p.cpus())))
 		}
-		flops = append(flops, p.cpus...)
+		flops = append(flops, p.cpus()...)
 		bytes = make([]float64, n*n)
-		copy(bytes, p.comMat)
+		copy(bytes, p.comMat())
 	case workloads.TypeParallelHomogeneous:
 		for y := 0; y < n; y++ {
 			flops = append(flops, p.cpu)
@@ -185,14 +188,14 @@ func (e *engine) execPtask(a *actor, j *job, t *task, remaining *float64) int {
 			}
 		}
 	}
-	for i, h := range j.hosts {
+	for i, h := range hosts {
 		if h >= e.nhosts && (flops[i] > 1e-10 || flops[i] < -1e-10) {
 			a.Abort(e.fail("EXECUTE_JOB "+j.id, "some computation (%g) is assigned to storage node %d (%s)", flops[i], h, e.names[h]))
 		}
 	}
-	x := &execAct{hosts: j.hosts, flops: flops, bytes: bytes, owner: a}
+	x := &execAct{hosts: hosts, flops: flops, bytes: bytes, owner: a}
 	t.exec = x
-	ret := p.ret
+	ret := int(p.ret)
 	if *remaining < 0 {
 		a.startExec(x)
 		if _, canceled := a.waitExec(x, -1); canceled {
@@ -217,7 +220,7 @@ func (e *engine) execPtask(a *actor, j *job, t *task, remaining *float64) int {
 // _schedule.csv).
 func (e *engine) machinesRun(j *job) {
 	t := e.k.now
-	for _, h := range j.alloc {
+	for _, h := range j.run.alloc {
 		if h < e.nhosts {
 			e.hostJob[h] = j
 			e.timeIdle += t - e.hostSince[h]
@@ -228,7 +231,7 @@ func (e *engine) machinesRun(j *job) {
 
 func (e *engine) machinesEnd(j *job) {
 	t := e.k.now
-	for _, h := range j.alloc {
+	for _, h := range j.run.alloc {
 		if h < e.nhosts && e.hostJob[h] == j {
 			e.hostJob[h] = nil
 			e.timeComp += t - e.hostSince[h]
@@ -244,13 +247,13 @@ func (e *engine) killer(a *actor, kd *killDone) {
 		if j.state != protocol.StateRunning {
 			continue
 		}
-		if j.task != nil {
-			kd.progress[j.id] = j.task.progress(a.now())
+		if j.run.task != nil {
+			kd.progress[j.id] = j.run.task.progress(a.now())
 		}
-		if !e.cancelPtask(a, j.task) {
-			if j.actor != nil {
-				a.kill(j.actor)
-				j.actor = nil
+		if !e.cancelPtask(a, j.run.task) {
+			if j.run.actor != nil {
+				a.kill(j.run.actor)
+				j.run.actor = nil
 			}
 			j.state = protocol.StateKilled
 			e.machinesEnd(j)

@@ -258,20 +258,21 @@ func (e *engine) writeJob(j *job) error {
 		if s.slow.cmp(&s.maxSlow) > 0 {
 			s.maxSlow.set(&s.slow)
 		}
-		s.busy += j.runtimeLD.float64() * float64(len(j.alloc))
+		s.busy += j.runtimeLD.float64() * float64(len(j.run.alloc))
 	}
 	if e.cfg.Progress != nil && s.nbJobs == e.staticJobs {
 		e.cfg.Progress(s.nbJobs, e.staticJobs)
 	}
 	if e.out == nil {
+		j.run = nil
 		return nil
 	}
 	b := make([]byte, 0, 160+len(j.metadata))
-	b = append(b, j.name...)
+	b = append(b, j.name()...)
 	b = append(b, ',')
 	b = append(b, j.wl.name...)
 	b = append(b, ',')
-	b = append(b, j.profName...)
+	b = append(b, j.prof.name...)
 	b = append(b, ',')
 	b = batsimfmt.AppendFloat(b, j.subtime)
 	b = append(b, ',')
@@ -294,8 +295,10 @@ func (e *engine) writeJob(j *job) error {
 			b = batsimfmt.AppendFloat(b, v)
 			b = append(b, ',')
 		}
-		b = append(b, j.allocStr...)
+		b = append(b, j.run.allocStr...)
 		b = append(b, ",-1.000000,"...)
+		// The execution is over; the row was its last use.
+		j.run = nil
 	}
 	b = append(b, '"')
 	b = append(b, j.metadata...)

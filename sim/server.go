@@ -93,7 +93,7 @@ func (e *engine) appendEvent(typ string, data any) {
 func (e *engine) completed(j *job) error {
 	e.nbRunning--
 	e.nbCompleted++
-	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.allocStr})
+	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.run.allocStr})
 	if err := e.writeJob(j); err != nil {
 		return err
 	}
@@ -150,10 +150,10 @@ func (e *engine) handle(a *actor, m *imsg) error {
 func (e *engine) submit(j *job) error {
 	j.state = protocol.StateSubmitted
 	e.nbSubmitted++
-	fwd := j.fwd
-	if fwd == nil {
+	fwd := j.desc
+	if j.registered {
 		var err error
-		if fwd, err = forwardedJob(j.raw, j.id); err != nil {
+		if fwd, err = forwardedJob(j.desc, j.id); err != nil {
 			return e.fail("JOB_SUBMITTED "+j.id, "%v", err)
 		}
 	}
@@ -229,7 +229,7 @@ func (e *engine) decision(a *actor, ev *protocol.Event) error {
 		e.nbSubmitted++
 		if e.cfg.AcknowledgeDynamicJob {
 			j := e.jobs[d.JobID]
-			fwd, err := forwardedJob(j.raw, j.id)
+			fwd, err := forwardedJob(j.desc, j.id)
 			if err != nil {
 				return e.fail("REGISTER_JOB "+d.JobID, "%v", err)
 			}
@@ -324,22 +324,21 @@ func (e *engine) execute(a *actor, d *protocol.ExecuteJob) error {
 	}
 	j.state = protocol.StateRunning
 	e.nbRunning++
-	j.alloc = d.Alloc
-	j.allocStr = d.Alloc.String()
+	run := &jobRun{alloc: d.Alloc, allocStr: d.Alloc.String()}
+	j.run = run
 	if d.Mapping != nil {
-		j.mapped = true
-		j.hosts = make([]int, len(d.Mapping))
-		for i := range j.hosts {
+		run.hosts = make([]int, len(d.Mapping))
+		for i := range run.hosts {
 			if m := d.Mapping[i]; m < 0 || m >= len(d.Alloc) {
 				return e.fail(name, "mapping of executor %d: %d is not a position in the allocation (0..%d)", i, m, len(d.Alloc)-1)
 			}
-			j.hosts[i] = d.Alloc[d.Mapping[i]]
+			run.hosts[i] = d.Alloc[d.Mapping[i]]
 		}
 	} else {
-		j.hosts = d.Alloc
+		run.hosts = d.Alloc
 	}
-	j.actor = e.spawn("job_"+j.id, d.Alloc[0], func(x *actor) { e.jobActor(x, j) })
-	a.create(j.actor)
+	run.actor = e.spawn("job_"+j.id, d.Alloc[0], func(x *actor) { e.jobActor(x, j) })
+	a.create(run.actor)
 	return nil
 }
 
@@ -373,17 +372,17 @@ func (e *engine) registerProfile(d *protocol.RegisterProfile) error {
 	if !ok {
 		return e.fail(name, "invalid JSON profile received from the scheduler")
 	}
-	p, err := newProfile(d.ProfileName, pr)
+	p, err := newProfile(d.ProfileName, pr, &e.registered)
 	if err != nil {
 		return e.fail(name, "%v", err)
 	}
-	if p.typ == workloads.TypeComposed {
-		for _, n := range p.seqNames {
+	if p.typ == workloads.TypeComposed && p.ext != nil {
+		for _, n := range p.ext.seqNames {
 			s, ok := wl.profiles[n]
 			if !ok {
 				return e.fail(name, "composed profile uses unknown profile %q", n)
 			}
-			p.seq = append(p.seq, s)
+			p.ext.seq = append(p.ext.seq, s)
 		}
 	}
 	wl.profiles[d.ProfileName] = p
@@ -437,8 +436,9 @@ func (e *engine) registerJob(d *protocol.RegisterJob) error {
 	if f.Walltime != nil && *f.Walltime > 0 {
 		wt = float64(*f.Walltime)
 	}
-	j := &job{id: d.JobID, name: id.Name, wl: wl, raw: append(json.RawMessage(nil), d.Job...), subtime: float64(f.Subtime),
-		res: int(f.Res), walltime: wt, prof: p, profName: f.Profile, state: protocol.StateSubmitted, ret: -1}
+	j := &job{id: d.JobID, wl: wl, desc: append(json.RawMessage(nil), d.Job...), subtime: float64(f.Subtime),
+		res: int(f.Res), walltime: wt, prof: p, state: protocol.StateSubmitted, ret: -1, registered: true}
+
 	e.jobs[d.JobID] = j
 	return nil
 }
