@@ -134,8 +134,7 @@ func ForwardedJob(raw []byte, fullID string) ([]byte, error) {
 func AppendForwardedJob(dst, raw []byte, fullID string) ([]byte, error) {
 	var c []byte
 	var scratch [256]byte
-	var idSpans [4]span
-	s := fscan{src: raw, ids: idSpans[:0]}
+	s := fscan{src: raw}
 	fast := false
 	if b, ok := s.appendBatsim(scratch[:0]); ok {
 		c, fast = b, true
@@ -146,7 +145,8 @@ func AppendForwardedJob(dst, raw []byte, fullID string) ([]byte, error) {
 		}
 	}
 	start := len(dst)
-	dst, exact := appendIDRewriteSpans(dst, c, fullID, s.ids)
+	dst, exact := appendIDRewriteSpans(dst, c, fullID, s.ids[:min(s.nid, len(s.ids))])
+	exact = exact && s.nid <= len(s.ids)
 	out := dst[start:]
 	// Only the values of "id" members changed, each to a string: the
 	// object stays valid.

@@ -22,8 +22,10 @@ type fscan struct {
 	src   []byte
 	pos   int
 	depth int
-	// ids collects the spans of "id" members (appendBatsim).
-	ids []span
+	// ids collects the spans of the first "id" members (appendBatsim);
+	// nid counts them all.
+	ids [4]span
+	nid int
 }
 
 func (s *fscan) ws() {
@@ -86,13 +88,19 @@ func (s *fscan) strValue(start, end int, esc bool) string {
 
 // number scans the number at pos and returns its literal.
 func (s *fscan) number() ([]byte, bool) {
+	lit, _, ok := s.numberValue()
+	return lit, ok
+}
+
+// numberValue scans the number at pos and returns its literal and value.
+func (s *fscan) numberValue() ([]byte, batsimfmt.Number, bool) {
 	start := s.pos
 	src := s.src
 	if src[s.pos] == '-' {
 		s.pos++
 	}
 	if s.pos >= len(src) || !isDigit(src[s.pos]) {
-		return nil, false
+		return nil, batsimfmt.Number{}, false
 	}
 	if src[s.pos] == '0' {
 		s.pos++
@@ -104,7 +112,7 @@ func (s *fscan) number() ([]byte, bool) {
 	if s.pos < len(src) && src[s.pos] == '.' {
 		s.pos++
 		if s.pos >= len(src) || !isDigit(src[s.pos]) {
-			return nil, false
+			return nil, batsimfmt.Number{}, false
 		}
 		for s.pos < len(src) && isDigit(src[s.pos]) {
 			s.pos++
@@ -116,17 +124,18 @@ func (s *fscan) number() ([]byte, bool) {
 			s.pos++
 		}
 		if s.pos >= len(src) || !isDigit(src[s.pos]) {
-			return nil, false
+			return nil, batsimfmt.Number{}, false
 		}
 		for s.pos < len(src) && isDigit(src[s.pos]) {
 			s.pos++
 		}
 	}
 	lit := src[start:s.pos]
-	if _, ok := batsimfmt.NumberOf(lit); !ok {
-		return nil, false
+	n, ok := batsimfmt.NumberOf(lit)
+	if !ok {
+		return nil, n, false
 	}
-	return lit, true
+	return lit, n, true
 }
 
 // skip scans any value.

@@ -16,7 +16,7 @@ func appendBatsimFast(b, raw []byte) ([]byte, bool) {
 }
 
 // appendBatsim is appendBatsimFast; s.ids gets the spans, in b, of the
-// members named "id" (key and value).
+// members named "id" (key and value), s.nid their number.
 func (s *fscan) appendBatsim(b []byte) ([]byte, bool) {
 	raw := s.src
 	s.ws()
@@ -67,7 +67,10 @@ func (s *fscan) appendValue(b []byte) ([]byte, bool) {
 				return b, false
 			}
 			if isID {
-				s.ids = append(s.ids, span{key, len(b)})
+				if s.nid < len(s.ids) {
+					s.ids[s.nid] = span{key, len(b)}
+				}
+				s.nid++
 			}
 			if more, ok = s.next('}'); !ok {
 				return b, false
@@ -106,11 +109,11 @@ func (s *fscan) appendValue(b []byte) ([]byte, bool) {
 	case c == '"':
 		return s.appendString(b)
 	case c == '-' || isDigit(c):
-		lit, ok := s.number()
+		lit, n, ok := s.numberValue()
 		if !ok {
 			return b, false
 		}
-		return appendNumberFast(b, lit)
+		return appendNumber(b, lit, n)
 	default:
 		for _, lit := range [...]string{"true", "false", "null"} {
 			if len(s.src)-s.pos >= len(lit) && string(s.src[s.pos:s.pos+len(lit)]) == lit {
@@ -137,28 +140,19 @@ func (s *fscan) appendString(b []byte) ([]byte, bool) {
 	return batsimfmt.AppendString(b, s.strValue(start, end, esc)), true
 }
 
-// appendNumberFast is batsimfmt.AppendNumber on a literal of bytes: a short
-// integer is written as it is ("-0" as "0").
-func appendNumberFast(b, lit []byte) ([]byte, bool) {
-	digits := lit
-	if len(digits) > 0 && digits[0] == '-' {
-		digits = digits[1:]
-	}
-	short := len(digits) > 0 && len(digits) <= 18
-	for _, c := range digits {
-		if !isDigit(c) {
-			short = false
-			break
-		}
-	}
-	if short {
+// appendNumber is batsimfmt.AppendNumber on the literal lit of value n: an
+// integer literal is already written as Batsim writes it (JSON has no
+// leading zeros), "-0" aside.
+func appendNumber(b, lit []byte, n batsimfmt.Number) ([]byte, bool) {
+	if n.IsInt {
 		if string(lit) == "-0" {
 			return append(b, '0'), true
 		}
 		return append(b, lit...), true
 	}
-	out, err := batsimfmt.AppendNumber(b, string(lit))
-	return out, err == nil
+	start := len(b)
+	b = batsimfmt.AppendFloat(b, n.Float)
+	return b, len(b)-start <= batsimfmt.MaxFloatLen
 }
 
 // isSpaceRE is the \s of Go's regular expressions.
