@@ -58,7 +58,9 @@ type engine struct {
 	wlOrder   []*workload
 	// registered holds the descriptions of registered profiles.
 	registered byteArena
-	jobs       map[string]*job
+	// freeMsgs are handled messages, for reuse.
+	freeMsgs []*imsg
+	jobs     map[string]*job
 	// hostJob is the job each compute host runs (machines' state).
 	hostJob    []*job
 	hostSince  []float64
@@ -351,10 +353,9 @@ func (e *engine) spawn(name string, host int, body func(a *actor)) *actor {
 func (e *engine) run() error {
 	defer e.k.stopAll()
 	for _, wl := range e.wlOrder {
-		wl := wl
-		e.k.start(e.spawn("workload_submitter_"+wl.name, e.master, func(a *actor) { e.submitter(a, wl) }))
+		e.k.start(e.k.spawnSM(e.master, &submitter{e: e, wl: wl}))
 	}
-	e.k.start(e.spawn("server", e.master, e.serverActor))
+	e.k.start(e.k.spawnSM(e.master, &server{e: e}))
 	err := e.k.run(func() bool { return e.serverDone })
 	if err != nil {
 		return err

@@ -129,6 +129,8 @@ type outputs struct {
 	w        *bufio.Writer
 	rows     int
 	lastSync time.Time
+	// scratch is where a row is written before it is buffered.
+	scratch []byte
 }
 
 func openOutputs(prefix string) (*outputs, error) {
@@ -267,7 +269,7 @@ func (e *engine) writeJob(j *job) error {
 		j.run = nil
 		return nil
 	}
-	b := make([]byte, 0, 160+len(j.metadata))
+	b := e.out.scratch[:0]
 	b = append(b, j.name()...)
 	b = append(b, ',')
 	b = append(b, j.wl.name...)
@@ -303,6 +305,7 @@ func (e *engine) writeJob(j *job) error {
 	b = append(b, '"')
 	b = append(b, j.metadata...)
 	b = append(b, '"', '\n')
+	e.out.scratch = b
 	return e.out.row(b)
 }
 
