@@ -109,7 +109,7 @@ type link struct {
 // L07Action's constructor does.
 func (k *kernel) newPtask(hosts []int, flops, bytes []float64) (*action, error) {
 	n := len(hosts)
-	a := &action{remains: 1.0, maxDuration: -1}
+	a := k.newAction()
 	used := 0
 	for _, f := range flops {
 		if f > 0 {
@@ -207,7 +207,7 @@ func (k *kernel) markLinks(route []int) int {
 // host src to host dst, the L07 action of a two-host parallel task that
 // computes nothing (newPtask specialised for that case).
 func (k *kernel) newComm(src, dst int, size float64) (*action, error) {
-	a := &action{remains: 1.0, maxDuration: -1}
+	a := k.newAction()
 	var route []int
 	lat := 0.0
 	nlinks := 0
@@ -253,8 +253,26 @@ func (k *kernel) applyBound(a *action) {
 // duration has elapsed (-1: never). It consumes nothing, so it has no
 // variable.
 func (k *kernel) newSleep(duration float64) *action {
-	a := &action{remains: 1.0, maxDuration: duration, susp: sleeping}
+	a := k.newAction()
+	a.maxDuration, a.susp = duration, sleeping
 	k.started.pushBack(a)
+	return a
+}
+
+// newAction returns a new started action (remains 1, no maximum
+// duration), reusing one that ended if there is one. Its variable's
+// element storage is kept for the next variable.
+func (k *kernel) newAction() *action {
+	n := len(k.freeActions)
+	if n == 0 {
+		return &action{remains: 1.0, maxDuration: -1}
+	}
+	a := k.freeActions[n-1]
+	k.freeActions[n-1] = nil
+	k.freeActions = k.freeActions[:n-1]
+	v := a.vstore
+	*a = action{remains: 1.0, maxDuration: -1}
+	a.vstore.elems, a.vstore.store = v.elems[:0], v.store[:0]
 	return a
 }
 

@@ -76,11 +76,35 @@ func (m *mailbox) remove(c *comm) {
 	c.mbox = nil
 }
 
+// getComm returns a new communication, reusing a finished one if there
+// is one.
+func (k *kernel) getComm(isSend bool, m *mailbox) *comm {
+	n := len(k.freeComms)
+	if n == 0 {
+		return &comm{isSend: isSend, mbox: m}
+	}
+	c := k.freeComms[n-1]
+	k.freeComms[n-1] = nil
+	k.freeComms = k.freeComms[:n-1]
+	*c = comm{isSend: isSend, mbox: m}
+	return c
+}
+
+// reuse gives back a communication once its receiver has read the
+// payload: nothing refers to it any more (its sender stopped waiting for
+// it when it ended, and does not look at it again).
+func (k *kernel) reuse(c *comm) {
+	if c.state == commDone && c.nwait == 0 && c.mbox == nil && c.act == nil {
+		c.payload, c.src, c.dst = nil, nil, nil
+		k.freeComms = append(k.freeComms, c)
+	}
+}
+
 // isend is CommImpl::isend: match a waiting receive or queue the send.
 func (m *mailbox) isend(k *kernel, a *actor, payload any, size float64) *comm {
 	c := m.take(false)
 	if c == nil {
-		c = &comm{isSend: true, mbox: m}
+		c = k.getComm(true, m)
 		m.queue = append(m.queue, c)
 	}
 	c.src, c.payload, c.size = a, payload, size
@@ -92,7 +116,7 @@ func (m *mailbox) isend(k *kernel, a *actor, payload any, size float64) *comm {
 func (m *mailbox) irecv(k *kernel, a *actor) *comm {
 	c := m.take(true)
 	if c == nil {
-		c = &comm{isSend: false, mbox: m}
+		c = k.getComm(false, m)
 		m.queue = append(m.queue, c)
 	}
 	c.dst = a
@@ -112,7 +136,7 @@ func (c *comm) start(k *kernel, m *mailbox) {
 	}
 	act, err := k.newComm(c.src.host, c.dst.host, size)
 	if err != nil {
-		k.fail(fmt.Errorf("message from %s to %s: %w", c.src.name, c.dst.name, err))
+		k.fail(fmt.Errorf("message from %s to %s: %w", nameOf(c.src), nameOf(c.dst), err))
 		return
 	}
 	act.owner = c
@@ -166,6 +190,9 @@ func (c *comm) finish(k *kernel) {
 func nameOf(a *actor) string {
 	if a == nil {
 		return "nobody"
+	}
+	if a.sm != nil {
+		return a.sm.actorName()
 	}
 	return a.name
 }

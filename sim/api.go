@@ -56,6 +56,11 @@ type Scheduler interface {
 type Config struct {
 	Platform  *platforms.Platform
 	Workloads []*workloads.Workload // named w0, w1, ... in this order
+	// WorkloadsChecked says that each workload was checked with
+	// workloads' Validate under its name (w0, w1, ...) and had no error:
+	// the engine does not check it again. The engine keeps its own copy
+	// of what it needs: the workloads may be freed once Run has started.
+	WorkloadsChecked bool
 	// ExportPrefix is Batsim's --export: PREFIX_jobs.csv and
 	// PREFIX_schedule.csv are written; "" writes nothing.
 	ExportPrefix          string

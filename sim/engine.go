@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,7 +56,11 @@ type engine struct {
 
 	workloads map[string]*workload
 	wlOrder   []*workload
-	jobs      map[string]*job
+	// registered holds the descriptions of registered profiles.
+	registered byteArena
+	// freeMsgs are handled messages, for reuse.
+	freeMsgs []*imsg
+	jobs     map[string]*job
 	// hostJob is the job each compute host runs (machines' state).
 	hostJob    []*job
 	hostSince  []float64
@@ -116,7 +122,11 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &engine{ctx: ctx, cfg: cfg, sched: sched, log: log, workloads: map[string]*workload{}, jobs: map[string]*job{}}
+	njobs := 0
+	for _, w := range cfg.Workloads {
+		njobs += len(w.Jobs)
+	}
+	e := &engine{ctx: ctx, cfg: cfg, sched: sched, log: log, workloads: map[string]*workload{}, jobs: make(map[string]*job, njobs)}
 	e.nhosts = len(p.Hosts)
 	e.nstore = len(p.Storage)
 	e.master = e.nhosts + e.nstore
@@ -163,27 +173,32 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 			return nil, err
 		}
 	}
+	// The workloads are not needed any more: the caller may free them.
+	e.cfg.Workloads = nil
 	return e, nil
 }
 
 func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
-	fwd := make([][]byte, len(w.Jobs))
-	keep := func(i int, job []byte) { fwd[i] = job }
-	if errs, _ := w.Validate(workloads.ValidateOptions{WorkloadName: name, Forwarded: keep}); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, f := range errs {
-			msgs[i] = strings.TrimPrefix(f.String(), "error: ")
+	if !e.cfg.WorkloadsChecked {
+		if errs, _ := w.Validate(workloads.ValidateOptions{WorkloadName: name}); len(errs) > 0 {
+			msgs := make([]string, len(errs))
+			for i, f := range errs {
+				msgs[i] = strings.TrimPrefix(f.String(), "error: ")
+			}
+			// Each finding names the file.
+			return fmt.Errorf("workload %s: %s", name, strings.Join(msgs, "; "))
 		}
-		// Each finding names the file.
-		return fmt.Errorf("workload %s: %s", name, strings.Join(msgs, "; "))
 	}
 	path := w.Path
 	if abs, err := filepath.Abs(path); err == nil && path != "" {
 		path = abs
 	}
-	wl := &workload{name: name, path: path, profiles: map[string]*profile{}}
+	wl := &workload{name: name, path: path, profiles: make(map[string]*profile, len(w.Profiles))}
+	// The engine keeps its own copies of what it needs (profiles, the
+	// descriptions it forwards, in a few large blocks), not the workload.
+	var arena byteArena
 	for pname, pr := range w.Profiles {
-		p, err := newProfile(pname, pr)
+		p, err := newProfile(pname, pr, &arena)
 		if err != nil {
 			return fmt.Errorf("workload %s (%s): %w", name, w.Path, err)
 		}
@@ -192,15 +207,30 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 	if err := wl.resolve(); err != nil {
 		return err
 	}
+	for _, n := range referencedProfiles(w) {
+		wl.begins = append(wl.begins, wl.profiles[n])
+	}
 	e.workloads[name] = wl
 	e.wlOrder = append(e.wlOrder, wl)
-	jobs := make([]*job, 0, len(w.Jobs))
+	// Full ids, written in one block.
+	var ids []byte
+	ends := make([]int, len(w.Jobs))
 	for i := range w.Jobs {
-		src := &w.Jobs[i]
-		full, err := workloads.FullJobID(name, src.ID)
-		if err != nil {
+		var err error
+		if ids, err = workloads.AppendFullJobID(ids, name, w.Jobs[i].ID); err != nil {
 			return fmt.Errorf("workload %s (%s): %w", name, w.Path, err)
 		}
+		ends[i] = len(ids)
+	}
+	allIDs := string(ids)
+	ids = nil
+	store := make([]job, len(w.Jobs))
+	jobs := make([]*job, len(w.Jobs))
+	begin := 0
+	for i := range w.Jobs {
+		src := &w.Jobs[i]
+		full := allIDs[begin:ends[i]]
+		begin = ends[i]
 		if _, dup := e.jobs[full]; dup {
 			return fmt.Errorf("workload %s (%s): duplicate job id %s", name, w.Path, full)
 		}
@@ -208,21 +238,28 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 		if !ok {
 			return fmt.Errorf("workload %s (%s): job %s uses unknown profile %q", name, w.Path, src.ID, src.Profile)
 		}
+		fwd, err := arena.add(func(dst []byte) ([]byte, error) { return workloads.AppendForwardedJob(dst, src.Raw, full) })
+		if err != nil {
+			return e.fail("JOB_SUBMITTED "+full, "%v", err)
+		}
 		wt := src.Walltime
 		if wt <= 0 {
 			wt = -1
 		}
-		j := &job{id: full, name: full[strings.IndexByte(full, '!')+1:], wl: wl, raw: src.Raw, fwd: fwd[i], subtime: src.Subtime,
-			res: src.Res, walltime: wt, prof: p, profName: src.Profile, state: protocol.StateNotSubmitted, ret: -1}
+		j := &store[i]
+		*j = job{id: full, wl: wl, desc: fwd, subtime: src.Subtime, res: src.Res, walltime: wt, prof: p,
+			state: protocol.StateNotSubmitted, ret: -1}
 		e.jobs[full] = j
-		jobs = append(jobs, j)
+		jobs[i] = j
 	}
 	e.staticJobs += len(jobs)
-	sort.SliceStable(jobs, func(a, b int) bool {
-		if jobs[a].subtime != jobs[b].subtime {
-			return jobs[a].subtime < jobs[b].subtime
+	// Ids are unique: the order is total, a stable sort would give the
+	// same.
+	slices.SortFunc(jobs, func(a, b *job) int {
+		if c := cmp.Compare(a.subtime, b.subtime); c != 0 {
+			return c
 		}
-		return jobs[a].id < jobs[b].id
+		return strings.Compare(a.id, b.id)
 	})
 	wl.static = jobs
 	return nil
@@ -231,7 +268,7 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 // referencedProfiles lists the profiles Batsim keeps for SIMULATION_BEGINS:
 // those the jobs use, with the parts of composed ones.
 func referencedProfiles(w *workloads.Workload) []string {
-	used := map[string]bool{}
+	used := make(map[string]bool, len(w.Profiles))
 	var mark func(n string)
 	mark = func(n string) {
 		if used[n] {
@@ -294,14 +331,14 @@ func (e *engine) simulationBegins() *protocol.SimulationBegins {
 		Workloads:        map[string]string{},
 		Profiles:         map[string]map[string]json.RawMessage{},
 	}
-	for i, w := range e.cfg.Workloads {
-		wl := e.wlOrder[i]
+	for _, wl := range e.wlOrder {
 		sb.Workloads[wl.name] = wl.path
-		m := map[string]json.RawMessage{}
-		for _, n := range referencedProfiles(w) {
-			m[n] = wl.profiles[n].batsim
+		m := make(map[string]json.RawMessage, len(wl.begins))
+		for _, p := range wl.begins {
+			m[p.name] = p.batsim
 		}
 		sb.Profiles[wl.name] = m
+		wl.begins = nil
 	}
 	return sb
 }
@@ -316,10 +353,9 @@ func (e *engine) spawn(name string, host int, body func(a *actor)) *actor {
 func (e *engine) run() error {
 	defer e.k.stopAll()
 	for _, wl := range e.wlOrder {
-		wl := wl
-		e.k.start(e.spawn("workload_submitter_"+wl.name, e.master, func(a *actor) { e.submitter(a, wl) }))
+		e.k.start(e.k.spawnSM(e.master, &submitter{e: e, wl: wl}))
 	}
-	e.k.start(e.spawn("server", e.master, e.serverActor))
+	e.k.start(e.k.spawnSM(e.master, &server{e: e}))
 	err := e.k.run(func() bool { return e.serverDone })
 	if err != nil {
 		return err

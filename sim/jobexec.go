@@ -27,8 +27,8 @@ type task struct {
 func newTask(p *profile) *task {
 	t := &task{prof: p, delayStart: -1}
 	if p.typ == workloads.TypeComposed {
-		for r := 0; r < p.repeat; r++ {
-			for _, s := range p.seq {
+		for r := 0; r < int(p.repeat); r++ {
+			for _, s := range p.seq() {
 				t.subs = append(t.subs, newTask(s))
 			}
 		}
@@ -64,11 +64,12 @@ func (t *task) progress(now float64) *protocol.JobProgress {
 
 // jobActor is execute_job_process.
 func (e *engine) jobActor(a *actor, j *job) {
+	run := j.run
 	j.start = a.now()
 	remaining := j.walltime
-	j.task = newTask(j.prof)
+	run.task = newTask(j.prof)
 	e.machinesRun(j)
-	j.ret = e.execTask(a, j, j.task, &remaining)
+	j.ret = e.execTask(a, j, run.task, &remaining)
 	switch {
 	case j.ret == 0:
 		j.state = protocol.StateSuccess
@@ -84,7 +85,131 @@ func (e *engine) jobActor(a *actor, j *job) {
 	if j.state != protocol.StateKilled {
 		a.send(e.server, &imsg{kind: mCompleted, job: j}, 1)
 	}
-	j.actor = nil
+	run.actor = nil
+}
+
+// newJobActor creates the actor that executes j on host: a state machine
+// (jobSM) for a delay or a parallel task, the coroutine jobActor for a
+// sequence.
+func (e *engine) newJobActor(j *job, host int) *actor {
+	if j.prof.typ == workloads.TypeComposed {
+		return e.spawn("job_"+j.id, host, func(x *actor) { e.jobActor(x, j) })
+	}
+	return e.k.spawnSM(host, &jobSM{e: e, j: j})
+}
+
+// jobSM is jobActor for a job whose profile is one task (a delay or a
+// parallel task), as a state machine: the same simcalls in the same order.
+type jobSM struct {
+	e         *engine
+	j         *job
+	run       *jobRun
+	phase     uint8
+	remaining float64
+	ret       int // the task's return code, once it is over
+	exec      *execAct
+}
+
+const (
+	jobStart     uint8 = iota
+	jobWaitExec        // the execution is started: wait for it
+	jobExecEnded       // the wait is over
+	jobEnd             // the task is over
+	jobSent            // the completion is sent: wait for it
+	jobDone
+)
+
+func (s *jobSM) actorName() string { return "job_" + s.j.id }
+
+func (s *jobSM) step(a *actor) bool {
+	e, j := s.e, s.j
+	for {
+		switch s.phase {
+		case jobStart:
+			s.run = j.run
+			j.start = a.now()
+			s.remaining = j.walltime
+			t := newTask(j.prof)
+			s.run.task = t
+			e.machinesRun(j)
+			p := j.prof
+			if p.isParallelTask() {
+				x, err := e.newPtaskExec(a, j, t)
+				if err != nil {
+					e.k.fail(err)
+					return false
+				}
+				s.exec = x
+				a.activities = append(a.activities, x)
+				a.issue(simcall{kind: scExecStart, exec: x})
+				s.phase = jobWaitExec
+				return true
+			}
+			// A delay (delayTask).
+			t.delayStart = a.now()
+			t.delayRequired = p.delay
+			d := p.delay
+			s.ret = int(p.ret)
+			if s.remaining >= 0 && !(d < s.remaining) {
+				d = s.remaining
+				s.ret = -1
+			}
+			s.phase = jobEnd
+			if a.issueSleep(d) {
+				return true
+			}
+		case jobWaitExec:
+			a.timedOut, a.canceled = false, false
+			timeout := -1.0
+			if s.remaining >= 0 {
+				timeout = s.remaining
+			}
+			a.issue(simcall{kind: scWait, act: s.exec, timeout: timeout})
+			s.phase = jobExecEnded
+			return true
+		case jobExecEnded:
+			s.ret = int(j.prof.ret)
+			switch {
+			case a.timedOut && s.remaining >= 0:
+				s.ret = -1
+			case a.canceled:
+				s.ret = -2
+			}
+			s.phase = jobEnd
+		case jobEnd:
+			// A killed job's actor never gets here: its return code
+			// stays as it was.
+			j.ret = s.ret
+			switch {
+			case j.ret == 0:
+				j.state = protocol.StateSuccess
+			case j.ret > 0:
+				j.state = protocol.StateFailed
+			case j.ret == -1:
+				j.state = protocol.StateWalltimeReached
+			default:
+				j.state = protocol.StateKilled
+			}
+			e.machinesEnd(j)
+			e.setRuntime(j)
+			if j.state == protocol.StateKilled {
+				s.run.actor = nil
+				return false
+			}
+			m := e.msg(mCompleted)
+			m.job = j
+			a.issueSend(e.server, m, 1)
+			s.phase = jobSent
+			return true
+		case jobSent:
+			a.issueWait()
+			s.phase = jobDone
+			return true
+		default:
+			s.run.actor = nil
+			return false
+		}
+	}
 }
 
 // setRuntime is runtime = clock - starting_time (in long double), with
@@ -107,22 +232,23 @@ func (e *engine) execTask(a *actor, j *job, t *task, remaining *float64) int {
 	case p.isParallelTask():
 		return e.execPtask(a, j, t, remaining)
 	case p.typ == workloads.TypeComposed:
-		for it := 0; it < p.repeat; it++ {
-			for i := range p.seq {
-				t.cur = it*len(p.seq) + i
+		seq := p.seq()
+		for it := 0; it < int(p.repeat); it++ {
+			for i := range seq {
+				t.cur = it*len(seq) + i
 				if ret := e.execTask(a, j, t.subs[t.cur], remaining); ret != 0 {
 					return ret
 				}
 			}
 		}
-		return p.ret
+		return int(p.ret)
 	default: // delay
 		t.delayStart = a.now()
 		t.delayRequired = p.delay
 		if delayTask(a, p.delay, remaining) == -1 {
 			return -1
 		}
-		return p.ret
+		return int(p.ret)
 	}
 }
 
@@ -144,18 +270,46 @@ func delayTask(a *actor, d float64, remaining *float64) int {
 // transfers as one parallel execution on the job's hosts. It returns the
 // profile's return code, -1 (walltime reached) or -2 (killed).
 func (e *engine) execPtask(a *actor, j *job, t *task, remaining *float64) int {
+	x, err := e.newPtaskExec(a, j, t)
+	if err != nil {
+		a.Abort(err)
+	}
+	ret := int(t.prof.ret)
+	if *remaining < 0 {
+		a.startExec(x)
+		if _, canceled := a.waitExec(x, -1); canceled {
+			ret = -2
+		}
+		return ret
+	}
+	before := a.now()
+	a.startExec(x)
+	timedOut, canceled := a.waitExec(x, *remaining)
+	switch {
+	case timedOut:
+		ret = -1
+	case canceled:
+		ret = -2
+	}
+	*remaining = *remaining - (a.now() - before)
+	return ret
+}
+
+// newPtaskExec is the parallel execution of task t of job j (run by a).
+func (e *engine) newPtaskExec(a *actor, j *job, t *task) (*execAct, error) {
 	p := t.prof
-	n := len(j.hosts)
+	hosts := j.run.hosts
+	n := len(hosts)
 	flops := make([]float64, 0, n)
 	var bytes []float64
 	switch p.typ {
 	case workloads.TypeParallel:
-		if len(p.cpus) != n {
-			a.Abort(e.fail("EXECUTE_JOB "+j.id, "the number of resources given by the allocation (%d) is different from the number of resources of profile %s (%d)", n, p.name, len(p.cpus)))
+		if len(p.cpus()) != n {
+			return nil, e.fail("EXECUTE_JOB "+j.id, "the number of resources given by the allocation (%d) is different from the number of resources of profile %s (%d)", n, p.name, len(p.cpus()))
 		}
-		flops = append(flops, p.cpus...)
+		flops = append(flops, p.cpus()...)
 		bytes = make([]float64, n*n)
-		copy(bytes, p.comMat)
+		copy(bytes, p.comMat())
 	case workloads.TypeParallelHomogeneous:
 		for y := 0; y < n; y++ {
 			flops = append(flops, p.cpu)
@@ -185,39 +339,21 @@ func (e *engine) execPtask(a *actor, j *job, t *task, remaining *float64) int {
 			}
 		}
 	}
-	for i, h := range j.hosts {
+	for i, h := range hosts {
 		if h >= e.nhosts && (flops[i] > 1e-10 || flops[i] < -1e-10) {
-			a.Abort(e.fail("EXECUTE_JOB "+j.id, "some computation (%g) is assigned to storage node %d (%s)", flops[i], h, e.names[h]))
+			return nil, e.fail("EXECUTE_JOB "+j.id, "some computation (%g) is assigned to storage node %d (%s)", flops[i], h, e.names[h])
 		}
 	}
-	x := &execAct{hosts: j.hosts, flops: flops, bytes: bytes, owner: a}
+	x := &execAct{hosts: hosts, flops: flops, bytes: bytes, owner: a}
 	t.exec = x
-	ret := p.ret
-	if *remaining < 0 {
-		a.startExec(x)
-		if _, canceled := a.waitExec(x, -1); canceled {
-			ret = -2
-		}
-		return ret
-	}
-	before := a.now()
-	a.startExec(x)
-	timedOut, canceled := a.waitExec(x, *remaining)
-	switch {
-	case timedOut:
-		ret = -1
-	case canceled:
-		ret = -2
-	}
-	*remaining = *remaining - (a.now() - before)
-	return ret
+	return x, nil
 }
 
 // machinesRun marks the job's hosts computing (time accounting of
 // _schedule.csv).
 func (e *engine) machinesRun(j *job) {
 	t := e.k.now
-	for _, h := range j.alloc {
+	for _, h := range j.run.alloc {
 		if h < e.nhosts {
 			e.hostJob[h] = j
 			e.timeIdle += t - e.hostSince[h]
@@ -228,7 +364,7 @@ func (e *engine) machinesRun(j *job) {
 
 func (e *engine) machinesEnd(j *job) {
 	t := e.k.now
-	for _, h := range j.alloc {
+	for _, h := range j.run.alloc {
 		if h < e.nhosts && e.hostJob[h] == j {
 			e.hostJob[h] = nil
 			e.timeComp += t - e.hostSince[h]
@@ -244,13 +380,13 @@ func (e *engine) killer(a *actor, kd *killDone) {
 		if j.state != protocol.StateRunning {
 			continue
 		}
-		if j.task != nil {
-			kd.progress[j.id] = j.task.progress(a.now())
+		if j.run.task != nil {
+			kd.progress[j.id] = j.run.task.progress(a.now())
 		}
-		if !e.cancelPtask(a, j.task) {
-			if j.actor != nil {
-				a.kill(j.actor)
-				j.actor = nil
+		if !e.cancelPtask(a, j.run.task) {
+			if j.run.actor != nil {
+				a.kill(j.run.actor)
+				j.run.actor = nil
 			}
 			j.state = protocol.StateKilled
 			e.machinesEnd(j)
@@ -277,81 +413,229 @@ func (e *engine) cancelPtask(a *actor, t *task) bool {
 	return cancelled
 }
 
-// waiter is waiter_process (CALL_ME_LATER).
-func (e *engine) waiter(a *actor, target float64) {
-	if cur := a.now(); cur < target {
-		d := target - cur
-		if d < 1e-5 {
-			d = 1e-5
-		}
-		a.sleepFor(d)
-	}
-	if !e.endSent && !e.endAck {
-		a.send(e.server, &imsg{kind: mWaitingDone}, 1)
-	}
+// waiter is waiter_process (CALL_ME_LATER), as a state machine.
+type waiter struct {
+	e      *engine
+	target float64
+	phase  uint8
 }
 
-// submitter is static_job_submitter_process: the jobs of one workload file
-// are sent to the server in batches of equal submission times, sleeping
-// from one submission time to the next.
-func (e *engine) submitter(a *actor, wl *workload) {
-	a.send(e.server, &imsg{kind: mHello}, 1)
-	cur := a.now()
-	var batch []*job
-	for _, j := range wl.static {
-		if j.subtime > cur {
-			if len(batch) > 0 {
-				a.send(e.server, &imsg{kind: mSubmit, jobs: batch}, 1)
-				batch = nil
+func (w *waiter) actorName() string { return fmt.Sprintf("waiter %f", w.target) }
+
+func (w *waiter) step(a *actor) bool {
+	e := w.e
+	switch w.phase {
+	case 0:
+		w.phase = 1
+		if cur := a.now(); cur < w.target {
+			a.issueSleep(max(w.target-cur, 1e-5))
+			return true
+		}
+		fallthrough
+	case 1:
+		if !e.endSent && !e.endAck {
+			a.issueSend(e.server, e.msg(mWaitingDone), 1)
+			w.phase = 2
+			return true
+		}
+		return false
+	case 2:
+		a.issueWait()
+		w.phase = 3
+		return true
+	}
+	return false
+}
+
+// submitter is static_job_submitter_process, as a state machine: the jobs
+// of one workload file are sent to the server in batches of equal
+// submission times, sleeping from one submission time to the next.
+//
+//	send hello
+//	for each job j (by subtime):
+//	    if j.subtime > cur: send the batch (if any), sleep until j.subtime, cur = now
+//	    add j to the batch
+//	send the last batch (if any), then bye
+type submitter struct {
+	e     *engine
+	wl    *workload
+	phase uint8
+	// the batch is wl.static[start:i]
+	start, i int
+	cur      float64
+}
+
+const (
+	subHello     uint8 = iota
+	subHelloWait       // wait for hello to arrive
+	subStart           // hello arrived
+	subScan            // look at job i
+	subBatchWait       // wait for a batch sent before sleeping
+	subSleep           // sleep until job i's subtime
+	subSlept           // job i joins the batch
+	subLastWait        // wait for the last batch
+	subBye             // send bye
+	subByeWait         // wait for it
+	subDone
+)
+
+func (s *submitter) actorName() string { return "workload_submitter_" + s.wl.name }
+
+func (s *submitter) step(a *actor) bool {
+	e, static := s.e, s.wl.static
+	for {
+		switch s.phase {
+		case subHello:
+			a.issueSend(e.server, e.msg(mHello), 1)
+			s.phase = subHelloWait
+			return true
+		case subHelloWait:
+			a.issueWait()
+			s.phase = subStart
+			return true
+		case subStart:
+			s.cur = a.now()
+			s.phase = subScan
+		case subScan:
+			for s.i < len(static) && !(static[s.i].subtime > s.cur) {
+				s.i++
 			}
-			a.sleepFor(ldSub(j.subtime, cur))
-			cur = a.now()
+			if s.i == len(static) {
+				if s.i > s.start {
+					m := e.msg(mSubmit)
+					m.jobs = static[s.start:s.i:s.i]
+					a.issueSend(e.server, m, 1)
+					s.phase = subLastWait
+					return true
+				}
+				s.phase = subBye
+				continue
+			}
+			s.phase = subSleep
+			if s.i > s.start {
+				m := e.msg(mSubmit)
+				m.jobs = static[s.start:s.i:s.i]
+				a.issueSend(e.server, m, 1)
+				s.phase = subBatchWait
+				return true
+			}
+		case subBatchWait:
+			a.issueWait()
+			s.phase = subSleep
+			return true
+		case subSleep:
+			s.phase = subSlept
+			if a.issueSleep(ldSub(static[s.i].subtime, s.cur)) {
+				return true
+			}
+		case subSlept:
+			s.cur = a.now()
+			s.start = s.i
+			s.i++
+			s.phase = subScan
+		case subLastWait:
+			a.issueWait()
+			s.phase = subBye
+			return true
+		case subBye:
+			a.issueSend(e.server, e.msg(mBye), 1)
+			s.phase = subByeWait
+			return true
+		case subByeWait:
+			a.issueWait()
+			s.phase = subDone
+			return true
+		default:
+			return false
 		}
-		batch = append(batch, j)
 	}
-	if len(batch) > 0 {
-		a.send(e.server, &imsg{kind: mSubmit, jobs: batch}, 1)
-	}
-	a.send(e.server, &imsg{kind: mBye}, 1)
 }
 
-// reqRep is Batsim's "Scheduler REQ-REP" actor: it sends one message to
-// the scheduler, then sends each event of the reply to the server at the
-// event's timestamp (or at once if it is past), then the ready signal at
-// the reply's now.
-func (e *engine) reqRep(a *actor, events []protocol.Event, now float64) {
-	reply, err := e.exchange(events, now)
-	if err != nil {
-		a.Abort(err)
-	}
-	for i := range reply.Events {
-		ev := &reply.Events[i]
-		var err error
-		switch d := ev.Data.(type) {
-		case *protocol.RegisterProfile:
-			err = e.registerProfile(d)
-		case *protocol.RegisterJob:
-			err = e.registerJob(d)
-		}
-		if err != nil {
-			a.Abort(err)
-		}
-		if ev.Type == protocol.TypeAnswer {
-			// Batsim only logs a warning for an ANSWER: nothing is sent.
-			e.log.Warn("ignoring ANSWER from the scheduler")
-			continue
-		}
-		e.sendAt(a, ev.Timestamp, &imsg{kind: mDecision, ev: ev})
-	}
-	e.sendAt(a, reply.Now, &imsg{kind: mReady})
+// reqRep is Batsim's "Scheduler REQ-REP" actor, as a state machine: it
+// sends one message to the scheduler, then sends each event of the reply
+// to the server at the event's timestamp (or at once if it is past), then
+// the ready signal at the reply's now.
+type reqRep struct {
+	e      *engine
+	events []protocol.Event
+	now    float64
+	reply  *protocol.Message
+	next   int  // the next event of the reply
+	ready  bool // the ready signal is the message in flight
+	msg    *imsg
+	phase  uint8
 }
 
-// sendAt is send_message_at_time.
-func (e *engine) sendAt(a *actor, when float64, m *imsg) {
-	if cur := a.now(); when > cur {
-		a.sleepFor(when - cur)
+const (
+	rrExchange uint8 = iota
+	rrNext           // the next event (or the ready signal) to send
+	rrSend           // send it (any sleep is over)
+	rrWait           // wait for it to arrive
+	rrDone
+)
+
+func (r *reqRep) actorName() string { return "Scheduler REQ-REP" }
+
+func (r *reqRep) step(a *actor) bool {
+	e := r.e
+	for {
+		switch r.phase {
+		case rrExchange:
+			reply, err := e.exchange(r.events, r.now)
+			if err != nil {
+				e.k.fail(err)
+				return false
+			}
+			r.reply, r.events = reply, nil
+			r.phase = rrNext
+		case rrNext:
+			var when float64
+			if r.next < len(r.reply.Events) {
+				ev := &r.reply.Events[r.next]
+				r.next++
+				var err error
+				switch d := ev.Data.(type) {
+				case *protocol.RegisterProfile:
+					err = e.registerProfile(d)
+				case *protocol.RegisterJob:
+					err = e.registerJob(d)
+				}
+				if err != nil {
+					e.k.fail(err)
+					return false
+				}
+				if ev.Type == protocol.TypeAnswer {
+					// Batsim only logs a warning for an ANSWER: nothing is sent.
+					e.log.Warn("ignoring ANSWER from the scheduler")
+					continue
+				}
+				r.msg, when = e.msg(mDecision), ev.Timestamp
+				r.msg.ev = ev
+			} else if !r.ready {
+				r.ready = true
+				r.msg, when = e.msg(mReady), r.reply.Now
+			} else {
+				r.phase = rrDone
+				continue
+			}
+			// send_message_at_time
+			r.phase = rrSend
+			if cur := a.now(); when > cur && a.issueSleep(when-cur) {
+				return true
+			}
+		case rrSend:
+			a.issueSend(e.server, r.msg, 1)
+			r.msg = nil
+			r.phase = rrWait
+			return true
+		case rrWait:
+			a.issueWait()
+			r.phase = rrNext
+			return true
+		default:
+			return false
+		}
 	}
-	a.send(e.server, m, 1)
 }
 
 // String names a job for logs.

@@ -55,12 +55,15 @@ type simcall struct {
 // errKilled unwinds the body of a killed actor.
 var errKilled = errors.New("actor killed")
 
-// actor is a SimGrid actor: a coroutine that yields at each simcall.
+// actor is a SimGrid actor: a coroutine that yields at each simcall, or a
+// state machine (sm) that returns at each simcall.
 type actor struct {
 	name string
 	host int
 	k    *kernel
 	body func(a *actor)
+	// sm, when set, runs the actor instead of body.
+	sm   stepper
 	w    *worker // the coroutine running the body, once started
 	sc   simcall
 	dead bool
@@ -123,6 +126,48 @@ func (w *worker) runBody(k *kernel) {
 func (k *kernel) spawn(name string, host int, body func(a *actor)) *actor {
 	k.live++
 	return &actor{name: name, host: host, k: k, body: body}
+}
+
+// stepper is an actor written as a state machine: step runs it from where
+// it stopped to its next simcall, which it sets with issue (the simcall's
+// answer is in the actor when step is called again), or to its end (false).
+// It behaves as the same body run as a coroutine, without the cost of
+// switching to and from one at every simcall.
+type stepper interface {
+	step(a *actor) bool
+	// actorName is the actor's name, for messages.
+	actorName() string
+}
+
+// spawnSM creates an actor run by sm (not yet scheduled).
+func (k *kernel) spawnSM(host int, sm stepper) *actor {
+	k.live++
+	return &actor{host: host, k: k, sm: sm}
+}
+
+// issue sets the simcall a state machine stops at.
+func (a *actor) issue(sc simcall) { a.sc = sc }
+
+// issueSend is the isend half of send (Mailbox::put); the wait follows with
+// issueWait once it is answered.
+func (a *actor) issueSend(m *mailbox, payload any, size float64) {
+	a.sc = simcall{kind: scIsend, mbox: m, payload: payload, size: size}
+}
+
+// issueRecv is the irecv half of recv.
+func (a *actor) issueRecv(m *mailbox) { a.sc = simcall{kind: scIrecv, mbox: m} }
+
+// issueWait waits for the communication of the last isend or irecv.
+func (a *actor) issueWait() { a.sc = simcall{kind: scWait, act: a.comm, timeout: -1} }
+
+// issueSleep is sleepFor's simcall; it reports false (no simcall) for a
+// non-positive duration.
+func (a *actor) issueSleep(d float64) bool {
+	if d <= 0 {
+		return false
+	}
+	a.sc = simcall{kind: scSleep, dur: d}
+	return true
 }
 
 // abort carries an error out of an actor's body.
@@ -213,6 +258,11 @@ type kernel struct {
 	workers, idle []*worker
 	// steps counts the clock advances (for tests and statistics).
 	steps int
+	// Ended actions and finished communications, for reuse: the engine
+	// creates and ends several of each per job.
+	freeActions []*action
+	ended       []*action
+	freeComms   []*comm
 }
 
 func (k *kernel) fail(err error) {
@@ -233,6 +283,13 @@ func (k *kernel) answer(a *actor) {
 // resume runs a until its next simcall or its end.
 func (k *kernel) resume(a *actor) {
 	a.sc = simcall{}
+	if a.sm != nil {
+		if !a.sm.step(a) {
+			a.sc = simcall{}
+			k.exit(a)
+		}
+		return
+	}
 	if a.w == nil {
 		if n := len(k.idle); n > 0 {
 			a.w = k.idle[n-1]
@@ -292,6 +349,7 @@ func (k *kernel) killActor(v *actor) {
 	v.dead = true
 	v.sc = simcall{}
 	k.live--
+	// A state machine just stops; a coroutine unwinds.
 	if v.w != nil {
 		// The body unwinds at once.
 		v.w.next()
@@ -364,6 +422,11 @@ func (k *kernel) handleEnded() {
 		}
 	}
 	k.done = k.done[:0]
+	// Posted actions are referenced by nothing any more (their owners
+	// dropped them): they are reused once out of both lists.
+	k.freeActions = append(k.freeActions, k.ended...)
+	clear(k.ended)
+	k.ended = k.ended[:0]
 }
 
 func (k *kernel) post(a *action, finished bool) {
@@ -374,7 +437,9 @@ func (k *kernel) post(a *action, finished bool) {
 	}
 	if a.owner != nil {
 		a.owner.post(k, a, finished)
+		a.owner = nil
 	}
+	k.ended = append(k.ended, a)
 }
 
 // run is EngineImpl::run: rounds until nothing is left to do, the

@@ -142,13 +142,16 @@ func (s *lmmSystem) newVariable(penalty, bound float64, ncnst int) *lmmVar {
 	return v
 }
 
-// initVariable sets up v (held by its caller) as a new variable.
+// initVariable sets up v (held by its caller) as a new variable; the
+// element storage of a previous variable held there is reused.
 func (s *lmmSystem) initVariable(v *lmmVar, penalty, bound float64, ncnst int) {
+	elems, store := v.elems[:0], v.store[:0]
 	*v = lmmVar{penalty: penalty, bound: bound}
-	if ncnst > 0 {
-		v.elems = make([]*lmmElem, 0, ncnst)
-		v.store = make([]lmmElem, 0, ncnst)
+	if ncnst > cap(store) {
+		elems = make([]*lmmElem, 0, ncnst)
+		store = make([]lmmElem, 0, ncnst)
 	}
+	v.elems, v.store = elems, store
 	s.touchVar(v)
 }
 
@@ -263,7 +266,7 @@ func (s *lmmSystem) freeVariable(v *lmmVar) {
 			}
 		}
 	}
-	v.elems = nil
+	v.elems = v.elems[:0]
 	v.penalty = 0
 	v.value = 0
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	json "github.com/goccy/go-json"
 
@@ -11,18 +12,41 @@ import (
 
 // profile is a workload profile with its composed parts resolved.
 type profile struct {
-	name     string
-	typ      string
-	delay    float64
-	cpu      float64
-	com      float64
+	name            string
+	typ             string
+	delay, cpu, com float64
+	repeat, ret     int32
+	// ext holds what parallel and composed profiles have besides.
+	ext    *profileExt
+	batsim []byte // the description as Batsim forwards it
+}
+
+type profileExt struct {
 	cpus     []float64
 	comMat   []float64
 	seq      []*profile
 	seqNames []string
-	repeat   int
-	ret      int
-	batsim   []byte // the description as Batsim forwards it
+}
+
+func (p *profile) cpus() []float64 {
+	if p.ext == nil {
+		return nil
+	}
+	return p.ext.cpus
+}
+
+func (p *profile) comMat() []float64 {
+	if p.ext == nil {
+		return nil
+	}
+	return p.ext.comMat
+}
+
+func (p *profile) seq() []*profile {
+	if p.ext == nil {
+		return nil
+	}
+	return p.ext.seq
 }
 
 // isParallelTask reports whether the profile runs as one SimGrid parallel
@@ -45,7 +69,7 @@ func (p *profile) onlyHomogeneousTotal() bool {
 	if p.typ != workloads.TypeComposed {
 		return false
 	}
-	for _, s := range p.seq {
+	for _, s := range p.seq() {
 		if s.typ != workloads.TypeParallelHomogeneousTotal {
 			return false
 		}
@@ -59,13 +83,13 @@ func (p *profile) hasCom() bool {
 	case workloads.TypeParallelHomogeneous, workloads.TypeParallelHomogeneousTotal:
 		return p.com > 0
 	case workloads.TypeParallel:
-		for _, c := range p.comMat {
+		for _, c := range p.comMat() {
 			if c > 0 {
 				return true
 			}
 		}
 	case workloads.TypeComposed:
-		for _, s := range p.seq {
+		for _, s := range p.seq() {
 			if s.hasCom() {
 				return true
 			}
@@ -83,33 +107,41 @@ type workload struct {
 	// static lists the jobs of a workload file by (subtime, full id), the
 	// order its submitter sends them in.
 	static []*job
+	// begins lists the profiles SIMULATION_BEGINS sends (those the jobs
+	// use, with the parts of composed ones, in file order).
+	begins []*profile
 }
 
-func newProfile(name string, p workloads.Profile) (*profile, error) {
-	b, err := workloads.BatsimJSON(p.Raw)
+// newProfile makes p the engine's profile name; its Batsim description is
+// written in arena.
+func newProfile(name string, pr workloads.Profile, arena *byteArena) (*profile, error) {
+	b, err := arena.add(func(dst []byte) ([]byte, error) { return workloads.AppendBatsimJSON(dst, pr.Raw) })
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", name, err)
 	}
-	rep := p.Repeat
+	rep := pr.Repeat
 	if rep <= 0 {
 		rep = 1
 	}
-	return &profile{name: name, typ: p.Type, delay: p.Delay, cpu: p.CPU, com: p.Com, cpus: p.CPUs,
-		comMat: p.ComMat, seqNames: p.Seq, repeat: rep, ret: p.Ret, batsim: b}, nil
+	p := &profile{name: name, typ: pr.Type, delay: pr.Delay, cpu: pr.CPU, com: pr.Com, repeat: int32(rep), ret: int32(pr.Ret), batsim: b}
+	if pr.CPUs != nil || pr.ComMat != nil || pr.Seq != nil {
+		p.ext = &profileExt{cpus: pr.CPUs, comMat: pr.ComMat, seqNames: pr.Seq}
+	}
+	return p, nil
 }
 
 // resolve links composed profiles to their parts.
 func (w *workload) resolve() error {
 	for _, p := range w.profiles {
-		if p.typ != workloads.TypeComposed || p.seq != nil {
+		if p.typ != workloads.TypeComposed || p.ext == nil || p.ext.seq != nil {
 			continue
 		}
-		for _, n := range p.seqNames {
+		for _, n := range p.ext.seqNames {
 			s, ok := w.profiles[n]
 			if !ok {
 				return fmt.Errorf("workload %s: composed profile %s uses unknown profile %q", w.name, p.name, n)
 			}
-			p.seq = append(p.seq, s)
+			p.ext.seq = append(p.ext.seq, s)
 		}
 	}
 	return nil
@@ -117,30 +149,75 @@ func (w *workload) resolve() error {
 
 // job is a job as the engine tracks it.
 type job struct {
-	id       string // full id "workload!name"
-	name     string
-	wl       *workload
-	raw      json.RawMessage // the job object as written (file or REGISTER_JOB)
-	fwd      json.RawMessage // what JOB_SUBMITTED forwards, when known in advance
+	id string // full id "workload!name"
+	wl *workload
+	// desc is, for a job of a workload file, the description
+	// JOB_SUBMITTED forwards; for a registered job, the object the
+	// scheduler sent.
+	desc     json.RawMessage
 	subtime  float64
-	res      int
 	walltime float64 // -1: unlimited
 	prof     *profile
-	profName string
+	res      int
 
 	state    string
 	start    float64
-	alloc    protocol.IntervalSet
-	allocStr string
-	hosts    []int // executor -> host id
-	mapped   bool  // hosts come from an explicit mapping
 	ret      int
 	metadata string
 	killReq  bool
 	deleted  bool // forgotten by Batsim once its end was sent to the scheduler
+	// registered is set for a job the scheduler registered.
+	registered bool
 	// runtimeLD is the run time as Batsim keeps it (a long double).
 	runtimeLD ld
-	task      *task
+	// run is the job's execution, from EXECUTE_JOB until its row is
+	// written.
+	run *jobRun
+}
+
+// jobRun is a job's execution.
+type jobRun struct {
+	alloc    protocol.IntervalSet
+	allocStr string
+	hosts    []int // executor -> host id
+	task     *task
 	// actor executes the job (Batsim's execution_actors).
 	actor *actor
+}
+
+// name is the job's name: what follows the workload in its id.
+func (j *job) name() string {
+	if j.registered {
+		if id, err := protocol.ParseJobID(j.id); err == nil {
+			return id.Name
+		}
+	}
+	return j.id[strings.IndexByte(j.id, '!')+1:]
+}
+
+// byteArena hands out byte slices cut from large shared blocks: many small
+// descriptions cost one allocation per block instead of one each.
+type byteArena struct{ buf []byte }
+
+const arenaBlock = 64 << 10
+
+// add returns what write appends to an empty slice, stored in the arena.
+func (a *byteArena) add(write func(dst []byte) ([]byte, error)) ([]byte, error) {
+	if cap(a.buf)-len(a.buf) < 1024 {
+		a.buf = make([]byte, 0, arenaBlock)
+	}
+	start := len(a.buf)
+	out, err := write(a.buf)
+	if err != nil {
+		return nil, err
+	}
+	if cap(out) != cap(a.buf) {
+		// Longer than the block's room: on its own.
+		if out, err = write(nil); err != nil {
+			return nil, err
+		}
+		return out[:len(out):len(out)], nil
+	}
+	a.buf = out
+	return out[start:len(out):len(out)], nil
 }

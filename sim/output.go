@@ -129,6 +129,8 @@ type outputs struct {
 	w        *bufio.Writer
 	rows     int
 	lastSync time.Time
+	// scratch is where a row is written before it is buffered.
+	scratch []byte
 }
 
 func openOutputs(prefix string) (*outputs, error) {
@@ -258,20 +260,21 @@ func (e *engine) writeJob(j *job) error {
 		if s.slow.cmp(&s.maxSlow) > 0 {
 			s.maxSlow.set(&s.slow)
 		}
-		s.busy += j.runtimeLD.float64() * float64(len(j.alloc))
+		s.busy += j.runtimeLD.float64() * float64(len(j.run.alloc))
 	}
 	if e.cfg.Progress != nil && s.nbJobs == e.staticJobs {
 		e.cfg.Progress(s.nbJobs, e.staticJobs)
 	}
 	if e.out == nil {
+		j.run = nil
 		return nil
 	}
-	b := make([]byte, 0, 160+len(j.metadata))
-	b = append(b, j.name...)
+	b := e.out.scratch[:0]
+	b = append(b, j.name()...)
 	b = append(b, ',')
 	b = append(b, j.wl.name...)
 	b = append(b, ',')
-	b = append(b, j.profName...)
+	b = append(b, j.prof.name...)
 	b = append(b, ',')
 	b = batsimfmt.AppendFloat(b, j.subtime)
 	b = append(b, ',')
@@ -294,12 +297,15 @@ func (e *engine) writeJob(j *job) error {
 			b = batsimfmt.AppendFloat(b, v)
 			b = append(b, ',')
 		}
-		b = append(b, j.allocStr...)
+		b = append(b, j.run.allocStr...)
 		b = append(b, ",-1.000000,"...)
+		// The execution is over; the row was its last use.
+		j.run = nil
 	}
 	b = append(b, '"')
 	b = append(b, j.metadata...)
 	b = append(b, '"', '\n')
+	e.out.scratch = b
 	return e.out.row(b)
 }
 

@@ -38,44 +38,129 @@ type imsg struct {
 	killed *killDone
 }
 
+// msg returns a message to the server, reusing one the server has
+// handled if there is one.
+func (e *engine) msg(kind mkind) *imsg {
+	n := len(e.freeMsgs)
+	if n == 0 {
+		return &imsg{kind: kind}
+	}
+	m := e.freeMsgs[n-1]
+	e.freeMsgs = e.freeMsgs[:n-1]
+	m.kind = kind
+	return m
+}
+
+// freeMsg gives back a message the server has handled (nothing refers to
+// it any more).
+func (e *engine) freeMsg(m *imsg) {
+	*m = imsg{}
+	e.freeMsgs = append(e.freeMsgs, m)
+}
+
 type killDone struct {
 	ids      []*job
 	progress map[string]*protocol.JobProgress
 }
 
-func (e *engine) serverActor(a *actor) {
-	e.appendEvent(protocol.TypeSimulationBegins, &protocol.SimulationBegins{})
-	e.buffer[0].Data = e.simulationBegins()
-	e.sendToScheduler(a)
-	for !e.endAck {
-		m := a.recv(e.server).(*imsg)
-		if err := e.handle(a, m); err != nil {
-			a.Abort(err)
-		}
-		if e.schedReady && !e.endAck && e.server.empty() {
-			if len(e.buffer) > 0 {
-				e.sendToScheduler(a)
-				for _, j := range e.toDelete {
-					j.deleted = true
-				}
-				e.toDelete = e.toDelete[:0]
-			} else if e.finished() && !e.endSent {
-				e.appendEvent(protocol.TypeSimulationEnds, &protocol.SimulationEnds{})
-				e.sendToScheduler(a)
-				e.endSent = true
+// server is Batsim's server_process as a state machine: each phase runs to
+// the next simcall, as the loop below would as a coroutine.
+//
+//	send SIMULATION_BEGINS
+//	while the end is not acknowledged:
+//	    m = receive()
+//	    handle(m)                 (may create one actor: a job, a waiter, a killer)
+//	    if the scheduler is ready and nothing waits in the mailbox:
+//	        send the buffered events, or SIMULATION_ENDS once everything is over
+type server struct {
+	e     *engine
+	phase uint8
+}
+
+const (
+	srvStart      uint8 = iota
+	srvLoop             // receive the next message
+	srvWait             // wait for it
+	srvHandle           // handle it
+	srvAfterChild       // the actor it created is created
+	srvSent             // a message went to the scheduler
+	srvSentEnd          // SIMULATION_ENDS went to the scheduler
+)
+
+func (s *server) actorName() string { return "server" }
+
+func (s *server) step(a *actor) bool {
+	e := s.e
+	for {
+		switch s.phase {
+		case srvStart:
+			e.appendEvent(protocol.TypeSimulationBegins, &protocol.SimulationBegins{})
+			e.buffer[0].Data = e.simulationBegins()
+			e.sendToScheduler(a)
+			s.phase = srvSent
+			return true
+		case srvLoop:
+			if e.endAck {
+				e.serverDone = true
+				return false
 			}
+			a.issueRecv(e.server)
+			s.phase = srvWait
+			return true
+		case srvWait:
+			a.issueWait()
+			s.phase = srvHandle
+			return true
+		case srvHandle:
+			m := a.comm.payload.(*imsg)
+			e.k.reuse(a.comm)
+			child, err := e.handle(m)
+			if err != nil {
+				e.k.fail(err)
+				return false
+			}
+			e.freeMsg(m)
+			s.phase = srvAfterChild
+			if child != nil {
+				a.issue(simcall{kind: scCreate, child: child})
+				return true
+			}
+		case srvAfterChild:
+			s.phase = srvLoop
+			if e.schedReady && !e.endAck && e.server.empty() {
+				if len(e.buffer) > 0 {
+					e.sendToScheduler(a)
+					s.phase = srvSent
+					return true
+				} else if e.finished() && !e.endSent {
+					e.appendEvent(protocol.TypeSimulationEnds, &protocol.SimulationEnds{})
+					e.sendToScheduler(a)
+					s.phase = srvSentEnd
+					return true
+				}
+			}
+		case srvSent:
+			e.schedReady = false
+			for _, j := range e.toDelete {
+				j.deleted = true
+			}
+			e.toDelete = e.toDelete[:0]
+			s.phase = srvLoop
+		case srvSentEnd:
+			e.schedReady = false
+			e.endSent = true
+			s.phase = srvLoop
 		}
 	}
-	e.serverDone = true
 }
 
 // sendToScheduler is generate_and_send_message: a REQ-REP actor takes the
-// buffered events to the scheduler.
+// buffered events to the scheduler (the server's simcall is its creation;
+// the server goes on with srvSent or srvSentEnd).
 func (e *engine) sendToScheduler(a *actor) {
 	events, now := e.buffer, e.k.now
 	e.buffer = make([]protocol.Event, 0, 4)
-	a.create(e.spawn("Scheduler REQ-REP", e.master, func(r *actor) { e.reqRep(r, events, now) }))
-	e.schedReady = false
+	a.issue(simcall{kind: scCreate, child: e.k.spawnSM(e.master, &reqRep{e: e, events: events, now: now})})
 }
 
 func (e *engine) finished() bool {
@@ -93,7 +178,7 @@ func (e *engine) appendEvent(typ string, data any) {
 func (e *engine) completed(j *job) error {
 	e.nbRunning--
 	e.nbCompleted++
-	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.allocStr})
+	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.run.allocStr})
 	if err := e.writeJob(j); err != nil {
 		return err
 	}
@@ -101,8 +186,9 @@ func (e *engine) completed(j *job) error {
 	return nil
 }
 
-// handle is the server's reaction to one message.
-func (e *engine) handle(a *actor, m *imsg) error {
+// handle is the server's reaction to one message; child is the actor it
+// creates, if any (its creation is the server's next simcall).
+func (e *engine) handle(m *imsg) (child *actor, err error) {
 	switch m.kind {
 	case mHello:
 	case mBye:
@@ -113,12 +199,12 @@ func (e *engine) handle(a *actor, m *imsg) error {
 	case mSubmit:
 		for _, j := range m.jobs {
 			if err := e.submit(j); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	case mCompleted:
 		if err := e.completed(m.job); err != nil {
-			return err
+			return nil, err
 		}
 	case mWaitingDone:
 		e.appendEvent(protocol.TypeRequestedCall, &protocol.RequestedCall{})
@@ -130,7 +216,7 @@ func (e *engine) handle(a *actor, m *imsg) error {
 			ids[i] = j.id
 			if j.state == protocol.StateKilled {
 				if err := e.completed(j); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
@@ -142,18 +228,18 @@ func (e *engine) handle(a *actor, m *imsg) error {
 			e.endAck = true
 		}
 	case mDecision:
-		return e.decision(a, m.ev)
+		return e.decision(m.ev)
 	}
-	return nil
+	return nil, nil
 }
 
 func (e *engine) submit(j *job) error {
 	j.state = protocol.StateSubmitted
 	e.nbSubmitted++
-	fwd := j.fwd
-	if fwd == nil {
+	fwd := j.desc
+	if j.registered {
 		var err error
-		if fwd, err = forwardedJob(j.raw, j.id); err != nil {
+		if fwd, err = forwardedJob(j.desc, j.id); err != nil {
 			return e.fail("JOB_SUBMITTED "+j.id, "%v", err)
 		}
 	}
@@ -175,24 +261,25 @@ func (e *engine) lookup(id string) (*job, bool) {
 	return j, true
 }
 
-// decision applies one scheduler event with Batsim 4.2.1's rules.
-func (e *engine) decision(a *actor, ev *protocol.Event) error {
+// decision applies one scheduler event with Batsim 4.2.1's rules; child
+// is the actor it creates, if any.
+func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 	switch d := ev.Data.(type) {
 	case *protocol.ExecuteJob:
-		return e.execute(a, d)
+		return e.execute(d)
 	case *protocol.RejectJob:
 		name := "REJECT_JOB " + d.JobID
 		j, ok := e.lookup(d.JobID)
 		if !ok {
-			return e.fail(name, "job does not exist")
+			return nil, e.fail(name, "job does not exist")
 		}
 		if j.state != protocol.StateSubmitted {
-			return e.fail(name, "invalid rejection: the job is %s; to be rejected, a job must be submitted and not allocated yet", j.state)
+			return nil, e.fail(name, "invalid rejection: the job is %s; to be rejected, a job must be submitted and not allocated yet", j.state)
 		}
 		j.state = protocol.StateRejected
 		e.nbCompleted++
 		if err := e.writeJob(j); err != nil {
-			return err
+			return nil, err
 		}
 		e.toDelete = append(e.toDelete, j)
 	case *protocol.KillJob:
@@ -200,38 +287,41 @@ func (e *engine) decision(a *actor, ev *protocol.Event) error {
 		for _, id := range d.JobIDs {
 			j, ok := e.lookup(id)
 			if !ok {
-				return e.fail("KILL_JOB "+id, "trying to kill a job that does not exist (a job is forgotten once its completion was sent)")
+				return nil, e.fail("KILL_JOB "+id, "trying to kill a job that does not exist (a job is forgotten once its completion was sent)")
 			}
 			if j.killReq {
 				continue
 			}
 			if j.state != protocol.StateRunning && !isComplete(j.state) {
-				return e.fail("KILL_JOB "+id, "invalid KILL_JOB: the job is %s, neither being executed nor completed", j.state)
+				return nil, e.fail("KILL_JOB "+id, "invalid KILL_JOB: the job is %s, neither being executed nor completed", j.state)
 			}
 			j.killReq = true
 			kill = append(kill, j)
 		}
 		if len(kill) > 0 {
 			kd := &killDone{ids: kill, progress: map[string]*protocol.JobProgress{}}
-			a.create(e.spawn("killer_process", e.master, func(k *actor) { e.killer(k, kd) }))
+			// Counted before the creation Batsim counts it after: only
+			// the server reads the count.
 			e.nbKillers++
+			return e.spawn("killer_process", e.master, func(k *actor) { e.killer(k, kd) }), nil
 		}
 	case *protocol.CallMeLater:
 		if !(d.At > e.k.now) {
-			return e.fail("CALL_ME_LATER", "you asked to be awaken in the past (you ask: %f, it is: %f); the k-th event of a reply is applied k master-loopback latencies after the reply's time", d.At, e.k.now)
+			return nil, e.fail("CALL_ME_LATER", "you asked to be awaken in the past (you ask: %f, it is: %f); the k-th event of a reply is applied k master-loopback latencies after the reply's time", d.At, e.k.now)
 		}
-		target := d.At
-		a.create(e.spawn(fmt.Sprintf("waiter %f", target), e.master, func(w *actor) { e.waiter(w, target) }))
+		// Counted before the creation Batsim counts it after: only the
+		// server reads the count.
 		e.nbWaiters++
+		return e.k.spawnSM(e.master, &waiter{e: e, target: d.At}), nil
 	case *protocol.RegisterProfile:
 		// registered by the REQ-REP actor when it read the reply
 	case *protocol.RegisterJob:
 		e.nbSubmitted++
 		if e.cfg.AcknowledgeDynamicJob {
 			j := e.jobs[d.JobID]
-			fwd, err := forwardedJob(j.raw, j.id)
+			fwd, err := forwardedJob(j.desc, j.id)
 			if err != nil {
-				return e.fail("REGISTER_JOB "+d.JobID, "%v", err)
+				return nil, e.fail("REGISTER_JOB "+d.JobID, "%v", err)
 			}
 			js := &protocol.JobSubmitted{JobID: j.id, Job: fwd}
 			if e.cfg.ForwardProfiles {
@@ -243,36 +333,36 @@ func (e *engine) decision(a *actor, ev *protocol.Event) error {
 		switch d.Kind {
 		case protocol.NotifyRegistrationFinished, protocol.NotifyContinueRegistration:
 			if !e.cfg.DynamicJobs {
-				return e.fail("NOTIFY "+d.Kind, "dynamic jobs are not enabled (--enable-dynamic-jobs)")
+				return nil, e.fail("NOTIFY "+d.Kind, "dynamic jobs are not enabled (--enable-dynamic-jobs)")
 			}
 			e.regFinished = d.Kind == protocol.NotifyRegistrationFinished
 		default:
-			return e.fail("NOTIFY "+d.Kind, "a scheduler may only send %s or %s", protocol.NotifyRegistrationFinished, protocol.NotifyContinueRegistration)
+			return nil, e.fail("NOTIFY "+d.Kind, "a scheduler may only send %s or %s", protocol.NotifyRegistrationFinished, protocol.NotifyContinueRegistration)
 		}
 	case *protocol.SetJobMetadata:
 		j, ok := e.lookup(d.JobID)
 		if !ok {
-			return e.fail("SET_JOB_METADATA "+d.JobID, "the job does not exist, cannot set its metadata")
+			return nil, e.fail("SET_JOB_METADATA "+d.JobID, "the job does not exist, cannot set its metadata")
 		}
 		if strings.Contains(d.Metadata, `"`) {
-			return e.fail("SET_JOB_METADATA "+d.JobID, "metadata must not contain a double quote")
+			return nil, e.fail("SET_JOB_METADATA "+d.JobID, "metadata must not contain a double quote")
 		}
 		j.metadata = d.Metadata
 	case *protocol.SetResourceState:
-		return e.fail("SET_RESOURCE_STATE", "pstate changes need Batsim's energy support (-E), which the engine does not model")
+		return nil, e.fail("SET_RESOURCE_STATE", "pstate changes need Batsim's energy support (-E), which the engine does not model")
 	case *protocol.SchedulerQuery:
-		return e.fail("QUERY", "consumed_energy needs Batsim's energy support (-E), which the engine does not model")
+		return nil, e.fail("QUERY", "consumed_energy needs Batsim's energy support (-E), which the engine does not model")
 	case *protocol.ToJobMsg:
 		if _, ok := e.lookup(d.JobID); !ok {
-			return e.fail("TO_JOB_MSG "+d.JobID, "the job does not exist, cannot send a message to it")
+			return nil, e.fail("TO_JOB_MSG "+d.JobID, "the job does not exist, cannot send a message to it")
 		}
 		e.log.Warn("TO_JOB_MSG ignored: the engine has no recv profile", "job", d.JobID)
 	case *protocol.ChangeJobState:
-		return e.fail("CHANGE_JOB_STATE "+d.JobID, "not supported by the engine")
+		return nil, e.fail("CHANGE_JOB_STATE "+d.JobID, "not supported by the engine")
 	default:
-		return e.fail(ev.Type, "unknown or unsupported event type (Batsim aborts on it)")
+		return nil, e.fail(ev.Type, "unknown or unsupported event type (Batsim aborts on it)")
 	}
-	return nil
+	return nil, nil
 }
 
 func isComplete(state string) bool {
@@ -284,63 +374,61 @@ func isComplete(state string) bool {
 }
 
 // execute is server_on_execute_job: the checks, then the job's actor on
-// the first host of the allocation.
-func (e *engine) execute(a *actor, d *protocol.ExecuteJob) error {
+// the first host of the allocation (child, which the server creates).
+func (e *engine) execute(d *protocol.ExecuteJob) (child *actor, err error) {
 	name := "EXECUTE_JOB " + d.JobID
 	j, ok := e.lookup(d.JobID)
 	if !ok {
 		if _, known := e.jobs[d.JobID]; known {
-			return e.fail(name, "the job is not registered in Batsim anymore (it ended and its end was sent)")
+			return nil, e.fail(name, "the job is not registered in Batsim anymore (it ended and its end was sent)")
 		}
-		return e.fail(name, "trying to execute a job which is not registered in the workload")
+		return nil, e.fail(name, "trying to execute a job which is not registered in the workload")
 	}
 	if j.state != protocol.StateSubmitted {
-		return e.fail(name, "cannot execute the job: its state (%s) is not SUBMITTED", j.state)
+		return nil, e.fail(name, "cannot execute the job: its state (%s) is not SUBMITTED", j.state)
 	}
 	if d.StorageMapping != nil || d.AdditionalIOJob != nil {
-		return e.fail(name, "storage_mapping and additional_io_job are not supported by the engine")
+		return nil, e.fail(name, "storage_mapping and additional_io_job are not supported by the engine")
 	}
 	if len(d.Alloc) == 0 {
-		return e.fail(name, "empty allocation")
+		return nil, e.fail(name, "empty allocation")
 	}
 	for _, h := range d.Alloc {
 		if h < 0 || h >= e.nhosts+e.nstore {
-			return e.fail(name, "cannot get machine %d: it does not exist", h)
+			return nil, e.fail(name, "cannot get machine %d: it does not exist", h)
 		}
 		if h < e.nhosts {
 			if o := e.hostJob[h]; o != nil {
-				return e.fail(name, "invalid allocation: machine %d (%s) is currently computing job %s whereas time-sharing on compute machines is disabled", h, e.names[h], o.id)
+				return nil, e.fail(name, "invalid allocation: machine %d (%s) is currently computing job %s whereas time-sharing on compute machines is disabled", h, e.names[h], o.id)
 			}
 		}
 	}
 	if !j.prof.onlyHomogeneousTotal() {
 		if d.Mapping != nil {
 			if len(d.Mapping) != j.res {
-				return e.fail(name, "allocation is invalid: the custom mapping size (%d) does not match the job requested number of machines (%d)", len(d.Mapping), j.res)
+				return nil, e.fail(name, "allocation is invalid: the custom mapping size (%d) does not match the job requested number of machines (%d)", len(d.Mapping), j.res)
 			}
 		} else if len(d.Alloc) != j.res {
-			return e.fail(name, "allocation (%q) is invalid: the job requires %d machines but %d were given (only parallel_homogeneous_total jobs may get a different number)", d.Alloc.String(), j.res, len(d.Alloc))
+			return nil, e.fail(name, "allocation (%q) is invalid: the job requires %d machines but %d were given (only parallel_homogeneous_total jobs may get a different number)", d.Alloc.String(), j.res, len(d.Alloc))
 		}
 	}
 	j.state = protocol.StateRunning
 	e.nbRunning++
-	j.alloc = d.Alloc
-	j.allocStr = d.Alloc.String()
+	run := &jobRun{alloc: d.Alloc, allocStr: d.Alloc.String()}
+	j.run = run
 	if d.Mapping != nil {
-		j.mapped = true
-		j.hosts = make([]int, len(d.Mapping))
-		for i := range j.hosts {
+		run.hosts = make([]int, len(d.Mapping))
+		for i := range run.hosts {
 			if m := d.Mapping[i]; m < 0 || m >= len(d.Alloc) {
-				return e.fail(name, "mapping of executor %d: %d is not a position in the allocation (0..%d)", i, m, len(d.Alloc)-1)
+				return nil, e.fail(name, "mapping of executor %d: %d is not a position in the allocation (0..%d)", i, m, len(d.Alloc)-1)
 			}
-			j.hosts[i] = d.Alloc[d.Mapping[i]]
+			run.hosts[i] = d.Alloc[d.Mapping[i]]
 		}
 	} else {
-		j.hosts = d.Alloc
+		run.hosts = d.Alloc
 	}
-	j.actor = e.spawn("job_"+j.id, d.Alloc[0], func(x *actor) { e.jobActor(x, j) })
-	a.create(j.actor)
-	return nil
+	run.actor = e.newJobActor(j, d.Alloc[0])
+	return run.actor, nil
 }
 
 // registerProfile is handle_register_profile, applied when the REQ-REP
@@ -373,17 +461,17 @@ func (e *engine) registerProfile(d *protocol.RegisterProfile) error {
 	if !ok {
 		return e.fail(name, "invalid JSON profile received from the scheduler")
 	}
-	p, err := newProfile(d.ProfileName, pr)
+	p, err := newProfile(d.ProfileName, pr, &e.registered)
 	if err != nil {
 		return e.fail(name, "%v", err)
 	}
-	if p.typ == workloads.TypeComposed {
-		for _, n := range p.seqNames {
+	if p.typ == workloads.TypeComposed && p.ext != nil {
+		for _, n := range p.ext.seqNames {
 			s, ok := wl.profiles[n]
 			if !ok {
 				return e.fail(name, "composed profile uses unknown profile %q", n)
 			}
-			p.seq = append(p.seq, s)
+			p.ext.seq = append(p.ext.seq, s)
 		}
 	}
 	wl.profiles[d.ProfileName] = p
@@ -437,8 +525,9 @@ func (e *engine) registerJob(d *protocol.RegisterJob) error {
 	if f.Walltime != nil && *f.Walltime > 0 {
 		wt = float64(*f.Walltime)
 	}
-	j := &job{id: d.JobID, name: id.Name, wl: wl, raw: append(json.RawMessage(nil), d.Job...), subtime: float64(f.Subtime),
-		res: int(f.Res), walltime: wt, prof: p, profName: f.Profile, state: protocol.StateSubmitted, ret: -1}
+	j := &job{id: d.JobID, wl: wl, desc: append(json.RawMessage(nil), d.Job...), subtime: float64(f.Subtime),
+		res: int(f.Res), walltime: wt, prof: p, state: protocol.StateSubmitted, ret: -1, registered: true}
+
 	e.jobs[d.JobID] = j
 	return nil
 }

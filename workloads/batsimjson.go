@@ -31,6 +31,24 @@ import (
 // may differ by one unit in the last place on some long literals, which can
 // only matter for a value within 1e-16 relative of a %f rounding boundary.
 func BatsimJSON(raw []byte) ([]byte, error) {
+	return AppendBatsimJSON(make([]byte, 0, len(raw)), raw)
+}
+
+// AppendBatsimJSON appends BatsimJSON(raw) to dst.
+func AppendBatsimJSON(dst, raw []byte) ([]byte, error) {
+	if b, ok := appendBatsimFast(dst, raw); ok {
+		return b, nil
+	}
+	b, err := batsimJSONTree(raw)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// batsimJSONTree is BatsimJSON through the general reader (which names the
+// problem when there is one).
+func batsimJSONTree(raw []byte) ([]byte, error) {
 	n, err := parseJSON(raw)
 	if err != nil {
 		return nil, err
@@ -92,6 +110,12 @@ var batsimIDRegexp = regexp.MustCompile(`"id"\s*:\s*(?:"*[^(,|})]*"*)\s*`)
 // ')', '(' or '|' (so an id containing one of them yields invalid JSON, on
 // which Batsim aborts). Apply it to the output of BatsimJSON.
 func JobIDRewrite(raw []byte, fullID string) []byte {
+	return appendIDRewrite(make([]byte, 0, len(raw)+len(fullID)+8), raw, fullID)
+}
+
+// jobIDRewriteRE is JobIDRewrite with Batsim's expression itself (the
+// reference of the tests).
+func jobIDRewriteRE(raw []byte, fullID string) []byte {
 	repl := []byte(`"id":"` + fullID + `"`)
 	return batsimIDRegexp.ReplaceAllLiteral(raw, repl)
 }
@@ -101,22 +125,45 @@ func JobIDRewrite(raw []byte, fullID string) []byte {
 // Batsim would abort (number too large, or the id rewrite producing
 // something that is not a JSON object).
 func ForwardedJob(raw []byte, fullID string) ([]byte, error) {
-	c, err := BatsimJSON(raw)
-	if err != nil {
-		return nil, err
+	return AppendForwardedJob(nil, raw, fullID)
+}
+
+// AppendForwardedJob appends ForwardedJob(raw, fullID) to dst (which may be
+// the unused end of a larger buffer: many jobs' descriptions then share
+// one allocation).
+func AppendForwardedJob(dst, raw []byte, fullID string) ([]byte, error) {
+	var c []byte
+	var scratch [256]byte
+	s := fscan{src: raw}
+	fast := false
+	if b, ok := s.appendBatsim(scratch[:0]); ok {
+		c, fast = b, true
+	} else {
+		var err error
+		if c, err = batsimJSONTree(raw); err != nil {
+			return dst, err
+		}
 	}
-	out := JobIDRewrite(c, fullID)
+	start := len(dst)
+	dst, exact := appendIDRewriteSpans(dst, c, fullID, s.ids[:min(s.nid, len(s.ids))])
+	exact = exact && s.nid <= len(s.ids)
+	out := dst[start:]
+	// Only the values of "id" members changed, each to a string: the
+	// object stays valid.
+	if fast && exact && len(out) > 0 && out[0] == '{' && plainString(fullID) {
+		return dst, nil
+	}
 	// The rewrite changes only "id" members of a text the reader accepted:
 	// a valid object is checked without building it; the reader names the
 	// problem otherwise.
 	if len(out) > 0 && out[0] == '{' && json.Valid(out) {
-		return out, nil
+		return dst, nil
 	}
 	n, err := parseJSON(out)
 	if err != nil || n.kind != jObject {
-		return nil, fmt.Errorf("replacing the job id by %q gives invalid JSON (Batsim aborts): %s", fullID, out)
+		return dst[:start], fmt.Errorf("replacing the job id by %q gives invalid JSON (Batsim aborts): %s", fullID, out)
 	}
-	return out, nil
+	return dst, nil
 }
 
 // FullJobID computes the identifier Batsim gives to a job of the given
@@ -138,6 +185,23 @@ func FullJobID(workload, id string) (string, error) {
 		return "", fmt.Errorf("job id %q contains the workload name %q, so Batsim reads it as a full '%s!<job>' id, but it is not made of two '!'-separated parts", id, workload, workload)
 	}
 	return parts[0] + "!" + parts[1], nil
+}
+
+// AppendFullJobID appends FullJobID(workload, id) to dst.
+func AppendFullJobID(dst []byte, workload, id string) ([]byte, error) {
+	if workload == "" || !strings.Contains(id, workload) {
+		if strings.Contains(id, "!") {
+			return dst, fmt.Errorf("job id %q contains a '!'", id)
+		}
+		dst = append(dst, workload...)
+		dst = append(dst, '!')
+		return append(dst, id...), nil
+	}
+	full, err := FullJobID(workload, id)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, full...), nil
 }
 
 // splitCompress splits like boost::split with token_compress_on.

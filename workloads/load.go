@@ -113,6 +113,15 @@ func LoadChecked(path string, opts ValidateOptions) (*Workload, []Finding, error
 // parallel_homogeneous_total and composed. Value checks (duplicate ids,
 // negative subtimes, unknown profiles, ...) are left to Validate.
 func Parse(data []byte, name string) (*Workload, error) {
+	if w := parseFast(data, name); w != nil {
+		return w, nil
+	}
+	return parseTree(data, name)
+}
+
+// parseTree is Parse with the general reader: the document as a tree, then
+// its parts, each problem named.
+func parseTree(data []byte, name string) (*Workload, error) {
 	root, err := parseJSON(data)
 	if err != nil {
 		return nil, &LoadError{File: name, Problems: []Finding{{Severity: Error, File: name, Msg: err.Error()}}}

@@ -468,15 +468,22 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// checkParse is FuzzParse's check of one input: a workload Parse accepts
+// checkParse is FuzzParse's check of one input: the fast reader, where it
+// reads it, reads what the general reader reads; a workload Parse accepts
 // validates without panicking and, written back, parses again.
 func checkParse(data []byte) error {
+	if err := sameAsTree(data); err != nil {
+		return err
+	}
 	w, err := Parse(data, "fuzz")
 	if err != nil {
 		return nil
 	}
 	w.Validate(ValidateOptions{PlatformHosts: 3})
 	for _, j := range w.Jobs {
+		if err := sameSpelling(j.Raw, "w0!"+j.ID); err != nil {
+			return err
+		}
 		ForwardedJob(j.Raw, "w0!"+j.ID)
 		w.RefRuntime(j.Profile, j.Res, 1e9)
 	}

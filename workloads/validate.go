@@ -201,6 +201,16 @@ func (w *Workload) Validate(opts ValidateOptions) (errs, warnings []Finding) {
 
 // composedCycles returns the composed profiles that lie on a cycle.
 func (w *Workload) composedCycles() []string {
+	composed := false
+	for _, p := range w.Profiles {
+		if len(p.Seq) > 0 {
+			composed = true
+			break
+		}
+	}
+	if !composed {
+		return nil // only sequences form cycles
+	}
 	const (
 		white = iota
 		grey

@@ -171,7 +171,7 @@ func simulateAction(c *cli.Context) error {
 		Platform: plat, Workloads: wls, ExportPrefix: c.String("export"), Latency: lat,
 		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
 		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
-		Approximate: c.Bool("approximate"),
+		Approximate: c.Bool("approximate"), WorkloadsChecked: true,
 	}
 	// A policy that resubmits killed jobs needs dynamic jobs: on unless
 	// the flags say otherwise (then the policy says why it cannot run).

@@ -34,7 +34,38 @@ const MaxFloatLen = 31
 // infinities are written as Go spells them ("NaN", "+Inf", "-Inf"); Batsim
 // never writes them, and its readers refuse them.
 func AppendFloat(b []byte, f float64) []byte {
-	return strconv.AppendFloat(b, f, 'f', 6, 64)
+	a := math.Abs(f)
+	if !(a < 4e9) {
+		return strconv.AppendFloat(b, f, 'f', 6, 64)
+	}
+	// Fast path: the integer number of millionths, then its digits.
+	n := uint64(micros(a))
+	if math.Signbit(f) {
+		b = append(b, '-')
+	}
+	b = strconv.AppendUint(b, n/1e6, 10)
+	frac := n % 1e6
+	var d [7]byte
+	d[0] = '.'
+	for i := 6; i > 0; i-- {
+		d[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	return append(b, d[:]...)
+}
+
+// micros is a·10^6 rounded to an integer, half to even on the exact
+// product, for 0 ≤ a < 4e9: the digits of a's "%f" rendering.
+func micros(a float64) float64 {
+	hi := a * 1e6
+	lo := math.FMA(a, 1e6, -hi) // hi + lo = a·10^6 exactly
+	n := math.RoundToEven(hi)
+	if d := hi - n; d == 0.5 && lo > 0 {
+		n++
+	} else if d == -0.5 && lo < 0 {
+		n--
+	}
+	return n
 }
 
 // Float is AppendFloat as a string.
@@ -51,15 +82,7 @@ func Reread(f float64) float64 {
 		// an integer n (half to even, as glibc rounds), then n/10^6. Below
 		// 2^53 rapidjson reads the 6-decimal text exactly so: the integer
 		// n from its digits, then one correctly rounded division by 10^6.
-		hi := f * 1e6
-		lo := math.FMA(f, 1e6, -hi) // hi + lo = f·10^6 exactly
-		n := math.RoundToEven(hi)
-		if d := hi - n; d == 0.5 && lo > 0 {
-			n++
-		} else if d == -0.5 && lo < 0 {
-			n--
-		}
-		return n / 1e6
+		return math.Copysign(micros(a), f) / 1e6
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
@@ -131,6 +154,21 @@ func ParseNumber(lit string) (Number, error) {
 		return Number{}, fmt.Errorf("number %s is out of range: rapidjson reads it as %v", lit, n.Float)
 	}
 	return n, nil
+}
+
+// NumberOf is ParseNumber without the error: ok is false where ParseNumber
+// fails. It takes the literal as a string or as bytes, and allocates
+// nothing (the readers of large files call it for every number).
+func NumberOf[T string | []byte](lit T) (n Number, ok bool) {
+	rn, err := parseRJ(lit)
+	if err != nil {
+		return n, false
+	}
+	n.IsInt, n.Neg, n.Magnitude, n.Float = rn.isInt, rn.neg, rn.mag, rn.double()
+	if math.IsInf(n.Float, 0) {
+		return Number{}, false
+	}
+	return n, true
 }
 
 // AppendNumber appends the JSON number literal lit as Batsim re-emits a

@@ -165,7 +165,7 @@ func TestRereadFastPath(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	check := func(f float64) {
 		var buf [40]byte
-		want, _ := strconv.ParseFloat(string(AppendFloat(buf[:0], f)), 64)
+		want, _ := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], f, 'f', 6, 64)), 64)
 		if got := Reread(f); got != want && !(got == 0 && want == 0) {
 			t.Fatalf("Reread(%v) = %v, want %v", f, got, want)
 		}
@@ -186,6 +186,37 @@ func TestRereadFastPath(t *testing.T) {
 		check(f)
 	}
 	for _, f := range []float64{0, math.Copysign(0, -1), 0.0000005, 0.0000015, 0.0000025, 3.9999999999e9, 1e-7, -1e-7, 0.5e-6} {
+		check(f)
+	}
+}
+
+// The fast path of AppendFloat writes what strconv writes.
+func TestAppendFloatFastPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	check := func(f float64) {
+		var got, want [48]byte
+		if g, w := AppendFloat(got[:0], f), strconv.AppendFloat(want[:0], f, 'f', 6, 64); string(g) != string(w) {
+			t.Fatalf("AppendFloat(%v) = %s, want %s", f, g, w)
+		}
+	}
+	for i := 0; i < 1000000; i++ {
+		var f float64
+		switch i % 5 {
+		case 0:
+			f = r.Float64() * math.Pow(10, float64(r.IntN(11)))
+		case 1:
+			f = float64(r.Int64N(4e15)) / 1e6 * 0.5
+		case 2:
+			f = (float64(r.Int64N(8e9)) + 0.5) / 1e6
+		case 3:
+			f = float64(r.Int64N(1<<40)) / 128 // exact ties at the 7th decimal
+		default:
+			f = -r.Float64() * math.Pow(10, float64(r.IntN(11)))
+		}
+		check(f)
+	}
+	for _, f := range []float64{0, math.Copysign(0, -1), 0.0000005, 0.0000015, 1.0 / 128, 3.0 / 128, 3.9999999999e9, 4e9, 1e-7, -1e-7,
+		-0.0000004, 999999.9999995, 0.9999995, math.Inf(1), math.NaN(), 1e300, math.MaxFloat64, math.SmallestNonzeroFloat64} {
 		check(f)
 	}
 }
