@@ -1,7 +1,7 @@
 // Command benchbatsim measures bucma against batsched on the real Batsim,
 // in one run, on the same generated workload: Batsim's scheduling_time
 // (the time it waits for the scheduler's answers), the scheduler's CPU
-// time and peak memory, and Batsim's wall time; then bucma's embedded
+// time, and Batsim's wall time; then bucma's embedded
 // engine on the same inputs. It prints each target of the speed work as a
 // measured ratio: bucma's scheduling_time over batsched easy_bf_fast's
 // (target at most 0.3) and Batsim + easy_bf_fast's wall time over the
@@ -47,7 +47,6 @@ func main() {
 // sample is one run's measures.
 type sample struct {
 	sched, wall, user, sys float64 // seconds
-	rssMB                  float64
 }
 
 func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep string) error {
@@ -108,7 +107,7 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep str
 			}
 			ru := res.Scheduler.SysUsage().(*syscall.Rusage)
 			samples[i] = append(samples[i], sample{sched: st, wall: res.Wall.Seconds(),
-				user: tv(ru.Utime), sys: tv(ru.Stime), rssMB: float64(ru.Maxrss) / 1024})
+				user: tv(ru.Utime), sys: tv(ru.Stime)})
 		}
 	}
 	// The embedded engine on the same inputs.
@@ -123,8 +122,8 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep str
 		engine = append(engine, time.Since(begin).Seconds())
 	}
 
-	fmt.Println("| scheduler | Batsim scheduling_time (s) | Batsim wall (s) | scheduler user CPU (s) | scheduler sys CPU (s) | scheduler peak RSS (MB) |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Println("| scheduler | Batsim scheduling_time (s) | Batsim wall (s) | scheduler user CPU (s) | scheduler sys CPU (s) |")
+	fmt.Println("|---|---|---|---|---|")
 	meds := make([]sample, len(scheds))
 	for i, s := range scheds {
 		m := sample{
@@ -132,13 +131,12 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep str
 			wall:  median(samples[i], func(x sample) float64 { return x.wall }),
 			user:  median(samples[i], func(x sample) float64 { return x.user }),
 			sys:   median(samples[i], func(x sample) float64 { return x.sys }),
-			rssMB: median(samples[i], func(x sample) float64 { return x.rssMB }),
 		}
 		meds[i] = m
-		fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f | %.0f |\n", s.name, m.sched, m.wall, m.user, m.sys, m.rssMB)
+		fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s.name, m.sched, m.wall, m.user, m.sys)
 	}
 	eng := median(engine, func(x float64) float64 { return x })
-	fmt.Printf("| bucma simulate (embedded engine, easy) | | %.3f | | | |\n\n", eng)
+	fmt.Printf("| bucma simulate (embedded engine, easy) | | %.3f | | |\n\n", eng)
 	ratio := meds[0].sched / meds[1].sched
 	speed := meds[1].wall / eng
 	fmt.Printf("scheduling_time, bucma / batsched easy_bf_fast: %.3f (target <= 0.3: %s)\n", ratio, verdict(ratio <= 0.3))
