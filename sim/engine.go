@@ -446,7 +446,9 @@ func (e *engine) exchange(events []protocol.Event, now float64) (*protocol.Messa
 	if e.cfg.Observe != nil {
 		e.cfg.Observe(protocol.FromBatsim, msg)
 	}
-	if e.out != nil && time.Since(e.out.lastSync) > 500*time.Millisecond {
+	// The clock is read every 16 messages to push the rows written so far
+	// to the file at least every half second.
+	if e.out != nil && e.messages%16 == 0 && time.Since(e.out.lastSync) > 500*time.Millisecond {
 		if err := e.out.sync(); err != nil {
 			return nil, err
 		}

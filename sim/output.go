@@ -161,7 +161,7 @@ func (o *outputs) row(line []byte) error {
 	}
 	o.rows++
 	// Rows reach the file as they come, in bounded batches.
-	if o.rows%256 == 0 || time.Since(o.lastSync) > 500*time.Millisecond {
+	if o.rows%256 == 0 || (o.rows%16 == 0 && time.Since(o.lastSync) > 500*time.Millisecond) {
 		o.lastSync = time.Now()
 		if err := o.w.Flush(); err != nil {
 			return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
