@@ -294,12 +294,12 @@ func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 }
 
 // Garbage collection of a simulation, unless GOGC or GOMEMLIMIT say
-// otherwise: a collection when the heap has grown 4 times over what
-// survived the last one (the engine and the scheduler allocate much that
-// dies young; 20 000 jobs run about 10 % faster than with Go's default of
-// 2 times), and the collector working harder as the whole heap nears
-// gcMemoryLimit, so that large runs (a million jobs) stay within it as long
-// as what they keep does.
+// otherwise: a collection when the heap reaches 4 times what survived the
+// last one (the engine and the scheduler allocate much that dies young;
+// 20 000 jobs run about 10 % faster than with Go's default of 2 times), and
+// the collector working harder as the whole heap nears gcMemoryLimit, so
+// that large runs (a million jobs) stay within it as long as what they keep
+// does.
 const (
 	gcPercent     = 300
 	gcMemoryLimit = 900 << 20
