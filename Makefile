@@ -8,6 +8,8 @@
 #   make test     go vet + the whole test suite with the race detector (the
 #                 real-Batsim tier without it, one seed per case)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
+#   make bench-engine  the embedded engine against Batsim + batsched (20 000
+#                 jobs) and on a million jobs (scripts/bench-engine)
 #   make deps     install libzmq's development files and pkg-config if missing
 #   make bench-batsim bucma vs batsched easy_bf_fast on the real Batsim, and the
 #                 embedded engine: the speed targets as measured ratios
@@ -32,7 +34,7 @@ SEEDS      ?= 20
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build run serve test test-fast test-batsim vet fuzz bench bench-batsim deps clean
+.PHONY: all build run serve test test-fast test-batsim vet fuzz bench bench-batsim bench-engine deps clean
 
 all: build
 
@@ -109,6 +111,11 @@ bench: deps
 # BENCH_ARGS: e.g. -reps 5 -jobs 20000 -keep DIR.
 bench-batsim: build
 	$(GO) run ./internal/benchbatsim -bucma $(BIN) $(BENCH_ARGS)
+
+# The engine against Batsim 4.2.1 + batsched (when on PATH) on 20 000 jobs,
+# and on a million jobs (BENCH_1M=0 skips them): scripts/bench-engine.
+bench-engine: deps
+	scripts/bench-engine
 
 # Installs libzmq's development package and pkg-config when pkg-config does
 # not find libzmq: with apt-get (through sudo unless root) on Debian and

@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // The ptask_L07 host model of SimGrid 3.32 (surf/ptask_L07.cpp), the model
 // Batsim runs: every activity (a computation on several hosts with
@@ -29,8 +33,12 @@ const (
 // action is an L07Action.
 type action struct {
 	prev, next *action // in the started list
-	state      actionState
-	remains    float64
+	// seq numbers the actions in creation order; slot is the position of
+	// a started sleep in the kernel's sleeps (-1 for the others).
+	seq     uint64
+	slot    int32
+	state   actionState
+	remains float64
 	// maxDuration is -1 when there is none.
 	maxDuration float64
 	latency     float64
@@ -255,23 +263,44 @@ func (k *kernel) applyBound(a *action) {
 func (k *kernel) newSleep(duration float64) *action {
 	a := k.newAction()
 	a.maxDuration, a.susp = duration, sleeping
-	k.started.pushBack(a)
+	a.slot = int32(len(k.sleeps))
+	k.sleeps = append(k.sleeps, a)
+	k.sleepDur = append(k.sleepDur, duration)
 	return a
+}
+
+// unstart removes a started action from the started ones.
+func (k *kernel) unstart(a *action) {
+	if a.slot < 0 {
+		k.started.remove(a)
+		return
+	}
+	i, last := a.slot, int32(len(k.sleeps)-1)
+	a.maxDuration = k.sleepDur[i]
+	if i != last {
+		m := k.sleeps[last]
+		k.sleeps[i], k.sleepDur[i] = m, k.sleepDur[last]
+		m.slot = i
+	}
+	k.sleeps[last] = nil
+	k.sleeps, k.sleepDur = k.sleeps[:last], k.sleepDur[:last]
+	a.slot = -1
 }
 
 // newAction returns a new started action (remains 1, no maximum
 // duration), reusing one that ended if there is one. Its variable's
 // element storage is kept for the next variable.
 func (k *kernel) newAction() *action {
+	k.actionSeq++
 	n := len(k.freeActions)
 	if n == 0 {
-		return &action{remains: 1.0, maxDuration: -1}
+		return &action{remains: 1.0, maxDuration: -1, seq: k.actionSeq, slot: -1}
 	}
 	a := k.freeActions[n-1]
 	k.freeActions[n-1] = nil
 	k.freeActions = k.freeActions[:n-1]
 	v := a.vstore
-	*a = action{remains: 1.0, maxDuration: -1}
+	*a = action{remains: 1.0, maxDuration: -1, seq: k.actionSeq, slot: -1}
 	a.vstore.elems, a.vstore.store = v.elems[:0], v.store[:0]
 	return a
 }
@@ -281,7 +310,7 @@ func (k *kernel) finishAction(a *action, st actionState) {
 	if a.state != actStarted {
 		return
 	}
-	k.started.remove(a)
+	k.unstart(a)
 	a.state = st
 	if st == actFinished {
 		a.remains = 0
@@ -310,7 +339,7 @@ func (k *kernel) freeAction(a *action) {
 		return
 	}
 	if a.state == actStarted {
-		k.started.remove(a)
+		k.unstart(a)
 	}
 	a.state = actGone
 	if a.v != nil {
@@ -323,33 +352,45 @@ func (k *kernel) freeAction(a *action) {
 // action end or latency end, -1 when nothing will ever happen.
 func (k *kernel) nextEvent() float64 {
 	k.sys.solve()
+	// One pass for the three kinds of dates SimGrid takes the minimum of
+	// (action ends, maximum durations, then latencies in a second pass):
+	// the minimum does not depend on the order it is taken in.
 	min := -1.0
 	for a := k.started.head; a != nil; a = a.next {
-		if r := a.rate(); r > 0 {
-			value := 0.0
-			if a.remains > 0 {
-				value = a.remains / r
-			}
-			if min < 0 || value < min {
-				min = value
+		if a.v != nil {
+			if r := a.v.value; r > 0 {
+				value := 0.0
+				if a.remains > 0 {
+					value = a.remains / r
+				}
+				if min < 0 || value < min {
+					min = value
+				}
 			}
 		}
 		if a.maxDuration >= 0 && (min < 0 || a.maxDuration < min) {
 			min = a.maxDuration
 		}
-	}
-	for a := k.started.head; a != nil; a = a.next {
 		if a.latency > 0 && (min < 0 || a.latency < min) {
 			min = a.latency
+		}
+	}
+	for _, d := range k.sleepDur {
+		if d >= 0 && (min < 0 || d < min) {
+			min = d
 		}
 	}
 	return min
 }
 
 // updateActions is HostL07Model::update_actions_state after a step delta.
+// Sleeps, which only count their maximum duration down, are kept apart
+// (sleeps, sleepDur) and updated in one loop over their durations; the
+// actions that end are finished in creation order, as SimGrid's list of
+// started actions finishes them.
 func (k *kernel) updateActions(delta float64) {
-	for a := k.started.head; a != nil; {
-		next := a.next
+	ended := k.endedScratch[:0]
+	for a := k.started.head; a != nil; a = a.next {
 		if a.latency > 0 {
 			if a.latency > delta {
 				doubleUpdate(&a.latency, delta, surfPrecision)
@@ -366,8 +407,25 @@ func (k *kernel) updateActions(delta float64) {
 			doubleUpdate(&a.maxDuration, delta, surfPrecision)
 		}
 		if (a.remains <= 0 && a.penalty() > 0) || (a.maxDuration != -1 && a.maxDuration <= 0) {
-			k.finishAction(a, actFinished)
+			ended = append(ended, a)
 		}
-		a = next
 	}
+	others := len(ended)
+	for i := range k.sleepDur {
+		if d := &k.sleepDur[i]; *d != -1 {
+			doubleUpdate(d, delta, surfPrecision)
+			if *d <= 0 {
+				ended = append(ended, k.sleeps[i])
+			}
+		}
+	}
+	if len(ended) > others && len(ended) > 1 {
+		// Sleeps are in no particular order among themselves.
+		slices.SortFunc(ended, func(a, b *action) int { return cmp.Compare(a.seq, b.seq) })
+	}
+	for i, a := range ended {
+		k.finishAction(a, actFinished)
+		ended[i] = nil
+	}
+	k.endedScratch = ended[:0]
 }

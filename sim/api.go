@@ -61,6 +61,10 @@ type Config struct {
 	// the engine does not check it again. The engine keeps its own copy
 	// of what it needs: the workloads may be freed once Run has started.
 	WorkloadsChecked bool
+	// Preloaded are workload files already read into the engine's form
+	// (Preload), instead of Workloads (give one or the other). Each is
+	// used by one run.
+	Preloaded []*Preloaded
 	// ExportPrefix is Batsim's --export: PREFIX_jobs.csv and
 	// PREFIX_schedule.csv are written; "" writes nothing.
 	ExportPrefix          string

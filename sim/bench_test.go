@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -9,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"bucma/platforms"
+	"bucma/schedulers"
 	"bucma/workloads"
 )
 
@@ -73,7 +77,100 @@ func benchSize(b *testing.B, policy string, njobs, nhosts, maxRes int, gap float
 func BenchmarkSimulate100kFCFS(b *testing.B) { benchSimulate(b, "fcfs") }
 func BenchmarkSimulate100kEASY(b *testing.B) { benchSimulate(b, "easy") }
 
-// 20 000 jobs on 128 hosts (real Batsim with batsched easy_bf_fast: about
-// 30 s).
+// 20 000 jobs on 128 hosts, a mixed synthetic workload.
 func BenchmarkSimulate20kOn128FCFS(b *testing.B) { benchSize(b, "fcfs", 20000, 128, 128, 2) }
 func BenchmarkSimulate20kOn128EASY(b *testing.B) { benchSize(b, "easy", 20000, 128, 128, 2) }
+
+// benchFile runs the simulation of a workload file's bytes the way bucma
+// simulate does (Preload, then Run), loading included.
+func benchFile(b *testing.B, policy string, opts schedulers.Options, plat *platforms.Platform, data []byte) {
+	b.Helper()
+	var jobs int
+	var peak uint64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var err error
+		var res *Result
+		p := peakHeap(func() {
+			pre := preload(data, "/bench.json", "w0")
+			if pre == nil {
+				err = errors.New("workload not preloaded")
+				return
+			}
+			cfg := Config{Platform: plat, Preloaded: []*Preloaded{pre}, ExportPrefix: filepath.Join(b.TempDir(), "out")}
+			res, err = Run(context.Background(), cfg, InProcess(newSession(b, policy, opts, false)))
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		jobs = res.Jobs
+		peak = max(peak, p)
+	}
+	b.ReportMetric(float64(jobs*b.N)/b.Elapsed().Seconds(), "jobs/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peakMiB")
+}
+
+var delays20k = sync.OnceValue(func() []byte {
+	w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: 20000, Hosts: 128, Load: 0.95, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	data, err := w.Bytes()
+	if err != nil {
+		panic(err)
+	}
+	return data
+})
+
+func star128(b *testing.B) *platforms.Platform {
+	p, err := platforms.Parse(bytes.NewReader(platforms.Star(128)), "star")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// The engine benchmark's 20 000 delay jobs on 128 hosts at load 0.95
+// (bucma workload delays; scripts/bench-engine runs it against Batsim).
+func BenchmarkEngine20kDelaysFCFS(b *testing.B) {
+	benchFile(b, "fcfs", nil, star128(b), delays20k())
+}
+
+func BenchmarkEngine20kDelaysEASY(b *testing.B) {
+	benchFile(b, "easy", schedulers.Options{"hosts": "first-fit"}, star128(b), delays20k())
+}
+
+// A million jobs on Lille (bucma workload lille --jobs 1000000 --seed 1,
+// and the same jobs all submitted at time 0): about a minute each to
+// generate and run; only run when asked for (-bench Lille1M).
+var lille1M = sync.OnceValues(func() ([]byte, []byte) {
+	var out [2][]byte
+	for i, once := range []bool{false, true} {
+		w, err := workloads.GenerateLille(workloads.LilleOptions{Jobs: 1000000, Seed: 1, AtOnce: once})
+		if err != nil {
+			panic(err)
+		}
+		if out[i], err = w.Bytes(); err != nil {
+			panic(err)
+		}
+	}
+	return out[0], out[1]
+})
+
+func benchLille1M(b *testing.B, policy string, once bool) {
+	plat, err := platforms.Resolve("lille")
+	if err != nil {
+		b.Fatal(err)
+	}
+	spread, atOnce := lille1M()
+	data := spread
+	if once {
+		data = atOnce
+	}
+	benchFile(b, policy, nil, plat, data)
+}
+
+func BenchmarkEngineLille1MSpreadFCFS(b *testing.B) { benchLille1M(b, "fcfs", false) }
+func BenchmarkEngineLille1MSpreadEASY(b *testing.B) { benchLille1M(b, "easy", false) }
+func BenchmarkEngineLille1MOnceFCFS(b *testing.B)   { benchLille1M(b, "fcfs", true) }
+func BenchmarkEngineLille1MOnceEASY(b *testing.B)   { benchLille1M(b, "easy", true) }

@@ -58,8 +58,13 @@ type engine struct {
 	wlOrder   []*workload
 	// registered holds the descriptions of registered profiles.
 	registered byteArena
-	// freeMsgs are handled messages, for reuse.
-	freeMsgs []*imsg
+	// freeMsgs are handled messages, and freeReqReps and freeJobSMs the
+	// state machines of ended actors, for reuse.
+	freeMsgs    []*imsg
+	freeReqReps []*reqRep
+	freeJobSMs  []*jobSM
+	// metadata holds what SET_JOB_METADATA gave jobs.
+	metadata map[*job]string
 	jobs     map[string]*job
 	// hostJob is the job each compute host runs (machines' state).
 	hostJob    []*job
@@ -83,12 +88,15 @@ type engine struct {
 // earlier run are left untouched.
 func Run(ctx context.Context, cfg Config, sched Scheduler) (*Result, error) {
 	wall := time.Now()
+	prefix := cfg.ExportPrefix
 	e, err := newEngine(ctx, cfg, sched)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.ExportPrefix != "" {
-		if e.out, err = openOutputs(cfg.ExportPrefix); err != nil {
+	// cfg is not used from here on (nor are its workloads, which the
+	// caller may then free).
+	if prefix != "" {
+		if e.out, err = openOutputs(prefix); err != nil {
 			return nil, err
 		}
 	}
@@ -112,8 +120,11 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	if len(p.Hosts) == 0 {
 		return nil, fmt.Errorf("platform %s: no compute host", p.Path)
 	}
-	if len(cfg.Workloads) == 0 && !cfg.DynamicJobs {
+	if len(cfg.Workloads) == 0 && len(cfg.Preloaded) == 0 && !cfg.DynamicJobs {
 		return nil, errors.New("no workload (give one, or enable dynamic jobs)")
+	}
+	if len(cfg.Workloads) > 0 && len(cfg.Preloaded) > 0 {
+		return nil, errors.New("give workloads or preloaded workloads, not both")
 	}
 	if u := Unmodelled(cfg); len(u) > 0 && !cfg.Approximate {
 		return nil, &UnmodelledError{Items: u}
@@ -167,14 +178,25 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	e.server = &mailbox{name: "server", instant: cfg.Latency == LatencyNone}
 	e.hostJob = make([]*job, e.nhosts)
 	e.hostSince = make([]float64, e.nhosts)
-	e.expectedJS = len(cfg.Workloads)
+	e.expectedJS = len(cfg.Workloads) + len(cfg.Preloaded)
 	for i, w := range cfg.Workloads {
 		if err := e.addStaticWorkload(fmt.Sprintf("w%d", i), w); err != nil {
 			return nil, err
 		}
 	}
+	for i, p := range cfg.Preloaded {
+		if err := e.addPreloaded(fmt.Sprintf("w%d", i), p); err != nil {
+			return nil, err
+		}
+	}
 	// The workloads are not needed any more: the caller may free them.
-	e.cfg.Workloads = nil
+	e.cfg.Workloads, e.cfg.Preloaded = nil, nil
+	if !cfg.DynamicJobs {
+		// Profiles are only looked up by name to register jobs.
+		for _, wl := range e.wlOrder {
+			wl.profiles = nil
+		}
+	}
 	return e, nil
 }
 
@@ -248,7 +270,7 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 		}
 		j := &store[i]
 		*j = job{id: full, wl: wl, desc: fwd, subtime: src.Subtime, res: src.Res, walltime: wt, prof: p,
-			state: protocol.StateNotSubmitted, ret: -1}
+			ret: -1}
 		e.jobs[full] = j
 		jobs[i] = j
 	}
@@ -262,6 +284,32 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 		return strings.Compare(a.id, b.id)
 	})
 	wl.static = jobs
+	return nil
+}
+
+// addPreloaded adds a preloaded workload, which must be named name.
+func (e *engine) addPreloaded(name string, p *Preloaded) error {
+	if p == nil || p.wl == nil {
+		return fmt.Errorf("workload %s: not preloaded, or already used by a run", name)
+	}
+	wl := p.wl
+	if wl.name != name {
+		return fmt.Errorf("workload %s: preloaded as %s", name, wl.name)
+	}
+	e.workloads[name] = wl
+	e.wlOrder = append(e.wlOrder, wl)
+	if len(e.jobs) == 0 {
+		e.jobs = p.index
+	} else {
+		for id, j := range p.index {
+			if _, dup := e.jobs[id]; dup {
+				return fmt.Errorf("workload %s (%s): duplicate job id %s", name, wl.path, id)
+			}
+			e.jobs[id] = j
+		}
+	}
+	e.staticJobs += len(wl.static)
+	p.wl, p.index = nil, nil
 	return nil
 }
 
@@ -363,7 +411,7 @@ func (e *engine) run() error {
 	if !e.serverDone {
 		d := &DeadlockError{Time: e.k.now, RegistrationOpen: e.cfg.DynamicJobs && !e.regFinished}
 		for _, j := range e.jobs {
-			if j.state == protocol.StateSubmitted {
+			if j.state == stSubmitted {
 				d.Waiting = append(d.Waiting, j.id)
 			}
 		}
@@ -398,7 +446,9 @@ func (e *engine) exchange(events []protocol.Event, now float64) (*protocol.Messa
 	if e.cfg.Observe != nil {
 		e.cfg.Observe(protocol.FromBatsim, msg)
 	}
-	if e.out != nil && time.Since(e.out.lastSync) > 500*time.Millisecond {
+	// The clock is read every 16 messages to push the rows written so far
+	// to the file at least every half second.
+	if e.out != nil && e.messages%16 == 0 && time.Since(e.out.lastSync) > 500*time.Millisecond {
 		if err := e.out.sync(); err != nil {
 			return nil, err
 		}

@@ -69,20 +69,20 @@ func (e *engine) jobActor(a *actor, j *job) {
 	remaining := j.walltime
 	run.task = newTask(j.prof)
 	e.machinesRun(j)
-	j.ret = e.execTask(a, j, run.task, &remaining)
+	j.ret = int32(e.execTask(a, j, run.task, &remaining))
 	switch {
 	case j.ret == 0:
-		j.state = protocol.StateSuccess
+		j.state = stSuccess
 	case j.ret > 0:
-		j.state = protocol.StateFailed
+		j.state = stFailed
 	case j.ret == -1:
-		j.state = protocol.StateWalltimeReached
+		j.state = stWalltimeReached
 	default:
-		j.state = protocol.StateKilled
+		j.state = stKilled
 	}
 	e.machinesEnd(j)
 	e.setRuntime(j)
-	if j.state != protocol.StateKilled {
+	if j.state != stKilled {
 		a.send(e.server, &imsg{kind: mCompleted, job: j}, 1)
 	}
 	run.actor = nil
@@ -95,12 +95,22 @@ func (e *engine) newJobActor(j *job, host int) *actor {
 	if j.prof.typ == workloads.TypeComposed {
 		return e.spawn("job_"+j.id, host, func(x *actor) { e.jobActor(x, j) })
 	}
-	return e.k.spawnSM(host, &jobSM{e: e, j: j})
+	var s *jobSM
+	if n := len(e.freeJobSMs); n > 0 {
+		s = e.freeJobSMs[n-1]
+		e.freeJobSMs = e.freeJobSMs[:n-1]
+	} else {
+		s = &jobSM{}
+	}
+	*s = jobSM{e: e, j: j}
+	e.k.initSM(&s.act, host, s)
+	return &s.act
 }
 
 // jobSM is jobActor for a job whose profile is one task (a delay or a
 // parallel task), as a state machine: the same simcalls in the same order.
 type jobSM struct {
+	act       actor
 	e         *engine
 	j         *job
 	run       *jobRun
@@ -120,6 +130,12 @@ const (
 )
 
 func (s *jobSM) actorName() string { return "job_" + s.j.id }
+
+func (s *jobSM) recycle() {
+	e := s.e
+	*s = jobSM{}
+	e.freeJobSMs = append(e.freeJobSMs, s)
+}
 
 func (s *jobSM) step(a *actor) bool {
 	e, j := s.e, s.j
@@ -179,20 +195,20 @@ func (s *jobSM) step(a *actor) bool {
 		case jobEnd:
 			// A killed job's actor never gets here: its return code
 			// stays as it was.
-			j.ret = s.ret
+			j.ret = int32(s.ret)
 			switch {
 			case j.ret == 0:
-				j.state = protocol.StateSuccess
+				j.state = stSuccess
 			case j.ret > 0:
-				j.state = protocol.StateFailed
+				j.state = stFailed
 			case j.ret == -1:
-				j.state = protocol.StateWalltimeReached
+				j.state = stWalltimeReached
 			default:
-				j.state = protocol.StateKilled
+				j.state = stKilled
 			}
 			e.machinesEnd(j)
 			e.setRuntime(j)
-			if j.state == protocol.StateKilled {
+			if j.state == stKilled {
 				s.run.actor = nil
 				return false
 			}
@@ -377,7 +393,7 @@ func (e *engine) machinesEnd(j *job) {
 // parallel task, or killing its actor), then tells the server.
 func (e *engine) killer(a *actor, kd *killDone) {
 	for _, j := range kd.ids {
-		if j.state != protocol.StateRunning {
+		if j.state != stRunning {
 			continue
 		}
 		if j.run.task != nil {
@@ -388,7 +404,7 @@ func (e *engine) killer(a *actor, kd *killDone) {
 				a.kill(j.run.actor)
 				j.run.actor = nil
 			}
-			j.state = protocol.StateKilled
+			j.state = stKilled
 			e.machinesEnd(j)
 			e.setRuntime(j)
 		}
@@ -556,6 +572,7 @@ func (s *submitter) step(a *actor) bool {
 // to the server at the event's timestamp (or at once if it is past), then
 // the ready signal at the reply's now.
 type reqRep struct {
+	act    actor
 	e      *engine
 	events []protocol.Event
 	now    float64
@@ -575,6 +592,27 @@ const (
 )
 
 func (r *reqRep) actorName() string { return "Scheduler REQ-REP" }
+
+// newReqRep returns the actor of a new REQ-REP taking events to the
+// scheduler, reusing an ended one if there is one.
+func (e *engine) newReqRep(events []protocol.Event, now float64) *actor {
+	var r *reqRep
+	if n := len(e.freeReqReps); n > 0 {
+		r = e.freeReqReps[n-1]
+		e.freeReqReps = e.freeReqReps[:n-1]
+	} else {
+		r = &reqRep{}
+	}
+	*r = reqRep{e: e, events: events, now: now}
+	e.k.initSM(&r.act, e.master, r)
+	return &r.act
+}
+
+func (r *reqRep) recycle() {
+	e := r.e
+	*r = reqRep{}
+	e.freeReqReps = append(e.freeReqReps, r)
+}
 
 func (r *reqRep) step(a *actor) bool {
 	e := r.e

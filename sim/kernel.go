@@ -141,8 +141,23 @@ type stepper interface {
 
 // spawnSM creates an actor run by sm (not yet scheduled).
 func (k *kernel) spawnSM(host int, sm stepper) *actor {
+	a := &actor{}
+	k.initSM(a, host, sm)
+	return a
+}
+
+// initSM makes a (held by its caller, a state machine usually) a new actor
+// run by sm.
+func (k *kernel) initSM(a *actor, host int, sm stepper) {
 	k.live++
-	return &actor{host: host, k: k, sm: sm}
+	*a = actor{host: host, k: k, sm: sm}
+}
+
+// recycler is a state machine to reuse once its actor has ended.
+type recycler interface {
+	// recycle is called at the end of the scheduling sub-round in which
+	// the actor ended: nothing refers to the actor any more.
+	recycle()
 }
 
 // issue sets the simcall a state machine stops at.
@@ -244,15 +259,21 @@ type kernel struct {
 	now     float64
 	sys     lmmSystem
 	started actionList
-	done    []*action
-	failed  []*action
-	toRun   []*actor
-	ran     []*actor
-	live    int
-	cpus    []cpu
-	links   []link
-	route   func(src, dst int) ([]int, float64, error)
-	err     error
+	// sleeps are the started sleeps (apart from started), sleepDur their
+	// maximum durations; actionSeq numbers new actions.
+	sleeps       []*action
+	sleepDur     []float64
+	actionSeq    uint64
+	endedScratch []*action
+	done         []*action
+	failed       []*action
+	toRun        []*actor
+	ran          []*actor
+	live         int
+	cpus         []cpu
+	links        []link
+	route        func(src, dst int) ([]int, float64, error)
+	err          error
 	// linkStamp numbers the distinct-link counts of new actions.
 	linkStamp     uint64
 	workers, idle []*worker
@@ -261,8 +282,11 @@ type kernel struct {
 	// Ended actions and finished communications, for reuse: the engine
 	// creates and ends several of each per job.
 	freeActions []*action
-	ended       []*action
+	posted      []*action
 	freeComms   []*comm
+	// ended are the state machines whose actors ended in the current
+	// sub-round, reused at its end.
+	ended []recycler
 }
 
 func (k *kernel) fail(err error) {
@@ -287,6 +311,9 @@ func (k *kernel) resume(a *actor) {
 		if !a.sm.step(a) {
 			a.sc = simcall{}
 			k.exit(a)
+			if r, ok := a.sm.(recycler); ok {
+				k.ended = append(k.ended, r)
+			}
 		}
 		return
 	}
@@ -424,9 +451,9 @@ func (k *kernel) handleEnded() {
 	k.done = k.done[:0]
 	// Posted actions are referenced by nothing any more (their owners
 	// dropped them): they are reused once out of both lists.
-	k.freeActions = append(k.freeActions, k.ended...)
-	clear(k.ended)
-	k.ended = k.ended[:0]
+	k.freeActions = append(k.freeActions, k.posted...)
+	clear(k.posted)
+	k.posted = k.posted[:0]
 }
 
 func (k *kernel) post(a *action, finished bool) {
@@ -439,7 +466,7 @@ func (k *kernel) post(a *action, finished bool) {
 		a.owner.post(k, a, finished)
 		a.owner = nil
 	}
-	k.ended = append(k.ended, a)
+	k.posted = append(k.posted, a)
 }
 
 // run is EngineImpl::run: rounds until nothing is left to do, the
@@ -465,6 +492,11 @@ func (k *kernel) run(stop func() bool) error {
 					}
 				}
 			}
+			for i, r := range k.ended {
+				r.recycle()
+				k.ended[i] = nil
+			}
+			k.ended = k.ended[:0]
 			k.handleEnded()
 			if stop() {
 				return nil
@@ -482,5 +514,5 @@ func (k *kernel) run(stop func() bool) error {
 }
 
 func (k *kernel) String() string {
-	return fmt.Sprintf("kernel(t=%g, %d actions, %d actors to run)", k.now, k.started.n, len(k.toRun))
+	return fmt.Sprintf("kernel(t=%g, %d actions, %d actors to run)", k.now, k.started.n+len(k.sleeps), len(k.toRun))
 }

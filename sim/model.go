@@ -147,6 +147,25 @@ func (w *workload) resolve() error {
 	return nil
 }
 
+// jobState is a job's state (protocol's names: String).
+type jobState uint8
+
+const (
+	stNotSubmitted jobState = iota
+	stSubmitted
+	stRunning
+	stSuccess
+	stFailed
+	stWalltimeReached
+	stKilled
+	stRejected
+)
+
+var jobStateNames = [...]string{protocol.StateNotSubmitted, protocol.StateSubmitted, protocol.StateRunning, protocol.StateSuccess,
+	protocol.StateFailed, protocol.StateWalltimeReached, protocol.StateKilled, protocol.StateRejected}
+
+func (s jobState) String() string { return jobStateNames[s] }
+
 // job is a job as the engine tracks it.
 type job struct {
 	id string // full id "workload!name"
@@ -160,14 +179,17 @@ type job struct {
 	prof     *profile
 	res      int
 
-	state    string
-	start    float64
-	ret      int
-	metadata string
-	killReq  bool
-	deleted  bool // forgotten by Batsim once its end was sent to the scheduler
+	start float64
+	ret   int32
+	state jobState
+	// killReq is set once a kill was asked for.
+	killReq bool
+	deleted bool // forgotten by Batsim once its end was sent to the scheduler
 	// registered is set for a job the scheduler registered.
 	registered bool
+	// hasMetadata says that SET_JOB_METADATA gave it metadata (kept in
+	// engine.metadata).
+	hasMetadata bool
 	// runtimeLD is the run time as Batsim keeps it (a long double).
 	runtimeLD ld
 	// run is the job's execution, from EXECUTE_JOB until its row is

@@ -161,7 +161,7 @@ func (o *outputs) row(line []byte) error {
 	}
 	o.rows++
 	// Rows reach the file as they come, in bounded batches.
-	if o.rows%256 == 0 || time.Since(o.lastSync) > 500*time.Millisecond {
+	if o.rows%256 == 0 || (o.rows%16 == 0 && time.Since(o.lastSync) > 500*time.Millisecond) {
 		o.lastSync = time.Now()
 		if err := o.w.Flush(); err != nil {
 			return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
@@ -222,9 +222,9 @@ func (e *engine) writeJob(j *job) error {
 		s.byState = map[string]int{}
 	}
 	s.nbJobs++
-	s.byState[j.state]++
-	rejected := j.state == protocol.StateRejected
-	success := j.state == protocol.StateSuccess
+	s.byState[j.state.String()]++
+	rejected := j.state == stRejected
+	success := j.state == stSuccess
 	if !rejected {
 		// Batsim's arithmetic, in long doubles: waiting = start - submission,
 		// completion = start + runtime, turnaround = completion - submission,
@@ -266,7 +266,7 @@ func (e *engine) writeJob(j *job) error {
 		e.cfg.Progress(s.nbJobs, e.staticJobs)
 	}
 	if e.out == nil {
-		j.run = nil
+		j.run, j.prof = nil, nil
 		return nil
 	}
 	b := e.out.scratch[:0]
@@ -288,7 +288,7 @@ func (e *engine) writeJob(j *job) error {
 		b = append(b, '0')
 	}
 	b = append(b, ',')
-	b = append(b, j.state...)
+	b = append(b, j.state.String()...)
 	b = append(b, ',')
 	if rejected {
 		b = append(b, ",,,,,,,,"...)
@@ -303,9 +303,13 @@ func (e *engine) writeJob(j *job) error {
 		j.run = nil
 	}
 	b = append(b, '"')
-	b = append(b, j.metadata...)
+	if j.hasMetadata {
+		b = append(b, e.metadata[j]...)
+	}
 	b = append(b, '"', '\n')
 	e.out.scratch = b
+	// The row was the last use of the job's profile.
+	j.prof = nil
 	return e.out.row(b)
 }
 

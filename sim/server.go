@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -160,7 +161,7 @@ func (s *server) step(a *actor) bool {
 func (e *engine) sendToScheduler(a *actor) {
 	events, now := e.buffer, e.k.now
 	e.buffer = make([]protocol.Event, 0, 4)
-	a.issue(simcall{kind: scCreate, child: e.k.spawnSM(e.master, &reqRep{e: e, events: events, now: now})})
+	a.issue(simcall{kind: scCreate, child: e.newReqRep(events, now)})
 }
 
 func (e *engine) finished() bool {
@@ -178,7 +179,7 @@ func (e *engine) appendEvent(typ string, data any) {
 func (e *engine) completed(j *job) error {
 	e.nbRunning--
 	e.nbCompleted++
-	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state, ReturnCode: j.ret, Alloc: j.run.allocStr})
+	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state.String(), ReturnCode: int(j.ret), Alloc: j.run.allocStr})
 	if err := e.writeJob(j); err != nil {
 		return err
 	}
@@ -197,8 +198,12 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 			e.appendEvent(protocol.TypeNotify, &protocol.Notify{Kind: protocol.NotifyNoMoreStaticJobToSubmit})
 		}
 	case mSubmit:
-		for _, j := range m.jobs {
-			if err := e.submit(j); err != nil {
+		// One block for the batch's events (a workload submitted at once
+		// is one batch of every job).
+		e.buffer = slices.Grow(e.buffer, len(m.jobs))
+		events := make([]protocol.JobSubmitted, len(m.jobs))
+		for i, j := range m.jobs {
+			if err := e.submit(j, &events[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -214,7 +219,7 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 		ids := make([]string, len(kd.ids))
 		for i, j := range kd.ids {
 			ids[i] = j.id
-			if j.state == protocol.StateKilled {
+			if j.state == stKilled {
 				if err := e.completed(j); err != nil {
 					return nil, err
 				}
@@ -233,8 +238,9 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 	return nil, nil
 }
 
-func (e *engine) submit(j *job) error {
-	j.state = protocol.StateSubmitted
+// submit submits j, whose JOB_SUBMITTED is js.
+func (e *engine) submit(j *job, js *protocol.JobSubmitted) error {
+	j.state = stSubmitted
 	e.nbSubmitted++
 	fwd := j.desc
 	if j.registered {
@@ -243,11 +249,14 @@ func (e *engine) submit(j *job) error {
 			return e.fail("JOB_SUBMITTED "+j.id, "%v", err)
 		}
 	}
-	js := &protocol.JobSubmitted{JobID: j.id, Job: fwd}
+	*js = protocol.JobSubmitted{JobID: j.id, Job: fwd}
 	if e.cfg.ForwardProfiles {
 		js.Profile = j.prof.batsim
 	}
 	e.appendEvent(protocol.TypeJobSubmitted, js)
+	if !j.registered {
+		j.desc = nil // forwarded: not needed any more
+	}
 	return nil
 }
 
@@ -255,7 +264,7 @@ func (e *engine) submit(j *job) error {
 // been sent to the scheduler).
 func (e *engine) lookup(id string) (*job, bool) {
 	j, ok := e.jobs[id]
-	if !ok || j.deleted || j.state == protocol.StateNotSubmitted {
+	if !ok || j.deleted || j.state == stNotSubmitted {
 		return nil, false
 	}
 	return j, true
@@ -273,10 +282,10 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 		if !ok {
 			return nil, e.fail(name, "job does not exist")
 		}
-		if j.state != protocol.StateSubmitted {
+		if j.state != stSubmitted {
 			return nil, e.fail(name, "invalid rejection: the job is %s; to be rejected, a job must be submitted and not allocated yet", j.state)
 		}
-		j.state = protocol.StateRejected
+		j.state = stRejected
 		e.nbCompleted++
 		if err := e.writeJob(j); err != nil {
 			return nil, err
@@ -292,7 +301,7 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 			if j.killReq {
 				continue
 			}
-			if j.state != protocol.StateRunning && !isComplete(j.state) {
+			if j.state != stRunning && !isComplete(j.state) {
 				return nil, e.fail("KILL_JOB "+id, "invalid KILL_JOB: the job is %s, neither being executed nor completed", j.state)
 			}
 			j.killReq = true
@@ -347,7 +356,11 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 		if strings.Contains(d.Metadata, `"`) {
 			return nil, e.fail("SET_JOB_METADATA "+d.JobID, "metadata must not contain a double quote")
 		}
-		j.metadata = d.Metadata
+		if e.metadata == nil {
+			e.metadata = map[*job]string{}
+		}
+		e.metadata[j] = d.Metadata
+		j.hasMetadata = true
 	case *protocol.SetResourceState:
 		return nil, e.fail("SET_RESOURCE_STATE", "pstate changes need Batsim's energy support (-E), which the engine does not model")
 	case *protocol.SchedulerQuery:
@@ -365,9 +378,9 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 	return nil, nil
 }
 
-func isComplete(state string) bool {
+func isComplete(state jobState) bool {
 	switch state {
-	case protocol.StateSuccess, protocol.StateFailed, protocol.StateWalltimeReached, protocol.StateKilled:
+	case stSuccess, stFailed, stWalltimeReached, stKilled:
 		return true
 	}
 	return false
@@ -384,7 +397,7 @@ func (e *engine) execute(d *protocol.ExecuteJob) (child *actor, err error) {
 		}
 		return nil, e.fail(name, "trying to execute a job which is not registered in the workload")
 	}
-	if j.state != protocol.StateSubmitted {
+	if j.state != stSubmitted {
 		return nil, e.fail(name, "cannot execute the job: its state (%s) is not SUBMITTED", j.state)
 	}
 	if d.StorageMapping != nil || d.AdditionalIOJob != nil {
@@ -412,7 +425,7 @@ func (e *engine) execute(d *protocol.ExecuteJob) (child *actor, err error) {
 			return nil, e.fail(name, "allocation (%q) is invalid: the job requires %d machines but %d were given (only parallel_homogeneous_total jobs may get a different number)", d.Alloc.String(), j.res, len(d.Alloc))
 		}
 	}
-	j.state = protocol.StateRunning
+	j.state = stRunning
 	e.nbRunning++
 	run := &jobRun{alloc: d.Alloc, allocStr: d.Alloc.String()}
 	j.run = run
@@ -526,7 +539,7 @@ func (e *engine) registerJob(d *protocol.RegisterJob) error {
 		wt = float64(*f.Walltime)
 	}
 	j := &job{id: d.JobID, wl: wl, desc: append(json.RawMessage(nil), d.Job...), subtime: float64(f.Subtime),
-		res: int(f.Res), walltime: wt, prof: p, state: protocol.StateSubmitted, ret: -1, registered: true}
+		res: int(f.Res), walltime: wt, prof: p, state: stSubmitted, ret: -1, registered: true}
 
 	e.jobs[d.JobID] = j
 	return nil

@@ -288,29 +288,50 @@ func floatOf(lit []byte) float64 {
 	return n.Float
 }
 
-// parseFast is the fast reader (see above): nil when it gives up.
-func parseFast(data []byte, name string) *Workload {
+// Visitor receives the parts of a workload document as Scan reads them.
+type Visitor interface {
+	// NbRes is called with nb_res.
+	NbRes(n int)
+	// Extra is called for each other top-level member (raw is its
+	// value's text).
+	Extra(key string, raw []byte)
+	// Job is called for each job, in file order; *j is reused for the
+	// next job (its strings and Raw may be kept). False stops the scan.
+	Job(j *Job) bool
+	// Profile is called for each profile, in file order (the name is
+	// p.Name). False stops the scan (a visitor that keeps the names
+	// returns false on a name seen before: the general reader reports
+	// it).
+	Profile(p *Profile) bool
+}
+
+// Scan reads a workload document as Parse does and hands each part to v as
+// it is read, keeping nothing itself: a large workload never has to exist
+// whole in memory. It reads the documents Parse's fast reader reads (no
+// problem, no warning); it returns false for any other, possibly after
+// handing over some of its parts (Parse reads it then, and names each
+// problem).
+func Scan(data []byte, v Visitor) bool {
 	s := &fscan{src: data}
 	s.ws()
 	if !s.at('{') || !s.enter() {
-		return nil
+		return false
 	}
 	s.pos++
-	w := &Workload{Path: name, Profiles: map[string]Profile{}}
 	var seen []string
 	haveNbRes, haveJobs, haveProfiles := false, false, false
 	s.ws()
 	if s.at('}') {
-		return nil // no nb_res, jobs, profiles
+		return false // no nb_res, jobs, profiles
 	}
 	for more := true; more; {
 		k, ok := s.key()
 		if !ok {
-			return nil
+			return false
 		}
 		for _, o := range seen {
 			if o == string(k) {
-				return nil // a duplicate key: a warning
+				return false // a duplicate key: a warning
 			}
 		}
 		key := string(k)
@@ -318,51 +339,81 @@ func parseFast(data []byte, name string) *Workload {
 		switch key {
 		case "nb_res":
 			if !s.at('-') && (s.pos >= len(data) || !isDigit(data[s.pos])) {
-				return nil
+				return false
 			}
 			lit, ok := s.number()
 			if !ok {
-				return nil
+				return false
 			}
-			if w.NbRes, ok = int32Of(lit); !ok {
-				return nil
+			n, ok := int32Of(lit)
+			if !ok {
+				return false
 			}
+			v.NbRes(n)
 			haveNbRes = true
 		case "jobs":
-			if !s.jobs(w) {
-				return nil
+			if !s.jobs(v) {
+				return false
 			}
 			haveJobs = true
 		case "profiles":
-			if !s.profiles(w) {
-				return nil
+			if !s.profiles(v) {
+				return false
 			}
 			haveProfiles = true
 		default:
 			start := s.pos
 			if !s.skip() {
-				return nil
+				return false
 			}
-			w.Extra = append(w.Extra, KeyValue{Key: key, Value: data[start:s.pos]})
+			v.Extra(key, data[start:s.pos])
 		}
 		if more, ok = s.next('}'); !ok {
-			return nil
+			return false
 		}
 	}
 	s.ws()
-	if s.pos != len(data) || !haveNbRes || !haveJobs || !haveProfiles {
+	return s.pos == len(data) && haveNbRes && haveJobs && haveProfiles
+}
+
+// builder is the Visitor of parseFast: it builds the Workload.
+type builder struct{ w *Workload }
+
+func (b *builder) NbRes(n int) { b.w.NbRes = n }
+
+func (b *builder) Extra(key string, raw []byte) {
+	b.w.Extra = append(b.w.Extra, KeyValue{Key: key, Value: raw})
+}
+
+func (b *builder) Job(j *Job) bool {
+	b.w.Jobs = append(b.w.Jobs, *j)
+	return true
+}
+
+func (b *builder) Profile(p *Profile) bool {
+	if _, dup := b.w.Profiles[p.Name]; dup {
+		return false
+	}
+	b.w.Profiles[p.Name] = *p
+	b.w.ProfileOrder = append(b.w.ProfileOrder, p.Name)
+	return true
+}
+
+// parseFast is the fast reader (see above): nil when it gives up.
+func parseFast(data []byte, name string) *Workload {
+	w := &Workload{Path: name, Profiles: map[string]Profile{}, Jobs: make([]Job, 0, 64)}
+	if !Scan(data, &builder{w}) {
 		return nil
 	}
 	return w
 }
 
 // jobs reads the jobs array.
-func (s *fscan) jobs(w *Workload) bool {
+func (s *fscan) jobs(v Visitor) bool {
 	if !s.at('[') || !s.enter() {
 		return false
 	}
 	s.pos++
-	w.Jobs = make([]Job, 0, 64)
 	s.ws()
 	if s.at(']') {
 		s.pos++
@@ -370,10 +421,11 @@ func (s *fscan) jobs(w *Workload) bool {
 		return true
 	}
 	var keys [][]byte
+	var j Job
 	for more := true; more; {
 		s.ws()
-		w.Jobs = append(w.Jobs, Job{})
-		if !s.job(&w.Jobs[len(w.Jobs)-1], &keys) {
+		j = Job{}
+		if !s.job(&j, &keys) || !v.Job(&j) {
 			return false
 		}
 		var ok bool
@@ -479,7 +531,7 @@ func (s *fscan) job(j *Job, keys *[][]byte) bool {
 }
 
 // profiles reads the profiles object.
-func (s *fscan) profiles(w *Workload) bool {
+func (s *fscan) profiles(v Visitor) bool {
 	if !s.at('{') || !s.enter() {
 		return false
 	}
@@ -506,15 +558,10 @@ func (s *fscan) profiles(w *Workload) bool {
 		}
 		s.pos++
 		s.ws()
-		if _, dup := w.Profiles[name]; dup {
-			return false
-		}
 		p, ok := s.profile(name)
-		if !ok {
+		if !ok || !v.Profile(&p) {
 			return false
 		}
-		w.Profiles[name] = p
-		w.ProfileOrder = append(w.ProfileOrder, name)
 		if more, ok = s.next('}'); !ok {
 			return false
 		}
@@ -582,8 +629,22 @@ func (s *fscan) profile(name string) (Profile, bool) {
 	}
 	sub := fscan{src: s.src, pos: typ.start}
 	a, b, esc, _ := sub.str()
-	p.Type = sub.strValue(a, b, esc)
-	if !isSupportedType(p.Type) {
+	if esc {
+		return p, false
+	}
+	// The type as one of the constants (no string per profile).
+	switch string(s.src[a:b]) {
+	case TypeDelay:
+		p.Type = TypeDelay
+	case TypeParallel:
+		p.Type = TypeParallel
+	case TypeParallelHomogeneous:
+		p.Type = TypeParallelHomogeneous
+	case TypeParallelHomogeneousTotal:
+		p.Type = TypeParallelHomogeneousTotal
+	case TypeComposed:
+		p.Type = TypeComposed
+	default:
 		return p, false
 	}
 	if ret.ok() {

@@ -47,6 +47,9 @@ type LilleOptions struct {
 	HostSpeeds []float64 // compute host speeds (default LilleHostSpeeds)
 	RefSpeed   float64   // reference speed for cpu amounts (default DefaultRefSpeed)
 	Platform   string    // platform name recorded in meta (default "lille")
+	// AtOnce submits every job at time 0; the jobs are otherwise the
+	// same (the arrival times are still drawn, then dropped).
+	AtOnce bool
 }
 
 // Parameters of the Lille-like generator (documented in workloads/README.md).
@@ -181,6 +184,9 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 	// daily/weekly intensity over [0, span).
 	span := math.Ceil(area / (float64(hosts) * o.Load))
 	times := arrivals(r, o.Jobs, span)
+	if o.AtOnce {
+		clear(times)
+	}
 
 	w := &Workload{NbRes: hosts, Profiles: map[string]Profile{}}
 	w.Jobs = make([]Job, 0, o.Jobs)
@@ -210,6 +216,9 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 		"offered_load":           round6(area / (float64(hosts) * span)),
 		"walltime_below_runtime": under,
 		"user_classes":           userClassMap(classes),
+	}
+	if o.AtOnce {
+		meta["at_once"] = true
 	}
 	mb, err := marshalSorted(meta)
 	if err != nil {

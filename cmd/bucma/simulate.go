@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -71,6 +72,7 @@ func simulateAction(c *cli.Context) error {
 	if err := noPositional(c); err != nil {
 		return err
 	}
+	defer tuneGC()()
 	log := newLogger(c, c.Bool("verbose"))
 	usage := func(format string, args ...any) error {
 		return cli.Exit("simulate: "+fmt.Sprintf(format, args...), 2)
@@ -146,10 +148,24 @@ func simulateAction(c *cli.Context) error {
 	for _, w := range plat.Warnings {
 		log.Warn("platform", "warning", w)
 	}
+	// Workload files are read straight into the engine's form; any the
+	// engine does not read so (a problem in it, most often) is loaded and
+	// checked the way Batsim does, the errors naming the file, the job and
+	// the rule.
+	var pre []*sim.Preloaded
+	for i, p := range wpaths {
+		w := sim.Preload(p, fmt.Sprintf("w%d", i))
+		if w == nil {
+			pre = nil
+			break
+		}
+		pre = append(pre, w)
+	}
 	var wls []*workloads.Workload
 	for i, p := range wpaths {
-		// Checked the way Batsim does (the engine checks again): the
-		// errors name the file, the job and the rule.
+		if pre != nil {
+			break
+		}
 		w, _, err := workloads.LoadChecked(p, workloads.ValidateOptions{WorkloadName: fmt.Sprintf("w%d", i)})
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
@@ -168,7 +184,7 @@ func simulateAction(c *cli.Context) error {
 		defer trace.discard()
 	}
 	cfg := sim.Config{
-		Platform: plat, Workloads: wls, ExportPrefix: c.String("export"), Latency: lat,
+		Platform: plat, Workloads: wls, Preloaded: pre, ExportPrefix: c.String("export"), Latency: lat,
 		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
 		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
 		Approximate: c.Bool("approximate"), WorkloadsChecked: true,
@@ -198,6 +214,9 @@ func simulateAction(c *cli.Context) error {
 	for _, w := range wls {
 		total += len(w.Jobs)
 	}
+	for _, w := range pre {
+		total += w.Jobs()
+	}
 	var bar *progressbar.ProgressBar
 	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && term.IsTerminal(int(f.Fd())) {
 		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
@@ -219,9 +238,13 @@ func simulateAction(c *cli.Context) error {
 		sched = rs
 	}
 	var jobsPartial partialWatch
-	if cfg.ExportPrefix != "" {
-		jobsPartial = watchPartial(cfg.ExportPrefix + "_jobs.csv" + sim.PartialSuffix)
+	prefix := cfg.ExportPrefix
+	if prefix != "" {
+		jobsPartial = watchPartial(prefix + "_jobs.csv" + sim.PartialSuffix)
 	}
+	// Neither cfg nor wls is used from here on: the engine keeps its own
+	// copy of the workloads, which the collector may then free.
+	wls, pre = nil, nil
 	res, err := sim.Run(ctx, cfg, sched)
 	if bar != nil {
 		bar.Finish()
@@ -242,7 +265,7 @@ func simulateAction(c *cli.Context) error {
 		if len(unmodelled) > 0 {
 			fmt.Fprintf(stdout(c), "APPROXIMATE results (--approximate): not modelled: %s\n", strings.Join(unmodelled, "; "))
 		}
-		printSummary(stdout(c), res, cfg.ExportPrefix, c.String("trace"))
+		printSummary(stdout(c), res, prefix, c.String("trace"))
 	}
 	return nil
 }
@@ -267,5 +290,31 @@ func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	}
 	if trace != "" {
 		fmt.Fprintf(w, "trace          %s\n", trace)
+	}
+}
+
+// Garbage collection of a simulation, unless GOGC or GOMEMLIMIT say
+// otherwise: a collection when the heap reaches 4 times what survived the
+// last one (the engine and the scheduler allocate much that dies young;
+// 20 000 jobs run about 10 % faster than with Go's default of 2 times), and
+// the collector working harder as the whole heap nears gcMemoryLimit, so
+// that large runs (a million jobs) stay within it as long as what they keep
+// does.
+const (
+	gcPercent     = 300
+	gcMemoryLimit = 900 << 20
+)
+
+// tuneGC applies those settings and returns what restores the previous
+// ones.
+func tuneGC() (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	percent := debug.SetGCPercent(gcPercent)
+	limit := debug.SetMemoryLimit(gcMemoryLimit)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
 	}
 }

@@ -25,6 +25,7 @@ func workloadCommand() *cli.Command {
 			workloadPreciseCommand(),
 			workloadOSEPCommand(),
 			workloadSWFCommand(),
+			workloadDelaysCommand(),
 		},
 	}
 }
@@ -212,6 +213,7 @@ func workloadLilleCommand() *cli.Command {
 			&cli.Float64Flag{Name: "load", Value: 0.85, Usage: "offered load Σ(res × run time) / (hosts × span), run times on the reference speed"},
 			&cli.StringFlag{Name: "platform", Value: "lille", Usage: "platform (name or file) giving the number of hosts"},
 			&cli.Float64Flag{Name: "ref-speed", Value: workloads.DefaultRefSpeed, Usage: "reference host speed (flop/s): cpu = run time × ref-speed"},
+			&cli.BoolFlag{Name: "at-once", Usage: "submit every job at time 0 (the same jobs otherwise)"},
 			outFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -237,9 +239,45 @@ func workloadLilleCommand() *cli.Command {
 			w, err := workloads.GenerateLille(workloads.LilleOptions{
 				Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
 				HostSpeeds: speeds, RefSpeed: c.Float64("ref-speed"), Platform: c.String("platform"),
+				AtOnce: c.Bool("at-once"),
 			})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadDelaysCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "delays",
+		Usage: "generate the engine benchmark's workload: Poisson arrivals of delay jobs of 1 to 64 hosts, and its platform",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: 20000, Usage: "number of jobs"},
+			&cli.IntFlag{Name: "hosts", Value: 128, Usage: "hosts of the platform"},
+			&cli.Float64Flag{Name: "load", Value: 0.95, Usage: "offered load Σ(res × delay) / (hosts × span)"},
+			&cli.Float64Flag{Name: "mean-delay", Value: 600, Usage: "mean delay (s), exponential"},
+			seedFlag,
+			&cli.StringFlag{Name: "platform-out", Usage: "also write the platform (a star of 1 Gflop/s hosts) to `FILE`"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if c.Uint64("seed") == 0 {
+				return cli.Exit("delays: --seed must be ≥ 1", 2)
+			}
+			w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: c.Int("jobs"), Hosts: c.Int("hosts"),
+				Load: c.Float64("load"), MeanDelay: c.Float64("mean-delay"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			if p := c.String("platform-out"); p != "" {
+				if err := workloads.WriteFileAtomic(p, platforms.Star(c.Int("hosts"))); err != nil {
+					return err
+				}
 			}
 			return writeOutput(c, c.String("out"), w)
 		},
