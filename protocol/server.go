@@ -234,19 +234,8 @@ func (l *Listener) close(linger time.Duration) (err error) {
 // otherwise: a message that does not decode or an error of the handler ends
 // the conversation without an answer (an invalid answer would make Batsim
 // abort anyway).
-func (l *Listener) Serve(ctx context.Context, h Handler) (err error) {
-	cfg, log, sock := l.cfg, l.log, l.sock
-	linger := cfg.Linger
-	if linger <= 0 {
-		linger = 3 * time.Second
-	}
-	finalLinger := time.Duration(0)
-	defer func() {
-		if cerr := l.close(finalLinger); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-
+func (l *Listener) Serve(ctx context.Context, h Handler) error {
+	cfg, log := l.cfg, l.log
 	dec := NewDecoder(log)
 	received := 0
 	// step answers one message: the reply to send, and whether it ends the
@@ -278,9 +267,31 @@ func (l *Listener) Serve(ctx context.Context, h Handler) (err error) {
 		}
 		return out, done, nil
 	}
+	return l.ServeRaw(ctx, step)
+}
+
+// ServeRaw serves one simulation at the level of raw messages: step gets
+// each message's bytes as received and returns the reply's bytes, sent as
+// they are, and whether the reply ends the conversation (Serve's step says
+// so after SIMULATION_ENDS). ServeRaw checks nothing in the messages; it
+// is for tools that measure the transport (a replay of recorded replies).
+// Its errors, cancellation and timeouts are Serve's.
+func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []byte, done bool, err error)) (err error) {
+	cfg, sock := l.cfg, l.sock
+	linger := cfg.Linger
+	if linger <= 0 {
+		linger = 3 * time.Second
+	}
+	finalLinger := time.Duration(0)
+	defer func() {
+		if cerr := l.close(finalLinger); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	if l.ln != nil {
 		return l.zmtpServe(ctx, step)
 	}
+	received := 0
 	poller := zmq.NewPoller()
 	poller.Add(sock, zmq.POLLIN)
 	for {
@@ -297,6 +308,7 @@ func (l *Listener) Serve(ctx context.Context, h Handler) (err error) {
 		if len(frames) != 1 {
 			return fmt.Errorf("message %d from Batsim has %d frames, expected one", received+1, len(frames))
 		}
+		received++
 		out, done, err := step(frames[0])
 		if err != nil {
 			return err

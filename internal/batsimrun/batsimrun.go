@@ -89,6 +89,8 @@ type Options struct {
 	Args []string
 	// Timeout bounds the whole run (default 2 minutes).
 	Timeout time.Duration
+	// Prefix, when set, runs Batsim through this command (e.g. taskset -c 0).
+	Prefix []string
 }
 
 func (o Options) timeout() time.Duration {
@@ -101,8 +103,9 @@ func (o Options) timeout() time.Duration {
 func batsimCmd(ctx context.Context, o Options, platform, workload, dir, endpoint string) *exec.Cmd {
 	args := []string{"-p", platform, "-w", workload, "-e", filepath.Join(dir, "out"), "-s", endpoint,
 		"--disable-schedule-tracing", "--disable-machine-state-tracing"}
-	args = append(args, o.Args...)
-	cmd := exec.CommandContext(ctx, o.Batsim, args...)
+	argv := append(append(append([]string(nil), o.Prefix...), o.Batsim), args...)
+	argv = append(argv, o.Args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }

@@ -1,21 +1,42 @@
 // Command benchbatsim measures bucma against batsched on the real Batsim,
-// in one run, on the same generated workload: Batsim's scheduling_time
-// (the time it waits for the scheduler's answers), the scheduler's CPU
-// time, and Batsim's wall time; then bucma's embedded
-// engine on the same inputs. It prints each target of the speed work as a
-// measured ratio: bucma's scheduling_time over batsched easy_bf_fast's
-// (target at most 0.3) and Batsim + easy_bf_fast's wall time over the
-// engine's (target at least 100). `make bench-batsim` runs it.
+// on the same generated workload (`bucma workload delays`, on
+// platforms.Star), and prints the speed targets as measured ratios.
+// `make bench-batsim` runs it.
+//
+// Three schedulers answer the same Batsim run, in turn, RUNS times each:
+//
+//   - bucma run --scheduler easy -o hosts=first-fit;
+//   - batsched -v easy_bf_fast;
+//   - a replay of bucma's own replies, recorded once beforehand and sent
+//     back as they are, byte for byte, through bucma's transport, with no
+//     decoding and no decision: the floor that Batsim, the kernel and the
+//     socket put under bucma on this machine.
+//
+// Each in two placements: "free" (the system places the processes; on a
+// virtual machine most of a round trip is then the wake-up of a process on
+// another core) and "one core" (Batsim and the scheduler pinned to CPU 0
+// with taskset, so a round trip is two context switches and the work).
+// Batsim's scheduling_time is the time it waits for answers; what the
+// scheduler adds is scheduling_time minus the replay's.
+//
+// Then the embedded engine (bucma simulate) on the same files, against
+// Batsim + easy_bf_fast's wall time in the free placement.
+//
+// The command re-executes itself to serve the recording and the replay
+// (-serve record|replay).
 package main
 
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,21 +48,139 @@ import (
 	"time"
 
 	"bucma/internal/batsimrun"
+	"bucma/platforms"
+	"bucma/protocol"
+	"bucma/schedulers"
+	"bucma/workloads"
 )
 
 func main() {
 	jobs := flag.Int("jobs", 20000, "jobs of the generated delay workload")
 	hosts := flag.Int("hosts", 128, "hosts of the generated platform")
 	load := flag.Float64("load", 0.95, "offered load of the workload")
-	reps := flag.Int("reps", 3, "runs of each scheduler (alternated); the median is reported")
+	reps := flag.Int("reps", 3, "runs of each scheduler in each placement (alternated); the median is reported")
 	seed := flag.Uint64("seed", 1, "seed of the workload")
 	bucma := flag.String("bucma", "bin/bucma", "the bucma binary")
 	keep := flag.String("keep", "", "keep the inputs and outputs in this directory")
+	place := flag.String("placement", "both", "free, one-core or both")
+	serve := flag.String("serve", "", "internal: record or replay, on -s with -file")
+	endpoint := flag.String("s", "", "internal: the endpoint to serve")
+	file := flag.String("file", "", "internal: the recorded replies")
 	flag.Parse()
-	if err := run(*jobs, *hosts, *load, *reps, *seed, *bucma, *keep); err != nil {
+	var err error
+	if *serve != "" {
+		err = serveChild(*serve, *endpoint, *file)
+	} else {
+		err = run(*jobs, *hosts, *load, *reps, *seed, *bucma, *keep, *place)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-batsim:", err)
 		os.Exit(1)
 	}
+}
+
+// serveChild serves one Batsim run: record answers with bucma's easy
+// (hosts=first-fit) and writes every reply to file; replay sends file's
+// replies back in order without looking at the messages.
+func serveChild(mode, endpoint, file string) error {
+	var observe func(protocol.Direction, []byte)
+	l, err := protocol.Listen(protocol.ServeConfig{Endpoint: endpoint, Transport: protocol.TransportNative,
+		Observe: func(d protocol.Direction, raw []byte) {
+			if observe != nil {
+				observe(d, raw)
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	switch mode {
+	case "record":
+		spec, err := schedulers.Builtin().Lookup("easy")
+		if err != nil {
+			return err
+		}
+		opts, err := schedulers.ParseOptionArgs([]string{"hosts=first-fit"})
+		if err != nil {
+			return err
+		}
+		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		sess, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Log: log})
+		if err != nil {
+			return err
+		}
+		f, err := os.Create(file)
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		var werr error
+		observe = func(d protocol.Direction, raw []byte) {
+			if d == protocol.FromScheduler && werr == nil {
+				werr = writeRecord(w, raw)
+			}
+		}
+		if err := l.Serve(ctx, sess); err != nil {
+			f.Close()
+			return err
+		}
+		if werr != nil {
+			f.Close()
+			return werr
+		}
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	case "replay":
+		replies, err := readRecords(file)
+		if err != nil {
+			return err
+		}
+		i := 0
+		return l.ServeRaw(ctx, func([]byte) ([]byte, bool, error) {
+			if i == len(replies) {
+				return nil, false, fmt.Errorf("%s: %d replies recorded, Batsim sent more messages", file, len(replies))
+			}
+			i++
+			return replies[i-1], i == len(replies), nil
+		})
+	}
+	return fmt.Errorf("-serve %q: want record or replay", mode)
+}
+
+func writeRecord(w io.Writer, b []byte) error {
+	var n [4]byte
+	binary.LittleEndian.PutUint32(n[:], uint32(len(b)))
+	if _, err := w.Write(n[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+func readRecords(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for len(data) > 0 {
+		if len(data) < 4 {
+			return nil, fmt.Errorf("%s: truncated record", path)
+		}
+		n := int(binary.LittleEndian.Uint32(data))
+		if len(data)-4 < n {
+			return nil, fmt.Errorf("%s: truncated record", path)
+		}
+		out = append(out, data[4:4+n])
+		data = data[4+n:]
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no reply recorded", path)
+	}
+	return out, nil
 }
 
 // sample is one run's measures.
@@ -49,12 +188,36 @@ type sample struct {
 	sched, wall, user, sys float64 // seconds
 }
 
-func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep string) error {
+type scheduler struct {
+	name string
+	argv func(ep string) []string
+}
+
+func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, place string) error {
+	var placements []string
+	switch place {
+	case "both":
+		placements = []string{"free", "one core"}
+	case "free":
+		placements = []string{"free"}
+	case "one-core":
+		placements = []string{"one core"}
+	default:
+		return fmt.Errorf("-placement %q: want free, one-core or both", place)
+	}
 	batsim, err := batsimrun.Find("BATSIM", "batsim")
 	if err != nil {
 		return err
 	}
 	batsched, err := batsimrun.Find("BATSCHED", "batsched")
+	if err != nil {
+		return err
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil && slices.Contains(placements, "one core") {
+		return errors.New("taskset (util-linux) is needed for the one-core placement; -placement free skips it")
+	}
+	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
@@ -74,41 +237,71 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep str
 		return err
 	}
 	plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
-	if err := os.WriteFile(plat, platform(nhosts), 0o644); err != nil {
+	if err := os.WriteFile(plat, platforms.Star(nhosts), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(wl, workload(njobs, nhosts, load, seed), 0o644); err != nil {
+	w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: njobs, Hosts: nhosts, Load: load, Seed: seed})
+	if err != nil {
 		return err
 	}
-	fmt.Printf("machine: %s, %d cores; %s\n", cpuModel(), runtime.NumCPU(), time.Now().Format("2006-01-02"))
-	fmt.Printf("case: %d delay jobs, %d hosts, load %g, seed %d; Batsim %s; %d runs each, medians\n\n", njobs, nhosts, load, seed, batsim, reps)
+	if err := w.WriteFile(wl); err != nil {
+		return err
+	}
+	fmt.Printf("machine: %s, %d cores, %s; %s\n", cpuModel(), runtime.NumCPU(), kernel(), time.Now().Format("2006-01-02"))
+	fmt.Printf("case: bucma workload delays --jobs %d --hosts %d --load %g --seed %d on a %d-host star; %s; %d runs of each, medians\n\n",
+		njobs, nhosts, load, seed, nhosts, batsim, reps)
 
-	scheds := []struct {
-		name string
-		argv func(ep string) []string
-	}{
+	o := batsimrun.Options{Batsim: batsim, Timeout: 30 * time.Minute}
+	replies := filepath.Join(dir, "replies.bin")
+	if _, err := batsimrun.WithScheduler(context.Background(), o, func(ep string) []string {
+		return []string{self, "-serve", "record", "-s", ep, "-file", replies}
+	}, plat, wl, filepath.Join(dir, "record")); err != nil {
+		return fmt.Errorf("recording bucma's replies: %w", err)
+	}
+	scheds := []scheduler{
 		{"bucma easy (hosts=first-fit)", func(ep string) []string {
 			return []string{bucma, "run", "--scheduler", "easy", "-o", "hosts=first-fit", "-s", ep}
 		}},
 		{"batsched easy_bf_fast", func(ep string) []string { return []string{batsched, "-v", "easy_bf_fast", "-s", ep} }},
+		{"replay of bucma's replies (the floor)", func(ep string) []string {
+			return []string{self, "-serve", "replay", "-s", ep, "-file", replies}
+		}},
 	}
-	samples := make([][]sample, len(scheds))
-	o := batsimrun.Options{Batsim: batsim, Timeout: 30 * time.Minute}
-	for r := 0; r < reps; r++ {
-		for i, s := range scheds {
-			out := filepath.Join(dir, fmt.Sprintf("run%d-%d", i, r))
-			res, err := batsimrun.WithScheduler(context.Background(), o, s.argv, plat, wl, out)
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			st, err := schedulingTime(filepath.Join(out, "out_schedule.csv"))
-			if err != nil {
-				return err
-			}
-			ru := res.Scheduler.SysUsage().(*syscall.Rusage)
-			samples[i] = append(samples[i], sample{sched: st, wall: res.Wall.Seconds(),
-				user: tv(ru.Utime), sys: tv(ru.Stime)})
+	recorded, err := os.ReadFile(filepath.Join(dir, "record", "out_jobs.csv"))
+	if err != nil {
+		return err
+	}
+	var batschedWall float64
+	for _, p := range placements {
+		var prefix []string
+		if p == "one core" {
+			prefix = []string{taskset, "-c", "0"}
 		}
+		meds, err := measure(dir, o, prefix, scheds, reps, recorded)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("placement: %s\n\n", p)
+		fmt.Println("| scheduler | Batsim scheduling_time (s) | Batsim wall (s) | scheduler user CPU (s) | scheduler sys CPU (s) |")
+		fmt.Println("|---|---|---|---|---|")
+		for i, s := range scheds {
+			m := meds[i]
+			fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s.name, m.sched, m.wall, m.user, m.sys)
+		}
+		bu, bs, floor := meds[0].sched, meds[1].sched, meds[2].sched
+		fmt.Println()
+		fmt.Printf("scheduling_time, bucma / batsched easy_bf_fast: %.2f (target <= 0.3: %s)\n", bu/bs, verdict(bu/bs <= 0.3))
+		fmt.Printf("  the floor alone (the replay) is %.2f of batsched's scheduling_time\n", floor/bs)
+		if bs > floor {
+			fmt.Printf("  added to the floor, bucma / batsched: %.2f s / %.2f s = %.2f\n", bu-floor, bs-floor, (bu-floor)/(bs-floor))
+		}
+		fmt.Println()
+		if p == "free" {
+			batschedWall = meds[1].wall
+		}
+	}
+	if batschedWall == 0 {
+		return nil
 	}
 	// The embedded engine on the same inputs.
 	var engine []float64
@@ -121,27 +314,54 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep str
 		}
 		engine = append(engine, time.Since(begin).Seconds())
 	}
-
-	fmt.Println("| scheduler | Batsim scheduling_time (s) | Batsim wall (s) | scheduler user CPU (s) | scheduler sys CPU (s) |")
-	fmt.Println("|---|---|---|---|---|")
-	meds := make([]sample, len(scheds))
-	for i, s := range scheds {
-		m := sample{
-			sched: median(samples[i], func(x sample) float64 { return x.sched }),
-			wall:  median(samples[i], func(x sample) float64 { return x.wall }),
-			user:  median(samples[i], func(x sample) float64 { return x.user }),
-			sys:   median(samples[i], func(x sample) float64 { return x.sys }),
-		}
-		meds[i] = m
-		fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s.name, m.sched, m.wall, m.user, m.sys)
-	}
-	eng := median(engine, func(x float64) float64 { return x })
-	fmt.Printf("| bucma simulate (embedded engine, easy) | | %.3f | | |\n\n", eng)
-	ratio := meds[0].sched / meds[1].sched
-	speed := meds[1].wall / eng
-	fmt.Printf("scheduling_time, bucma / batsched easy_bf_fast: %.3f (target <= 0.3: %s)\n", ratio, verdict(ratio <= 0.3))
-	fmt.Printf("Batsim + easy_bf_fast wall / embedded engine wall: %.0fx (target >= 100x: %s)\n", speed, verdict(speed >= 100))
+	eng := median(engine)
+	speed := batschedWall / eng
+	fmt.Printf("embedded engine (bucma simulate, easy, hosts=first-fit): %.3f s wall\n", eng)
+	fmt.Printf("Batsim + easy_bf_fast wall (free placement) / embedded engine wall: %.0fx (target >= 100x: %s)\n", speed, verdict(speed >= 100))
 	return nil
+}
+
+// measure runs each scheduler reps times, alternating, and returns the
+// medians. Every run must give the recorded run's _jobs.csv.
+func measure(dir string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte) ([]sample, error) {
+	o.Prefix = prefix
+	samples := make([][]sample, len(scheds))
+	for r := 0; r < reps; r++ {
+		for i, s := range scheds {
+			out := filepath.Join(dir, fmt.Sprintf("run%d-%d", i, r))
+			argv := func(ep string) []string { return append(append([]string(nil), prefix...), s.argv(ep)...) }
+			res, err := batsimrun.WithScheduler(context.Background(), o, argv, filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json"), out)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			if i != 1 && string(res.Jobs) != string(want) {
+				return nil, fmt.Errorf("%s: _jobs.csv differs from the recorded run's (%s)", s.name, out)
+			}
+			st, err := schedulingTime(filepath.Join(out, "out_schedule.csv"))
+			if err != nil {
+				return nil, err
+			}
+			ru := res.Scheduler.SysUsage().(*syscall.Rusage)
+			samples[i] = append(samples[i], sample{sched: st, wall: res.Wall.Seconds(), user: tv(ru.Utime), sys: tv(ru.Stime)})
+		}
+	}
+	meds := make([]sample, len(scheds))
+	for i := range scheds {
+		col := func(f func(sample) float64) float64 {
+			v := make([]float64, len(samples[i]))
+			for k, x := range samples[i] {
+				v[k] = f(x)
+			}
+			return median(v)
+		}
+		meds[i] = sample{
+			sched: col(func(x sample) float64 { return x.sched }),
+			wall:  col(func(x sample) float64 { return x.wall }),
+			user:  col(func(x sample) float64 { return x.user }),
+			sys:   col(func(x sample) float64 { return x.sys }),
+		}
+	}
+	return meds, nil
 }
 
 func verdict(ok bool) string {
@@ -153,15 +373,12 @@ func verdict(ok bool) string {
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
-func median[T any](xs []T, f func(T) float64) float64 {
-	v := make([]float64, len(xs))
-	for i, x := range xs {
-		v[i] = f(x)
-	}
-	slices.Sort(v)
+func median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()
 	}
+	v = slices.Clone(v)
+	slices.Sort(v)
 	return v[len(v)/2]
 }
 
@@ -199,62 +416,17 @@ func cpuModel() string {
 	return runtime.GOARCH
 }
 
-// platform is n hosts of 1 Gflop/s, each linked to the master (10 µs).
-func platform(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`<?xml version="1.0"?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1"><zone id="z" routing="Full">
-<host id="master" speed="1e9f"><prop id="role" value="master"/></host>
-`)
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "<host id=\"h%04d\" speed=\"1e9f\"/>\n", i)
+func kernel() string {
+	var u syscall.Utsname
+	if syscall.Uname(&u) != nil {
+		return runtime.GOOS
 	}
-	b.WriteString(`<link id="lo" bandwidth="10GBps" latency="5us" sharing_policy="FATPIPE"/>` + "\n")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "<link id=\"l%d\" bandwidth=\"10GBps\" latency=\"10us\"/>\n", i)
-	}
-	b.WriteString(`<route src="master" dst="master"><link_ctn id="lo"/></route>` + "\n")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "<route src=\"master\" dst=\"h%04d\"><link_ctn id=\"l%d\"/></route>\n", i, i)
-	}
-	b.WriteString("</zone></platform>\n")
-	return []byte(b.String())
-}
-
-// workload is n delay jobs: sizes from {1,1,2,4,8,16,32,64} (at most the
-// hosts), run times 1 + Exp(mean 600 s), walltimes 1 to 3 times the run
-// time, Poisson arrivals at the rate that offers the given load.
-func workload(n, hosts int, load float64, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 0x62656e6368))
-	sizes := []int{1, 1, 2, 4, 8, 16, 32, 64}
-	res := make([]int, n)
-	rt := make([]float64, n)
-	area := 0.0
-	for i := range res {
-		res[i] = min(sizes[r.IntN(len(sizes))], hosts)
-		rt[i] = math.Round((1+r.ExpFloat64()*600)*1000) / 1000
-		area += float64(res[i]) * rt[i]
-	}
-	gap := area / (load * float64(hosts)) / float64(n)
-	var b strings.Builder
-	fmt.Fprintf(&b, `{"nb_res":%d,"jobs":[`, hosts)
-	t := 0.0
-	for i := 0; i < n; i++ {
-		t += r.ExpFloat64() * gap
-		if i > 0 {
-			b.WriteByte(',')
+	b := make([]byte, 0, len(u.Release))
+	for _, c := range u.Release {
+		if c == 0 {
+			break
 		}
-		wt := math.Round(rt[i]*(1+2*r.Float64())*1000) / 1000
-		fmt.Fprintf(&b, `{"id":"%d","subtime":%.3f,"res":%d,"profile":"d%d","walltime":%g}`, i, t, res[i], i, wt)
+		b = append(b, byte(c))
 	}
-	b.WriteString(`],"profiles":{`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"d%d":{"type":"delay","delay":%g}`, i, rt[i])
-	}
-	b.WriteString("}}\n")
-	return []byte(b.String())
+	return "Linux " + string(b)
 }
