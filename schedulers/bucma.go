@@ -344,6 +344,9 @@ type BUCMA struct {
 	Rule  StartRule
 	Hosts HostSelector
 
+	// record is set by RecordSubmissions: only then are the submissions
+	// ranked and kept (a decision trace reads them).
+	record  bool
 	pending []*Job                // submitted since the last decision
 	info    map[string]SubmitInfo // by job id, until the job has ended
 	retired []string              // ended jobs whose info goes at the next decision
@@ -359,13 +362,25 @@ func NewBUCMA(base Base, w Weights, scores *Scores, hosts HostSelector) *BUCMA {
 	}
 }
 
+// RecordSubmissions implements SubmitRecorder: from now on each submitted
+// job's Su, Sf and queue position are recorded (SubmitInfo). Ranking a new
+// job in the whole queue costs more than the decision itself in a long
+// queue, so it is only done for a decision trace.
+func (b *BUCMA) RecordSubmissions() { b.record = true }
+
 // JobSubmitted implements SubmitObserver.
-func (b *BUCMA) JobSubmitted(_ *State, j *Job) { b.pending = append(b.pending, j) }
+func (b *BUCMA) JobSubmitted(_ *State, j *Job) {
+	if b.record {
+		b.pending = append(b.pending, j)
+	}
+}
 
 // JobEnded implements EndObserver: the owner's score learns from the job.
 func (b *BUCMA) JobEnded(_ *State, j *Job) {
 	b.Order.Scores.Update(j)
-	b.retired = append(b.retired, j.ID)
+	if b.record {
+		b.retired = append(b.retired, j.ID)
+	}
 }
 
 // Decide implements Policy.

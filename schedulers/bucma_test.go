@@ -1,6 +1,7 @@
 package schedulers
 
 import (
+	"io"
 	"math"
 	"testing"
 
@@ -372,7 +373,8 @@ func TestBUCMAPreciseUserOvertakesUnderFCFS(t *testing.T) {
 }
 
 func TestBUCMASubmitInfo(t *testing.T) {
-	sc := scenario{policy: "bucma", options: Options{"pinned-scores": "alice:100,bob:0"}, speeds: []float64{1}, jobs: overtakeJobs}
+	sc := scenario{policy: "bucma", options: Options{"pinned-scores": "alice:100,bob:0"}, speeds: []float64{1}, jobs: overtakeJobs,
+		observers: []Observer{NewTrace(io.Discard)}} // a trace has BUCMA record submissions
 	d := newDriver(t, sc)
 	var b *BUCMA
 	seen := map[string]SubmitInfo{}
@@ -426,7 +428,7 @@ func TestBUCMASubmissionsInOneMessage(t *testing.T) {
 		{name: "m", submit: 5, res: 1, walltime: 100, run: 1, user: "m"},
 		{name: "h", submit: 5, res: 1, walltime: 100, run: 1, user: "h"},
 		{name: "huge", submit: 5, res: 2, walltime: 100, run: 1, user: "h"},
-	}}
+	}, observers: []Observer{NewTrace(io.Discard)}}
 	d := newDriver(t, sc)
 	var got map[string]SubmitInfo
 	d.after = func(now float64) {

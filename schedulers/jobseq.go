@@ -145,9 +145,46 @@ func combineSeqAgg(a, b seqAgg) seqAgg {
 type seqBlock struct {
 	e   []seqEntry
 	agg seqAgg
+	// um is each user's shortest walltime among the block's live jobs
+	// (BUCMA's walk bounds a block with it), valid while umOK.
+	um   []seqUserMin
+	umOK bool
+}
+
+// seqUserMin is a user's shortest WalltimeOrInf in a block.
+type seqUserMin struct {
+	uid  int32
+	minW float64
+}
+
+// userMins returns um, computed again after a change.
+func (b *seqBlock) userMins() []seqUserMin {
+	if b.umOK {
+		return b.um
+	}
+	b.um = b.um[:0]
+	for i := range b.e {
+		e := &b.e[i]
+		if e.res == seqDead {
+			continue
+		}
+		w := e.j.WalltimeOrInf()
+		k := 0
+		for k < len(b.um) && b.um[k].uid != e.uid {
+			k++
+		}
+		if k == len(b.um) {
+			b.um = append(b.um, seqUserMin{uid: e.uid, minW: w})
+		} else {
+			b.um[k].minW = min(b.um[k].minW, w)
+		}
+	}
+	b.umOK = true
+	return b.um
 }
 
 func (b *seqBlock) recompute() {
+	b.umOK = false
 	b.agg = emptySeqAgg
 	for i := range b.e {
 		b.agg.addEntry(&b.e[i])
@@ -345,6 +382,7 @@ func (q *jobSeq) insert(s *State, j *Job) {
 	}
 	b.e = slices.Insert(b.e, ei, e)
 	b.agg.addEntry(&e)
+	b.umOK = false
 	q.fix(bi)
 }
 
@@ -376,6 +414,7 @@ func (q *jobSeq) purge() {
 		b := q.blocks[bi]
 		b.e = slices.Delete(b.e, ei, ei+1)
 		b.agg.n--
+		b.umOK = false
 		switch {
 		case len(b.e) == 0:
 			q.blocks = slices.Delete(q.blocks, bi, bi+1)
@@ -592,7 +631,14 @@ func (q *jobSeq) check(s *State) error {
 			return fmt.Errorf("order index %d: block %d holds %d entries", q.order, bi, len(b.e))
 		}
 		agg := b.agg
+		var um []seqUserMin
+		if b.umOK {
+			um = slices.Clone(b.um)
+		}
 		b.recompute()
+		if um != nil && !slices.Equal(um, b.userMins()) {
+			return fmt.Errorf("order index %d: block %d users' shortest walltimes %v, recomputed %v", q.order, bi, um, b.um)
+		}
 		if agg != b.agg {
 			return fmt.Errorf("order index %d: block %d aggregate %+v, recomputed %+v", q.order, bi, agg, b.agg)
 		}

@@ -3,6 +3,7 @@ package schedulers
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -579,5 +580,33 @@ func TestSfWalkScoreOutOfRange(t *testing.T) {
 			}
 		}
 		wk.release()
+	}
+}
+
+// TestBUCMADecidesTheSameWithoutTrace: BUCMA ranks submissions in the
+// queue only for a decision trace; its decisions must not depend on it.
+func TestBUCMADecidesTheSameWithoutTrace(t *testing.T) {
+	for _, v := range []scenario{
+		{policy: "bucma5302"}, {policy: "bucma4303", options: Options{"base": "easy"}},
+		{policy: "bucma", options: Options{"base": "minmin", "weights": "0.25,0.25,0.25,0.25"}},
+	} {
+		var outs [2][]byte
+		for k := range outs {
+			sc := v
+			sc.speeds, sc.jobs = crowdedWorkload(2, 250)
+			if k == 1 {
+				sc.observers = []Observer{NewTrace(io.Discard)}
+			}
+			d := newDriver(t, sc)
+			d.replies = &outs[k]
+			d.run("")
+			b := d.sess.Policy().(*BUCMA)
+			if k == 0 && (len(b.info) > 0 || len(b.pending) > 0) {
+				t.Errorf("%s%v: submissions recorded without a trace", v.policy, v.options)
+			}
+		}
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Errorf("%s%v: the replies differ with and without a trace", v.policy, v.options)
+		}
 	}
 }

@@ -122,7 +122,8 @@ func (s *State) dyn() *dynamicJobs {
 
 // Profile returns the JSON of a profile Batsim told about (SIMULATION_BEGINS'
 // profiles, profiles forwarded on submission, profiles registered by the
-// policy).
+// policy). Only policies whose Spec sets Profiles or DynamicJobs see the
+// first two.
 func (s *State) Profile(workload, name string) (json.RawMessage, bool) {
 	if s.dynamic == nil {
 		return nil, false

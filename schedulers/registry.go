@@ -35,7 +35,18 @@ type Spec struct {
 	// --enable-dynamic-jobs (and bucma's runners add
 	// --acknowledge-dynamic-jobs).
 	DynamicJobs bool
+	// JobJSON keeps each job's description as Batsim sent it in Job.Raw,
+	// for policies that read fields of their own from it. Without it Raw
+	// is nil: a million waiting jobs' descriptions take about 150 MB.
+	JobJSON bool
+	// Profiles keeps the profiles Batsim tells about (SIMULATION_BEGINS,
+	// forwarded on submission) for State.Profile and State.JobWork;
+	// DynamicJobs implies it. Without it they are not kept: a million-job
+	// workload can have a million profiles.
+	Profiles bool
 }
+
+func (s *Spec) keepsProfiles() bool { return s.Profiles || s.DynamicJobs }
 
 // Base is what a re-ranking policy needs to wrap a base policy: the base's
 // queue order (whose ranks it mixes into its own), and the start rule that

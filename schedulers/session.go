@@ -244,10 +244,13 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		if err != nil {
 			return fmt.Errorf("JOB_SUBMITTED %s: %w", d.JobID, err)
 		}
+		if !s.cfg.Spec.JobJSON {
+			j.Raw = nil
+		}
 		if _, dup := s.state.jobs[j.ID]; dup {
 			return fmt.Errorf("JOB_SUBMITTED %s: job already known", j.ID)
 		}
-		if len(d.Profile) > 0 && j.Profile != "" {
+		if len(d.Profile) > 0 && j.Profile != "" && s.cfg.Spec.keepsProfiles() {
 			s.state.addProfile(j.Workload, j.Profile, d.Profile)
 		}
 		var info *pendingPiece
@@ -372,9 +375,12 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 		hosts[r.ID].Unavailable = r.State == "unavailable"
 	}
 	s.state = NewState(hosts)
+	// The State takes the message's profile maps over rather than copying
+	// them (a million-job workload has a million profiles), and only for
+	// policies that read them.
 	for wl, ps := range d.Profiles {
-		for name, raw := range ps {
-			s.state.addProfile(wl, name, raw)
+		if ps != nil && s.cfg.Spec.keepsProfiles() {
+			s.state.dyn().profiles[wl] = ps
 		}
 	}
 	s.state.Config = d.Config

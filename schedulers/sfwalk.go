@@ -224,6 +224,13 @@ type sfItem struct {
 	rank   int
 	node   int32
 	bi, ei int32
+	// A job's item stands for the run of its block that is still in the
+	// walk: run..runEnd of sfWalk.runs, a heap of the block's other jobs
+	// by the same order, whose top comes in when this job leaves.
+	run, runEnd int32
+	// refined marks a block whose bound was computed from its users' own
+	// scores and shortest walltimes: it is opened when it comes out again.
+	refined bool
 }
 
 func sfItemBefore(a, b *sfItem) bool {
@@ -240,6 +247,10 @@ type sfWalk struct {
 	us     *userScores
 	suTerm []float64 // the first term of Sf by user number
 	h      []sfItem
+	// runs holds, for each block the walk opened, its jobs' items as a
+	// heap: only the best of a block is in h at a time, so opening a block
+	// costs a linear heapify rather than a push per job.
+	runs []sfItem
 }
 
 // walk starts the Sf walk over q, the State's jobSeq of the base order,
@@ -248,7 +259,7 @@ func (o *BUCMAOrder) walk(s *State, q *jobSeq) *sfWalk {
 	o.users.sync(s, o.Scores)
 	root := q.root()
 	w := &o.sfw
-	*w = sfWalk{q: q, us: &o.users, h: w.h[:0], suTerm: w.suTerm[:0],
+	*w = sfWalk{q: q, us: &o.users, h: w.h[:0], runs: w.runs[:0], suTerm: w.suTerm[:0],
 		z: sfNorm{w: o.Weights, n: int(root.n), now: s.Now, maxW: root.maxWall}}
 	if root.live > 0 {
 		w.z.maxE = math.Max(0, s.Now-root.minSub)
@@ -264,6 +275,19 @@ func (o *BUCMAOrder) walk(s *State, q *jobSeq) *sfWalk {
 // base order whose first entry has rank r: Sf at their best values.
 func (w *sfWalk) bound(a *seqAgg, r int) float64 {
 	return w.z.sf(w.us.maxIn(a.users), r, a.minSub, a.minW, !math.IsInf(a.minW, 1))
+}
+
+// blockBound is an upper bound of the Sf of the live jobs of block b,
+// whose first entry has rank r: the highest, over the block's users, of Sf
+// at the user's score, the block's earliest submission and the user's
+// shortest walltime. Each is at least the Sf of each of that user's jobs,
+// bit for bit, as bound's is.
+func (w *sfWalk) blockBound(b *seqBlock, r int) float64 {
+	best := math.Inf(-1)
+	for _, m := range b.userMins() {
+		best = max(best, w.z.sfTerm(w.suTerm[m.uid], r, b.agg.minSub, m.minW, !math.IsInf(m.minW, 1)))
+	}
+	return best
 }
 
 // lowBound is a lower bound of the same: Sf at their worst values (a job
@@ -295,8 +319,14 @@ func (w *sfWalk) pop() sfItem {
 	top := h[0]
 	n := len(h) - 1
 	h[0] = h[n]
-	h = h[:n]
-	i := 0
+	w.h = h[:n]
+	siftDown(w.h, 0)
+	return top
+}
+
+// siftDown restores the heap order of h below i.
+func siftDown(h []sfItem, i int) {
+	n := len(h)
 	for {
 		l := 2*i + 1
 		if l >= n {
@@ -311,8 +341,26 @@ func (w *sfWalk) pop() sfItem {
 		h[i], h[l] = h[l], h[i]
 		i = l
 	}
-	w.h = h
-	return top
+}
+
+// pushRun pushes the top of runs[a:b], a heap, as the run's item.
+func (w *sfWalk) pushRun(a, b int) {
+	if a == b {
+		return
+	}
+	it := w.runs[a]
+	it.run, it.runEnd = int32(a), int32(b)
+	w.push(it)
+}
+
+// nextOfRun takes the top off the run of a job's item that left h and
+// pushes the run's next best.
+func (w *sfWalk) nextOfRun(it *sfItem) {
+	a, b := int(it.run), int(it.runEnd)-1
+	run := w.runs[a : b+1]
+	run[0] = run[b-a]
+	siftDown(run[:b-a], 0)
+	w.pushRun(a, b)
 }
 
 // pushNode pushes tree node x, whose first entry has base rank r, when it
@@ -334,6 +382,7 @@ func (w *sfWalk) next(limit int) *Job {
 		x := int(it.node)
 		switch {
 		case x == 0:
+			w.nextOfRun(&it)
 			e := &q.blocks[it.bi].e[it.ei]
 			if e.res != seqDead && e.res <= lim {
 				return e.j
@@ -349,14 +398,29 @@ func (w *sfWalk) next(limit int) *Job {
 			if b.agg.live == 0 || b.agg.minRes > lim {
 				continue
 			}
+			if !it.refined {
+				// Before paying for every job of the block, bound it
+				// again per user: the bound of the tree mixes the
+				// best score and the shortest walltime of different
+				// users' jobs.
+				it.sf, it.refined = w.blockBound(b, it.rank), true
+				w.push(it)
+				continue
+			}
+			a := len(w.runs)
 			for ei := range b.e {
 				e := &b.e[ei]
 				if e.res == seqDead || e.res > lim {
 					continue
 				}
 				r := it.rank + ei
-				w.push(sfItem{sf: w.sfOf(e, r), rank: r, bi: int32(bi), ei: int32(ei)})
+				w.runs = append(w.runs, sfItem{sf: w.sfOf(e, r), rank: r, bi: int32(bi), ei: int32(ei)})
 			}
+			run := w.runs[a:]
+			for i := len(run)/2 - 1; i >= 0; i-- {
+				siftDown(run, i)
+			}
+			w.pushRun(a, len(w.runs))
 		}
 	}
 	return nil
@@ -366,6 +430,7 @@ func (w *sfWalk) next(limit int) *Job {
 func (w *sfWalk) release() {
 	clear(w.h)
 	w.h = w.h[:0]
+	w.runs = w.runs[:0]
 	w.q = nil
 }
 

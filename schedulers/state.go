@@ -25,7 +25,7 @@ type Job struct {
 	Walltime float64 // seconds; 0 when the job has no walltime (absent or -1)
 	User     string  // "user" field, else "user_id", else ""
 	Profile  string
-	Raw      json.RawMessage // the job object as Batsim forwarded it
+	Raw      json.RawMessage // the job object as Batsim forwarded it, when the policy's Spec asks (JobJSON)
 	Seq      int64           // arrival rank (0, 1, ...): the last tie-breaker of every order
 
 	State string  // protocol job state (SUBMITTED, RUNNING, COMPLETED_*, REJECTED)

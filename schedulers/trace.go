@@ -69,10 +69,19 @@ func NewTrace(w io.Writer) *Trace {
 	return t
 }
 
+// SubmitRecorder is implemented by a TraceInfo policy that records its
+// SubmitInfo only when asked (BUCMA).
+type SubmitRecorder interface {
+	RecordSubmissions()
+}
+
 // Bind implements PolicyBinder: the trace queries p when p implements
-// TraceInfo.
+// TraceInfo (and has it record submissions).
 func (t *Trace) Bind(p Policy) {
 	t.info, _ = p.(TraceInfo)
+	if r, ok := p.(SubmitRecorder); ok && t.info != nil {
+		r.RecordSubmissions()
+	}
 }
 
 // Err is the first write error, if any.

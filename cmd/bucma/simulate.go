@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -62,6 +63,7 @@ SIGTERM or SIGQUIT).`,
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE` (in-process only)"},
 			timeoutFlag("with --connect: give up when the scheduler does not answer within `D`; 0 waits forever", 0),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the simulation to `FILE` (go tool pprof FILE)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 		},
 		Action: simulateAction,
@@ -73,6 +75,20 @@ func simulateAction(c *cli.Context) error {
 		return err
 	}
 	defer tuneGC()()
+	if path := c.String("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return cli.Exit("simulate: --cpuprofile: "+err.Error(), 2)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return cli.Exit("simulate: --cpuprofile: "+err.Error(), 2)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	log := newLogger(c, c.Bool("verbose"))
 	usage := func(format string, args ...any) error {
 		return cli.Exit("simulate: "+fmt.Sprintf(format, args...), 2)
