@@ -83,13 +83,14 @@ func BenchmarkDecide(b *testing.B) {
 
 // BenchmarkBUCMASubmission times BUCMA's work when a job arrives on a full
 // platform: no start is possible, but the queue is re-ranked to record the
-// job's position.
+// job's position (BUCMA records it for a decision trace).
 func BenchmarkBUCMASubmission(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		s := benchState(n)
 		spec, _ := Builtin().Get("bucma")
 		p, _ := spec.Build(nil)
 		bu := p.(*BUCMA)
+		bu.RecordSubmissions() // as with a decision trace
 		last := s.waiting[len(s.waiting)-1]
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
