@@ -8,8 +8,8 @@
 #   make test     go vet + the whole test suite with the race detector (the
 #                 real-Batsim tier without it, one seed per case)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
-#   make bench-engine  the embedded engine against Batsim + batsched (20 000
-#                 jobs) and on a million jobs (scripts/bench-engine)
+#   make bench-engine  the embedded engine on 20 000 jobs and on a million
+#                 jobs, every policy (scripts/bench-engine)
 #   make deps     install libzmq's development files and pkg-config if missing
 #   make bench-batsim bucma vs batsched easy_bf_fast on the real Batsim, and the
 #                 embedded engine: the speed targets as measured ratios
@@ -112,8 +112,8 @@ bench: deps
 bench-batsim: build
 	$(GO) run ./internal/benchbatsim -bucma $(BIN) $(BENCH_ARGS)
 
-# The engine against Batsim 4.2.1 + batsched (when on PATH) on 20 000 jobs,
-# and on a million jobs (BENCH_1M=0 skips them): scripts/bench-engine.
+# The engine on 20 000 jobs and on a million jobs (BENCH_1M=0 skips them):
+# scripts/bench-engine.
 bench-engine: deps
 	scripts/bench-engine
 
