@@ -99,7 +99,7 @@ func undo(s *State, started []*Job) {
 		s.nfree += len(j.Alloc)
 		delete(s.running, j.ID)
 		s.cands.insert(s.resIndex(j.Res), j)
-		s.fit.set(j.qpos, j.Res)
+		s.fit.set(j.qpos, j.Res, j.WalltimeOrInf())
 		s.dead--
 		j.State, j.Start, j.Alloc = protocol.StateSubmitted, 0, nil
 	}

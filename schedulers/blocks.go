@@ -227,8 +227,8 @@ func (EASY) ApplyArrival(s *State, hosts HostSelector, d *Decider) {
 	}
 	shadow, extra := Reservation(s, q[i].Res)
 	pos := s.qbase + int64(i) + 1
-	backfill(s, shadow, extra, hosts, d, func(free int) *Job {
-		p := s.fit.nextFit(pos, free)
+	backfill(s, shadow, extra, hosts, d, true, func(free, small int) *Job {
+		p := s.fit.nextStartable(pos, free, small, s.Now, shadow)
 		if p < 0 {
 			return nil
 		}
@@ -254,7 +254,16 @@ func (EASY) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
 		}
 	}
 	shadow, extra := Reservation(s, head.Res)
-	backfill(s, shadow, extra, hosts, d, w.next)
+	if sw, ok := w.(*seqWalk); ok {
+		// Only the jobs that can start now come out of the walk: the
+		// others would be passed one by one (a million of them when a
+		// million jobs wait).
+		backfill(s, shadow, extra, hosts, d, true, func(free, small int) *Job {
+			return sw.nextStartable(free, small, s.Now, shadow)
+		})
+		return
+	}
+	backfill(s, shadow, extra, hosts, d, false, func(free, _ int) *Job { return w.next(free) })
 }
 
 // Backfill starts the jobs of q that fit now and either end by shadow
@@ -266,7 +275,7 @@ func (EASY) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
 // the part of the queue where nothing can start.
 func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector, d *Decider) {
 	i := 0
-	backfill(s, shadow, extra, hosts, d, func(int) *Job {
+	backfill(s, shadow, extra, hosts, d, false, func(int, int) *Job {
 		if i == len(q) {
 			return nil
 		}
@@ -276,17 +285,25 @@ func Backfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelector,
 }
 
 // backfill is Backfill over the jobs next returns in queue order (nil at
-// the end). next may skip jobs larger than the free hosts it is given.
-func backfill(s *State, shadow float64, extra int, hosts HostSelector, d *Decider, next func(free int) *Job) {
+// the end). next may skip jobs larger than the free hosts it is given, and
+// jobs that cannot start: larger than small (the extra hosts still free)
+// and not ending by shadow. Such jobs change nothing when passed: the
+// free and extra hosts only shrink during the scan.
+//
+// With jumps set, next itself skips the jobs that cannot start (a few
+// others at most), so the scan ends when next does; otherwise the
+// candidate index counts what can still start and the scan stops once it
+// has passed them all.
+func backfill(s *State, shadow float64, extra int, hosts HostSelector, d *Decider, jumps bool, next func(free, small int) *Job) {
 	free := s.NbFree()
 	left := math.MaxInt
 	var passedEnds, passedLong []int // passed jobs by size index: ending by shadow or not
-	if s.cands != nil {
+	if s.cands != nil && !jumps {
 		left = s.backfillCandidates(free, min(free, extra), shadow)
 		passedEnds, passedLong = s.cands.passedScratch()
 	}
 	for free > 0 && left > 0 {
-		j := next(free)
+		j := next(free, min(free, extra))
 		if j == nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"bucma/protocol"
@@ -126,12 +127,14 @@ func TestFitTreeNextFit(t *testing.T) {
 		n := 1 + r.IntN(300)
 		f := newFitTree(base, n)
 		vals := make([]int, n)
+		walls := make([]float64, n)
 		for i := range vals {
-			vals[i] = fitNone
+			vals[i], walls[i] = fitNone, math.Inf(1)
 			if r.IntN(3) > 0 {
 				vals[i] = r.IntN(40)
+				walls[i] = []float64{math.Inf(1), 0.1 + r.Float64()*1e4, float64(60 * (1 + r.IntN(100)))}[r.IntN(3)]
 			}
-			f.set(base+int64(i), vals[i])
+			f.set(base+int64(i), vals[i], walls[i])
 		}
 		for q := 0; q < 50; q++ {
 			from, limit := base+int64(r.IntN(n+5))-2, r.IntN(45)
@@ -144,6 +147,35 @@ func TestFitTreeNextFit(t *testing.T) {
 			}
 			if got := f.nextFit(from, limit); got != want {
 				t.Fatalf("round %d: nextFit(%d, %d) = %d, want %d", round, from, limit, got, want)
+			}
+		}
+		// nextStartable finds every startable job, in order; what it
+		// finds besides is only there by the float32 rounding down.
+		for q := 0; q < 50; q++ {
+			free, small := r.IntN(45), 0
+			if free > 0 {
+				small = r.IntN(free + 1)
+			}
+			now := float64(r.IntN(1000))
+			shadow := now + []float64{math.Inf(1), r.Float64() * 1e4, float64(60 * (1 + r.IntN(100)))}[r.IntN(3)]
+			var want []int64
+			for i := range vals {
+				if vals[i] <= small || (vals[i] <= free && now+walls[i] <= shadow) {
+					want = append(want, base+int64(i))
+				}
+			}
+			var got []int64
+			for p := f.nextStartable(base-1, free, small, now, shadow); p >= 0; p = f.nextStartable(p+1, free, small, now, shadow) {
+				i := p - base
+				if vals[i] <= small || (vals[i] <= free && now+walls[i] <= shadow) {
+					got = append(got, p)
+				} else if vals[i] > free || now+float64(float32(walls[i]))-1e-3*walls[i] > shadow {
+					t.Fatalf("round %d: nextStartable found position %d (res %d, walltime %v) with free %d, small %d, now %v, shadow %v",
+						round, p, vals[i], walls[i], free, small, now, shadow)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d: nextStartable found %v, want %v", round, got, want)
 			}
 		}
 	}

@@ -550,6 +550,74 @@ func (w *seqWalk) next(limit int) *Job {
 	return nil
 }
 
+// nextStartable is next(free) restricted to the jobs that could be
+// backfilled now: res <= small, or res <= free and now + walltime <=
+// shadow (Backfill's very test). A range is skipped when its smallest res
+// and shortest walltime rule all of its jobs out; now + walltime grows
+// with the walltime, so the test on the shortest is exact.
+func (w *seqWalk) nextStartable(free, small int, now, shadow float64) *Job {
+	q := w.q
+	lf, ls := int32(min(free, seqNoRes-1)), int32(min(small, seqNoRes-1))
+	may := func(a *seqAgg) bool {
+		return a.minRes <= ls || (a.minRes <= lf && now+a.minW <= shadow)
+	}
+	for w.bi < len(q.blocks) {
+		b := q.blocks[w.bi]
+		if may(&b.agg) {
+			for w.ei < len(b.e) {
+				e := &b.e[w.ei]
+				w.ei++
+				if e.res != seqDead && e.res <= lf && (e.res <= ls || now+e.j.WalltimeOrInf() <= shadow) {
+					return e.j
+				}
+			}
+		}
+		w.bi = q.nextBlockWhere(w.bi+1, may)
+		w.ei = 0
+		if w.bi < 0 {
+			w.bi = len(q.blocks)
+		}
+	}
+	return nil
+}
+
+// nextBlockWhere is the first block index >= from whose aggregate, and
+// those of the tree's ranges above it, satisfy may, or -1. may must hold
+// for a range whenever it holds for one of its parts.
+func (q *jobSeq) nextBlockWhere(from int, may func(a *seqAgg) bool) int {
+	if from >= len(q.blocks) {
+		return -1
+	}
+	q.ready()
+	i := q.p + from
+	if may(&q.tree[i]) {
+		return from
+	}
+	for {
+		for i%2 == 1 {
+			i /= 2
+			if i == 0 {
+				return -1
+			}
+		}
+		i++
+		if may(&q.tree[i]) {
+			break
+		}
+	}
+	for i < q.p {
+		if may(&q.tree[2*i]) {
+			i = 2 * i
+		} else {
+			i = 2*i + 1
+		}
+	}
+	if i-q.p >= len(q.blocks) {
+		return -1
+	}
+	return i - q.p
+}
+
 // each calls f on every live entry in order with its rank (dead entries
 // count in the ranks).
 func (q *jobSeq) each(f func(e *seqEntry, rank int)) {

@@ -187,7 +187,7 @@ func (s *State) enqueue(j *Job) {
 	if !s.fit.covers(j.qpos) {
 		s.rebuildFit()
 	} else {
-		s.fit.set(j.qpos, j.Res)
+		s.fit.set(j.qpos, j.Res, j.WalltimeOrInf())
 	}
 	if s.cands != nil {
 		j.wcls = int16(walltimeClass(j.Walltime))
@@ -201,7 +201,7 @@ func (s *State) enqueue(j *Job) {
 // dequeued records that a job left the queue (started or rejected).
 func (s *State) dequeued(j *Job) {
 	if s.fit.covers(j.qpos) {
-		s.fit.set(j.qpos, fitNone)
+		s.fit.set(j.qpos, fitNone, math.Inf(1))
 	}
 	if s.cands != nil {
 		s.cands.remove(s.resIndex(j.Res), j)
@@ -250,7 +250,7 @@ func (s *State) rebuildFit() {
 	s.fit = newFitTree(s.qbase, 2*len(s.waiting))
 	for _, j := range s.waiting {
 		if j.State == protocol.StateSubmitted {
-			s.fit.set(j.qpos, j.Res)
+			s.fit.set(j.qpos, j.Res, j.WalltimeOrInf())
 		}
 	}
 }
