@@ -486,38 +486,8 @@ func (q *jobSeq) rank(j *Job) int {
 // nextBlock is the first block index >= from holding a live entry of res
 // <= limit, or -1.
 func (q *jobSeq) nextBlock(from, limit int) int {
-	if from >= len(q.blocks) {
-		return -1
-	}
-	q.ready()
 	lim := int32(min(limit, seqNoRes-1))
-	i := q.p + from
-	if q.tree[i].minRes <= lim {
-		return from
-	}
-	for {
-		for i%2 == 1 {
-			i /= 2
-			if i == 0 {
-				return -1
-			}
-		}
-		i++
-		if q.tree[i].minRes <= lim {
-			break
-		}
-	}
-	for i < q.p {
-		if q.tree[2*i].minRes <= lim {
-			i = 2 * i
-		} else {
-			i = 2*i + 1
-		}
-	}
-	if i-q.p >= len(q.blocks) {
-		return -1
-	}
-	return i - q.p
+	return q.nextBlockWhere(from, func(a *seqAgg) bool { return a.minRes <= lim })
 }
 
 // seqWalk walks a jobSeq in order.
@@ -528,20 +498,28 @@ type seqWalk struct {
 
 // next implements queueWalk: the next live job of res <= limit.
 func (w *seqWalk) next(limit int) *Job {
-	q := w.q
 	lim := int32(min(limit, seqNoRes-1))
+	return w.nextWhere(func(a *seqAgg) bool { return a.minRes <= lim },
+		func(e *seqEntry) bool { return e.res <= lim })
+}
+
+// nextWhere is the next live entry's job that ok accepts, skipping the
+// blocks (and ranges) whose aggregate may rules out: may must hold for a
+// range holding an entry ok accepts.
+func (w *seqWalk) nextWhere(may func(a *seqAgg) bool, ok func(e *seqEntry) bool) *Job {
+	q := w.q
 	for w.bi < len(q.blocks) {
 		b := q.blocks[w.bi]
-		if b.agg.minRes <= lim {
+		if may(&b.agg) {
 			for w.ei < len(b.e) {
 				e := &b.e[w.ei]
 				w.ei++
-				if e.res != seqDead && e.res <= lim {
+				if e.res != seqDead && ok(e) {
 					return e.j
 				}
 			}
 		}
-		w.bi = q.nextBlock(w.bi+1, limit)
+		w.bi = q.nextBlockWhere(w.bi+1, may)
 		w.ei = 0
 		if w.bi < 0 {
 			w.bi = len(q.blocks)
@@ -556,29 +534,11 @@ func (w *seqWalk) next(limit int) *Job {
 // and shortest walltime rule all of its jobs out; now + walltime grows
 // with the walltime, so the test on the shortest is exact.
 func (w *seqWalk) nextStartable(free, small int, now, shadow float64) *Job {
-	q := w.q
 	lf, ls := int32(min(free, seqNoRes-1)), int32(min(small, seqNoRes-1))
-	may := func(a *seqAgg) bool {
-		return a.minRes <= ls || (a.minRes <= lf && now+a.minW <= shadow)
-	}
-	for w.bi < len(q.blocks) {
-		b := q.blocks[w.bi]
-		if may(&b.agg) {
-			for w.ei < len(b.e) {
-				e := &b.e[w.ei]
-				w.ei++
-				if e.res != seqDead && e.res <= lf && (e.res <= ls || now+e.j.WalltimeOrInf() <= shadow) {
-					return e.j
-				}
-			}
-		}
-		w.bi = q.nextBlockWhere(w.bi+1, may)
-		w.ei = 0
-		if w.bi < 0 {
-			w.bi = len(q.blocks)
-		}
-	}
-	return nil
+	return w.nextWhere(func(a *seqAgg) bool { return a.minRes <= ls || (a.minRes <= lf && now+a.minW <= shadow) },
+		func(e *seqEntry) bool {
+			return e.res <= lf && (e.res <= ls || now+e.j.WalltimeOrInf() <= shadow)
+		})
 }
 
 // nextBlockWhere is the first block index >= from whose aggregate, and
