@@ -537,7 +537,13 @@ func (w *seqWalk) nextStartable(free, small int, now, shadow float64) *Job {
 	lf, ls := int32(min(free, seqNoRes-1)), int32(min(small, seqNoRes-1))
 	return w.nextWhere(func(a *seqAgg) bool { return a.minRes <= ls || (a.minRes <= lf && now+a.minW <= shadow) },
 		func(e *seqEntry) bool {
-			return e.res <= lf && (e.res <= ls || now+e.j.WalltimeOrInf() <= shadow)
+			// e.wall is the job's walltime, 0 without (WalltimeOrInf
+			// without going to the job).
+			w := e.wall
+			if !(w > 0) {
+				w = math.Inf(1)
+			}
+			return e.res <= lf && (e.res <= ls || now+w <= shadow)
 		})
 }
 
