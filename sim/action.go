@@ -292,13 +292,10 @@ func (k *kernel) unstart(a *action) {
 // element storage is kept for the next variable.
 func (k *kernel) newAction() *action {
 	k.actionSeq++
-	n := len(k.freeActions)
-	if n == 0 {
+	a := popFree(&k.freeActions)
+	if a == nil {
 		return &action{remains: 1.0, maxDuration: -1, seq: k.actionSeq, slot: -1}
 	}
-	a := k.freeActions[n-1]
-	k.freeActions[n-1] = nil
-	k.freeActions = k.freeActions[:n-1]
 	v := a.vstore
 	*a = action{remains: 1.0, maxDuration: -1, seq: k.actionSeq, slot: -1}
 	a.vstore.elems, a.vstore.store = v.elems[:0], v.store[:0]

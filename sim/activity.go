@@ -79,13 +79,10 @@ func (m *mailbox) remove(c *comm) {
 // getComm returns a new communication, reusing a finished one if there
 // is one.
 func (k *kernel) getComm(isSend bool, m *mailbox) *comm {
-	n := len(k.freeComms)
-	if n == 0 {
+	c := popFree(&k.freeComms)
+	if c == nil {
 		return &comm{isSend: isSend, mbox: m}
 	}
-	c := k.freeComms[n-1]
-	k.freeComms[n-1] = nil
-	k.freeComms = k.freeComms[:n-1]
 	*c = comm{isSend: isSend, mbox: m}
 	return c
 }

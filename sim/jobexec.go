@@ -95,11 +95,8 @@ func (e *engine) newJobActor(j *job, host int) *actor {
 	if j.prof.typ == workloads.TypeComposed {
 		return e.spawn("job_"+j.id, host, func(x *actor) { e.jobActor(x, j) })
 	}
-	var s *jobSM
-	if n := len(e.freeJobSMs); n > 0 {
-		s = e.freeJobSMs[n-1]
-		e.freeJobSMs = e.freeJobSMs[:n-1]
-	} else {
+	s := popFree(&e.freeJobSMs)
+	if s == nil {
 		s = &jobSM{}
 	}
 	*s = jobSM{e: e, j: j}
@@ -596,11 +593,8 @@ func (r *reqRep) actorName() string { return "Scheduler REQ-REP" }
 // newReqRep returns the actor of a new REQ-REP taking events to the
 // scheduler, reusing an ended one if there is one.
 func (e *engine) newReqRep(events []protocol.Event, now float64) *actor {
-	var r *reqRep
-	if n := len(e.freeReqReps); n > 0 {
-		r = e.freeReqReps[n-1]
-		e.freeReqReps = e.freeReqReps[:n-1]
-	} else {
+	r := popFree(&e.freeReqReps)
+	if r == nil {
 		r = &reqRep{}
 	}
 	*r = reqRep{e: e, events: events, now: now}

@@ -42,12 +42,10 @@ type imsg struct {
 // msg returns a message to the server, reusing one the server has
 // handled if there is one.
 func (e *engine) msg(kind mkind) *imsg {
-	n := len(e.freeMsgs)
-	if n == 0 {
+	m := popFree(&e.freeMsgs)
+	if m == nil {
 		return &imsg{kind: kind}
 	}
-	m := e.freeMsgs[n-1]
-	e.freeMsgs = e.freeMsgs[:n-1]
 	m.kind = kind
 	return m
 }

@@ -229,8 +229,8 @@ func workloadLilleCommand() *cli.Command {
 			if !(c.Float64("ref-speed") > 0) {
 				return cli.Exit(fmt.Sprintf("lille: --ref-speed must be > 0 (got %g)", c.Float64("ref-speed")), 2)
 			}
-			if c.Uint64("seed") == 0 {
-				return cli.Exit("lille: --seed must be ≥ 1", 2)
+			if err := checkSeed(c, "lille"); err != nil {
+				return err
 			}
 			speeds, err := resolvePlatformSpeeds(c.String("platform"))
 			if err != nil {
@@ -266,8 +266,8 @@ func workloadDelaysCommand() *cli.Command {
 			if err := noPositional(c); err != nil {
 				return err
 			}
-			if c.Uint64("seed") == 0 {
-				return cli.Exit("delays: --seed must be ≥ 1", 2)
+			if err := checkSeed(c, "delays"); err != nil {
+				return err
 			}
 			w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: c.Int("jobs"), Hosts: c.Int("hosts"),
 				Load: c.Float64("load"), MeanDelay: c.Float64("mean-delay"), Seed: c.Uint64("seed")})
@@ -382,8 +382,8 @@ func workloadOSEPCommand() *cli.Command {
 			if err := noPositional(c); err != nil {
 				return err
 			}
-			if c.Uint64("seed") == 0 {
-				return cli.Exit("osep: --seed must be ≥ 1", 2)
+			if err := checkSeed(c, "osep"); err != nil {
+				return err
 			}
 			d := c.String("demand")
 			if d != "small" && d != "medium" && d != "large" {
@@ -461,6 +461,14 @@ func platformSpeeds(p string) ([]float64, error) {
 		s[i] = h.Speed
 	}
 	return s, nil
+}
+
+// checkSeed checks the --seed flag of a generator (seeds start at 1).
+func checkSeed(c *cli.Context, cmd string) error {
+	if c.Uint64("seed") == 0 {
+		return cli.Exit(cmd+": --seed must be ≥ 1", 2)
+	}
+	return nil
 }
 
 // checkSeedAndRefSpeed checks the --seed and --ref-speed flags of the
