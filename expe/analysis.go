@@ -3,10 +3,12 @@ package expe
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"bucma/platforms"
@@ -26,6 +28,15 @@ type RunData struct {
 	// trace).
 	BandWait map[string]float64
 	HasTrace bool
+	// ClassGains are the queue-position gains at submission of the jobs of
+	// each precision profile (from the trace); OtherSu is the mean Su at
+	// submission of the other jobs' owners (NaN without a trace), and
+	// OtherShortWall the share of the other jobs whose walltime is at most
+	// InsertedWalltime (the inserted requests' 1 h): the two things that
+	// decide where BUCMA puts an inserted request among them.
+	ClassGains     map[string][]float64
+	OtherSu        float64
+	OtherShortWall float64
 	// OSEP holds the OSEP metrics (plans of kind "osep" only).
 	OSEP *OSEPRunStats
 }
@@ -40,6 +51,17 @@ type Analysis struct {
 	// Grid is the platform's hosts with their owners (plans of kind
 	// "osep" only).
 	Grid *OSEPGrid
+	// CaseHosts are the compute hosts of each case's platform, for plans
+	// whose cases run on several platforms (Hosts is the plan's).
+	CaseHosts map[string]int
+}
+
+// HostsOf is the number of compute hosts of a run's platform.
+func (a *Analysis) HostsOf(r Run) int {
+	if n, ok := a.CaseHosts[r.Case]; ok {
+		return n
+	}
+	return a.Hosts
 }
 
 // osepWorkload is what the OSEP metrics need from one workload file.
@@ -71,6 +93,20 @@ func Analyze(dir string) (*Analysis, error) {
 		if a.Grid, err = NewOSEPGrid(plat, plan.OwnerProperty()); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, PlatformFile), err)
 		}
+	}
+	for _, c := range plan.Cases {
+		f := plan.PlatformFileOf(c.Name)
+		if f == PlatformFile {
+			continue
+		}
+		cp, err := platforms.Load(filepath.Join(dir, f))
+		if err != nil {
+			return nil, fmt.Errorf("%s: case %s: %w", dir, c.Name, err)
+		}
+		if a.CaseHosts == nil {
+			a.CaseHosts = map[string]int{}
+		}
+		a.CaseHosts[c.Name] = len(cp.Hosts)
 	}
 	var todo []Run
 	for _, r := range plan.Expand() {
@@ -112,7 +148,7 @@ func Analyze(dir string) (*Analysis, error) {
 				errs[i] = fmt.Errorf("%w (running the campaign again, with the same 'bucma expe run' command, redoes the run)", err)
 				return
 			}
-			out[i], errs[i] = analyzeRun(RunDir(dir, r.ID), r, a.Hosts, infos[r.Workload], a.Grid, osepWs[r.Workload])
+			out[i], errs[i] = analyzeRun(RunDir(dir, r.ID), r, a.HostsOf(r), infos[r.Workload], a.Grid, osepWs[r.Workload])
 		}()
 	}
 	wg.Wait()
@@ -137,7 +173,23 @@ func analyzeRun(runDir string, r Run, hosts int, classes map[string]string, g *O
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	rd := &RunData{Run: r, Metrics: Compute(rows, hosts), Classes: ByGroup(rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{}}
+	rd := &RunData{Run: r, Metrics: Compute(rows, hosts), Classes: ByGroup(rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{},
+		ClassGains: map[string][]float64{}, OtherSu: math.NaN(), OtherShortWall: math.NaN()}
+	if len(classes) > 0 {
+		short, others := 0, 0
+		for _, j := range rows {
+			if classes[j.ID] != "" {
+				continue
+			}
+			others++
+			if j.Walltime > 0 && j.Walltime <= InsertedWalltime {
+				short++
+			}
+		}
+		if others > 0 {
+			rd.OtherShortWall = float64(short) / float64(others)
+		}
+	}
 	if w != nil {
 		if rd.OSEP, err = ComputeOSEP(rows, w.jobs, w.ideal, g); err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID, err)
@@ -151,6 +203,24 @@ func analyzeRun(runDir string, r Run, hosts int, classes map[string]string, g *O
 		}
 		rd.HasTrace = true
 		rd.Gains = GainsByBand(tr)
+		su, nsu := 0.0, 0
+		for _, t := range tr {
+			id := t.JobID // "w0!7" in a trace, "7" in _jobs.csv
+			if i := strings.IndexByte(id, '!'); i >= 0 {
+				id = id[i+1:]
+			}
+			if c := classes[id]; c != "" {
+				if t.HasGain {
+					rd.ClassGains[c] = append(rd.ClassGains[c], t.Gain)
+				}
+			} else if !math.IsNaN(t.Su) {
+				su += t.Su
+				nsu++
+			}
+		}
+		if nsu > 0 {
+			rd.OtherSu = su / float64(nsu)
+		}
 		for b, w := range WaitsByBand(tr) {
 			sum := 0.0
 			for _, x := range w {

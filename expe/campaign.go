@@ -187,8 +187,12 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 	if err := c.checkAndWritePlan(dir); err != nil {
 		return res, err
 	}
-	platform := filepath.Join(dir, PlatformFile)
-	if err := c.writePlatform(platform); err != nil {
+	for _, pf := range c.Plan.PlatformFiles() {
+		if err := c.writePlatform(pf.Platform, filepath.Join(dir, pf.File)); err != nil {
+			return res, err
+		}
+	}
+	if err := c.Plan.checkFile(); err != nil {
 		return res, err
 	}
 	if err := removeStale(dir); err != nil {
@@ -225,7 +229,7 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	if err := c.makeWorkloads(ctx, dir, platform, pending, workers); err != nil {
+	if err := c.makeWorkloads(ctx, dir, pending, workers); err != nil {
 		return res, err
 	}
 
@@ -237,7 +241,7 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				f, err := c.runOne(ctx, dir, platform, r)
+				f, err := c.runOne(ctx, dir, r)
 				mu.Lock()
 				switch {
 				case err != nil: // cancelled: neither done nor failed
@@ -271,7 +275,7 @@ feed:
 // runOne performs one run in a temporary directory renamed to runs/<id> when
 // it succeeded (the rename is the completion marker) or runs/<id>.failed.
 // The error is non-nil only when ctx was cancelled.
-func (c *Campaign) runOne(ctx context.Context, dir, platform string, r Run) (*Failure, error) {
+func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (*Failure, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -282,10 +286,10 @@ func (c *Campaign) runOne(ctx context.Context, dir, platform string, r Run) (*Fa
 		return &Failure{Run: r, Err: err}, nil
 	}
 	spec := RunSpec{
-		Run: r, Platform: platform, Workload: WorkloadPath(dir, r.Workload), Dir: tmp,
+		Run: r, Platform: filepath.Join(dir, c.Plan.PlatformFileOf(r.Case)), Workload: WorkloadPath(dir, r.Workload), Dir: tmp,
 		Prefix: filepath.Join(tmp, OutPrefix), Trace: filepath.Join(tmp, TraceFile), Log: filepath.Join(tmp, LogFile),
 	}
-	cmd := c.Engine.CommandLine(replaySpec(r))
+	cmd := c.Engine.CommandLine(replaySpec(r, c.Plan.PlatformFileOf(r.Case)))
 	info := RunInfo{Run: r, Plan: c.Plan.Name, Engine: c.Engine.Name(), CommandLine: cmd}
 	_ = os.WriteFile(filepath.Join(tmp, CmdFile), []byte(cmd+"\n"), 0o644)
 
@@ -338,11 +342,12 @@ func (c *Campaign) runOne(ctx context.Context, dir, platform string, r Run) (*Fa
 }
 
 // replaySpec is the spec of run r with its final paths, relative to the
-// campaign directory: what Engine.CommandLine records.
-func replaySpec(r Run) RunSpec {
+// campaign directory (platform: the run's platform file there): what
+// Engine.CommandLine records.
+func replaySpec(r Run, platform string) RunSpec {
 	dir := filepath.Join(RunsDir, r.ID)
 	return RunSpec{
-		Run: r, Platform: PlatformFile, Workload: filepath.Join(WorkloadsDir, r.Workload+".json"), Dir: dir,
+		Run: r, Platform: platform, Workload: filepath.Join(WorkloadsDir, r.Workload+".json"), Dir: dir,
 		Prefix: filepath.Join(dir, OutPrefix), Trace: filepath.Join(dir, TraceFile), Log: filepath.Join(dir, LogFile),
 	}
 }
@@ -377,14 +382,14 @@ func (c *Campaign) checkAndWritePlan(dir string) error {
 	return WriteFileAtomic(PlanPath(dir), append(data, '\n'))
 }
 
-func (c *Campaign) writePlatform(path string) error {
+func (c *Campaign) writePlatform(name, path string) error {
 	get := c.PlatformXML
 	if get == nil {
 		get = PlatformXML
 	}
-	data, err := get(c.Plan.Platform)
+	data, err := get(name)
 	if err != nil {
-		return fmt.Errorf("platform %s: %w", c.Plan.Platform, err)
+		return fmt.Errorf("platform %s: %w", name, err)
 	}
 	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
 		return nil
@@ -394,7 +399,7 @@ func (c *Campaign) writePlatform(path string) error {
 
 // makeWorkloads generates the missing workload files of the pending runs,
 // in parallel.
-func (c *Campaign) makeWorkloads(ctx context.Context, dir, platform string, pending []Run, workers int) error {
+func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run, workers int) error {
 	gen := c.MakeWorkload
 	if gen == nil {
 		gen = GenerateWorkload
@@ -428,7 +433,7 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir, platform string, pend
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			data, err := gen(c.Plan.Recipe(it.cas), it.seed, it.load, platform)
+			data, err := gen(c.Plan.Recipe(it.cas), it.seed, it.load, filepath.Join(dir, c.Plan.PlatformFileOf(it.cas)))
 			if err == nil {
 				err = WriteFileAtomic(WorkloadPath(dir, it.key), data)
 			}

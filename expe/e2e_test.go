@@ -59,11 +59,24 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 					t.Errorf("run %s: precision profiles %v", id, rd.Classes)
 				}
 			}
+			if IsSensitivity(name) && an.HostsOf(Run{Case: "resources-cores"}) != 972 {
+				t.Errorf("the cores condition runs on %d hosts", an.HostsOf(Run{Case: "resources-cores"}))
+			}
 			path, err := WriteReport(dirs[0])
 			if err != nil {
 				t.Fatal(err)
 			}
 			text, _ := os.ReadFile(path)
+			if IsSensitivity(name) {
+				for _, want := range []string{"## Agreement in sign with the paper, per condition", "![Sign of each published change", "## Which factor flips which row", "## Why:", "## Where the paper's signs hold"} {
+					if !strings.Contains(string(text), want) {
+						t.Errorf("report: no %q", want)
+					}
+				}
+				if strings.Contains(string(text), "| 0 / 0 |") {
+					t.Errorf("report: a condition without any compared cell:\n%s", text)
+				}
+			}
 			if strings.Contains(string(text), "| n/a") && name == "walltime-trust" {
 				t.Errorf("report has missing values:\n%s", text)
 			}

@@ -1,8 +1,11 @@
 package expe
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
+	"strings"
 
 	"bucma/platforms"
 	"bucma/workloads"
@@ -39,11 +42,23 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 	var w *workloads.Workload
 	switch r.Generator {
 	case "lille":
-		w, err = workloads.GenerateLille(workloads.LilleOptions{Jobs: r.Jobs, Seed: seed, Load: load, HostSpeeds: speeds})
+		var o workloads.LilleOptions
+		if o, err = lilleOptions(r, seed, load, speeds); err != nil {
+			return nil, err
+		}
+		w, err = workloads.GenerateLille(o)
 	case "osep":
 		w, err = workloads.GenerateOSEP(osepOptions(r, seed, len(p.Hosts)))
+	case "file":
+		if err = checkFileSum(r); err != nil {
+			return nil, err
+		}
+		w, _, err = workloads.LoadChecked(r.File, workloads.ValidateOptions{PlatformHosts: len(p.Hosts)})
+		if err != nil {
+			return nil, fmt.Errorf("workload file %s: %w", r.File, err)
+		}
 	default:
-		return nil, fmt.Errorf("unknown workload generator %q (valid: lille, osep)", r.Generator)
+		return nil, fmt.Errorf("unknown workload generator %q (valid: %s)", r.Generator, strings.Join(Generators, ", "))
 	}
 	if err != nil {
 		return nil, err
@@ -51,7 +66,7 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 	for _, step := range r.Steps {
 		switch step {
 		case "bucma-insert":
-			w, err = workloads.BucmaInsert(w, workloads.InsertOptions{Seed: seed})
+			w, err = workloads.BucmaInsert(w, workloads.InsertOptions{Seed: seed, Bursts: r.Bursts})
 		case "precise":
 			w, err = workloads.MakePrecise(w, workloads.PreciseOptions{Seed: seed})
 		default:
@@ -64,6 +79,64 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 	return w.Bytes()
 }
 
+// Generators are the workload generators of a recipe: "file" reads a
+// workload file (a real trace) instead of generating one.
+var Generators = []string{"lille", "osep", "file"}
+
+// lilleOptions are the lille generator's options for a recipe: the trace
+// is sized for the platform's hosts, run times are on its slowest host (the
+// default reference speed on the Lille platform), the load is the level's,
+// or the case's when the plan has cases (load 0).
+func lilleOptions(r WorkloadRecipe, seed uint64, load float64, speeds []float64) (workloads.LilleOptions, error) {
+	o := workloads.LilleOptions{Jobs: r.Jobs, Seed: seed, Load: load, HostSpeeds: speeds,
+		RefSpeed: workloads.SlowestSpeed(speeds), RuntimeScale: r.RuntimeScale, OneNodeShare: r.OneNodeShare}
+	if load == 0 {
+		o.Load = r.Load
+	}
+	if r.UserMix != "" {
+		mix, err := workloads.ParseUserMix(r.UserMix)
+		if err != nil {
+			return o, err
+		}
+		if mix != workloads.DefaultUserMix {
+			o.UserMix = mix
+		}
+	}
+	return o, nil
+}
+
+// FileSHA256 is the checksum a recipe records for a workload file.
+func FileSHA256(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// checkFileSum refuses a recipe's workload file that changed since the
+// campaign began (its checksum is not the recorded one).
+func checkFileSum(r WorkloadRecipe) error {
+	if r.Generator != "file" {
+		return nil
+	}
+	if r.File == "" {
+		return fmt.Errorf("the file generator needs a workload file")
+	}
+	sum, err := FileSHA256(r.File)
+	if err != nil {
+		return fmt.Errorf("workload file: %w", err)
+	}
+	if r.FileSHA256 != "" && sum != r.FileSHA256 {
+		return fmt.Errorf("workload file %s changed since the campaign began (sha256 %s, recorded %s): use another --out directory", r.File, sum, r.FileSHA256)
+	}
+	return nil
+}
+
+// checkFile checks the plan's workload file, if any (see checkFileSum).
+func (p Plan) checkFile() error { return checkFileSum(p.Workload) }
+
 // osepOptions are the OSEP generator's options for a recipe.
 func osepOptions(r WorkloadRecipe, seed uint64, hosts int) workloads.OSEPOptions {
 	return workloads.OSEPOptions{Demand: r.Demand, Late: r.Late, LateBy: r.LateBy, Seed: seed, NbRes: hosts}
@@ -73,9 +146,26 @@ func osepOptions(r WorkloadRecipe, seed uint64, hosts int) workloads.OSEPOptions
 // workload is made (only the osep generator's parameters are checked: it
 // is cheap to run).
 func checkRecipe(r WorkloadRecipe) error {
+	if err := checkShape(r); err != nil {
+		return err
+	}
 	if r.Generator != "osep" {
 		return nil
 	}
 	_, err := workloads.GenerateOSEP(osepOptions(r, 1, 0))
 	return err
+}
+
+// checkShape checks the trace-shape parameters of a recipe.
+func checkShape(r WorkloadRecipe) error {
+	if r.UserMix != "" {
+		if _, err := workloads.ParseUserMix(r.UserMix); err != nil {
+			return err
+		}
+	}
+	if r.RuntimeScale < 0 || r.OneNodeShare < 0 || r.OneNodeShare > 1 || r.Bursts < 0 || r.Load < 0 {
+		return fmt.Errorf("load %g, runtime_scale %g, one_node_share %g, bursts %d: must be ≥ 0 (one_node_share ≤ 1; 0: the default)",
+			r.Load, r.RuntimeScale, r.OneNodeShare, r.Bursts)
+	}
+	return nil
 }

@@ -1,6 +1,13 @@
 package expe
 
-import "math"
+import (
+	"math"
+
+	"bucma/workloads"
+)
+
+// InsertedWalltime is the walltime of the paper's inserted requests (s).
+const InsertedWalltime = workloads.InsertWalltime
 
 // Published results of the BUCMA paper (bucma.txt, section 4), as the
 // reproduction compares with them.

@@ -3,6 +3,8 @@ package expe
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +36,20 @@ type WorkloadRecipe struct {
 	Demand string  `json:"demand,omitempty"`  // small, medium or large
 	Late   string  `json:"late,omitempty"`    // the user who submits late
 	LateBy float64 `json:"late_by,omitempty"` // the late user's submission time, seconds
+	// Shape of the "lille" generator's trace (zero: its default; see
+	// workloads.LilleOptions) and of the bucma-insert step (Bursts 0:
+	// spread); Load is the offered load of a workload case (plans with
+	// cases have no load levels).
+	Load         float64 `json:"load,omitempty"`
+	RuntimeScale float64 `json:"runtime_scale,omitempty"`
+	OneNodeShare float64 `json:"one_node_share,omitempty"`
+	UserMix      string  `json:"user_mix,omitempty"` // "precise/medium/imprecise" users, "6/10/24"
+	Bursts       int     `json:"bursts,omitempty"`
+	// File is a workload file (generator "file": a real trace, e.g.
+	// converted by bucma workload from-swf), FileSHA256 its checksum,
+	// checked before every execution of the campaign.
+	File       string `json:"file,omitempty"`
+	FileSHA256 string `json:"file_sha256,omitempty"`
 }
 
 // WorkloadCase is one setting of the workload generator. A plan with cases
@@ -45,6 +61,18 @@ type WorkloadCase struct {
 	Title  string `json:"title"` // how the report names it ("user1 late, large demand")
 	Demand string `json:"demand,omitempty"`
 	Late   string `json:"late,omitempty"`
+	// Sensitivity cases: the platform (bundled name or file; empty: the
+	// plan's), the offered load and the trace's shape (see WorkloadRecipe);
+	// Factor and Level say which factor the case varies from the
+	// reference case, and to what ("load", "0.5"), for the report.
+	Platform     string  `json:"platform,omitempty"`
+	Load         float64 `json:"load,omitempty"`
+	RuntimeScale float64 `json:"runtime_scale,omitempty"`
+	OneNodeShare float64 `json:"one_node_share,omitempty"`
+	UserMix      string  `json:"user_mix,omitempty"`
+	Bursts       int     `json:"bursts,omitempty"`
+	Factor       string  `json:"factor,omitempty"`
+	Level        string  `json:"level,omitempty"`
 }
 
 // Plan is a declarative experiment: every variant runs on the workload of
@@ -132,7 +160,9 @@ func OSEPVariantName(policy string, ckpt int) string {
 }
 
 // PlanNames lists the built-in plans.
-func PlanNames() []string { return []string{"bucma-model", "walltime-trust", "osep"} }
+func PlanNames() []string {
+	return []string{"bucma-model", "walltime-trust", "osep", BucmaSensitivity, WtrustSensitivity}
+}
 
 // BuiltinPlan returns a built-in plan with the default sizes.
 func BuiltinPlan(name string) (Plan, error) {
@@ -209,6 +239,9 @@ func BuiltinPlan(name string) (Plan, error) {
 				" after the others; small, medium and large demand. Preempted jobs are killed and their remaining work resubmitted.",
 		}, nil
 	}
+	if IsSensitivity(name) {
+		return sensitivityPlan(name)
+	}
 	return Plan{}, fmt.Errorf("unknown plan %q (valid: %s)", name, strings.Join(PlanNames(), ", "))
 }
 
@@ -276,6 +309,8 @@ func (p Plan) Applies(override string) error {
 	switch {
 	case override == "jobs" && p.FixedJobs():
 		return fmt.Errorf("--jobs does not apply to plan %s: its %s workload has a fixed number of jobs", p.Name, p.Workload.Generator)
+	case override == "loads" && p.Workload.Generator == "file":
+		return fmt.Errorf("--loads does not apply to plan %s: its workload file %s keeps its own load", p.Name, p.Workload.File)
 	case override == "loads" && len(p.Cases) > 0:
 		return fmt.Errorf("--loads does not apply to plan %s: its workloads are the cases %s, not load levels", p.Name, caseNames(p.Cases))
 	}
@@ -285,15 +320,49 @@ func (p Plan) Applies(override string) error {
 // QuickSizes are the number of seeds and of jobs --quick gives the plan
 // (jobs 0: the generator's size is fixed).
 func (p Plan) QuickSizes() (seeds, jobs int) {
-	if p.FixedJobs() {
+	switch {
+	case p.Workload.Generator == "osep":
 		return OSEPQuickSeeds, 0
+	case p.FixedJobs():
+		return QuickSeeds, 0
 	}
 	return QuickSeeds, QuickJobs
 }
 
 // FixedJobs reports whether the plan's workload generator has a fixed
-// number of jobs (the OSEP demands: 4 users × 10 jobs).
-func (p Plan) FixedJobs() bool { return p.Workload.Generator == "osep" }
+// number of jobs (the OSEP demands: 4 users × 10 jobs; a workload file).
+func (p Plan) FixedJobs() bool {
+	return p.Workload.Generator == "osep" || p.Workload.Generator == "file"
+}
+
+// WithFile returns the plan with its workload generator replaced by a
+// workload file (a real trace): the plan's steps are applied to it for each
+// seed, the load is the file's own, and platform (if not empty) replaces
+// the plan's. The file's checksum is recorded, so that a campaign notices
+// a changed file.
+func (p Plan) WithFile(path, platform string) (Plan, error) {
+	if p.Workload.Generator != "lille" {
+		return p, fmt.Errorf("plan %s: its %s workload cannot be replaced by a file", p.Name, p.Workload.Generator)
+	}
+	if len(p.Cases) > 0 {
+		return p, fmt.Errorf("plan %s: its workload cases vary the generator's parameters, which a workload file does not have", p.Name)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return p, err
+	}
+	sum, err := FileSHA256(abs)
+	if err != nil {
+		return p, fmt.Errorf("--workload: %w", err)
+	}
+	p.Workload = WorkloadRecipe{Generator: "file", File: abs, FileSHA256: sum, Steps: p.Workload.Steps}
+	p.Loads = []float64{0}
+	if platform != "" {
+		p.Platform = platform
+	}
+	p.Description += fmt.Sprintf(" Here the workload is the file %s (its own load) instead of the synthetic trace.", abs)
+	return p, p.Check()
+}
 
 func caseNames(cs []WorkloadCase) string {
 	names := make([]string, len(cs))
@@ -326,8 +395,65 @@ func (p Plan) Recipe(caseName string) WorkloadRecipe {
 		if c.Late != "" {
 			r.Late = c.Late
 		}
+		if c.Load != 0 {
+			r.Load = c.Load
+		}
+		if c.RuntimeScale != 0 {
+			r.RuntimeScale = c.RuntimeScale
+		}
+		if c.OneNodeShare != 0 {
+			r.OneNodeShare = c.OneNodeShare
+		}
+		if c.UserMix != "" {
+			r.UserMix = c.UserMix
+		}
+		if c.Bursts != 0 {
+			r.Bursts = c.Bursts
+		}
 	}
 	return r
+}
+
+// PlatformOf is the platform of a case's runs: the case's, else the plan's.
+func (p Plan) PlatformOf(caseName string) string {
+	if c, ok := p.Case(caseName); ok && c.Platform != "" {
+		return c.Platform
+	}
+	return p.Platform
+}
+
+// PlatformFileOf is the file, in the campaign directory, of the platform of
+// a case's runs: PlatformFile for the plan's platform, else
+// "platform-<name>.xml".
+func (p Plan) PlatformFileOf(caseName string) string {
+	pl := p.PlatformOf(caseName)
+	if pl == p.Platform {
+		return PlatformFile
+	}
+	base := strings.TrimSuffix(filepath.Base(pl), ".xml")
+	safe := []rune(base)
+	for i, r := range safe {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			safe[i] = '-'
+		}
+	}
+	return "platform-" + string(safe) + ".xml"
+}
+
+// PlatformFiles lists the distinct platforms of the plan's runs: file in the
+// campaign directory → platform name or path (the plan's first).
+func (p Plan) PlatformFiles() []struct{ File, Platform string } {
+	out := []struct{ File, Platform string }{{PlatformFile, p.Platform}}
+	seen := map[string]string{PlatformFile: p.Platform}
+	for _, c := range p.Cases {
+		f := p.PlatformFileOf(c.Name)
+		if _, ok := seen[f]; ok {
+			continue
+		}
+		seen[f] = p.PlatformOf(c.Name)
+		out = append(out, struct{ File, Platform string }{f, p.PlatformOf(c.Name)})
+	}
+	return out
 }
 
 // MaxRuns bounds the runs of a plan (variants × seeds × loads, or
@@ -373,6 +499,12 @@ func (p Plan) Check() error {
 	if p.Workload.Jobs < 0 {
 		return fmt.Errorf("plan %s: %d jobs: must be at least 0 (the generator's default)", p.Name, p.Workload.Jobs)
 	}
+	if g := p.Workload.Generator; g != "" && !slices.Contains(Generators, g) {
+		return fmt.Errorf("plan %s: unknown workload generator %q (valid: %s)", p.Name, g, strings.Join(Generators, ", "))
+	}
+	if err := checkShape(p.Workload); err != nil {
+		return fmt.Errorf("plan %s: %w", p.Name, err)
+	}
 	if p.FixedJobs() && p.Workload.Jobs != 0 {
 		return fmt.Errorf("plan %s: %d jobs: the %s generator has a fixed number of jobs (give 0)", p.Name, p.Workload.Jobs, p.Workload.Generator)
 	}
@@ -385,8 +517,14 @@ func (p Plan) Check() error {
 		}
 		seeds[s] = true
 	}
+	if p.Workload.Generator == "file" && len(p.Cases) == 0 && (len(p.Loads) != 1 || p.Loads[0] != 0) {
+		return fmt.Errorf("plan %s: load levels %s: a workload file keeps its own load (give the single level 0)", p.Name, loadList(p.Loads))
+	}
 	loads := map[string]bool{}
 	for _, l := range p.Loads {
+		if l == 0 && p.Workload.Generator == "file" {
+			continue
+		}
 		if !(l > 0) || l > 100 {
 			return fmt.Errorf("plan %s: load %g: must be > 0 and at most 100", p.Name, l)
 		}
@@ -419,6 +557,7 @@ func (p Plan) checkCases() error {
 		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), MaxRuns)
 	}
 	seen := map[string]bool{}
+	platformOf := map[string]string{PlatformFile: p.Platform}
 	for _, c := range p.Cases {
 		if !fileNameSafe(c.Name) {
 			return fmt.Errorf("plan %s: case name %q: must be non-empty, of letters, digits, '-' and '.' only", p.Name, c.Name)
@@ -427,6 +566,11 @@ func (p Plan) checkCases() error {
 			return fmt.Errorf("plan %s: case %s given twice", p.Name, c.Name)
 		}
 		seen[c.Name] = true
+		if f := p.PlatformFileOf(c.Name); platformOf[f] != "" && platformOf[f] != p.PlatformOf(c.Name) {
+			return fmt.Errorf("plan %s, case %s: platforms %s and %s would share the file %s: rename one", p.Name, c.Name, platformOf[f], p.PlatformOf(c.Name), f)
+		} else {
+			platformOf[f] = p.PlatformOf(c.Name)
+		}
 		if err := checkRecipe(p.Recipe(c.Name)); err != nil {
 			return fmt.Errorf("plan %s, case %s: %w", p.Name, c.Name, err)
 		}

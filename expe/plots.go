@@ -411,3 +411,88 @@ func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []s
 	}
 	return saveFigure(p, base, vg.Points(560), vg.Points(320))
 }
+
+// ---------------------------------------------------------------- sign heat map
+
+// signColors are the colours of the heat map's cell states (cellNone ...
+// cellOpposite).
+var signColors = []color.Color{
+	color.Gray{Y: 200},
+	color.RGBA{0, 130, 80, 255},
+	color.RGBA{150, 215, 170, 255},
+	color.RGBA{240, 170, 150, 255},
+	color.RGBA{200, 50, 30, 255},
+}
+
+// signTitles name the cell states in the legend.
+var signTitles = []string{"no data", "paper's sign, significant", "paper's sign", "opposite sign", "opposite sign, significant"}
+
+// SignHeatMap draws one row per condition and one column per published
+// change, each cell coloured by its state (cellNone ... cellOpposite):
+// grid[row][col].
+func SignHeatMap(base, title string, rows, cols []string, grid [][]int) error {
+	if len(rows) == 0 || len(cols) == 0 {
+		return fmt.Errorf("heat map %s: nothing to draw", base)
+	}
+	h := &heatPlotter{grid: grid, ncols: len(cols)}
+	p := plot.New()
+	p.Title.Text = title
+	p.Add(h)
+	var xt, yt []plot.Tick
+	for i, c := range cols {
+		xt = append(xt, plot.Tick{Value: float64(i) + 0.5, Label: c})
+	}
+	for i, r := range rows {
+		// the first condition on top
+		yt = append(yt, plot.Tick{Value: float64(len(rows)-1-i) + 0.5, Label: r})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(xt)
+	p.Y.Tick.Marker = plot.ConstantTicks(yt)
+	p.X.Tick.Label.Rotation = math.Pi / 2
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.X.Min, p.X.Max = 0, float64(len(cols))
+	p.Y.Min, p.Y.Max = 0, float64(len(rows))
+	p.Legend.Top = true
+	p.Legend.Left = false
+	for s := cellAgree; s <= cellOpposite; s++ {
+		p.Legend.Add(signTitles[s], legendSwatch{signColors[s]})
+	}
+	p.Legend.Add(signTitles[cellNone], legendSwatch{signColors[cellNone]})
+	p.Legend.YOffs = vg.Points(float64(len(signTitles)) * 14)
+	w := vg.Points(math.Max(480, 22*float64(len(cols))+260))
+	ht := vg.Points(18*float64(len(rows)) + 260)
+	return saveFigure(p, base, w, ht)
+}
+
+type heatPlotter struct {
+	grid  [][]int
+	ncols int
+}
+
+func (h *heatPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	n := len(h.grid)
+	for i, row := range h.grid {
+		y0 := float64(n - 1 - i)
+		for j, st := range row {
+			if st < 0 || st >= len(signColors) {
+				st = cellNone
+			}
+			x0 := float64(j)
+			pts := []vg.Point{
+				{X: trX(x0), Y: trY(y0)}, {X: trX(x0), Y: trY(y0 + 1)},
+				{X: trX(x0 + 1), Y: trY(y0 + 1)}, {X: trX(x0 + 1), Y: trY(y0)},
+			}
+			c.FillPolygon(signColors[st], pts)
+			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(1)}, append(pts, pts[0]))
+		}
+	}
+}
+
+func (h *heatPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, float64(h.ncols), 0, float64(len(h.grid))
+}
+
+// joinFig is the base path of a report figure.
+func joinFig(dir, name string) string { return filepath.Join(dir, FigDir, name) }

@@ -61,6 +61,9 @@ func (r *reporter) write() error {
 	if pl.Kind == "osep" {
 		return r.osep()
 	}
+	if IsSensitivity(pl.Kind) {
+		return r.sensitivity()
+	}
 	r.p("# %s\n\n", pl.Title)
 	r.p("%s\n\n", pl.Description)
 	jobs := "the generator's default number of"
@@ -562,6 +565,9 @@ func loadList(l []float64) string {
 	parts := make([]string, len(l))
 	for i, v := range l {
 		parts[i] = FormatLoad(v)
+		if v == 0 {
+			parts[i] = "the trace's own"
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
+	"strings"
 
 	json "github.com/goccy/go-json"
 )
@@ -39,6 +41,20 @@ func LilleHostSpeeds() []float64 {
 // finish it sooner (0.28 to 0.80 of Te).
 const DefaultRefSpeed = 5.632e11
 
+// SlowestSpeed is the smallest of the host speeds (DefaultRefSpeed when
+// there is none): the reference speed that keeps every job inside its
+// walltime on any host of the platform.
+func SlowestSpeed(speeds []float64) float64 {
+	if len(speeds) == 0 {
+		return DefaultRefSpeed
+	}
+	m := speeds[0]
+	for _, s := range speeds[1:] {
+		m = math.Min(m, s)
+	}
+	return m
+}
+
 // LilleOptions parameterises GenerateLille. Zero values take the defaults.
 type LilleOptions struct {
 	Jobs       int       // number of jobs (default 7056)
@@ -50,7 +66,48 @@ type LilleOptions struct {
 	// AtOnce submits every job at time 0; the jobs are otherwise the
 	// same (the arrival times are still drawn, then dropped).
 	AtOnce bool
+	// Shape of the trace, for sensitivity studies (zero values keep the
+	// defaults, and then the output is the same bytes as without them):
+	// RuntimeScale multiplies every run time (the log-normal's median and
+	// its clipping bounds, default 1), and so the walltimes drawn from them;
+	// OneNodeShare is the probability of a one-node request (default 0.55;
+	// the other sizes keep their relative weights); UserMix is the number
+	// of precise, medium and imprecise users (default {6, 10, 24}, summing
+	// to 40).
+	RuntimeScale float64
+	OneNodeShare float64
+	UserMix      [3]int
 }
+
+// DefaultUserMix is the generator's number of precise, medium and
+// imprecise users.
+var DefaultUserMix = [3]int{lillePreciseUsers, lilleMediumUsers, lilleUsers - lillePreciseUsers - lilleMediumUsers}
+
+// ParseUserMix reads a user mix written "precise/medium/imprecise"
+// ("6/10/24"); the three counts must sum to the generator's 40 users.
+func ParseUserMix(s string) ([3]int, error) {
+	var m [3]int
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 {
+		return m, fmt.Errorf("user mix %q: want precise/medium/imprecise user counts, such as %s", s, FormatUserMix(DefaultUserMix))
+	}
+	sum := 0
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 0 {
+			return m, fmt.Errorf("user mix %q: %q is not a count of users", s, p)
+		}
+		m[i] = n
+		sum += n
+	}
+	if sum != lilleUsers {
+		return m, fmt.Errorf("user mix %q: the counts sum to %d, the generator has %d users", s, sum, lilleUsers)
+	}
+	return m, nil
+}
+
+// FormatUserMix writes a user mix as ParseUserMix reads it.
+func FormatUserMix(m [3]int) string { return fmt.Sprintf("%d/%d/%d", m[0], m[1], m[2]) }
 
 // Parameters of the Lille-like generator (documented in workloads/README.md).
 const (
@@ -122,6 +179,25 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 	if o.Platform == "" {
 		o.Platform = "lille"
 	}
+	shaped := o.RuntimeScale != 0 || o.OneNodeShare != 0 || o.UserMix != [3]int{}
+	if o.RuntimeScale == 0 {
+		o.RuntimeScale = 1
+	}
+	if o.OneNodeShare == 0 {
+		o.OneNodeShare = lilleOneNodeShare
+	}
+	if o.UserMix == [3]int{} {
+		o.UserMix = DefaultUserMix
+	}
+	if !(o.RuntimeScale > 0) || math.IsInf(o.RuntimeScale, 0) {
+		return nil, fmt.Errorf("lille: run-time scale must be > 0 (got %g)", o.RuntimeScale)
+	}
+	if !(o.OneNodeShare > 0 && o.OneNodeShare <= 1) {
+		return nil, fmt.Errorf("lille: one-node share must be in (0, 1] (got %g)", o.OneNodeShare)
+	}
+	if o.UserMix[0] < 0 || o.UserMix[1] < 0 || o.UserMix[2] < 0 || o.UserMix[0]+o.UserMix[1]+o.UserMix[2] != lilleUsers {
+		return nil, fmt.Errorf("lille: user mix %s: three counts ≥ 0 summing to %d", FormatUserMix(o.UserMix), lilleUsers)
+	}
 	if o.Jobs < 1 {
 		return nil, fmt.Errorf("lille: --jobs must be at least 1 (got %d)", o.Jobs)
 	}
@@ -146,9 +222,9 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 	perm := r.Perm(lilleUsers)
 	for rank, u := range perm {
 		switch {
-		case rank < lillePreciseUsers:
+		case rank < o.UserMix[0]:
 			classes[u] = classPrecise
-		case rank < lillePreciseUsers+lilleMediumUsers:
+		case rank < o.UserMix[0]+o.UserMix[1]:
 			classes[u] = classMedium
 		default:
 			classes[u] = classImprecise
@@ -168,10 +244,13 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 	for i := range jobs {
 		g := &jobs[i]
 		g.user = pick(r, userCum)
-		g.res = lilleSize(r, hosts)
-		mu := math.Log(lilleRuntimeMedian)
+		g.res = lilleSize(r, hosts, o.OneNodeShare)
+		mu := math.Log(lilleRuntimeMedian * o.RuntimeScale)
 		rt := math.Exp(mu + lilleRuntimeSigma*r.NormFloat64())
-		rt = math.Round(math.Min(math.Max(rt, lilleRuntimeMin), lilleRuntimeMax))
+		rt = math.Round(math.Min(math.Max(rt, lilleRuntimeMin*o.RuntimeScale), lilleRuntimeMax*o.RuntimeScale))
+		if rt < 1 {
+			rt = 1
+		}
 		g.runtime = rt
 		area += float64(g.res) * rt
 		g.wall = lilleWalltime(r, rt, classes[g.user])
@@ -219,6 +298,10 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 	}
 	if o.AtOnce {
 		meta["at_once"] = true
+	}
+	if shaped {
+		meta["shape"] = map[string]any{"runtime_scale": o.RuntimeScale, "one_node_share": o.OneNodeShare,
+			"user_mix": FormatUserMix(o.UserMix)}
 	}
 	mb, err := marshalSorted(meta)
 	if err != nil {
@@ -282,13 +365,18 @@ func pick(r *rand.Rand, cum []float64) int {
 
 func isPow2(n int) bool { return n > 0 && n&(n-1) == 0 }
 
-// lilleSize draws a request size in nodes, capped at hosts.
-func lilleSize(r *rand.Rand, hosts int) int {
+// lilleSize draws a request size in nodes, capped at hosts: one node with
+// probability one, the other sizes with their weights scaled to share the
+// rest (unscaled at the default one-node share).
+func lilleSize(r *rand.Rand, hosts int, one float64) int {
 	x := r.Float64()
-	if x < lilleOneNodeShare {
+	if x < one {
 		return 1
 	}
-	x -= lilleOneNodeShare
+	x -= one
+	if one != lilleOneNodeShare {
+		x *= (1 - lilleOneNodeShare) / (1 - one)
+	}
 	for _, p := range lillePow2 {
 		if x < p.p {
 			return min(p.n, hosts)

@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	json "github.com/goccy/go-json"
@@ -24,12 +25,21 @@ var BucmaInsertClasses = []InsertClass{
 	{Name: "precise", PMin: 85, PMax: 100, Score: 100},
 }
 
+// InsertWalltime is the walltime of the paper's inserted requests (s).
+const InsertWalltime = 3600.0
+
 // InsertOptions parameterises BucmaInsert. Zero values take the defaults.
 type InsertOptions struct {
 	Seed     uint64  // default 1
 	PerClass int     // requests per class (default 100)
 	Walltime float64 // seconds (default 3600)
 	RefSpeed float64 // default: meta.ref_speed of the input, else DefaultRefSpeed
+	// Bursts > 0 submits the requests in that many bursts instead of
+	// spreading them: the burst times are drawn uniformly over the span
+	// (integer seconds), each request joins a burst drawn uniformly and is
+	// submitted within BurstWidth seconds after its start (default 300).
+	Bursts     int
+	BurstWidth float64
 }
 
 // PinnedScoresOption is the scheduler option that pins the Su of the
@@ -72,7 +82,7 @@ func BucmaInsert(in *Workload, o InsertOptions) (*Workload, error) {
 		o.PerClass = 100
 	}
 	if o.Walltime == 0 {
-		o.Walltime = 3600
+		o.Walltime = InsertWalltime
 	}
 	if o.RefSpeed == 0 {
 		o.RefSpeed = metaRefSpeed(in)
@@ -82,6 +92,15 @@ func BucmaInsert(in *Workload, o InsertOptions) (*Workload, error) {
 	}
 	if len(in.Jobs) == 0 {
 		return nil, fmt.Errorf("bucma-insert: the input workload has no job")
+	}
+	if o.Bursts < 0 {
+		return nil, fmt.Errorf("bucma-insert: bursts must be ≥ 0 (got %d)", o.Bursts)
+	}
+	if o.BurstWidth == 0 {
+		o.BurstWidth = 300
+	}
+	if !(o.BurstWidth >= 1) || math.IsInf(o.BurstWidth, 0) {
+		return nil, fmt.Errorf("bucma-insert: burst width must be at least 1 s (got %g)", o.BurstWidth)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, j := range in.Jobs {
@@ -93,6 +112,17 @@ func BucmaInsert(in *Workload, o InsertOptions) (*Workload, error) {
 		ids[j.ID] = true
 	}
 	r := newRand(o.Seed)
+	// Burst starts come from their own stream, so that the run times are
+	// the same whether the requests are spread or in bursts.
+	var bursts []float64
+	var br *rand.Rand
+	if o.Bursts > 0 {
+		br = newRand(o.Seed ^ 0xB0B5)
+		bursts = make([]float64, o.Bursts)
+		for i := range bursts {
+			bursts[i] = math.Floor(lo + br.Float64()*(hi-lo+1))
+		}
+	}
 	var added []Job
 	for _, c := range BucmaInsertClasses {
 		teMin := math.Ceil(c.PMin / 100 * o.Walltime)
@@ -108,6 +138,9 @@ func BucmaInsert(in *Workload, o InsertOptions) (*Workload, error) {
 			}
 			te := teMin + float64(r.IntN(int(teMax-teMin)+1))
 			sub := math.Floor(lo + r.Float64()*(hi-lo+1))
+			if br != nil {
+				sub = bursts[br.IntN(len(bursts))] + math.Floor(br.Float64()*o.BurstWidth)
+			}
 			if sub > hi {
 				sub = hi
 			}
@@ -121,12 +154,9 @@ func BucmaInsert(in *Workload, o InsertOptions) (*Workload, error) {
 	w.Jobs = append(w.Jobs, added...)
 	sort.SliceStable(w.Jobs, func(a, b int) bool { return w.Jobs[a].Subtime < w.Jobs[b].Subtime })
 	meta := map[string]any{
-		"generator": "bucma-insert",
-		"seed":      o.Seed,
-		"params": map[string]any{
-			"per_class": o.PerClass, "walltime": o.Walltime, "ref_speed": o.RefSpeed,
-			"classes": BucmaInsertClasses, "span": []float64{lo, hi},
-		},
+		"generator":     "bucma-insert",
+		"seed":          o.Seed,
+		"params":        insertParams(o, lo, hi),
 		"ref_speed":     o.RefSpeed,
 		"pinned_scores": PinnedScoresOption(),
 		"input_meta":    rawOrNull(in.Meta("meta")),
@@ -137,6 +167,19 @@ func BucmaInsert(in *Workload, o InsertOptions) (*Workload, error) {
 	}
 	w.SetExtra("meta", mb)
 	return w, nil
+}
+
+// insertParams are BucmaInsert's parameters as meta records them (bursts
+// only when used, so that spread insertions keep their bytes).
+func insertParams(o InsertOptions, lo, hi float64) map[string]any {
+	m := map[string]any{
+		"per_class": o.PerClass, "walltime": o.Walltime, "ref_speed": o.RefSpeed,
+		"classes": BucmaInsertClasses, "span": []float64{lo, hi},
+	}
+	if o.Bursts > 0 {
+		m["bursts"], m["burst_width"] = o.Bursts, o.BurstWidth
+	}
+	return m
 }
 
 func rawOrNull(r json.RawMessage) json.RawMessage {

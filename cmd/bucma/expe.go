@@ -119,7 +119,9 @@ func expeRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "runs in parallel"},
 			&cli.StringFlag{Name: "out", Usage: "campaign directory (default results/PLAN)"},
-			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default %d, osep %d; with --quick %d, osep %d)", expe.DefaultSeeds, expe.OSEPSeeds, expe.QuickSeeds, expe.OSEPQuickSeeds)},
+			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default %d, osep %d, *-sensitivity %d; with --quick %d, osep %d)", expe.DefaultSeeds, expe.OSEPSeeds, expe.SensitivitySeeds, expe.QuickSeeds, expe.OSEPQuickSeeds)},
+			&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace, e.g. from 'bucma workload from-swf') instead of the synthetic one: bucma-model and walltime-trust; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
+			&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
 			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels of the generated workload (default %s; not for osep)", expe.FormatLoad(expe.DefaultLoad))},
 			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default %d; %d with --quick; not for osep)", expe.DefaultJobs, expe.QuickJobs)},
 			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs (osep: %d seeds)", expe.QuickSeeds, expe.QuickJobs, expe.OSEPQuickSeeds)},
@@ -146,6 +148,16 @@ func expeRun(c *cli.Context) error {
 				return cli.Exit("expe run: "+err.Error(), 2)
 			}
 		}
+	}
+	if c.IsSet("workload") {
+		if plan, err = plan.WithFile(c.String("workload"), c.String("platform")); err != nil {
+			return cli.Exit("expe run: --workload: "+err.Error(), 2)
+		}
+	} else if c.IsSet("platform") {
+		if len(plan.Cases) > 0 && plan.Kind != "osep" {
+			return cli.Exit("expe run: --platform does not apply to plan "+plan.Name+": its conditions name their platforms", 2)
+		}
+		plan.Platform = c.String("platform")
 	}
 	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
 	if c.IsSet("loads") {

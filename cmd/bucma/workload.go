@@ -212,8 +212,11 @@ func workloadLilleCommand() *cli.Command {
 			seedFlag,
 			&cli.Float64Flag{Name: "load", Value: 0.85, Usage: "offered load Σ(res × run time) / (hosts × span), run times on the reference speed"},
 			&cli.StringFlag{Name: "platform", Value: "lille", Usage: "platform (name or file) giving the number of hosts"},
-			&cli.Float64Flag{Name: "ref-speed", Value: workloads.DefaultRefSpeed, Usage: "reference host speed (flop/s): cpu = run time × ref-speed"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference host speed (flop/s): cpu = run time × ref-speed (default: the platform's slowest host, 5.632e11 on lille)"},
 			&cli.BoolFlag{Name: "at-once", Usage: "submit every job at time 0 (the same jobs otherwise)"},
+			&cli.Float64Flag{Name: "runtime-scale", Value: 1, Usage: "multiply every run time (and so the walltimes drawn from them)"},
+			&cli.Float64Flag{Name: "one-node-share", Value: 0.55, Usage: "probability of a one-node request (the wider sizes share the rest in their proportions)"},
+			&cli.StringFlag{Name: "user-mix", Value: "6/10/24", Usage: "precise/medium/imprecise users (40 in all)"},
 			outFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -226,8 +229,18 @@ func workloadLilleCommand() *cli.Command {
 			if !(c.Float64("load") > 0) {
 				return cli.Exit(fmt.Sprintf("lille: --load must be > 0 (got %g)", c.Float64("load")), 2)
 			}
-			if !(c.Float64("ref-speed") > 0) {
+			if c.IsSet("ref-speed") && !(c.Float64("ref-speed") > 0) {
 				return cli.Exit(fmt.Sprintf("lille: --ref-speed must be > 0 (got %g)", c.Float64("ref-speed")), 2)
+			}
+			if !(c.Float64("runtime-scale") > 0) {
+				return cli.Exit(fmt.Sprintf("lille: --runtime-scale must be > 0 (got %g)", c.Float64("runtime-scale")), 2)
+			}
+			if v := c.Float64("one-node-share"); !(v > 0 && v <= 1) {
+				return cli.Exit(fmt.Sprintf("lille: --one-node-share must be in (0, 1] (got %g)", v), 2)
+			}
+			mix, err := workloads.ParseUserMix(c.String("user-mix"))
+			if err != nil {
+				return cli.Exit("lille: --user-mix: "+err.Error(), 2)
 			}
 			if err := checkSeed(c, "lille"); err != nil {
 				return err
@@ -236,11 +249,26 @@ func workloadLilleCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("lille: platform %s: %v", c.String("platform"), err), 2)
 			}
-			w, err := workloads.GenerateLille(workloads.LilleOptions{
+			o := workloads.LilleOptions{
 				Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
 				HostSpeeds: speeds, RefSpeed: c.Float64("ref-speed"), Platform: c.String("platform"),
 				AtOnce: c.Bool("at-once"),
-			})
+			}
+			if o.RefSpeed == 0 {
+				o.RefSpeed = workloads.SlowestSpeed(speeds)
+			}
+			// Shape options given at their default values leave the options
+			// unset, so that the bytes are those of the default trace.
+			if v := c.Float64("runtime-scale"); v != 1 {
+				o.RuntimeScale = v
+			}
+			if v := c.Float64("one-node-share"); v != 0.55 {
+				o.OneNodeShare = v
+			}
+			if mix != workloads.DefaultUserMix {
+				o.UserMix = mix
+			}
+			w, err := workloads.GenerateLille(o)
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
@@ -293,12 +321,20 @@ func workloadInsertCommand() *cli.Command {
 			seedFlag,
 			&cli.IntFlag{Name: "per-class", Value: 100, Usage: "requests per precision profile"},
 			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 5.632e11, the slowest Lille node)"},
+			&cli.IntFlag{Name: "bursts", Usage: "submit the requests in this many bursts at random times instead of spreading them (0: spread)"},
+			&cli.Float64Flag{Name: "burst-width", Value: 300, Usage: "seconds over which the requests of a burst are submitted"},
 			outFlag,
 		},
 		Action: func(c *cli.Context) error {
 			in, err := onePositional(c, "IN")
 			if err != nil {
 				return err
+			}
+			if c.Int("bursts") < 0 {
+				return cli.Exit(fmt.Sprintf("bucma-insert: --bursts must be ≥ 0 (got %d)", c.Int("bursts")), 2)
+			}
+			if !(c.Float64("burst-width") >= 1) {
+				return cli.Exit(fmt.Sprintf("bucma-insert: --burst-width must be at least 1 s (got %g)", c.Float64("burst-width")), 2)
 			}
 			if c.Int("per-class") < 1 || c.Int("per-class") > 999 {
 				return cli.Exit(fmt.Sprintf("bucma-insert: --per-class must be in 1..999 (got %d)", c.Int("per-class")), 2)
@@ -312,6 +348,7 @@ func workloadInsertCommand() *cli.Command {
 			}
 			w, err := workloads.BucmaInsert(src, workloads.InsertOptions{
 				Seed: c.Uint64("seed"), PerClass: c.Int("per-class"), RefSpeed: c.Float64("ref-speed"),
+				Bursts: c.Int("bursts"), BurstWidth: c.Float64("burst-width"),
 			})
 			if err != nil {
 				return cli.Exit(err.Error(), 1)

@@ -1,0 +1,542 @@
+package expe
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"bucma/workloads"
+)
+
+// Sensitivity plans: the paper's two experiments (Table 3 with Figures 1-2,
+// and Figures 3-4) run over conditions of the synthetic workload, one factor
+// changed at a time from a reference condition, so that the report can say
+// under which conditions the published signs appear.
+
+// Sensitivity plan names and kinds.
+const (
+	BucmaSensitivity  = "bucma-sensitivity"
+	WtrustSensitivity = "walltime-trust-sensitivity"
+)
+
+// The reference condition of the sensitivity plans: the default workload
+// of the bucma-model and walltime-trust plans.
+const (
+	SensitivityRefLoad = DefaultLoad
+)
+
+// SensitivityFactor is one factor of the sensitivity plans with the levels
+// it takes besides the reference.
+type SensitivityFactor struct {
+	Name   string // "load", ...
+	Title  string // what the factor is, for the report
+	Ref    string // the reference level, as the report prints it
+	Levels []WorkloadCase
+	// BucmaOnly: the factor only concerns the inserted requests or their
+	// owners' scores (no meaning for walltime-trust, whose walltimes are
+	// all made precise and which has no inserted request).
+	BucmaOnly bool
+}
+
+// SensitivityFactors are the factors and levels of the sensitivity plans.
+func SensitivityFactors() []SensitivityFactor {
+	lv := func(factor, level, title string, set func(*WorkloadCase)) WorkloadCase {
+		c := WorkloadCase{Name: factor + "-" + level, Title: title, Factor: factor, Level: level, Load: SensitivityRefLoad}
+		set(&c)
+		return c
+	}
+	var loads, runtimes, wides []WorkloadCase
+	for _, l := range []float64{0.5, 0.7, 1.0} {
+		loads = append(loads, lv("load", FormatLoad(l), "offered load "+FormatLoad(l), func(c *WorkloadCase) { c.Load = l }))
+	}
+	for _, k := range []float64{0.25, 0.5, 2, 4} {
+		title := fmt.Sprintf("run times ×%s (median %s s)", FormatLoad(k), FormatLoad(1200*k))
+		runtimes = append(runtimes, lv("runtime", "x"+FormatLoad(k), title, func(c *WorkloadCase) { c.RuntimeScale = k }))
+	}
+	for _, w := range []float64{0.15, 0.3, 0.7} {
+		one := math.Round((1-w)*100) / 100
+		wides = append(wides, lv("wide", FormatLoad(w), fmt.Sprintf("%s of the requests wider than one host", FormatLoad(w)),
+			func(c *WorkloadCase) { c.OneNodeShare = one }))
+	}
+	return []SensitivityFactor{
+		{Name: "load", Title: "offered load", Ref: FormatLoad(SensitivityRefLoad), Levels: loads},
+		{Name: "runtime", Title: "run times (and so walltimes) against the inserted requests' 1 h", Ref: "×1 (median 1200 s)", Levels: runtimes},
+		{Name: "wide", Title: "share of requests wider than one host", Ref: "0.45", Levels: wides},
+		{Name: "users", Title: "precision of the trace's users (precise/medium/imprecise users)", Ref: workloads.FormatUserMix(workloads.DefaultUserMix), BucmaOnly: true,
+			Levels: []WorkloadCase{
+				lv("users", "24-10-6", "mostly precise users (24/10/6)", func(c *WorkloadCase) { c.UserMix = "24/10/6" }),
+				lv("users", "13-14-13", "even user mix (13/14/13)", func(c *WorkloadCase) { c.UserMix = "13/14/13" }),
+			}},
+		{Name: "resources", Title: "resources as nodes (lille) or cores (lille-cores)", Ref: "nodes",
+			Levels: []WorkloadCase{lv("resources", "cores", "resources are cores (lille-cores, 972)", func(c *WorkloadCase) { c.Platform = "lille-cores" })}},
+		{Name: "insertion", Title: "how the 300 requests are inserted", Ref: "spread", BucmaOnly: true,
+			Levels: []WorkloadCase{lv("insertion", "bursts", "inserted in 10 bursts of 5 min", func(c *WorkloadCase) { c.Bursts = 10 })}},
+	}
+}
+
+// SensitivityCases lists the cases of a sensitivity plan: the reference,
+// then each factor's levels.
+func SensitivityCases(bucma bool) []WorkloadCase {
+	cases := []WorkloadCase{{Name: "reference", Title: "reference", Factor: "reference", Level: "reference", Load: SensitivityRefLoad}}
+	for _, f := range SensitivityFactors() {
+		if f.BucmaOnly && !bucma {
+			continue
+		}
+		cases = append(cases, f.Levels...)
+	}
+	return cases
+}
+
+// sensitivityPlan builds a sensitivity plan from the experiment it varies.
+func sensitivityPlan(name string) (Plan, error) {
+	bucma := name == BucmaSensitivity
+	base := "bucma-model"
+	if !bucma {
+		base = "walltime-trust"
+	}
+	p, err := BuiltinPlan(base)
+	if err != nil {
+		return p, err
+	}
+	p.Name, p.Kind = name, name
+	p.Cases = SensitivityCases(bucma)
+	p.Loads = nil
+	p.Seeds = SeedRange(SensitivitySeeds)
+	p.Title = "Where the paper's signs hold: " + p.Title + ", over workload conditions"
+	p.Description += " Here the workload varies one factor at a time from a reference condition (load " + FormatLoad(SensitivityRefLoad) +
+		", the generator's defaults): offered load, run times against the inserted requests' 1 h, share of wide requests"
+	if bucma {
+		p.Description += ", precision of the trace's users, resources as nodes or cores, and requests inserted spread or in bursts."
+	} else {
+		p.Description += ", and resources as nodes or cores."
+	}
+	return p, nil
+}
+
+// SensitivitySeeds is the default number of seeds of a sensitivity plan.
+const SensitivitySeeds = 5
+
+// IsSensitivity reports whether a plan kind is a sensitivity plan.
+func IsSensitivity(kind string) bool { return kind == BucmaSensitivity || kind == WtrustSensitivity }
+
+// ---------------------------------------------------------------- cells
+
+// signCell is one published change compared in sign with ours.
+type signCell struct {
+	Label string // short, for the heat map's columns
+	Row   string // "imprecise", "medium", "precise" (Table 3), or the metric (Figures 3-4)
+	Paper float64
+	// change computes our change on one seed's pair of runs; x and ref
+	// name the variants.
+	x, ref string
+	f      func(x, ref *RunData) float64
+}
+
+// Cell states of the heat map.
+const (
+	cellNone = iota
+	cellAgree
+	cellAgreeNS
+	cellOppositeNS
+	cellOpposite
+)
+
+func cellState(e Estimate, paper float64) int {
+	if math.IsNaN(e.Mean) {
+		return cellNone
+	}
+	sig := !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
+	agree := (e.Mean < 0) == (paper < 0)
+	switch {
+	case agree && sig:
+		return cellAgree
+	case agree:
+		return cellAgreeNS
+	case sig:
+		return cellOpposite
+	}
+	return cellOppositeNS
+}
+
+// table3Cells are the 24 cells of Table 3.
+func table3Cells() []signCell {
+	var out []signCell
+	for _, m := range BUCMAModels {
+		for _, c := range []string{"imprecise", "medium", "precise"} {
+			for _, b := range BaseNames {
+				out = append(out, signCell{
+					Label: fmt.Sprintf("%s %s %s", strings.TrimPrefix(m, "bucma"), c[:3], BaseTitle(b)),
+					Row:   c, Paper: PaperTable3[m][c][b], x: m + "-" + b, ref: b,
+					f: func(x, ref *RunData) float64 { return Change(x.Classes[c].MeanWait, ref.Classes[c].MeanWait) },
+				})
+			}
+		}
+	}
+	return out
+}
+
+// wtrustCells are the 12 cells of Figures 3-4.
+func wtrustCells() []signCell {
+	var out []signCell
+	for _, m := range WtrustMetrics {
+		for _, b := range BaseNames {
+			out = append(out, signCell{
+				Label: fmt.Sprintf("%s %s", m, BaseTitle(b)), Row: m, Paper: PaperWtrust[m][b].Value, x: "wtrust", ref: b,
+				f: func(x, ref *RunData) float64 { return Change(wtrustMetric(m, x), wtrustMetric(m, ref)) },
+			})
+		}
+	}
+	return out
+}
+
+// ---------------------------------------------------------------- report
+
+// sensCase is what the report computes for one case.
+type sensCase struct {
+	c      WorkloadCase
+	ests   []Estimate
+	states []int
+}
+
+func (s sensCase) agree(cells []signCell, row string) (n, of int) {
+	for i, c := range cells {
+		if row != "" && c.Row != row {
+			continue
+		}
+		if s.states[i] == cellNone {
+			continue
+		}
+		of++
+		if s.states[i] == cellAgree || s.states[i] == cellAgreeNS {
+			n++
+		}
+	}
+	return n, of
+}
+
+func (r *reporter) sensitivity() error {
+	a := r.a
+	pl := a.Plan
+	bucma := pl.Kind == BucmaSensitivity
+	cells := wtrustCells()
+	what := "the 12 changes of Figures 3–4 (walltime-trust vs each base: makespan, mean waiting time, mean slowdown)"
+	rows := WtrustMetrics
+	if bucma {
+		cells = table3Cells()
+		what = "the 24 changes of Table 3 (mean waiting time of the inserted requests, BUCMA vs the base alone)"
+		rows = []string{"imprecise", "medium", "precise"}
+	}
+	r.p("# %s\n\n%s\n\n", pl.Title, pl.Description)
+	r.p("- Plan `%s`: %d variants × %d conditions × %d seeds = %d runs; %d completed", pl.Name, len(pl.Variants), len(pl.Cases), len(pl.Seeds), len(pl.Expand()), len(a.Runs))
+	if len(a.Missing) > 0 {
+		r.p(" (**%d missing**: the numbers below use the completed runs only)", len(a.Missing))
+	}
+	r.p(".\n- Platform `%s` unless the condition says otherwise; workload: `%s` generator with %s jobs, then %s; seeds %s.\n",
+		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), seedList(pl.Seeds))
+	r.p("- Engines: %s.\n", strings.Join(r.engines(), ", "))
+	r.p("- For each condition, %s are computed as in the main report (one change per seed's pair of runs, then the mean and its 95 %% interval) ", what)
+	r.p("and compared in sign with the paper's. A cell *agrees* when our mean has the paper's sign; it is *significant* when the 95 %% interval excludes 0.\n\n")
+
+	var sc []sensCase
+	for _, c := range pl.Cases {
+		s := sensCase{c: c}
+		for _, cell := range cells {
+			e := Estimate95(a.CasePaired(cell.x, cell.ref, c.Name, cell.f))
+			s.ests = append(s.ests, e)
+			s.states = append(s.states, cellState(e, cell.Paper))
+		}
+		sc = append(sc, s)
+	}
+
+	r.p("## Agreement in sign with the paper, per condition\n\n")
+	r.p("| condition | factor | all cells |")
+	for _, row := range rows {
+		r.p(" %s |", row)
+	}
+	r.p(" opposite and significant |\n|---|---|---|%s---|\n", strings.Repeat("---|", len(rows)))
+	best := -1.0
+	for _, s := range sc {
+		n, of := s.agree(cells, "")
+		sig := 0
+		for _, st := range s.states {
+			if st == cellOpposite {
+				sig++
+			}
+		}
+		r.p("| %s | %s | **%d / %d** |", s.c.Title, s.c.Factor, n, of)
+		for _, row := range rows {
+			rn, rof := s.agree(cells, row)
+			r.p(" %d / %d |", rn, rof)
+		}
+		r.p(" %d |\n", sig)
+		if of > 0 {
+			best = math.Max(best, float64(n)/float64(of))
+		}
+	}
+	r.p("\n")
+
+	name := "sensitivity_signs"
+	title := "Sign of each published change, ours vs the paper's, per condition"
+	labels := make([]string, len(cells))
+	for i, c := range cells {
+		labels[i] = c.Label
+	}
+	condLabels := make([]string, len(sc))
+	grid := make([][]int, len(sc))
+	for i, s := range sc {
+		condLabels[i] = s.c.Title
+		grid[i] = s.states
+	}
+	if err := SignHeatMap(joinFig(a.Dir, name), title, condLabels, labels, grid); err != nil {
+		return err
+	}
+	r.p("![%s](%s/%s.png)\n\n", title, FigDir, name)
+	r.p("Green: our change has the paper's sign (dark: significant); red: the opposite sign (dark: significant); grey: no data.\n\n")
+
+	r.p("## Our changes per condition (%%; the paper's in the header)\n\n")
+	r.p("| condition |")
+	for _, c := range cells {
+		r.p(" %s (%s) |", c.Label, fmtSigned(c.Paper, 1))
+	}
+	r.p("\n|---|%s\n", strings.Repeat("---|", len(cells)))
+	for _, s := range sc {
+		r.p("| %s |", s.c.Title)
+		for _, e := range s.ests {
+			r.p(" %s |", fmtEst(e, 0, true))
+		}
+		r.p("\n")
+	}
+	r.p("\n")
+
+	r.factorEffects(sc, cells, rows, bucma)
+	if bucma {
+		r.bucmaWhy(sc, cells)
+	} else {
+		r.wtrustWhy(sc)
+	}
+	r.p("## Where the paper's signs hold\n\n")
+	var holds []string
+	for _, s := range sc {
+		n, of := s.agree(cells, "")
+		if of > 0 && float64(n)/float64(of) >= best-1e-9 {
+			holds = append(holds, fmt.Sprintf("%s (%d / %d)", s.c.Title, n, of))
+		}
+	}
+	r.p("Most cells in the paper's sign: %s.\n\n", strings.Join(holds, "; "))
+	return nil
+}
+
+func jobsText(pl Plan) string {
+	if pl.Workload.Jobs > 0 {
+		return fmt.Sprint(pl.Workload.Jobs)
+	}
+	return "the generator's default number of"
+}
+
+// factorEffects says, for each factor, how each row's agreement moves with
+// its levels, and names the factors that flip a row.
+func (r *reporter) factorEffects(sc []sensCase, cells []signCell, rows []string, bucma bool) {
+	ref := sc[0]
+	r.p("## Which factor flips which row\n\n")
+	r.p("Cells in the paper's sign per row, at the reference and at each level of each factor (a row *flips* when a level moves at least half of its cells to the other side compared with the reference):\n\n")
+	r.p("| factor | level |")
+	for _, row := range rows {
+		r.p(" %s |", row)
+	}
+	r.p("\n|---|---|%s\n", strings.Repeat("---|", len(rows)))
+	r.p("| reference | reference |")
+	for _, row := range rows {
+		n, of := ref.agree(cells, row)
+		r.p(" %d / %d |", n, of)
+	}
+	r.p("\n")
+	type flip struct {
+		factor, level, row string
+		from, to, of       int
+	}
+	var flips []flip
+	for _, s := range sc[1:] {
+		r.p("| %s | %s |", s.c.Factor, s.c.Title)
+		for _, row := range rows {
+			n, of := s.agree(cells, row)
+			n0, _ := ref.agree(cells, row)
+			mark := ""
+			if of > 0 && 2*abs(n-n0) >= of {
+				mark = " **flips**"
+				flips = append(flips, flip{s.c.Factor, s.c.Title, row, n0, n, of})
+			}
+			r.p(" %d / %d%s |", n, of, mark)
+		}
+		r.p("\n")
+	}
+	r.p("\n")
+	if len(flips) == 0 {
+		r.p("No single factor flips a row: the agreement per row moves by less than half of its cells at every level.\n\n")
+		return
+	}
+	for _, f := range flips {
+		r.p("- **%s**: %s moves the %s row from %d to %d of %d cells in the paper's sign.\n", f.factor, f.level, f.row, f.from, f.to, f.of)
+	}
+	r.p("\n")
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// bucmaWhy shows, per condition, the quantities that decide where BUCMA puts
+// an inserted request, and how they go with the imprecise row's sign.
+func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
+	a := r.a
+	r.p("## Why: what the imprecise requests meet, per condition\n\n")
+	r.p("BUCMA puts a request before a waiting job when its Sf is higher; an imprecise request (Su pinned to 0, walltime 1 h) gains ")
+	r.p("through the walltime term when the other jobs ask for more than 1 h, and loses through the score term to jobs whose owners score above 0. ")
+	r.p("Whether that placement makes it wait more than under the base alone also depends on how long the base lets the queue grow. ")
+	r.p("Columns (means over seeds; BUCMA = BUCMA5302): the share of the trace's jobs asking for at most 1 h; the mean Su of their owners at submission ")
+	r.p("under BUCMA over FCFS; the median queue-position gain of the imprecise requests at submission under BUCMA over FCFS and over EASY; ")
+	r.p("the mean waiting time of the imprecise requests under FCFS alone and under BUCMA over FCFS; the utilization of FCFS alone and of BUCMA over FCFS; ")
+	r.p("and the imprecise row's cells in the paper's sign.\n\n")
+	r.p("| condition | trace jobs ≤ 1 h | their owners' Su | imprecise gain, FCFS (%%) | imprecise gain, EASY (%%) | imprecise wait FCFS (s) | imprecise wait BUCMA-FCFS (s) | utilization FCFS | utilization BUCMA-FCFS | imprecise row |\n")
+	r.p("|---|---|---|---|---|---|---|---|---|---|\n")
+	type point struct{ short, su, gain, util, agree float64 }
+	var pts []point
+	for _, s := range sc {
+		c := s.c.Name
+		mean := func(v string, f func(*RunData) float64) float64 {
+			return Estimate95(a.CaseValues(v, c, f)).Mean
+		}
+		gain := func(v string) float64 {
+			var all []float64
+			for _, seed := range a.Plan.Seeds {
+				if rd := a.GetCase(v, c, seed); rd != nil {
+					all = append(all, rd.ClassGains["imprecise"]...)
+				}
+			}
+			return Quantile(all, 0.5)
+		}
+		short := mean("fcfs", func(x *RunData) float64 { return x.OtherShortWall })
+		su := mean("bucma5302-fcfs", func(x *RunData) float64 { return x.OtherSu })
+		gF, gE := gain("bucma5302-fcfs"), gain("bucma5302-easy")
+		wait := func(v string) float64 {
+			return mean(v, func(x *RunData) float64 {
+				if g, ok := x.Classes["imprecise"]; ok {
+					return g.MeanWait
+				}
+				return math.NaN()
+			})
+		}
+		uF := mean("fcfs", func(x *RunData) float64 { return x.Metrics.Utilization })
+		uB := mean("bucma5302-fcfs", func(x *RunData) float64 { return x.Metrics.Utilization })
+		n, of := s.agree(cells, "imprecise")
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
+			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), fmtF(uB, 3), n, of)
+		if of > 0 {
+			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of)})
+		}
+	}
+	r.p("\n")
+	if len(pts) < 3 {
+		return
+	}
+	col := func(f func(point) float64) []float64 {
+		out := make([]float64, len(pts))
+		for i, p := range pts {
+			out[i] = f(p)
+		}
+		return out
+	}
+	ag := col(func(p point) float64 { return p.agree })
+	r.p("Rank correlation (Spearman) over the conditions between the imprecise row's share of cells in the paper's sign and:\n\n")
+	for _, q := range []struct {
+		name string
+		f    func(point) float64
+	}{
+		{"the share of trace jobs asking for at most 1 h", func(p point) float64 { return p.short }},
+		{"their owners' mean Su", func(p point) float64 { return p.su }},
+		{"the imprecise requests' median gain over FCFS", func(p point) float64 { return p.gain }},
+		{"the utilization BUCMA-FCFS adds to FCFS alone", func(p point) float64 { return p.util }},
+	} {
+		r.p("- %s: %s\n", q.name, fmtF(Spearman(col(q.f), ag), 2))
+	}
+	r.p("\n")
+}
+
+// wtrustWhy shows, per condition, how saturated the bases are: the paper's
+// makespan gains need a saturated platform (experiments.md §2).
+func (r *reporter) wtrustWhy(sc []sensCase) {
+	a := r.a
+	r.p("## Why: how saturated each base is, per condition\n\n")
+	r.p("Utilization and mean waiting time (s) of each base alone and of walltime-trust, and walltime-trust's median and longest wait (means over seeds):\n\n")
+	r.p("| condition |")
+	for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
+		r.p(" %s util. | %s wait |", BaseTitle(b), BaseTitle(b))
+	}
+	r.p(" walltime-trust median / max wait |\n|---|%s---|\n", strings.Repeat("---|---|", len(BaseNames)+1))
+	for _, s := range sc {
+		c := s.c.Name
+		mean := func(v string, f func(*RunData) float64) float64 { return Estimate95(a.CaseValues(v, c, f)).Mean }
+		r.p("| %s |", s.c.Title)
+		for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
+			r.p(" %s | %s |", fmtF(mean(b, func(x *RunData) float64 { return x.Metrics.Utilization }), 3),
+				fmtF(mean(b, func(x *RunData) float64 { return x.Metrics.MeanWait }), 0))
+		}
+		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *RunData) float64 { return x.Metrics.MedianWait }), 0),
+			fmtF(mean("wtrust", func(x *RunData) float64 { return x.Metrics.MaxWait }), 0))
+	}
+	r.p("\n")
+}
+
+func fmtF(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+// Spearman is the rank correlation of x and y (ties get their mean rank);
+// NaN pairs are left out, NaN when fewer than 3 pairs remain or a side is
+// constant.
+func Spearman(x, y []float64) float64 {
+	var xs, ys []float64
+	for i := range x {
+		if i < len(y) && !math.IsNaN(x[i]) && !math.IsNaN(y[i]) {
+			xs, ys = append(xs, x[i]), append(ys, y[i])
+		}
+	}
+	if len(xs) < 3 {
+		return math.NaN()
+	}
+	rx, ry := ranks(xs), ranks(ys)
+	if stat.Variance(rx, nil) == 0 || stat.Variance(ry, nil) == 0 {
+		return math.NaN()
+	}
+	return stat.Correlation(rx, ry, nil)
+}
+
+// ranks gives 1-based ranks, ties the mean of their ranks.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	out := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		rank := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			out[idx[k]] = rank
+		}
+		i = j + 1
+	}
+	return out
+}
