@@ -424,9 +424,6 @@ var signColors = []color.Color{
 	color.RGBA{200, 50, 30, 255},
 }
 
-// signTitles name the cell states in the legend.
-var signTitles = []string{"no data", "paper's sign, significant", "paper's sign", "opposite sign", "opposite sign, significant"}
-
 // SignHeatMap draws one row per condition and one column per published
 // change, each cell coloured by its state (cellNone ... cellOpposite):
 // grid[row][col].
@@ -436,7 +433,6 @@ func SignHeatMap(base, title string, rows, cols []string, grid [][]int) error {
 	}
 	h := &heatPlotter{grid: grid, ncols: len(cols)}
 	p := plot.New()
-	p.Title.Text = title
 	p.Add(h)
 	var xt, yt []plot.Tick
 	for i, c := range cols {
@@ -453,13 +449,8 @@ func SignHeatMap(base, title string, rows, cols []string, grid [][]int) error {
 	p.X.Tick.Label.YAlign = draw.YCenter
 	p.X.Min, p.X.Max = 0, float64(len(cols))
 	p.Y.Min, p.Y.Max = 0, float64(len(rows))
-	p.Legend.Top = true
-	p.Legend.Left = false
-	for s := cellAgree; s <= cellOpposite; s++ {
-		p.Legend.Add(signTitles[s], legendSwatch{signColors[s]})
-	}
-	p.Legend.Add(signTitles[cellNone], legendSwatch{signColors[cellNone]})
-	p.Legend.YOffs = vg.Points(float64(len(signTitles)) * 14)
+	// The cells fill the plot: the colours are named under the title.
+	p.Title.Text = title + "\ndark green: paper's sign, significant · light green: paper's sign · light red: opposite sign · dark red: opposite, significant · grey: no data"
 	w := vg.Points(math.Max(480, 22*float64(len(cols))+260))
 	ht := vg.Points(18*float64(len(rows)) + 260)
 	return saveFigure(p, base, w, ht)

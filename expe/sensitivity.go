@@ -201,6 +201,17 @@ type sensCase struct {
 	states []int
 }
 
+// count is the number of cells in a state.
+func (s sensCase) count(state int) int {
+	n := 0
+	for _, st := range s.states {
+		if st == state {
+			n++
+		}
+	}
+	return n
+}
+
 func (s sensCase) agree(cells []signCell, row string) (n, of int) {
 	for i, c := range cells {
 		if row != "" && c.Row != row {
@@ -252,31 +263,27 @@ func (r *reporter) sensitivity() error {
 	}
 
 	r.p("## Agreement in sign with the paper, per condition\n\n")
-	r.p("| condition | factor | all cells |")
+	r.p("| condition | factor | same sign | same sign, significant | opposite, significant |")
 	for _, row := range rows {
-		r.p(" %s |", row)
+		r.p(" %s: same sign |", row)
 	}
-	r.p(" opposite and significant |\n|---|---|---|%s---|\n", strings.Repeat("---|", len(rows)))
+	r.p("\n|---|---|---|---|---|%s\n", strings.Repeat("---|", len(rows)))
 	best := -1.0
 	for _, s := range sc {
 		n, of := s.agree(cells, "")
-		sig := 0
-		for _, st := range s.states {
-			if st == cellOpposite {
-				sig++
-			}
-		}
-		r.p("| %s | %s | **%d / %d** |", s.c.Title, s.c.Factor, n, of)
+		r.p("| %s | %s | **%d / %d** | %d | %d |", s.c.Title, s.c.Factor, n, of, s.count(cellAgree), s.count(cellOpposite))
 		for _, row := range rows {
 			rn, rof := s.agree(cells, row)
 			r.p(" %d / %d |", rn, rof)
 		}
-		r.p(" %d |\n", sig)
+		r.p("\n")
 		if of > 0 {
 			best = math.Max(best, float64(n)/float64(of))
 		}
 	}
 	r.p("\n")
+	r.p("With %d seeds, a cell is significant when the seeds agree on its side of 0; the other cells can change sign with the seeds: ", len(pl.Seeds))
+	r.p("read the significant columns first.\n\n")
 
 	name := "sensitivity_signs"
 	title := "Sign of each published change, ours vs the paper's, per condition"
@@ -318,14 +325,22 @@ func (r *reporter) sensitivity() error {
 		r.wtrustWhy(sc)
 	}
 	r.p("## Where the paper's signs hold\n\n")
-	var holds []string
+	var holds, fewest []string
+	least := len(cells) + 1
+	for _, s := range sc {
+		least = min(least, s.count(cellOpposite))
+	}
 	for _, s := range sc {
 		n, of := s.agree(cells, "")
 		if of > 0 && float64(n)/float64(of) >= best-1e-9 {
 			holds = append(holds, fmt.Sprintf("%s (%d / %d)", s.c.Title, n, of))
 		}
+		if s.count(cellOpposite) == least {
+			fewest = append(fewest, s.c.Title)
+		}
 	}
-	r.p("Most cells in the paper's sign: %s.\n\n", strings.Join(holds, "; "))
+	r.p("- Most cells in the paper's sign: %s.\n", strings.Join(holds, "; "))
+	r.p("- Fewest cells of the opposite sign with an interval excluding 0 (%d): %s.\n\n", least, strings.Join(fewest, "; "))
 	return nil
 }
 
@@ -401,10 +416,16 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	r.p("Columns (means over seeds; BUCMA = BUCMA5302): the share of the trace's jobs asking for at most 1 h; the mean Su of their owners at submission ")
 	r.p("under BUCMA over FCFS; the median queue-position gain of the imprecise requests at submission under BUCMA over FCFS and over EASY; ")
 	r.p("the mean waiting time of the imprecise requests under FCFS alone and under BUCMA over FCFS; the utilization of FCFS alone and of BUCMA over FCFS; ")
-	r.p("and the imprecise row's cells in the paper's sign.\n\n")
-	r.p("| condition | trace jobs ≤ 1 h | their owners' Su | imprecise gain, FCFS (%%) | imprecise gain, EASY (%%) | imprecise wait FCFS (s) | imprecise wait BUCMA-FCFS (s) | utilization FCFS | utilization BUCMA-FCFS | imprecise row |\n")
-	r.p("|---|---|---|---|---|---|---|---|---|---|\n")
-	type point struct{ short, su, gain, util, agree float64 }
+	r.p("the change of that wait (the Table 3 cell BUCMA5302 / imprecise / FCFS, paper %s %%); and the imprecise row's cells in the paper's sign.\n\n", fmtSigned(PaperTable3["bucma5302"]["imprecise"]["fcfs"], 1))
+	r.p("| condition | trace jobs ≤ 1 h | their owners' Su | imprecise gain, FCFS (%%) | imprecise gain, EASY (%%) | imprecise wait FCFS (s) | imprecise wait BUCMA-FCFS (s) | utilization FCFS | utilization BUCMA-FCFS | change (%%) | imprecise row |\n")
+	r.p("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	cellIdx := -1
+	for i, c := range cells {
+		if c.x == "bucma5302-fcfs" && c.Row == "imprecise" {
+			cellIdx = i
+		}
+	}
+	type point struct{ short, su, gain, util, agree, change float64 }
 	var pts []point
 	for _, s := range sc {
 		c := s.c.Name
@@ -434,10 +455,14 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 		uF := mean("fcfs", func(x *RunData) float64 { return x.Metrics.Utilization })
 		uB := mean("bucma5302-fcfs", func(x *RunData) float64 { return x.Metrics.Utilization })
 		n, of := s.agree(cells, "imprecise")
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
-			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), fmtF(uB, 3), n, of)
+		change := Estimate{Mean: math.NaN()}
+		if cellIdx >= 0 {
+			change = s.ests[cellIdx]
+		}
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
+			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), fmtF(uB, 3), fmtEst(change, 0, true), n, of)
 		if of > 0 {
-			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of)})
+			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of), change.Mean})
 		}
 	}
 	r.p("\n")
@@ -451,9 +476,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 		}
 		return out
 	}
-	ag := col(func(p point) float64 { return p.agree })
-	r.p("Rank correlation (Spearman) over the conditions between the imprecise row's share of cells in the paper's sign and:\n\n")
-	for _, q := range []struct {
+	quantities := []struct {
 		name string
 		f    func(point) float64
 	}{
@@ -461,10 +484,26 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 		{"their owners' mean Su", func(p point) float64 { return p.su }},
 		{"the imprecise requests' median gain over FCFS", func(p point) float64 { return p.gain }},
 		{"the utilization BUCMA-FCFS adds to FCFS alone", func(p point) float64 { return p.util }},
-	} {
-		r.p("- %s: %s\n", q.name, fmtF(Spearman(col(q.f), ag), 2))
+	}
+	ag := col(func(p point) float64 { return p.agree })
+	ch := col(func(p point) float64 { return p.change })
+	r.p("Rank correlation (Spearman) over the %d conditions of each quantity with the change of the imprecise requests' wait under BUCMA5302 over FCFS, ", len(pts))
+	r.p("and with the imprecise row's share of cells in the paper's sign:\n\n")
+	r.p("| quantity | with the change | with the row's agreement |\n|---|---|---|\n")
+	for _, q := range quantities {
+		r.p("| %s | %s | %s |\n", q.name, fmtF(Spearman(col(q.f), ch), 2), fmtF(Spearman(col(q.f), ag), 2))
 	}
 	r.p("\n")
+	// The quantity that goes most closely with the change, measured.
+	bestQ, bestRho := "", 0.0
+	for _, q := range quantities {
+		if rho := Spearman(col(q.f), ch); !math.IsNaN(rho) && math.Abs(rho) > math.Abs(bestRho) {
+			bestQ, bestRho = q.name, rho
+		}
+	}
+	if bestQ != "" {
+		r.p("Over these conditions, the change of the imprecise requests' wait under BUCMA5302 over FCFS goes most closely with %s (ρ = %.2f).\n\n", bestQ, bestRho)
+	}
 }
 
 // wtrustWhy shows, per condition, how saturated the bases are: the paper's
