@@ -96,13 +96,22 @@ func expePlansCommand() *cli.Command {
 					steps = " then " + strings.Join(p.Workload.Steps, ", ")
 				}
 				qs, qj := p.QuickSizes()
+				size := "fixed size"
+				if !p.FixedJobs() {
+					size = fmt.Sprintf("%d jobs", p.Workload.Jobs)
+				}
+				quick := fmt.Sprintf("%d seeds", qs)
+				if qj > 0 {
+					quick += fmt.Sprintf(", %d jobs", qj)
+				}
+				fmt.Fprintf(c.App.Writer, "%s\n    %s\n", name, p.Title)
 				if len(p.Cases) > 0 {
-					fmt.Fprintf(c.App.Writer, "%-16s %s\n%-16s %d variants × %d workload cases × %d seeds = %d runs; workload: %s (fixed size); --quick: %d seeds\n",
-						name, p.Title, "", len(p.Variants), len(p.Cases), len(p.Seeds), len(p.Expand()), p.Workload.Generator, qs)
+					fmt.Fprintf(c.App.Writer, "    %d variants × %d workload cases × %d seeds = %d runs; workload: %s (%s)%s; --quick: %s\n",
+						len(p.Variants), len(p.Cases), len(p.Seeds), len(p.Expand()), p.Workload.Generator, size, steps, quick)
 					continue
 				}
-				fmt.Fprintf(c.App.Writer, "%-16s %s\n%-16s %d variants × %d seeds × %d load(s) = %d runs; workload: %s, %d jobs%s; --quick: %d seeds, %d jobs\n",
-					name, p.Title, "", len(p.Variants), len(p.Seeds), len(p.Loads), len(p.Expand()), p.Workload.Generator, p.Workload.Jobs, steps, qs, qj)
+				fmt.Fprintf(c.App.Writer, "    %d variants × %d seeds × %d load(s) = %d runs; workload: %s (%s)%s; --quick: %s\n",
+					len(p.Variants), len(p.Seeds), len(p.Loads), len(p.Expand()), p.Workload.Generator, size, steps, quick)
 			}
 			return nil
 		},
