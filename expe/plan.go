@@ -342,10 +342,10 @@ func (p Plan) FixedJobs() bool {
 // a changed file.
 func (p Plan) WithFile(path, platform string) (Plan, error) {
 	if p.Workload.Generator != "lille" {
-		return p, fmt.Errorf("plan %s: its %s workload cannot be replaced by a file", p.Name, p.Workload.Generator)
+		return p, fmt.Errorf("--workload: plan %s: its %s workload cannot be replaced by a file", p.Name, p.Workload.Generator)
 	}
 	if len(p.Cases) > 0 {
-		return p, fmt.Errorf("plan %s: its workload cases vary the generator's parameters, which a workload file does not have", p.Name)
+		return p, fmt.Errorf("--workload: plan %s: its workload cases vary the generator's parameters, which a workload file does not have", p.Name)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

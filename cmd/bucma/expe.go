@@ -160,7 +160,7 @@ func expeRun(c *cli.Context) error {
 	}
 	if c.IsSet("workload") {
 		if plan, err = plan.WithFile(c.String("workload"), c.String("platform")); err != nil {
-			return cli.Exit("expe run: --workload: "+err.Error(), 2)
+			return cli.Exit("expe run: "+err.Error(), 2)
 		}
 	} else if c.IsSet("platform") {
 		if len(plan.Cases) > 0 && plan.Kind != "osep" {
