@@ -161,6 +161,11 @@ func TestExpeUsageErrors(t *testing.T) {
 		{"loads for osep", []string{"expe", "run", "osep", "--loads", "0.5"}, "--loads does not apply to plan osep"},
 		{"jobs for osep", []string{"expe", "run", "osep", "--jobs", "40"}, "--jobs does not apply to plan osep"},
 		{"jobs 0 for osep", []string{"expe", "run", "osep", "--quick", "--jobs", "0"}, "--jobs does not apply to plan osep"},
+		{"loads for sensitivity", []string{"expe", "run", "bucma-sensitivity", "--loads", "0.5"}, "--loads does not apply to plan bucma-sensitivity"},
+		{"platform for sensitivity", []string{"expe", "run", "walltime-trust-sensitivity", "--platform", "lille"}, "conditions name their platforms"},
+		{"missing workload file", []string{"expe", "run", "bucma-model", "--workload", "/nonexistent/trace.json"}, "--workload: open /nonexistent/trace.json"},
+		{"workload file for osep", []string{"expe", "run", "osep", "--workload", "../../workloads/tiny.json"}, "cannot be replaced by a file"},
+		{"loads with a workload file", []string{"expe", "run", "bucma-model", "--workload", "../../workloads/tiny.json", "--loads", "0.5"}, "keeps its own load"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
