@@ -98,9 +98,7 @@ func lilleOptions(r WorkloadRecipe, seed uint64, load float64, speeds []float64)
 		if err != nil {
 			return o, err
 		}
-		if mix != workloads.DefaultUserMix {
-			o.UserMix = mix
-		}
+		o.UserMix = mix
 	}
 	return o, nil
 }

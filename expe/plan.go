@@ -433,7 +433,7 @@ func (p Plan) PlatformFileOf(caseName string) string {
 	base := strings.TrimSuffix(filepath.Base(pl), ".xml")
 	safe := []rune(base)
 	for i, r := range safe {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+		if !fileNameRune(r) {
 			safe[i] = '-'
 		}
 	}
@@ -578,13 +578,18 @@ func (p Plan) checkCases() error {
 	return nil
 }
 
+// fileNameRune: the letters, digits, '-' and '.' of names made into files.
+func fileNameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.'
+}
+
 // fileNameSafe: letters, digits, '-' and '.', not starting with '.'.
 func fileNameSafe(s string) bool {
 	if s == "" || s[0] == '.' {
 		return false
 	}
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+		if !fileNameRune(r) {
 			return false
 		}
 	}

@@ -130,19 +130,24 @@ type Blocking struct{}
 // on the framework's queue at every decision).
 func (Blocking) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 	for _, j := range q {
-		if j.State != protocol.StateSubmitted {
-			continue
-		}
-		if j.refused {
-			if !d.Reject(j) {
-				return
-			}
-			continue
-		}
-		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j, j.Res)) {
+		if !blockingStep(s, j, hosts, d) {
 			return
 		}
 	}
+}
+
+// blockingStep is the blocking rule on one job of the queue: a job that is
+// no longer waiting is passed, a refused one rejected, any other started
+// if it fits; false when the rule stops there (the job does not fit, or
+// the decider refuses the action).
+func blockingStep(s *State, j *Job, hosts HostSelector, d *Decider) bool {
+	switch {
+	case j.State != protocol.StateSubmitted:
+		return true
+	case j.refused:
+		return d.Reject(j)
+	}
+	return j.Res <= s.NbFree() && d.Start(j, hosts.Select(s, j, j.Res))
 }
 
 func (Blocking) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
@@ -151,16 +156,7 @@ func (Blocking) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider)
 		if j == nil {
 			return
 		}
-		if j.State != protocol.StateSubmitted {
-			continue
-		}
-		if j.refused {
-			if !d.Reject(j) {
-				return
-			}
-			continue
-		}
-		if j.Res > s.NbFree() || !d.Start(j, hosts.Select(s, j, j.Res)) {
+		if !blockingStep(s, j, hosts, d) {
 			return
 		}
 	}

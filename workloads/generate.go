@@ -67,7 +67,8 @@ type LilleOptions struct {
 	// same (the arrival times are still drawn, then dropped).
 	AtOnce bool
 	// Shape of the trace, for sensitivity studies (zero values keep the
-	// defaults, and then the output is the same bytes as without them):
+	// defaults; at the defaults, given or not, the output is the same
+	// bytes as without them):
 	// RuntimeScale multiplies every run time (the log-normal's median and
 	// its clipping bounds, default 1), and so the walltimes drawn from them;
 	// OneNodeShare is the probability of a one-node request (default 0.55;
@@ -179,7 +180,6 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 	if o.Platform == "" {
 		o.Platform = "lille"
 	}
-	shaped := o.RuntimeScale != 0 || o.OneNodeShare != 0 || o.UserMix != [3]int{}
 	if o.RuntimeScale == 0 {
 		o.RuntimeScale = 1
 	}
@@ -198,6 +198,9 @@ func GenerateLille(o LilleOptions) (*Workload, error) {
 	if o.UserMix[0] < 0 || o.UserMix[1] < 0 || o.UserMix[2] < 0 || o.UserMix[0]+o.UserMix[1]+o.UserMix[2] != lilleUsers {
 		return nil, fmt.Errorf("lille: user mix %s: three counts ≥ 0 summing to %d", FormatUserMix(o.UserMix), lilleUsers)
 	}
+	// Meta records the shape only when it is not the default one, so that
+	// the default trace keeps its bytes however its options were given.
+	shaped := o.RuntimeScale != 1 || o.OneNodeShare != lilleOneNodeShare || o.UserMix != DefaultUserMix
 	if o.Jobs < 1 {
 		return nil, fmt.Errorf("lille: --jobs must be at least 1 (got %d)", o.Jobs)
 	}

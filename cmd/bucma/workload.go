@@ -252,21 +252,11 @@ func workloadLilleCommand() *cli.Command {
 			o := workloads.LilleOptions{
 				Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
 				HostSpeeds: speeds, RefSpeed: c.Float64("ref-speed"), Platform: c.String("platform"),
-				AtOnce: c.Bool("at-once"),
+				AtOnce: c.Bool("at-once"), RuntimeScale: c.Float64("runtime-scale"),
+				OneNodeShare: c.Float64("one-node-share"), UserMix: mix,
 			}
 			if o.RefSpeed == 0 {
 				o.RefSpeed = workloads.SlowestSpeed(speeds)
-			}
-			// Shape options given at their default values leave the options
-			// unset, so that the bytes are those of the default trace.
-			if v := c.Float64("runtime-scale"); v != 1 {
-				o.RuntimeScale = v
-			}
-			if v := c.Float64("one-node-share"); v != 0.55 {
-				o.OneNodeShare = v
-			}
-			if mix != workloads.DefaultUserMix {
-				o.UserMix = mix
 			}
 			w, err := workloads.GenerateLille(o)
 			if err != nil {
