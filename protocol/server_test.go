@@ -3,8 +3,10 @@ package protocol_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"reflect"
 	"strings"
 	"sync"
@@ -221,6 +223,53 @@ func TestServeInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
 	_, done := startServe(t, ctx, protocol.ServeConfig{}, h)
+	cancel()
+	if err := wait(t, done); !errors.Is(err, protocol.ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+}
+
+// TestServeCancelledFirst: a context cancelled before Serve starts waiting
+// (a signal right after the socket is bound) ends Serve at once, with or
+// without a timeout, on both transports: the wait's own deadline must not
+// replace the cancellation's.
+func TestServeCancelledFirst(t *testing.T) {
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
+	for _, transport := range []string{protocol.TransportNative, protocol.TransportLibzmq} {
+		for _, timeout := range []time.Duration{0, time.Hour} {
+			t.Run(fmt.Sprintf("%s/timeout=%v", transport, timeout), func(t *testing.T) {
+				l, err := protocol.Listen(protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Transport: transport, Timeout: timeout, Logger: discard()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				done := make(chan error, 1)
+				go func() { done <- l.Serve(ctx, h) }()
+				if err := wait(t, done); !errors.Is(err, protocol.ErrInterrupted) {
+					t.Fatalf("want ErrInterrupted, got %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestServeCancelledDuringHandshake: a peer that connects and never greets
+// does not keep a cancelled Serve waiting.
+func TestServeCancelledDuringHandshake(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
+	ep, done := startServe(t, ctx, protocol.ServeConfig{Timeout: time.Hour}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(ep, "tcp://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The server's greeting arrives once it accepted: the handshake has begun.
+	if _, err := c.Read(make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
 	cancel()
 	if err := wait(t, done); !errors.Is(err, protocol.ErrInterrupted) {
 		t.Fatalf("want ErrInterrupted, got %v", err)

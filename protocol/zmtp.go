@@ -92,11 +92,15 @@ type zmtpConn struct {
 }
 
 // zmtpAccept waits for Batsim's connection and the handshake, until
-// deadline (zero: none).
-func zmtpAccept(ln *net.TCPListener, deadline time.Time) (*zmtpConn, error) {
+// deadline (zero: none) or the cancellation of ctx.
+func zmtpAccept(ctx context.Context, ln *net.TCPListener, deadline time.Time) (*zmtpConn, error) {
 	if err := ln.SetDeadline(deadline); err != nil {
 		return nil, err
 	}
+	// Registered after the deadline is set, so a cancellation (even one
+	// that came first) always wins over it.
+	stop := context.AfterFunc(ctx, func() { _ = ln.SetDeadline(time.Now()) })
+	defer stop()
 	for {
 		c, err := ln.AcceptTCP()
 		if err != nil {
@@ -105,10 +109,16 @@ func zmtpAccept(ln *net.TCPListener, deadline time.Time) (*zmtpConn, error) {
 		_ = c.SetNoDelay(true)
 		z := &zmtpConn{c: c, r: bufio.NewReaderSize(c, 64<<10)}
 		_ = c.SetDeadline(deadline)
-		if err := z.handshake(); err != nil {
+		stopConn := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
+		err = z.handshake()
+		stopConn()
+		if err == nil {
+			err = ctx.Err() // cancelled during or right after the handshake
+		}
+		if err != nil {
 			_ = c.Close()
 			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			if ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() {
 				return nil, err
 			}
 			// Not a ZeroMQ peer (a port scanner, a stray client): wait for
@@ -315,25 +325,27 @@ func (z *zmtpConn) send(body []byte) error {
 
 // zmtpServe is Listener.Serve's loop on a native endpoint.
 func (l *Listener) zmtpServe(ctx context.Context, step func(raw []byte) (out []byte, done bool, err error)) error {
-	stop := context.AfterFunc(ctx, func() { _ = l.ln.SetDeadline(time.Now()) })
-	defer stop()
 	deadline := func() time.Time {
 		if l.cfg.Timeout > 0 {
 			return time.Now().Add(l.cfg.Timeout)
 		}
 		return time.Time{}
 	}
-	z, err := zmtpAccept(l.ln, deadline())
+	z, err := zmtpAccept(ctx, l.ln, deadline())
 	if err != nil {
 		return l.waitError(ctx, err, 0)
 	}
 	defer z.c.Close()
-	stop()
 	stopConn := context.AfterFunc(ctx, func() { _ = z.c.SetReadDeadline(time.Now()) })
 	defer stopConn()
 	for received := 0; ; {
 		if l.cfg.Timeout > 0 {
 			_ = z.c.SetReadDeadline(deadline())
+			// A cancellation that set its deadline before this one
+			// would be overwritten: look at the context again.
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
 		}
 		raw, err := z.recv()
 		if err != nil {
