@@ -63,7 +63,7 @@ func loadedPlatform(n int, blocked bool) *State {
 		s.seq++
 		for h := next; h < next+res; h++ {
 			j.Alloc = append(j.Alloc, h)
-			s.Hosts[h].Job = j
+			s.Hosts[h].Jobs = []*Job{j}
 		}
 		next += res
 		s.running[j.ID] = j
@@ -94,7 +94,7 @@ func loadedPlatform(n int, blocked bool) *State {
 func undo(s *State, started []*Job) {
 	for _, j := range started {
 		for _, h := range j.Alloc {
-			s.Hosts[h].Job = nil
+			s.Hosts[h].Jobs = nil
 		}
 		s.nfree += len(j.Alloc)
 		delete(s.running, j.ID)

@@ -56,7 +56,7 @@ func randomQueueState(seed uint64) *State {
 		j := &Job{ID: fmt.Sprintf("w0!r%d", k), Res: res, Walltime: wt(), State: protocol.StateRunning, Start: s.Now - float64(r.IntN(500))}
 		for x := h; x < h+res; x++ {
 			j.Alloc = append(j.Alloc, x)
-			s.Hosts[x].Job = j
+			s.Hosts[x].Jobs = []*Job{j}
 		}
 		h += res
 		s.running[j.ID] = j

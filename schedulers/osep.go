@@ -167,7 +167,7 @@ func (o *OSEP) startReserved(s *State, d *Decider) {
 			if !d.Start(j, []int{h}) {
 				return
 			}
-		case host.Job == nil || !host.Job.Killing():
+		case host.Idle() || !host.Jobs[0].Killing():
 			// Unavailable, or taken: the job waits again (the round will
 			// see).
 			delete(o.reserved, h)

@@ -2,11 +2,9 @@ package schedulers_test
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -138,27 +136,10 @@ func runOSEP(t testing.TB, plat *platforms.Platform, wl *workloads.Workload, pol
 	if _, err := sim.Run(context.Background(), cfg, sim.InProcess(sess)); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(prefix + "_jobs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, c := range recs[0] {
-		col[c] = i
-	}
 	out := map[string]jobRow{}
-	for _, r := range recs[1:] {
-		num := func(k string) float64 {
-			v, _ := strconv.ParseFloat(r[col[k]], 64)
-			return v
-		}
-		row := jobRow{workload: r[col["workload_name"]], id: r[col["job_id"]], state: r[col["final_state"]],
-			start: num("starting_time"), finish: num("finish_time"), alloc: r[col["allocated_resources"]]}
+	for _, r := range readJobRows(t, prefix+"_jobs.csv") {
+		row := jobRow{workload: r["workload_name"], id: r["job_id"], state: r["final_state"],
+			start: rowNum(r, "starting_time"), finish: rowNum(r, "finish_time"), alloc: r["allocated_resources"]}
 		out[row.workload+"!"+row.id] = row
 	}
 	return out

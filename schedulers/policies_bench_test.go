@@ -26,7 +26,7 @@ func benchState(n int) *State {
 			Start: float64(r.IntN(1000)), User: "u" + strconv.Itoa(r.IntN(200))}
 		for h := 10 * k; h < 10*k+10; h++ {
 			j.Alloc = append(j.Alloc, h)
-			s.Hosts[h].Job = j
+			s.Hosts[h].Jobs = []*Job{j}
 		}
 		s.running[j.ID] = j
 		s.jobs[j.ID] = j
@@ -117,7 +117,7 @@ func osepBenchState(n int) *State {
 		j := &Job{ID: fmt.Sprintf("w0!r%d", h), Res: 1, State: protocol.StateRunning, Start: float64(r.IntN(1000)),
 			User: "u" + strconv.Itoa(r.IntN(200)), Alloc: []int{h}, Seq: s.seq}
 		s.seq++
-		s.Hosts[h].Job = j
+		s.Hosts[h].Jobs = []*Job{j}
 		s.running[j.ID] = j
 		s.jobs[j.ID] = j
 	}

@@ -124,6 +124,9 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 			return d.fail("start %s: host %d does not exist", j.ID, h)
 		}
 		if !d.s.Hosts[h].Free() {
+			if d.s.Hosts[h].Capacity() > 1 && !d.s.Hosts[h].Unavailable {
+				return d.fail("start %s: host %d has no free slot (%d jobs for %d slots)", j.ID, h, len(d.s.Hosts[h].Jobs), d.s.Hosts[h].Capacity())
+			}
 			return d.fail("start %s: host %d is not free", j.ID, h)
 		}
 	}
@@ -138,9 +141,12 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 		return d.fail("%v", err)
 	}
 	for _, h := range alloc {
-		d.s.Hosts[h].Job = j
+		host := &d.s.Hosts[h]
+		host.Jobs = append(host.Jobs, j)
+		if !host.Free() {
+			d.s.nfree--
+		}
 	}
-	d.s.nfree -= len(alloc)
 	d.s.dequeued(j)
 	j.State = protocol.StateRunning
 	j.Start = d.s.Now

@@ -35,6 +35,12 @@ type Spec struct {
 	// --enable-dynamic-jobs (and bucma's runners add
 	// --acknowledge-dynamic-jobs).
 	DynamicJobs bool
+	// ComputeSharing is set for policies that may run several jobs on one
+	// host at once, up to the host's Slots (the "slots" property of the
+	// platform's host, see HostSlots, unless the policy sets them with
+	// State.SetSlots): Batsim must run with --enable-compute-sharing when
+	// a host has more than one slot (bucma's runners add it).
+	ComputeSharing bool
 	// JobJSON keeps each job's description as Batsim sent it in Job.Raw,
 	// for policies that read fields of their own from it. Without it Raw
 	// is nil: a million waiting jobs' descriptions take about 150 MB.

@@ -269,11 +269,10 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 			return fmt.Errorf("JOB_COMPLETED %s: %w", d.JobID, err)
 		}
 		for _, h := range j.Alloc {
-			if s.state.Hosts[h].Job == j {
-				s.state.Hosts[h].Job = nil
-				if !s.state.Hosts[h].Unavailable {
-					s.state.nfree++
-				}
+			host := &s.state.Hosts[h]
+			was := host.Free()
+			if host.removeJob(j) && !was && host.Free() {
+				s.state.nfree++
 			}
 		}
 		delete(s.state.running, j.ID)
@@ -410,9 +409,27 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 			b.Bind(p)
 		}
 	}
+	if s.cfg.Spec.ComputeSharing {
+		for i := range s.state.Hosts {
+			h := &s.state.Hosts[i]
+			n, err := HostSlots(h.Properties)
+			if err != nil {
+				return fmt.Errorf("SIMULATION_BEGINS: host %d (%s): %w", h.ID, h.Name, err)
+			}
+			h.Slots = n
+		}
+		s.state.reindexHosts()
+	}
 	if st, ok := p.(Starter); ok {
 		if err := st.SimulationBegins(s.state); err != nil {
 			return err
+		}
+	}
+	if !d.AllowComputeSharing {
+		for _, h := range s.state.Hosts {
+			if h.Capacity() > 1 {
+				return fmt.Errorf("scheduler %s: host %d (%s) has %d slots but Batsim runs without compute sharing (it aborts when two jobs share a host): run Batsim with --enable-compute-sharing, or give every host one slot", s.cfg.Spec.Name, h.ID, h.Name, h.Capacity())
+			}
 		}
 	}
 	if d.Config.DynamicJobsEnabled {
@@ -452,12 +469,23 @@ func (s *Session) audit() error {
 		if h.Free() {
 			free++
 		}
-		if h.Job != nil {
-			if h.Job.State != protocol.StateRunning {
-				return fmt.Errorf("host %d holds job %s in state %s", i, h.Job.ID, h.Job.State)
+		if len(h.Jobs) > h.Capacity() {
+			return fmt.Errorf("host %d holds %d jobs for %d slots", i, len(h.Jobs), h.Capacity())
+		}
+		for k, j := range h.Jobs {
+			if !slices.Contains(j.Alloc, i) {
+				return fmt.Errorf("host %d holds job %s, allocated %v", i, j.ID, j.Alloc)
 			}
-			if _, ok := st.running[h.Job.ID]; !ok {
-				return fmt.Errorf("host %d holds job %s which is not running", i, h.Job.ID)
+			if j.State != protocol.StateRunning {
+				return fmt.Errorf("host %d holds job %s in state %s", i, j.ID, j.State)
+			}
+			if _, ok := st.running[j.ID]; !ok {
+				return fmt.Errorf("host %d holds job %s which is not running", i, j.ID)
+			}
+			for _, o := range h.Jobs[:k] {
+				if o == j {
+					return fmt.Errorf("host %d holds job %s twice", i, j.ID)
+				}
 			}
 		}
 	}
@@ -469,8 +497,8 @@ func (s *Session) audit() error {
 			return fmt.Errorf("running job %s has %d hosts for res=%d", id, len(j.Alloc), j.Res)
 		}
 		for _, h := range j.Alloc {
-			if st.Hosts[h].Job != j {
-				return fmt.Errorf("running job %s: host %d holds another job", id, h)
+			if !slices.Contains(st.Hosts[h].Jobs, j) {
+				return fmt.Errorf("running job %s: host %d does not hold it", id, h)
 			}
 		}
 	}

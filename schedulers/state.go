@@ -6,6 +6,7 @@
 package schedulers
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -77,12 +78,47 @@ type Host struct {
 	Speed          float64 // from the "speed" property; 1 when absent or unreadable
 	Properties     map[string]string
 	ZoneProperties map[string]string
-	Job            *Job // running job, nil when free
-	Unavailable    bool // set by NOTIFY event_machine_unavailable
+	// Jobs are the jobs running on the host, in start order: at most one,
+	// or up to Slots for a policy that shares hosts.
+	Jobs []*Job
+	// Slots is how many jobs the host may run at once: 1, or for a policy
+	// that shares hosts (Spec.ComputeSharing) the host's "slots" property
+	// (see HostSlots). 0 counts as 1.
+	Slots       int
+	Unavailable bool // set by NOTIFY event_machine_unavailable
 }
 
-// Free reports whether a job may start on the host now.
-func (h *Host) Free() bool { return h.Job == nil && !h.Unavailable }
+// Capacity is how many jobs the host may run at once (Slots, at least 1).
+func (h *Host) Capacity() int { return max(h.Slots, 1) }
+
+// FreeSlots is how many more jobs may start on the host now.
+func (h *Host) FreeSlots() int {
+	if h.Unavailable {
+		return 0
+	}
+	return max(h.Capacity()-len(h.Jobs), 0)
+}
+
+// Free reports whether a job may start on the host now (it has a free
+// slot).
+func (h *Host) Free() bool { return !h.Unavailable && len(h.Jobs) < h.Capacity() }
+
+// Idle reports whether the host runs no job.
+func (h *Host) Idle() bool { return len(h.Jobs) == 0 }
+
+// removeJob takes j off the host's jobs (order kept); it reports whether
+// j was there.
+func (h *Host) removeJob(j *Job) bool {
+	for i, x := range h.Jobs {
+		if x == j {
+			copy(h.Jobs[i:], h.Jobs[i+1:])
+			h.Jobs[len(h.Jobs)-1] = nil
+			h.Jobs = h.Jobs[:len(h.Jobs)-1]
+			return true
+		}
+	}
+	return false
+}
 
 // State is the framework's view of the simulation, passed to policies.
 // Policies read it; they change it only through the Decider.
@@ -156,6 +192,44 @@ func (s *State) reindexHosts() {
 		}
 		return a < b
 	})
+}
+
+// SlotsProperty is the platform host property that gives a host's slots
+// (how many jobs a policy that shares hosts may run on it at once):
+// <prop id="slots" value="5"/>.
+const SlotsProperty = "slots"
+
+// HostSlots reads a host's slots from its properties: 1 when the property
+// is absent, an error when it is not a positive integer.
+func HostSlots(props map[string]string) (int, error) {
+	v, ok := props[SlotsProperty]
+	if !ok {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("property %s=%q: want a positive whole number of slots", SlotsProperty, v)
+	}
+	return n, nil
+}
+
+// SetSlots sets every host's slots (a Starter of a policy that shares
+// hosts may, before any job starts): slots[i] for host i.
+func (s *State) SetSlots(slots []int) error {
+	if len(slots) != len(s.Hosts) {
+		return fmt.Errorf("%d slot counts for %d hosts", len(slots), len(s.Hosts))
+	}
+	if len(s.running) > 0 {
+		return fmt.Errorf("slots set while jobs run")
+	}
+	for i, n := range slots {
+		if n < 1 {
+			return fmt.Errorf("host %d (%s): %d slots: want at least 1", i, s.Hosts[i].Name, n)
+		}
+		s.Hosts[i].Slots = n
+	}
+	s.reindexHosts()
+	return nil
 }
 
 // NbHosts is the number of compute hosts.

@@ -54,7 +54,7 @@ func TestWalltimeTrustBigFirstBoundary(t *testing.T) {
 		hosts[i] = Host{ID: i, Speed: 1}
 	}
 	s := NewState(hosts)
-	s.Hosts[0].Job = &Job{ID: "w0!busy"}
+	s.Hosts[0].Jobs = []*Job{{ID: "w0!busy"}}
 	s.reindexHosts() // 4 free of 5
 	for thr, want := range map[float64]bool{0: true, 0.5: true, 0.8: true, 0.8000001: false, 1: false} {
 		if got := (&WalltimeTrust{Threshold: thr}).BigFirst(s); got != want {

@@ -69,10 +69,13 @@ type Config struct {
 	// PREFIX_schedule.csv are written; "" writes nothing.
 	ExportPrefix          string
 	Latency               Latency
-	ForwardProfiles       bool   // --forward-profiles-on-submission
-	DynamicJobs           bool   // --enable-dynamic-jobs
-	AcknowledgeDynamicJob bool   // --acknowledge-dynamic-jobs
-	SchedConfig           string // --sched-cfg
+	ForwardProfiles       bool // --forward-profiles-on-submission
+	DynamicJobs           bool // --enable-dynamic-jobs
+	AcknowledgeDynamicJob bool // --acknowledge-dynamic-jobs
+	// ComputeSharing is --enable-compute-sharing: a compute host may run
+	// several jobs at once, sharing its processor as SimGrid shares it.
+	ComputeSharing bool
+	SchedConfig    string // --sched-cfg
 	// Approximate runs inputs the engine does not model exactly (see
 	// Unmodelled) instead of refusing them: what is not modelled is
 	// ignored (traces) or counted as instantaneous (routes SimGrid would

@@ -66,11 +66,16 @@ type engine struct {
 	// metadata holds what SET_JOB_METADATA gave jobs.
 	metadata map[*job]string
 	jobs     map[string]*job
-	// hostJob is the job each compute host runs (machines' state).
-	hostJob    []*job
-	hostSince  []float64
-	timeIdle   float64
-	timeComp   float64
+	// hostJob is the job each compute host runs (machines' state): the
+	// last one started when several share the host (hostJobs of them).
+	hostJob   []*job
+	hostJobs  []int32
+	hostSince []float64
+	// hostIdle and hostComp are each host's time idle and computing,
+	// in long doubles (Machine::time_spent_in_each_state), summed in
+	// host order for _schedule.csv.
+	hostIdle   []ld
+	hostComp   []ld
 	staticJobs int
 
 	out   *outputs
@@ -177,7 +182,10 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	e.k.links = e.net.links
 	e.server = &mailbox{name: "server", instant: cfg.Latency == LatencyNone}
 	e.hostJob = make([]*job, e.nhosts)
+	e.hostJobs = make([]int32, e.nhosts)
 	e.hostSince = make([]float64, e.nhosts)
+	e.hostIdle = make([]ld, e.nhosts)
+	e.hostComp = make([]ld, e.nhosts)
 	e.expectedJS = len(cfg.Workloads) + len(cfg.Preloaded)
 	for i, w := range cfg.Workloads {
 		if err := e.addStaticWorkload(fmt.Sprintf("w%d", i), w); err != nil {
@@ -365,7 +373,7 @@ func (e *engine) simulationBegins() *protocol.SimulationBegins {
 		NbResources:         len(p.Hosts) + len(p.Storage),
 		NbComputeResources:  len(p.Hosts),
 		NbStorageResources:  len(p.Storage),
-		AllowComputeSharing: false,
+		AllowComputeSharing: e.cfg.ComputeSharing,
 		AllowStorageSharing: true,
 		Config: protocol.Config{
 			RedisEnabled: false, RedisHostname: "127.0.0.1", RedisPort: 6379, RedisPrefix: "default",

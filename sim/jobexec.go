@@ -363,25 +363,49 @@ func (e *engine) newPtaskExec(a *actor, j *job, t *task) (*execAct, error) {
 }
 
 // machinesRun marks the job's hosts computing (time accounting of
-// _schedule.csv).
+// _schedule.csv, as Batsim's Machine::update_machine_state: a host that
+// was already computing another job closes a computing period and opens
+// the next).
 func (e *engine) machinesRun(j *job) {
 	t := e.k.now
+	j.run.computing = true
 	for _, h := range j.run.alloc {
 		if h < e.nhosts {
+			if e.hostJobs[h] == 0 {
+				e.spend(&e.hostIdle[h], h, t)
+			} else {
+				e.spend(&e.hostComp[h], h, t)
+			}
 			e.hostJob[h] = j
-			e.timeIdle += t - e.hostSince[h]
-			e.hostSince[h] = t
+			e.hostJobs[h]++
 		}
 	}
 }
 
+// spend is Machine::update_machine_state: host h spent the time since its
+// last change in the state of acc, and changes state at t.
+func (e *engine) spend(acc *ld, h int, t float64) {
+	var d ld
+	d.sub(newLD(t), newLD(e.hostSince[h]))
+	acc.add(acc, &d)
+	e.hostSince[h] = t
+}
+
+// machinesEnd is update_machines_on_job_end: a host becomes idle when its
+// last job ends.
 func (e *engine) machinesEnd(j *job) {
+	if !j.run.computing {
+		return
+	}
+	j.run.computing = false
 	t := e.k.now
 	for _, h := range j.run.alloc {
-		if h < e.nhosts && e.hostJob[h] == j {
-			e.hostJob[h] = nil
-			e.timeComp += t - e.hostSince[h]
-			e.hostSince[h] = t
+		if h < e.nhosts {
+			e.hostJobs[h]--
+			if e.hostJobs[h] == 0 {
+				e.hostJob[h] = nil
+				e.spend(&e.hostComp[h], h, t)
+			}
 		}
 	}
 }

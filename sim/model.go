@@ -205,6 +205,9 @@ type jobRun struct {
 	task     *task
 	// actor executes the job (Batsim's execution_actors).
 	actor *actor
+	// computing is set while the job counts on its hosts (machinesRun
+	// to machinesEnd).
+	computing bool
 }
 
 // name is the job's name: what follows the workload in its id.

@@ -216,6 +216,15 @@ func (o *outputs) finish(keys, values []string) error {
 
 // writeJob records a job that ended or was rejected: the _jobs.csv row and
 // the schedule metrics.
+// sumLD sums long doubles in order, as Batsim sums its machines' times.
+func sumLD(v []ld) float64 {
+	var s ld
+	for i := range v {
+		s.add(&s, &v[i])
+	}
+	return s.float64()
+}
+
 func (e *engine) writeJob(j *job) error {
 	s := &e.stats
 	if s.byState == nil {
@@ -344,8 +353,8 @@ func (e *engine) scheduleValues(wall time.Duration) (keys, values []string) {
 		"scheduling_time":       batsimfmt.Float(e.schedWall.Seconds()),
 		"simulation_time":       batsimfmt.Float(wall.Seconds()),
 		"success_rate":          div(float64(s.nbSuccess)),
-		"time_computing":        batsimfmt.Float(e.timeComp),
-		"time_idle":             batsimfmt.Float(e.timeIdle),
+		"time_computing":        batsimfmt.Float(sumLD(e.hostComp)),
+		"time_idle":             batsimfmt.Float(sumLD(e.hostIdle)),
 		"time_sleeping":         batsimfmt.Float(0),
 		"time_switching_off":    batsimfmt.Float(0),
 		"time_switching_on":     batsimfmt.Float(0),

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,16 +27,37 @@ func hostViewsAgree(sess *schedulers.Session) func(e *engine) error {
 		if st == nil {
 			return nil
 		}
-		for h := range e.hostJob {
-			ej := e.hostJob[h]
-			sj := st.Hosts[h].Job
-			switch {
-			case ej != nil && (sj == nil || sj.ID != ej.id):
-				return fmt.Errorf("host %d runs %s in the engine, framework has %v", h, ej.id, sj)
-			case ej == nil && sj != nil:
-				j := e.jobs[sj.ID]
-				if j == nil || !isComplete(j.state) {
-					return fmt.Errorf("host %d is free in the engine but the framework has %s running (engine: %v)", h, sj.ID, j)
+		onHost := make([]map[string]bool, len(e.hostJob))
+		for _, j := range e.jobs {
+			if j.run == nil || !j.run.computing {
+				continue
+			}
+			for _, h := range j.run.alloc {
+				if h < len(onHost) {
+					if onHost[h] == nil {
+						onHost[h] = map[string]bool{}
+					}
+					onHost[h][j.id] = true
+				}
+			}
+		}
+		for h := range onHost {
+			if int(e.hostJobs[h]) != len(onHost[h]) {
+				return fmt.Errorf("host %d counts %d jobs in the engine, runs %d", h, e.hostJobs[h], len(onHost[h]))
+			}
+			inFramework := map[string]bool{}
+			for _, sj := range st.Hosts[h].Jobs {
+				inFramework[sj.ID] = true
+				if !onHost[h][sj.ID] {
+					j := e.jobs[sj.ID]
+					if j == nil || !isComplete(j.state) {
+						return fmt.Errorf("host %d does not run %s in the engine but the framework has it running (engine: %v)", h, sj.ID, j)
+					}
+				}
+			}
+			for id := range onHost[h] {
+				if !inFramework[id] {
+					return fmt.Errorf("host %d runs %s in the engine, framework has %v", h, id, st.Hosts[h].Jobs)
 				}
 			}
 		}
@@ -108,12 +128,26 @@ func TestPropertyRandomRuns(t *testing.T) {
 		o := genOpts{jobs: 20 + r.IntN(60), maxRes: nh + 2, meanGap: float64(r.IntN(5)), walltime: r.IntN(4) > 0, mixed: true}
 		t.Run(fmt.Sprintf("seed%d_%s_%dhosts_%s", seed, policy, nh, lat), func(t *testing.T) {
 			w := genWorkload(t, seed, o)
-			sess := newSession(t, policy, nil, true)
+			// A policy that shares hosts gets 1 to 4 slots per host and
+			// Batsim's compute sharing.
+			spec, _ := reg.Get(policy)
+			slots := make([]int, nh)
+			var opts schedulers.Options
+			for i := range slots {
+				slots[i] = 1
+				if spec.ComputeSharing {
+					slots[i] = 1 + r.IntN(4)
+				}
+			}
+			if spec.ComputeSharing {
+				opts = schedulers.Options{"slots": strings.Trim(strings.Join(strings.Fields(fmt.Sprint(slots)), ","), "[]")}
+			}
+			sess := newSession(t, policy, opts, true)
 			prefix := filepath.Join(t.TempDir(), "out")
 			checkHook = hostViewsAgree(sess)
 			defer func() { checkHook = nil }()
 			res, err := Run(context.Background(), Config{Platform: genPlatform(nh, speeds), Workloads: []*workloads.Workload{w},
-				ExportPrefix: prefix, Latency: lat}, InProcess(sess))
+				ExportPrefix: prefix, Latency: lat, ComputeSharing: spec.ComputeSharing}, InProcess(sess))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,11 +174,17 @@ func TestPropertyRandomRuns(t *testing.T) {
 					perHost[h] = append(perHost[h], x)
 				}
 			}
+			// No host runs more jobs at once than its slots.
 			for h, rs := range perHost {
-				sort.Slice(rs, func(a, b int) bool { return rs[a].start < rs[b].start })
-				for i := 1; i < len(rs); i++ {
-					if rs[i].start < rs[i-1].end-1e-9 {
-						t.Errorf("host %d runs %s [%f, %f) and %s [%f, %f) at once", h, rs[i-1].id, rs[i-1].start, rs[i-1].end, rs[i].id, rs[i].start, rs[i].end)
+				for _, x := range rs {
+					var at []string
+					for _, y := range rs {
+						if y.start <= x.start && x.start < y.end-1e-9 {
+							at = append(at, y.id)
+						}
+					}
+					if len(at) > slots[h] {
+						t.Errorf("host %d of %d slots runs %v at once (t=%f)", h, slots[h], at, x.start)
 					}
 				}
 			}

@@ -408,7 +408,7 @@ func (e *engine) execute(d *protocol.ExecuteJob) (child *actor, err error) {
 		if h < 0 || h >= e.nhosts+e.nstore {
 			return nil, e.fail(name, "cannot get machine %d: it does not exist", h)
 		}
-		if h < e.nhosts {
+		if h < e.nhosts && !e.cfg.ComputeSharing {
 			if o := e.hostJob[h]; o != nil {
 				return nil, e.fail(name, "invalid allocation: machine %d (%s) is currently computing job %s whereas time-sharing on compute machines is disabled", h, e.names[h], o.id)
 			}

@@ -67,6 +67,9 @@ func writePolicyTable(w io.Writer, reg *schedulers.Registry) error {
 		if spec.DynamicJobs {
 			fmt.Fprintf(w, "    %s\n", dynamicJobsNote)
 		}
+		if spec.ComputeSharing {
+			fmt.Fprintf(w, "    %s\n", computeSharingNote)
+		}
 		if len(spec.Options) == 0 {
 			fmt.Fprintln(w, "    (no option)")
 			continue
@@ -96,6 +99,9 @@ func writePolicyMarkdown(w io.Writer, reg *schedulers.Registry) error {
 		if spec.DynamicJobs {
 			fmt.Fprintf(w, "\n%s\n", dynamicJobsNote)
 		}
+		if spec.ComputeSharing {
+			fmt.Fprintf(w, "\n%s\n", computeSharingNote)
+		}
 		if len(spec.Options) == 0 {
 			continue
 		}
@@ -107,6 +113,9 @@ func writePolicyMarkdown(w io.Writer, reg *schedulers.Registry) error {
 	_, err := fmt.Fprint(w)
 	return err
 }
+
+// computeSharingNote is listed under the policies that share hosts.
+const computeSharingNote = "Batsim must run with --enable-compute-sharing when a host has more than one slot (bucma simulate and bucma expe turn it on)."
 
 // dynamicJobsNote is listed under the policies that kill and resubmit.
 const dynamicJobsNote = "Batsim must run with --enable-dynamic-jobs --acknowledge-dynamic-jobs (bucma simulate and bucma expe turn them on)."

@@ -24,6 +24,7 @@ func workloadCommand() *cli.Command {
 			workloadInsertCommand(),
 			workloadPreciseCommand(),
 			workloadOSEPCommand(),
+			workloadSGECommand(),
 			workloadSWFCommand(),
 			workloadDelaysCommand(),
 		},
@@ -424,6 +425,28 @@ func workloadOSEPCommand() *cli.Command {
 				return cli.Exit(fmt.Sprintf("osep: --late-by must be ≥ 0 (got %g)", c.Float64("late-by")), 2)
 			}
 			w, err := workloads.GenerateOSEP(workloads.OSEPOptions{Demand: d, Late: l, LateBy: c.Float64("late-by"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadSGECommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sge",
+		Usage: "generate an SGE load-balancing scenario: n identical sequential tasks at t=0 (pi50 on sge-pi50.xml, pi80 and sw on sge.xml)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "app", Value: "pi80", Usage: "pi50, pi80 or sw"},
+			&cli.IntFlag{Name: "tasks", Value: 13, Usage: "number of tasks (the paper: 5, 9, 13; sw also 17)"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			w, err := workloads.GenerateSGE(workloads.SGEOptions{App: c.String("app"), Tasks: c.Int("tasks")})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

@@ -98,6 +98,44 @@ func simulate(t *testing.T, dir, plat, wl, policy string, opts schedulers.Option
 	return os.ReadFile(prefix + "_jobs.csv")
 }
 
+// sameOutputs compares a real Batsim run with the engine's in dir (its
+// _jobs.csv ours, its _schedule.csv at dir/engine_schedule.csv), reports
+// each difference (what names the case) and counts the case in c. A
+// differing case is kept (see keep).
+func sameOutputs(t *testing.T, c *tally, dir, what string, real *batsimrun.Result, ours []byte) bool {
+	t.Helper()
+	ok := bytes.Equal(real.Jobs, ours)
+	if !ok {
+		t.Errorf("_jobs.csv differs (case in %s%s), first difference at %s", dir, what, firstDiff(real.Jobs, ours))
+	}
+	if d := scheduleDiff(t, real.Schedule, filepath.Join(dir, "engine_schedule.csv")); d != "" {
+		ok = false
+		t.Errorf("_schedule.csv differs (case in %s%s): %s", dir, what, d)
+	}
+	c.add(ok)
+	if !ok {
+		keep(t, dir)
+	}
+	return ok
+}
+
+// writeInputs writes a platform and a workload into dir.
+func writeInputs(t *testing.T, dir string, platformXML []byte, w *workloads.Workload) (plat, wl string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := w.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	plat, wl = filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
+	if err := os.WriteFile(plat, platformXML, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wl, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return plat, wl
+}
+
 // firstDiff describes the first differing line of two CSV files.
 func firstDiff(a, b []byte) string {
 	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
@@ -140,7 +178,8 @@ func (c *tally) add(ok bool) {
 
 // TestEngineMatchesBatsim: for every shape, mix and seed, the real Batsim
 // driven by bucma's fcfs (first-fit hosts) and easy policies writes the same
-// _jobs.csv, byte for byte, as bucma's engine with the same policy.
+// _jobs.csv, byte for byte, as bucma's engine with the same policy, and
+// the same _schedule.csv but for the version and the wall-clock times.
 func TestEngineMatchesBatsim(t *testing.T) {
 	bin := batsimrun.Batsim(t)
 	n := seeds(t, 1)
@@ -163,12 +202,7 @@ func TestEngineMatchesBatsim(t *testing.T) {
 						if err != nil {
 							t.Fatalf("engine: %v", err)
 						}
-						ok := bytes.Equal(real.Jobs, ours)
-						c.add(ok)
-						if !ok {
-							t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, firstDiff(real.Jobs, ours))
-							keep(t, dir)
-						}
+						sameOutputs(t, &c, dir, "", real, ours)
 					})
 				}
 			}

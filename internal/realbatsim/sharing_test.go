@@ -1,0 +1,236 @@
+package realbatsim
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"bucma/internal/batsimrun"
+	"bucma/internal/scenario"
+	"bucma/platforms"
+	"bucma/protocol"
+	"bucma/schedulers"
+	"bucma/sim"
+	"bucma/workloads"
+)
+
+// sharingArgs is Batsim's option of compute sharing.
+var sharingArgs = []string{"--enable-compute-sharing"}
+
+// withSharing is the engine's equivalent.
+func withSharing(cfg *sim.Config) { cfg.ComputeSharing = true }
+
+// randomSlots gives n hosts 1 to 4 slots each, drawn from seed.
+func randomSlots(n int, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 0x736c6f74))
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strconv.Itoa(1 + r.IntN(4))
+	}
+	return strings.Join(parts, ",")
+}
+
+// sharingPolicies are the host-sharing policies and options the
+// differential test drives Batsim with.
+var sharingPolicies = []struct {
+	name   string
+	policy string
+	opts   schedulers.Options
+}{
+	{"loadbalanced", "sge-loadbalanced", nil},
+	{"rr", "sge-default-rr", schedulers.Options{"start": "random"}},
+	{"least-load", "sge-default-rr", schedulers.Options{"choice": "least-load"}},
+}
+
+// TestComputeSharingMatchesBatsim: the real Batsim run with
+// --enable-compute-sharing, driven by the SGE policies with 1 to 4 slots
+// per host (several jobs computing, communicating or sleeping on one host
+// at once, sequences, walltimes), ends normally and writes the same
+// _jobs.csv, byte for byte, as bucma's engine with compute sharing (and
+// the same _schedule.csv but for the version and the wall-clock times), on
+// every platform shape and workload mix of the tier.
+func TestComputeSharingMatchesBatsim(t *testing.T) {
+	bin := batsimrun.Batsim(t)
+	n := seeds(t, 1)
+	var c, shared tally
+	for _, pol := range sharingPolicies {
+		for _, shape := range scenario.Shapes {
+			if shape == scenario.Large {
+				continue // 1024 hosts: nothing more to share than on the others
+			}
+			for mname, mix := range mixes {
+				for seed := 1; seed <= n; seed++ {
+					pol, shape, mname, mix, seed := pol, shape, mname, mix, uint64(seed)
+					t.Run(fmt.Sprintf("%s/%s/%s/%d", pol.name, shape, mname, seed), func(t *testing.T) {
+						t.Parallel()
+						dir := t.TempDir()
+						plat, wl := writeCase(t, dir, shape, seed, mix)
+						p, err := platforms.Load(plat)
+						if err != nil {
+							t.Fatal(err)
+						}
+						opts := schedulers.Options{"slots": randomSlots(len(p.Hosts), seed)}
+						for k, v := range pol.opts {
+							opts[k] = v
+						}
+						real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin, Args: sharingArgs}, plat, wl, filepath.Join(dir, "batsim"), session(t, pol.policy, opts))
+						if err != nil {
+							t.Fatal(err)
+						}
+						shared.add(overlapping(t, real.Jobs))
+						ours, err := simulate(t, dir, plat, wl, pol.policy, opts, withSharing)
+						if err != nil {
+							t.Fatalf("engine: %v", err)
+						}
+						sameOutputs(t, &c, dir, ", slots "+opts["slots"], real, ours)
+					})
+				}
+			}
+		}
+	}
+	t.Cleanup(func() {
+		t.Logf("compute sharing, engine vs Batsim: %d of %d cases identical; %d of them run two jobs on one host at once", c.matching, c.cases, shared.matching)
+		if 2*shared.matching < shared.cases {
+			t.Errorf("only %d of %d cases share a host: the test no longer exercises compute sharing", shared.matching, shared.cases)
+		}
+	})
+}
+
+// TestSGEScenariosMatchBatsim: every scenario of the SGE seed (pi with 50
+// and 80 decimals, Smith-Waterman; 5 to 17 tasks) on the bundled
+// prototype, under the load-balanced choice and the default's worst round
+// robin, ends the same on the real Batsim and in the engine.
+func TestSGEScenariosMatchBatsim(t *testing.T) {
+	bin := batsimrun.Batsim(t)
+	var c tally
+	for _, app := range workloads.SGEApps {
+		for _, n := range app.Tasks {
+			for _, pol := range []struct {
+				policy string
+				opts   schedulers.Options
+			}{{"sge-loadbalanced", nil}, {"sge-default-rr", schedulers.Options{"start": "3"}}} {
+				app, n, pol := app, n, pol
+				t.Run(fmt.Sprintf("%s/%d/%s%s", app.Name, n, pol.policy, pol.opts["start"]), func(t *testing.T) {
+					t.Parallel()
+					dir := t.TempDir()
+					plat, wl := writeSGE(t, dir, app, n)
+					real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin, Args: sharingArgs}, plat, wl, filepath.Join(dir, "batsim"), session(t, pol.policy, pol.opts))
+					if err != nil {
+						t.Fatal(err)
+					}
+					ours, err := simulate(t, dir, plat, wl, pol.policy, pol.opts, withSharing)
+					if err != nil {
+						t.Fatalf("engine: %v", err)
+					}
+					sameOutputs(t, &c, dir, "", real, ours)
+				})
+			}
+		}
+	}
+	t.Cleanup(func() { t.Logf("SGE scenarios, engine vs Batsim: %d of %d cases identical", c.matching, c.cases) })
+}
+
+// writeSGE writes a scenario and the bundled platform it is meant for.
+func writeSGE(t *testing.T, dir string, app workloads.SGEApp, n int) (plat, wl string) {
+	t.Helper()
+	p, err := platforms.BundledXML(app.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workloads.GenerateSGE(workloads.SGEOptions{App: app.Name, Tasks: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeInputs(t, dir, p, w)
+}
+
+// scheduleDiff compares Batsim's _schedule.csv with the engine's, every
+// value but the version and the wall-clock times; "" when they agree.
+func scheduleDiff(t *testing.T, real []byte, oursPath string) string {
+	t.Helper()
+	ours, err := os.ReadFile(oursPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parse := func(b []byte) map[string]string {
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || len(rows) != 2 || len(rows[0]) != len(rows[1]) {
+			t.Fatalf("_schedule.csv: %v (%d rows)", err, len(rows))
+		}
+		m := map[string]string{}
+		for i, k := range rows[0] {
+			m[k] = rows[1][i]
+		}
+		return m
+	}
+	a, b := parse(real), parse(ours)
+	var diffs []string
+	for k, v := range a {
+		switch k {
+		case "batsim_version", "scheduling_time", "simulation_time":
+			continue
+		}
+		if b[k] != v {
+			diffs = append(diffs, fmt.Sprintf("%s: batsim %s, bucma %s", k, v, b[k]))
+		}
+	}
+	if len(a) != len(b) {
+		diffs = append(diffs, fmt.Sprintf("%d keys, bucma %d", len(a), len(b)))
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
+}
+
+// overlapping reports whether two jobs of a _jobs.csv ran on a common host
+// at the same time.
+func overlapping(t *testing.T, jobsCSV []byte) bool {
+	t.Helper()
+	type span struct {
+		hosts      protocol.IntervalSet
+		start, end float64
+	}
+	lines := strings.Split(strings.TrimSpace(string(jobsCSV)), "\n")
+	if len(lines) < 2 {
+		return false
+	}
+	col := map[string]int{}
+	for i, h := range strings.Split(lines[0], ",") {
+		col[h] = i
+	}
+	var spans []span
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		start, err1 := strconv.ParseFloat(f[col["starting_time"]], 64)
+		end, err2 := strconv.ParseFloat(f[col["finish_time"]], 64)
+		if err1 != nil || err2 != nil || f[col["allocated_resources"]] == "" {
+			continue
+		}
+		set, err := protocol.ParseIntervalSet(f[col["allocated_resources"]])
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans = append(spans, span{set, start, end})
+	}
+	for i, a := range spans {
+		for _, b := range spans[:i] {
+			if a.start < b.end && b.start < a.end && a.end > a.start && b.end > b.start {
+				for _, h := range a.hosts {
+					for _, k := range b.hosts {
+						if h == k {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
