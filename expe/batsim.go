@@ -30,7 +30,8 @@ type BatsimEngine struct {
 	// BatsimArgs are appended to Batsim's command line.
 	BatsimArgs []string
 	// Registry knows the policies (default: schedulers.Builtin()); a policy
-	// that registers dynamic jobs gets Batsim's DynamicJobFlags.
+	// that registers dynamic jobs gets Batsim's DynamicJobFlags, one that
+	// shares hosts ComputeSharingFlag.
 	Registry *schedulers.Registry
 	// Grace is how long a process may keep running once its peer has ended
 	// (default 30 s).
@@ -67,9 +68,7 @@ func (e *BatsimEngine) BatsimCommand(spec RunSpec, endpoint string) []string {
 
 // batsimArgs returns Batsim's command line before and after the endpoint.
 func (e *BatsimEngine) batsimArgs(spec RunSpec) (head, tail []string) {
-	if usesDynamicJobs(e.Registry, spec.Run.Variant.Policy) {
-		tail = append(tail, DynamicJobFlags...)
-	}
+	tail = append(tail, policyFlags(e.Registry, spec.Run.Variant.Policy)...)
 	tail = append(tail, e.BatsimArgs...)
 	return []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s"}, tail
 }

@@ -36,22 +36,33 @@ func (e *EmbeddedEngine) Name() string { return "embedded" }
 // JOB_SUBMITTED.
 var DynamicJobFlags = []string{"--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"}
 
-// usesDynamicJobs reports whether policy registers dynamic jobs (false for
-// a policy reg does not know: the run fails on it with a clear message).
-func usesDynamicJobs(reg *schedulers.Registry, policy string) bool {
+// ComputeSharingFlag is the flag of Batsim (and of "bucma simulate") that
+// a policy sharing hosts needs (schedulers.Spec.ComputeSharing).
+const ComputeSharingFlag = "--enable-compute-sharing"
+
+// policyFlags are the flags of Batsim a policy needs: DynamicJobFlags for
+// a policy that registers dynamic jobs, ComputeSharingFlag for one that
+// shares hosts (none for a policy reg does not know: the run fails on it
+// with a clear message).
+func policyFlags(reg *schedulers.Registry, policy string) []string {
 	if reg == nil {
 		reg = schedulers.Builtin()
 	}
 	s, ok := reg.Get(policy)
-	return ok && s.DynamicJobs
+	var out []string
+	if ok && s.DynamicJobs {
+		out = append(out, DynamicJobFlags...)
+	}
+	if ok && s.ComputeSharing {
+		out = append(out, ComputeSharingFlag)
+	}
+	return out
 }
 
 // CommandLine implements Engine: the equivalent "bucma simulate" command.
 func (e *EmbeddedEngine) CommandLine(spec RunSpec) string {
 	argv := []string{"bucma", "simulate", "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix}
-	if usesDynamicJobs(e.Registry, spec.Run.Variant.Policy) {
-		argv = append(argv, DynamicJobFlags...)
-	}
+	argv = append(argv, policyFlags(e.Registry, spec.Run.Variant.Policy)...)
 	argv = append(argv, "--scheduler", spec.Run.Variant.Policy)
 	for _, o := range spec.Run.Variant.OptionArgs() {
 		argv = append(argv, "--option", o)
@@ -108,6 +119,7 @@ func (e *EmbeddedEngine) Run(ctx context.Context, spec RunSpec) (err error) {
 		Platform: plat, Workloads: []*workloads.Workload{w}, ExportPrefix: spec.Prefix,
 		Latency: sim.LatencyBatsim, Log: log,
 		DynamicJobs: pspec.DynamicJobs, AcknowledgeDynamicJob: pspec.DynamicJobs,
+		ComputeSharing: pspec.ComputeSharing,
 	}
 	res, err := sim.Run(ctx, cfg, sim.InProcess(sess))
 	if err != nil {

@@ -29,7 +29,9 @@ func PlatformXML(name string) ([]byte, error) {
 // GenerateWorkload is the default WorkloadMaker: the workloads package's
 // generator, then its transformations, all seeded with seed. The generator
 // is sized for the platform's compute hosts. The "osep" generator makes one
-// OSEP demand (r.Demand, r.Late, r.LateBy; load is not used).
+// OSEP demand (r.Demand, r.Late, r.LateBy; load is not used), the "sge"
+// generator one SGE scenario (r.App, r.Tasks; neither seed nor load is
+// used).
 func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
 	p, err := platforms.Load(platform)
 	if err != nil {
@@ -49,6 +51,8 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 		w, err = workloads.GenerateLille(o)
 	case "osep":
 		w, err = workloads.GenerateOSEP(osepOptions(r, seed, len(p.Hosts)))
+	case "sge":
+		w, err = workloads.GenerateSGE(workloads.SGEOptions{App: r.App, Tasks: r.Tasks})
 	case "file":
 		if err = checkFileSum(r); err != nil {
 			return nil, err
@@ -81,7 +85,7 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 
 // Generators are the workload generators of a recipe: "file" reads a
 // workload file (a real trace) instead of generating one.
-var Generators = []string{"lille", "osep", "file"}
+var Generators = []string{"lille", "osep", "sge", "file"}
 
 // lilleOptions are the lille generator's options for a recipe: the trace
 // is sized for the platform's hosts, run times are on its slowest host (the
@@ -141,17 +145,21 @@ func osepOptions(r WorkloadRecipe, seed uint64, hosts int) workloads.OSEPOptions
 }
 
 // checkRecipe reports a recipe the generator would refuse, before any
-// workload is made (only the osep generator's parameters are checked: it
-// is cheap to run).
+// workload is made (only the osep and sge generators' parameters are
+// checked: they are cheap to run).
 func checkRecipe(r WorkloadRecipe) error {
 	if err := checkShape(r); err != nil {
 		return err
 	}
-	if r.Generator != "osep" {
-		return nil
+	switch r.Generator {
+	case "osep":
+		_, err := workloads.GenerateOSEP(osepOptions(r, 1, 0))
+		return err
+	case "sge":
+		_, err := workloads.GenerateSGE(workloads.SGEOptions{App: r.App, Tasks: r.Tasks})
+		return err
 	}
-	_, err := workloads.GenerateOSEP(osepOptions(r, 1, 0))
-	return err
+	return nil
 }
 
 // checkShape checks the trace-shape parameters of a recipe.

@@ -28,7 +28,7 @@ type Variant struct {
 // (case, seed) pair, is made: a generator, then transformations applied in
 // order.
 type WorkloadRecipe struct {
-	Generator string   `json:"generator"` // "lille", "osep"
+	Generator string   `json:"generator"` // "lille", "osep", "sge", "file"
 	Jobs      int      `json:"jobs"`      // jobs of the generator (0: its default; "osep" has a fixed size)
 	Steps     []string `json:"steps"`     // "bucma-insert", "precise"
 	// Parameters of the "osep" generator (a plan's workload cases set
@@ -36,6 +36,10 @@ type WorkloadRecipe struct {
 	Demand string  `json:"demand,omitempty"`  // small, medium or large
 	Late   string  `json:"late,omitempty"`    // the user who submits late
 	LateBy float64 `json:"late_by,omitempty"` // the late user's submission time, seconds
+	// Parameters of the "sge" generator (set by the cases of plan sge):
+	// the application and the number of tasks.
+	App   string `json:"app,omitempty"`
+	Tasks int    `json:"tasks,omitempty"`
 	// Shape of the "lille" generator's trace (zero: its default; see
 	// workloads.LilleOptions) and of the bucma-insert step (Bursts 0:
 	// spread); Load is the offered load of a workload case (plans with
@@ -61,6 +65,8 @@ type WorkloadCase struct {
 	Title  string `json:"title"` // how the report names it ("user1 late, large demand")
 	Demand string `json:"demand,omitempty"`
 	Late   string `json:"late,omitempty"`
+	App    string `json:"app,omitempty"`
+	Tasks  int    `json:"tasks,omitempty"`
 	// Sensitivity cases: the platform (bundled name or file; empty: the
 	// plan's), the offered load and the trace's shape (see WorkloadRecipe);
 	// Factor and Level say which factor the case varies from the
@@ -80,7 +86,7 @@ type WorkloadCase struct {
 // workload cases.
 type Plan struct {
 	Name        string         `json:"name"`
-	Kind        string         `json:"kind"` // report layout: "bucma-model", "walltime-trust" or "osep"
+	Kind        string         `json:"kind"` // report layout: "bucma-model", "walltime-trust", "osep", "sge" or a sensitivity plan's
 	Title       string         `json:"title"`
 	Platform    string         `json:"platform"` // bundled platform name or file path
 	Workload    WorkloadRecipe `json:"workload"`
@@ -161,7 +167,7 @@ func OSEPVariantName(policy string, ckpt int) string {
 
 // PlanNames lists the built-in plans.
 func PlanNames() []string {
-	return []string{"bucma-model", "walltime-trust", "osep", BucmaSensitivity, WtrustSensitivity}
+	return []string{"bucma-model", "walltime-trust", "osep", SGEPlan, BucmaSensitivity, WtrustSensitivity}
 }
 
 // BuiltinPlan returns a built-in plan with the default sizes.
@@ -238,6 +244,9 @@ func BuiltinPlan(name string) (Plan, error) {
 				"Each user submits 10 sequential jobs; the late user (user1 or user4) submits " + fmt.Sprintf("%g s", OSEPLateBy) +
 				" after the others; small, medium and large demand. Preempted jobs are killed and their remaining work resubmitted.",
 		}, nil
+	}
+	if name == SGEPlan {
+		return sgePlan(), nil
 	}
 	if IsSensitivity(name) {
 		return sensitivityPlan(name)
@@ -323,6 +332,8 @@ func (p Plan) QuickSizes() (seeds, jobs int) {
 	switch {
 	case p.Workload.Generator == "osep":
 		return OSEPQuickSeeds, 0
+	case p.Workload.Generator == "sge":
+		return 1, 0
 	case p.FixedJobs():
 		return QuickSeeds, 0
 	}
@@ -330,9 +341,10 @@ func (p Plan) QuickSizes() (seeds, jobs int) {
 }
 
 // FixedJobs reports whether the plan's workload generator has a fixed
-// number of jobs (the OSEP demands: 4 users × 10 jobs; a workload file).
+// number of jobs (the OSEP demands: 4 users × 10 jobs; the SGE scenarios;
+// a workload file).
 func (p Plan) FixedJobs() bool {
-	return p.Workload.Generator == "osep" || p.Workload.Generator == "file"
+	return p.Workload.Generator == "osep" || p.Workload.Generator == "sge" || p.Workload.Generator == "file"
 }
 
 // WithFile returns the plan with its workload generator replaced by a
@@ -394,6 +406,12 @@ func (p Plan) Recipe(caseName string) WorkloadRecipe {
 		}
 		if c.Late != "" {
 			r.Late = c.Late
+		}
+		if c.App != "" {
+			r.App = c.App
+		}
+		if c.Tasks != 0 {
+			r.Tasks = c.Tasks
 		}
 		if c.Load != 0 {
 			r.Load = c.Load

@@ -61,6 +61,9 @@ func (r *reporter) write() error {
 	if pl.Kind == "osep" {
 		return r.osep()
 	}
+	if pl.Kind == SGEPlan {
+		return r.sge()
+	}
 	if IsSensitivity(pl.Kind) {
 		return r.sensitivity()
 	}

@@ -39,7 +39,7 @@ func TestExpeBatsimEngineOverZeroMQ(t *testing.T) {
 	script := `#!/bin/sh
 while [ $# -gt 0 ]; do
   case "$1" in -p) p="$2"; shift;; -w) w="$2"; shift;; -e) e="$2"; shift;; -s) s="$2"; shift;;
-    --enable-dynamic-jobs|--acknowledge-dynamic-jobs) dyn="$dyn $1";; esac
+    --enable-dynamic-jobs|--acknowledge-dynamic-jobs|--enable-compute-sharing) dyn="$dyn $1";; esac
   shift
 done
 exec "` + self + `" simulate -p "$p" -w "$w" -e "$e" --connect "$s" --timeout 60s -q $dyn
@@ -53,6 +53,9 @@ exec "` + self + `" simulate -p "$p" -w "$w" -e "$e" --connect "$s" --timeout 60
 	if _, ok := schedulers.Builtin().Get("osep"); ok {
 		sameAsEmbedded(t, "osep", batsim)
 	}
+	// The SGE plan: Batsim gets --enable-compute-sharing, hosts run
+	// several tasks at once.
+	sameAsEmbedded(t, "sge", batsim)
 }
 
 // The Batsim engine with the real Batsim, when there is one: Batsim 4.2.1
@@ -63,6 +66,7 @@ func TestExpeRealBatsim(t *testing.T) {
 		t.Skip("no batsim executable on PATH: the Batsim engine is tested with a stand-in only")
 	}
 	sameAsEmbedded(t, "walltime-trust", batsim)
+	sameAsEmbedded(t, "sge", batsim)
 }
 
 // sameAsEmbedded runs a small campaign of plan with the Batsim engine (the
@@ -113,7 +117,8 @@ func sameAsEmbedded(t *testing.T, plan, batsim string) {
 func TestExpePlans(t *testing.T) {
 	err, code, out := runApp(t, "expe", "plans")
 	if err != nil || code != 0 || !strings.Contains(out, "bucma-model") || !strings.Contains(out, "walltime-trust") ||
-		!strings.Contains(out, "5 variants × 6 workload cases × 1000 seeds = 30000 runs; workload: osep (fixed size); --quick: 5 seeds") {
+		!strings.Contains(out, "5 variants × 6 workload cases × 1000 seeds = 30000 runs; workload: osep (fixed size); --quick: 5 seeds") ||
+		!strings.Contains(out, "11 variants × 10 workload cases × 1 seeds = 110 runs; workload: sge (fixed size); --quick: 1 seeds") {
 		t.Fatalf("expe plans: %v (exit %d)\n%s", err, code, out)
 	}
 }

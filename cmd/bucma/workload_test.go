@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,29 @@ func TestWorkloadGeneratorsThroughCLI(t *testing.T) {
 	}
 	if err, code, msg := runApp(t, "workload", "check", prec, "--platform", "lille"); code != 0 {
 		t.Fatalf("check of a generated workload: %v (exit %d) %s", err, code, msg)
+	}
+}
+
+// TestWorkloadSGEThroughCLI: "bucma workload sge" writes the scenario
+// (n tasks at 0, one profile) that checks on the prototype; a bad
+// application or task count is a usage error.
+func TestWorkloadSGEThroughCLI(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sw.json")
+	if err, code, msg := runApp(t, "workload", "sge", "--app", "sw", "--tasks", "17", "--out", out); code != 0 {
+		t.Fatalf("sge: %v (exit %d) %s", err, code, msg)
+	}
+	w, err := workloads.Load(out)
+	if err != nil || len(w.Jobs) != 17 || len(w.Profiles) != 1 || w.Jobs[16].Subtime != 0 || w.Profiles["sw"].CPU != 39.6*1.1e9 {
+		t.Fatalf("sge workload: %v, %d jobs, %d profiles", err, len(w.Jobs), len(w.Profiles))
+	}
+	if err, code, msg := runApp(t, "workload", "check", out, "--platform", "sge"); code != 0 {
+		t.Fatalf("check: %v (exit %d) %s", err, code, msg)
+	}
+	for _, args := range [][]string{{"--app", "pi100"}, {"--tasks", "0"}} {
+		err, code, msg := runApp(t, append([]string{"workload", "sge", "--out", out}, args...)...)
+		if code != 2 || !strings.Contains(msg+fmt.Sprint(err), strings.TrimPrefix(args[1], "-")) {
+			t.Errorf("%v: exit %d, %v %s", args, code, err, msg)
+		}
 	}
 }
 
