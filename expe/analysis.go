@@ -56,6 +56,16 @@ type Analysis struct {
 	CaseHosts map[string]int
 }
 
+// RunIDs lists the completed runs' ids, sorted.
+func (a *Analysis) RunIDs() []string {
+	ids := make([]string, 0, len(a.Runs))
+	for id := range a.Runs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
 // HostsOf is the number of compute hosts of a run's platform.
 func (a *Analysis) HostsOf(r Run) int {
 	if n, ok := a.CaseHosts[r.Case]; ok {

@@ -3,6 +3,7 @@ package expe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,13 +11,49 @@ import (
 	"bucma/schedulers"
 )
 
+// sameOutputsTwice checks that two executions of the same runs, in dirs a
+// and b, wrote the same non-empty _jobs.csv.
+func sameOutputsTwice(t *testing.T, runs []Run, a, b string) {
+	t.Helper()
+	for _, r := range runs {
+		x, _ := os.ReadFile(filepath.Join(RunDir(a, r.ID), JobsFile))
+		y, _ := os.ReadFile(filepath.Join(RunDir(b, r.ID), JobsFile))
+		if len(x) == 0 || string(x) != string(y) {
+			t.Errorf("run %s: outputs differ between two executions (or are empty)", r.ID)
+		}
+	}
+}
+
+// campaignTwiceReport runs plan p twice on the embedded engine (2 workers,
+// then 1), checks the two executions wrote the same outputs, writes the
+// first's report and returns its directory and the report's text.
+func campaignTwiceReport(t *testing.T, p Plan) (dir, report string) {
+	t.Helper()
+	dir, again := t.TempDir(), t.TempDir()
+	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 2})
+	mustRun(t, &Campaign{Plan: p, Dir: again, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1})
+	sameOutputsTwice(t, p.Expand(), dir, again)
+	path, err := WriteReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, string(b)
+}
+
 // A tiny campaign of each plan through the real workload generators and the
 // embedded engine: every run completes, the report has numbers everywhere
 // the paper has, and the same plan gives the same outputs twice.
 func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 	for _, name := range PlanNames() {
-		if name == "osep" {
+		switch name {
+		case "osep":
 			continue // TestEmbeddedOSEPCampaignEndToEnd
+		case SGEPlan, GangPlan:
+			continue // TestSGECampaignReport, TestGangCampaignReport
 		}
 		t.Run(name, func(t *testing.T) {
 			p, err := BuiltinPlan(name)
@@ -39,16 +76,11 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			for i, dir := range dirs {
 				mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1 + i})
 			}
-			for _, r := range p.Expand() {
-				if IsSensitivity(name) && r.Case != p.Cases[0].Name {
-					continue
-				}
-				a, _ := os.ReadFile(filepath.Join(RunDir(dirs[0], r.ID), JobsFile))
-				b, _ := os.ReadFile(filepath.Join(RunDir(second, r.ID), JobsFile))
-				if len(a) == 0 || string(a) != string(b) {
-					t.Errorf("run %s: outputs differ between two executions (or are empty)", r.ID)
-				}
+			runs := p.Expand()
+			if IsSensitivity(name) {
+				runs = slices.DeleteFunc(runs, func(r Run) bool { return r.Case != p.Cases[0].Name })
 			}
+			sameOutputsTwice(t, runs, dirs[0], second)
 			an, err := Analyze(dirs[0])
 			if err != nil {
 				t.Fatal(err)

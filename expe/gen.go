@@ -53,6 +53,8 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 		w, err = workloads.GenerateOSEP(osepOptions(r, seed, len(p.Hosts)))
 	case "sge":
 		w, err = workloads.GenerateSGE(workloads.SGEOptions{App: r.App, Tasks: r.Tasks})
+	case "gang":
+		w, err = gangWorkload(r, seed, load, len(p.Hosts))
 	case "file":
 		if err = checkFileSum(r); err != nil {
 			return nil, err
@@ -85,7 +87,7 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 
 // Generators are the workload generators of a recipe: "file" reads a
 // workload file (a real trace) instead of generating one.
-var Generators = []string{"lille", "osep", "sge", "file"}
+var Generators = []string{"lille", "osep", "sge", "gang", "file"}
 
 // lilleOptions are the lille generator's options for a recipe: the trace
 // is sized for the platform's hosts, run times are on its slowest host (the

@@ -24,13 +24,7 @@ func (r *reporter) osep() error {
 	a := r.a
 	pl := a.Plan
 	g := a.Grid
-	r.p("# %s\n\n", pl.Title)
-	r.p("%s\n\n", pl.Description)
-	r.p("- Plan `%s`: %d variants × %d workload cases × %d seeds = %d runs; %d completed", pl.Name, len(pl.Variants), len(pl.Cases), len(pl.Seeds), len(pl.Expand()), len(a.Runs))
-	if len(a.Missing) > 0 {
-		r.p(" (**%d missing**: the numbers below use the completed runs only)", len(a.Missing))
-	}
-	r.p(".\n")
+	r.intro(fmt.Sprintf("%d variants × %d workload cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
 	r.p("- Platform `%s` (%d compute hosts, owners read from the host property `%s`); workload: `%s` generator, one demand per case and seed, the late user submitting at %g s; seeds %s.\n",
 		pl.Platform, a.Hosts, pl.OwnerProperty(), pl.Workload.Generator, pl.Workload.LateBy, seedList(pl.Seeds))
 	engines, wall, nInfo := r.runInfos()
@@ -72,6 +66,18 @@ func (r *reporter) osep() error {
 	r.osepPreemptions()
 	r.osepThesis()
 	return nil
+}
+
+// intro writes the report's title, the plan's description and its size
+// (sizes: "n variants × ..."); missingNote says what missing runs mean.
+func (r *reporter) intro(sizes, missingNote string) {
+	pl := r.a.Plan
+	r.p("# %s\n\n%s\n\n", pl.Title, pl.Description)
+	r.p("- Plan `%s`: %s = %d runs; %d completed", pl.Name, sizes, len(pl.Expand()), len(r.a.Runs))
+	if len(r.a.Missing) > 0 {
+		r.p(" (**%d missing**: %s)", len(r.a.Missing), missingNote)
+	}
+	r.p(".\n")
 }
 
 // runInfos reads the run.json of every completed run: the engines used and

@@ -28,7 +28,7 @@ type Variant struct {
 // (case, seed) pair, is made: a generator, then transformations applied in
 // order.
 type WorkloadRecipe struct {
-	Generator string   `json:"generator"` // "lille", "osep", "sge", "file"
+	Generator string   `json:"generator"` // "lille", "osep", "sge", "gang", "file"
 	Jobs      int      `json:"jobs"`      // jobs of the generator (0: its default; "osep" has a fixed size)
 	Steps     []string `json:"steps"`     // "bucma-insert", "precise"
 	// Parameters of the "osep" generator (a plan's workload cases set
@@ -167,7 +167,7 @@ func OSEPVariantName(policy string, ckpt int) string {
 
 // PlanNames lists the built-in plans.
 func PlanNames() []string {
-	return []string{"bucma-model", "walltime-trust", "osep", SGEPlan, BucmaSensitivity, WtrustSensitivity}
+	return []string{"bucma-model", "walltime-trust", "osep", SGEPlan, GangPlan, BucmaSensitivity, WtrustSensitivity}
 }
 
 // BuiltinPlan returns a built-in plan with the default sizes.
@@ -247,6 +247,9 @@ func BuiltinPlan(name string) (Plan, error) {
 	}
 	if name == SGEPlan {
 		return sgePlan(), nil
+	}
+	if name == GangPlan {
+		return gangPlan(), nil
 	}
 	if IsSensitivity(name) {
 		return sensitivityPlan(name)

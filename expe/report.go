@@ -64,6 +64,9 @@ func (r *reporter) write() error {
 	if pl.Kind == SGEPlan {
 		return r.sge()
 	}
+	if pl.Kind == GangPlan {
+		return r.gang()
+	}
 	if IsSensitivity(pl.Kind) {
 		return r.sensitivity()
 	}

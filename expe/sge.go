@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"bucma/workloads"
 )
 
-// The SGE load-balancing experiment (docs/sge.md): the paper's ten
+// The SGE load-balancing experiment (docs/reproducing.md): the paper's ten
 // scenarios (pi with 50 and 80 decimals, Smith-Waterman; 5 to 17 tasks at
 // once on the 4-host prototype) under the load-balanced queue choice and
 // under SGE's default round robin from each of the four start hosts (the
@@ -108,12 +107,7 @@ type sgeCell struct {
 // first seed that completed; the runs do not depend on the seed).
 func (r *reporter) sgeCells() (map[string]map[string]sgeCell, error) {
 	out := map[string]map[string]sgeCell{}
-	ids := make([]string, 0, len(r.a.Runs))
-	for id := range r.a.Runs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range r.a.RunIDs() {
 		rd := r.a.Runs[id]
 		if out[rd.Run.Case] == nil {
 			out[rd.Run.Case] = map[string]sgeCell{}
@@ -168,12 +162,7 @@ func (r *reporter) sge() error {
 	if err != nil {
 		return err
 	}
-	r.p("# %s\n\n%s\n\n", pl.Title, pl.Description)
-	r.p("- Plan `%s`: %d variants × %d scenarios × %d seed(s) = %d runs; %d completed", pl.Name, len(pl.Variants), len(pl.Cases), len(pl.Seeds), len(pl.Expand()), len(a.Runs))
-	if len(a.Missing) > 0 {
-		r.p(" (**%d missing**: their cells are empty)", len(a.Missing))
-	}
-	r.p(".\n")
+	r.intro(fmt.Sprintf("%d variants × %d scenarios × %d seed(s)", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "their cells are empty")
 	engines, wall, _ := r.runInfos()
 	r.p("- Engines: %s (Batsim's compute sharing on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), fmtDuration(wall))
 	r.p("- Makespan = last finish − first submission (every task is submitted at 0). The default's *worst*, *average* and *best* are the largest, ")

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"bucma/schedulers"
 )
 
 // TestSGEPlan: the ten scenarios, each on the platform its application is
@@ -55,17 +53,7 @@ func TestSGECampaignReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 2})
-	path, err := WriteReport(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := string(b)
+	dir, report := campaignTwiceReport(t, p)
 	for _, want := range []string{
 		"| 13 | 193.6 (194) | 167.2 (175) | 158.4 (158) | 158.4 (158) | 22.22 (22.78) | 5.56 (10.76) |",
 		"| 17, default with 5 slots on h4 | 242.0 (242) |",

@@ -53,6 +53,13 @@ type ownedHost struct {
 // ownedPlatform builds a platform whose hosts have owners.
 func ownedPlatform(t testing.TB, hosts []ownedHost) *platforms.Platform {
 	t.Helper()
+	return propPlatform(t, "owner", hosts)
+}
+
+// propPlatform builds a platform whose hosts have a property prop, each
+// host's value in its owner field.
+func propPlatform(t testing.TB, prop string, hosts []ownedHost) *platforms.Platform {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -60,7 +67,7 @@ func ownedPlatform(t testing.TB, hosts []ownedHost) *platforms.Platform {
 <host id="master" speed="1e9f"><prop id="role" value="master"/></host>
 `)
 	for i, h := range hosts {
-		fmt.Fprintf(&b, "<host id=\"h%d\" speed=\"%gf\"><prop id=\"speed\" value=\"%g\"/><prop id=\"owner\" value=\"%s\"/></host>\n", i, h.speed, h.speed, h.owner)
+		fmt.Fprintf(&b, "<host id=\"h%d\" speed=\"%gf\"><prop id=\"speed\" value=\"%g\"/><prop id=\"%s\" value=\"%s\"/></host>\n", i, h.speed, h.speed, prop, h.owner)
 	}
 	b.WriteString(`<link id="lo" bandwidth="10GBps" latency="5us" sharing_policy="FATPIPE"/>` + "\n")
 	for i := range hosts {

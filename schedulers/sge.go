@@ -10,7 +10,7 @@ import (
 )
 
 // The two Sun Grid Engine queue choices of the SGE load-balancing paper
-// (docs/sge.md): each host is an execution queue of a
+// (docs/policies.md, "SGE queue choices"): each host is an execution queue of a
 // number of slots, every slot may run one job, and the jobs of a host
 // share its processor (Batsim's compute sharing). Pending jobs are
 // examined in arrival order at every decision; a job goes to the host the

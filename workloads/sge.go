@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// The scenarios of the SGE load-balancing paper (docs/sge.md): n identical sequential CPU-bound tasks submitted together
+// The scenarios of the SGE load-balancing paper (workloads/README.md):
+// n identical sequential CPU-bound tasks submitted together
 // at t=0. The work of each application is its one-instance time on the
 // reference host times that host's speed on the platform it is meant for:
 // pi with 50 decimals on sge-pi50.xml (10^10 flop: 11.17 s on h1), pi with

@@ -56,6 +56,7 @@ exec "` + self + `" simulate -p "$p" -w "$w" -e "$e" --connect "$s" --timeout 60
 	// The SGE plan: Batsim gets --enable-compute-sharing, hosts run
 	// several tasks at once.
 	sameAsEmbedded(t, "sge", batsim)
+	sameAsEmbedded(t, "gang", batsim)
 }
 
 // The Batsim engine with the real Batsim, when there is one: Batsim 4.2.1
@@ -67,6 +68,7 @@ func TestExpeRealBatsim(t *testing.T) {
 	}
 	sameAsEmbedded(t, "walltime-trust", batsim)
 	sameAsEmbedded(t, "sge", batsim)
+	sameAsEmbedded(t, "gang", batsim)
 }
 
 // sameAsEmbedded runs a small campaign of plan with the Batsim engine (the

@@ -25,6 +25,7 @@ func workloadCommand() *cli.Command {
 			workloadPreciseCommand(),
 			workloadOSEPCommand(),
 			workloadSGECommand(),
+			workloadGangCommand(),
 			workloadSWFCommand(),
 			workloadDelaysCommand(),
 		},
@@ -447,6 +448,39 @@ func workloadSGECommand() *cli.Command {
 				return err
 			}
 			w, err := workloads.GenerateSGE(workloads.SGEOptions{App: c.String("app"), Tasks: c.Int("tasks")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadGangCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "gang",
+		Usage: "generate a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: 3000, Usage: "number of jobs"},
+			&cli.Float64Flag{Name: "load", Value: 0.7, Usage: "offered load at the reference speed (2 Gflop/s per task)"},
+			&cli.IntFlag{Name: "hosts", Value: 384, Usage: "processors of the platform (mcmca: 384)"},
+			seedFlag,
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if err := checkSeed(c, "gang"); err != nil {
+				return err
+			}
+			if l := c.Float64("load"); !(l > 0) || l > 100 {
+				return cli.Exit(fmt.Sprintf("gang: --load must be > 0 and at most 100 (got %g)", l), 2)
+			}
+			if c.Int("jobs") < 1 || c.Int("hosts") < 1 {
+				return cli.Exit(fmt.Sprintf("gang: --jobs and --hosts must be at least 1 (got %d, %d)", c.Int("jobs"), c.Int("hosts")), 2)
+			}
+			w, err := workloads.GenerateGang(workloads.GangOptions{Jobs: c.Int("jobs"), Load: c.Float64("load"), Hosts: c.Int("hosts"), Seed: c.Uint64("seed")})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

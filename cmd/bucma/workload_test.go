@@ -71,6 +71,40 @@ func TestWorkloadSGEThroughCLI(t *testing.T) {
 	}
 }
 
+// TestWorkloadGangThroughCLI: "bucma workload gang" writes the paper's
+// job sizes in proportion, seeded, and checks on the multicluster.
+func TestWorkloadGangThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, out := range []string{a, b} {
+		if err, code, msg := runApp(t, "workload", "gang", "--jobs", "300", "--seed", "3", "--out", out); code != 0 {
+			t.Fatalf("gang: %v (exit %d) %s", err, code, msg)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if len(da) == 0 || !bytes.Equal(da, db) {
+		t.Fatal("the same seed must give the same bytes")
+	}
+	w, err := workloads.Load(a)
+	if err != nil || len(w.Jobs) != 300 {
+		t.Fatalf("gang workload: %v, %d jobs", err, len(w.Jobs))
+	}
+	sizes := map[int]int{}
+	for _, j := range w.Jobs {
+		sizes[j.Res]++
+	}
+	if sizes[32] != 186 || sizes[128] != 33 || sizes[1] != 3 {
+		t.Errorf("sizes %v, want the paper's proportions (32: 186, 128: 33, 1: 3 of 300)", sizes)
+	}
+	if err, code, msg := runApp(t, "workload", "check", a, "--platform", "mcmca"); code != 0 {
+		t.Fatalf("check: %v (exit %d) %s", err, code, msg)
+	}
+	if _, code, _ := runApp(t, "workload", "gang", "--load", "0", "--out", a); code != 2 {
+		t.Errorf("--load 0: exit %d, want 2", code)
+	}
+}
+
 func TestWorkloadCheckExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string { return writeFile(t, dir, name, text) }
