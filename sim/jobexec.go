@@ -385,9 +385,11 @@ func (e *engine) machinesRun(j *job) {
 // spend is Machine::update_machine_state: host h spent the time since its
 // last change in the state of acc, and changes state at t.
 func (e *engine) spend(acc *ld, h int, t float64) {
-	var d ld
-	d.sub(newLD(t), newLD(e.hostSince[h]))
-	acc.add(acc, &d)
+	if since := e.hostSince[h]; t != since {
+		var a, b, d ld
+		d.sub(a.setF(t), b.setF(since))
+		acc.add(acc, &d)
+	}
 	e.hostSince[h] = t
 }
 
