@@ -24,6 +24,8 @@ var palette = []color.Color{
 	color.RGBA{86, 180, 233, 255},  // sky
 	color.RGBA{213, 94, 0, 255},    // vermillion
 	color.RGBA{240, 228, 66, 255},  // yellow
+	color.RGBA{0, 0, 0, 255},       // black
+	color.RGBA{128, 128, 128, 255}, // grey
 }
 
 // FigureFormats are the formats every report figure is written in.
@@ -341,6 +343,17 @@ func jobColor(id string) color.Color {
 // level), one line per series with 95 % confidence-interval error bars.
 // ests[s][i] is the estimate of series s at xs[i].
 func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate) error {
+	return linePlot(base, title, xlabel, ylabel, xs, series, ests, false)
+}
+
+// LogLinePlot draws positive values (a response time) against a numeric x
+// on a logarithmic y axis, one line per series, without error bars (the
+// report's tables give the intervals).
+func LogLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate) error {
+	return linePlot(base, title, xlabel, ylabel, xs, series, ests, true)
+}
+
+func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate, logY bool) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
@@ -360,15 +373,30 @@ func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []s
 	}
 	span := math.Max(hi-lo, 1)
 	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.4*span // room for the legend
+	if logY {
+		lo, hi = math.Inf(1), 0
+		for _, es := range ests {
+			for _, e := range es {
+				if e.Mean > 0 {
+					lo, hi = math.Min(lo, e.Mean), math.Max(hi, e.Mean)
+				}
+			}
+		}
+		if !(hi > 0) {
+			lo, hi = 1, 10
+		}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Min, p.Y.Max = lo/1.5, hi*30 // room for the legend
+	}
 	for si, s := range series {
 		var pts plotter.XYs
 		var errs errPoints
 		for i, e := range ests[si] {
-			if math.IsNaN(e.Mean) {
+			if math.IsNaN(e.Mean) || logY && !(e.Mean > 0) {
 				continue
 			}
 			pts = append(pts, plotter.XY{X: xs[i], Y: e.Mean})
-			if !math.IsNaN(e.Half) {
+			if !math.IsNaN(e.Half) && !logY {
 				errs = append(errs, errPoint{xs[i], e.Mean, e.Half})
 			}
 		}
@@ -393,9 +421,13 @@ func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []s
 			p.Add(eb)
 		}
 	}
-	zero := plotter.NewFunction(func(float64) float64 { return 0 })
-	zero.Color = color.Gray{Y: 80}
-	p.Add(zero, plotter.NewGrid())
+	if logY {
+		p.Add(plotter.NewGrid())
+	} else {
+		zero := plotter.NewFunction(func(float64) float64 { return 0 })
+		zero.Color = color.Gray{Y: 80}
+		p.Add(zero, plotter.NewGrid())
+	}
 	ticks := make([]plot.Tick, len(xs))
 	for i, x := range xs {
 		ticks[i] = plot.Tick{Value: x, Label: FormatLoad(x)}
