@@ -126,3 +126,49 @@ func TestBatsimEngineDynamicJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestComputeSharingFlags: a policy that shares hosts gets Batsim's
+// --enable-compute-sharing from both engines (the Batsim command and the
+// recorded bucma simulate command), and runs with compute sharing in the
+// embedded engine (several tasks of a scenario on one host); other
+// policies do not get it.
+func TestComputeSharingFlags(t *testing.T) {
+	b := &BatsimEngine{Batsim: "batsim", Bucma: "bucma"}
+	e := &EmbeddedEngine{}
+	for _, c := range []struct {
+		policy string
+		want   bool
+	}{{"sge-loadbalanced", true}, {"sge-default-rr", true}, {"fcfs", false}, {"gang", false}} {
+		spec := dynSpec(t, c.policy)
+		argv := strings.Join(b.BatsimCommand(spec, "tcp://127.0.0.1:1"), " ")
+		if strings.Contains(argv, ComputeSharingFlag) != c.want || strings.Contains(e.CommandLine(spec), ComputeSharingFlag) != c.want {
+			t.Errorf("%s: Batsim command %q, simulate command %q", c.policy, argv, e.CommandLine(spec))
+		}
+	}
+	spec := dynSpec(t, "sge-loadbalanced")
+	xml, err := PlatformXML("sge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(spec.Platform, xml, 0o644)
+	p, _ := BuiltinPlan(SGEPlan)
+	w, err := GenerateWorkload(p.Recipe(SGECaseName("sw", 13)), 1, 0, spec.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(spec.Workload, w, 0o644)
+	if err := e.Run(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv")
+	if err != nil || len(rows) != 13 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	perHost := map[string]int{}
+	for _, r := range rows {
+		perHost[r.Alloc]++
+	}
+	if perHost["0"] != 4 || perHost["3"] != 3 {
+		t.Errorf("tasks per host %v, want 4 on h1 and 3 on h4", perHost)
+	}
+}

@@ -61,7 +61,7 @@ func TestGangPlan(t *testing.T) {
 func TestGangCampaignReport(t *testing.T) {
 	p, err := BuiltinPlan(GangPlan)
 	if err == nil {
-		p, err = p.With(Overrides{Seeds: 2, Jobs: 500})
+		p, err = p.With(Overrides{Seeds: 1, Jobs: 500})
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ type Gang struct {
 	clusters [][]int   // host ids of each cluster
 	ofHost   []int     // host -> cluster
 	queues   [][]*gjob // per host, in discipline order at decision time
+	queued   []float64 // per host, the estimates of its queued tasks, summed
 	jobs     map[*Job]*gjob
 	waiting  []*gjob // in arrival order
 	est      map[*Job]float64
@@ -116,6 +117,7 @@ func (g *Gang) SimulationBegins(s *State) error {
 	g.rng = rand.New(rand.NewPCG(g.Seed, 0x6761_6e67))
 	g.jobs, g.est = map[*Job]*gjob{}, map[*Job]float64{}
 	g.queues = make([][]*gjob, s.NbHosts())
+	g.queued = make([]float64, s.NbHosts())
 	g.ofHost = make([]int, s.NbHosts())
 	g.speed = make([]float64, s.NbHosts())
 	index := map[string]int{}
@@ -173,6 +175,7 @@ func (g *Gang) JobSubmitted(s *State, j *Job) {
 	g.waiting = append(g.waiting, gj)
 	for _, h := range gj.hosts {
 		g.queues[h] = append(g.queues[h], gj)
+		g.queued[h] += est
 	}
 }
 
@@ -211,9 +214,7 @@ func (g *Gang) backlog(s *State, h int) float64 {
 	for _, j := range s.Hosts[h].Jobs {
 		b += max(g.estimate(j)-(s.Now-j.Start), 0)
 	}
-	for _, q := range g.queues[h] {
-		b += g.estimate(q.j)
-	}
+	b += max(g.queued[h], 0)
 	if g.speed[h] > 0 {
 		b *= g.RefSpeed / g.speed[h]
 	}
@@ -315,11 +316,19 @@ func (g *Gang) Decide(s *State, d *Decider) {
 			gj.xf = (e + (s.Now - gj.j.Submit)) / e
 		}
 	}
+	// Every queue in the discipline's order: the waiting jobs sorted once,
+	// then each job's tasks appended to their queues in that order.
+	order := g.sortedWaiting()
 	for h := range g.queues {
-		q := g.queues[h]
-		sort.SliceStable(q, func(x, y int) bool { return g.before(q[x], q[y]) })
+		clear(g.queues[h])
+		g.queues[h] = g.queues[h][:0]
 	}
-	for _, gj := range g.sortedWaiting() {
+	for _, gj := range order {
+		for _, h := range gj.hosts {
+			g.queues[h] = append(g.queues[h], gj)
+		}
+	}
+	for _, gj := range order {
 		if g.heads(s, gj) && !g.start(s, d, gj, gj.hosts) {
 			return
 		}
@@ -371,13 +380,18 @@ func (g *Gang) heads(s *State, gj *gjob) bool {
 }
 
 func (g *Gang) unqueue(gj *gjob) {
+	est := g.estimate(gj.j)
 	for _, h := range gj.hosts {
+		g.queued[h] -= est
 		q := g.queues[h]
 		for i, x := range q {
 			if x == gj {
 				g.queues[h] = append(q[:i], q[i+1:]...)
 				break
 			}
+		}
+		if len(g.queues[h]) == 0 {
+			g.queued[h] = 0 // no rounding left over
 		}
 	}
 	delete(g.jobs, gj.j)
