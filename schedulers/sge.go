@@ -3,6 +3,7 @@ package schedulers
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -193,7 +194,7 @@ func pickDistinct(s *State, res int, better func(a, b *Host) bool) []int {
 		best := -1
 		for i := range s.Hosts {
 			h := &s.Hosts[i]
-			if !h.Free() || containsInt(out, i) {
+			if !h.Free() || slices.Contains(out, i) {
 				continue
 			}
 			if best < 0 || better(h, &s.Hosts[best]) {
@@ -206,15 +207,6 @@ func pickDistinct(s *State, res int, better func(a, b *Host) bool) []int {
 		out = append(out, best)
 	}
 	return out
-}
-
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Decide implements Policy.

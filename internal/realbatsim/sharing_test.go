@@ -8,11 +8,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"bucma/expe"
 	"bucma/internal/batsimrun"
 	"bucma/internal/scenario"
 	"bucma/platforms"
@@ -193,41 +195,24 @@ func scheduleDiff(t *testing.T, real []byte, oursPath string) string {
 // at the same time.
 func overlapping(t *testing.T, jobsCSV []byte) bool {
 	t.Helper()
-	type span struct {
-		hosts      protocol.IntervalSet
-		start, end float64
+	rows, err := expe.ReadJobsCSV(bytes.NewReader(jobsCSV))
+	if err != nil {
+		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(jobsCSV)), "\n")
-	if len(lines) < 2 {
-		return false
-	}
-	col := map[string]int{}
-	for i, h := range strings.Split(lines[0], ",") {
-		col[h] = i
-	}
-	var spans []span
-	for _, l := range lines[1:] {
-		f := strings.Split(l, ",")
-		start, err1 := strconv.ParseFloat(f[col["starting_time"]], 64)
-		end, err2 := strconv.ParseFloat(f[col["finish_time"]], 64)
-		if err1 != nil || err2 != nil || f[col["allocated_resources"]] == "" {
-			continue
-		}
-		set, err := protocol.ParseIntervalSet(f[col["allocated_resources"]])
-		if err != nil {
+	hosts := make([]protocol.IntervalSet, len(rows))
+	for i := range rows {
+		if hosts[i], err = rows[i].Hosts(); err != nil {
 			t.Fatal(err)
 		}
-		spans = append(spans, span{set, start, end})
 	}
-	for i, a := range spans {
-		for _, b := range spans[:i] {
-			if a.start < b.end && b.start < a.end && a.end > a.start && b.end > b.start {
-				for _, h := range a.hosts {
-					for _, k := range b.hosts {
-						if h == k {
-							return true
-						}
-					}
+	for i, a := range rows {
+		for k, b := range rows[:i] {
+			if a.Rejected() || b.Rejected() || !(a.Start < b.Finish && b.Start < a.Finish && a.Finish > a.Start && b.Finish > b.Start) {
+				continue
+			}
+			for _, h := range hosts[i] {
+				if slices.Contains(hosts[k], h) {
+					return true
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -101,7 +102,13 @@ type host struct {
 
 // clusterZone writes one SimGrid cluster (a star: each host reaches the
 // centre through its link, then the backbone; the router is the gateway).
-func clusterZone(w *writer, id string, hosts []host, links []string) {
+func clusterZone(w *writer, id string, hosts []host) {
+	var links []string
+	for _, h := range hosts {
+		if !slices.Contains(links, h.link) {
+			links = append(links, h.link) // the cores of a node share its link
+		}
+	}
 	w.p(2, `<zone id="%s" routing="Cluster">`, id)
 	for _, h := range hosts {
 		w.p(3, `<host id="%s" speed="%sf">`, h.name, num(h.speed))
@@ -139,6 +146,35 @@ func zoneRoutes(w *writer, masterZoneID string, clusters []string) {
 	}
 }
 
+// zone is one SimGrid cluster zone of a platform.
+type zone struct {
+	name  string
+	hosts []host
+}
+
+// nodeHost is a host with a link of its own (name-link).
+func nodeHost(name string, speed float64, props ...[2]string) host {
+	return host{name: name, speed: speed, link: name + "-link", props: props}
+}
+
+// grid writes a platform: inside the zone zoneID, the master's zone
+// masterID and the clusters, joined pairwise.
+func grid(comment, zoneID, masterID string, clusters []zone) string {
+	w := &writer{}
+	header(w, comment)
+	w.p(1, `<zone id="%s" routing="Full">`, zoneID)
+	masterZone(w, masterID)
+	var names []string
+	for _, c := range clusters {
+		clusterZone(w, c.name, c.hosts)
+		names = append(names, c.name)
+	}
+	zoneRoutes(w, masterID, names)
+	w.p(1, `</zone>`)
+	w.p(0, `</platform>`)
+	return w.b.String()
+}
+
 const lilleComment = `<!-- Lille site of Grid'5000 as in bucma.txt Table 2: 39 nodes in 4 clusters
      (chifflet 8 x 28 cores, chifflot 8 x 24, chiclet 8 x 32, chetemi 15 x 20; 972 cores).
      %s
@@ -151,45 +187,25 @@ const lilleComment = `<!-- Lille site of Grid'5000 as in bucma.txt Table 2: 39 n
 `
 
 func lilleNodes() string {
-	w := &writer{}
-	header(w, fmt.Sprintf(lilleComment, "One Batsim resource per node; host speed = node speed."))
-	w.p(1, `<zone id="lille" routing="Full">`)
-	masterZone(w, "lille-master")
-	var names []string
+	var cs []zone
 	for _, c := range lille {
 		var hosts []host
-		var links []string
 		for n := 1; n <= c.nodes; n++ {
-			name := fmt.Sprintf("%s-%02d", c.name, n)
 			speed := c.coreFlop * float64(c.cores)
-			hosts = append(hosts, host{name: name, speed: speed, link: name + "-link", props: [][2]string{
-				{"speed", num(speed)}, {"cluster", c.name}, {"cores", strconv.Itoa(c.cores)}, {"cpu", c.cpu},
-			}})
-			links = append(links, name+"-link")
+			hosts = append(hosts, nodeHost(fmt.Sprintf("%s-%02d", c.name, n), speed,
+				[2]string{"speed", num(speed)}, [2]string{"cluster", c.name}, [2]string{"cores", strconv.Itoa(c.cores)}, [2]string{"cpu", c.cpu}))
 		}
-		clusterZone(w, c.name, hosts, links)
-		names = append(names, c.name)
+		cs = append(cs, zone{c.name, hosts})
 	}
-	zoneRoutes(w, "lille-master", names)
-	w.p(1, `</zone>`)
-	w.p(0, `</platform>`)
-	return w.b.String()
+	return grid(fmt.Sprintf(lilleComment, "One Batsim resource per node; host speed = node speed."), "lille", "lille-master", cs)
 }
 
 func lilleCores() string {
-	w := &writer{}
-	header(w, fmt.Sprintf(lilleComment,
-		"One Batsim resource per core (host chifflet-01-c00 = core 0 of node chifflet-01); host speed =\n"+
-			"     core speed; the cores of a node share the node's link."))
-	w.p(1, `<zone id="lille-cores" routing="Full">`)
-	masterZone(w, "lille-master")
-	var names []string
+	var cs []zone
 	for _, c := range lille {
 		var hosts []host
-		var links []string
 		for n := 1; n <= c.nodes; n++ {
 			node := fmt.Sprintf("%s-%02d", c.name, n)
-			links = append(links, node+"-link")
 			for k := 0; k < c.cores; k++ {
 				hosts = append(hosts, host{name: fmt.Sprintf("%s-c%02d", node, k), speed: c.coreFlop, link: node + "-link",
 					props: [][2]string{
@@ -197,13 +213,11 @@ func lilleCores() string {
 					}})
 			}
 		}
-		clusterZone(w, c.name, hosts, links)
-		names = append(names, c.name)
+		cs = append(cs, zone{c.name, hosts})
 	}
-	zoneRoutes(w, "lille-master", names)
-	w.p(1, `</zone>`)
-	w.p(0, `</platform>`)
-	return w.b.String()
+	return grid(fmt.Sprintf(lilleComment,
+		"One Batsim resource per core (host chifflet-01-c00 = core 0 of node chifflet-01); host speed =\n"+
+			"     core speed; the cores of a node share the node's link."), "lille-cores", "lille-master", cs)
 }
 
 const osepComment = `<!-- OSEP grid as in osep-heterogeneous-2015.txt section 5.2: 12 machines, 1 scheduler, 4 users.
@@ -215,25 +229,13 @@ const osepComment = `<!-- OSEP grid as in osep-heterogeneous-2015.txt section 5.
 `
 
 func osepGrid() string {
-	w := &writer{}
-	header(w, fmt.Sprintf(osepComment))
-	w.p(1, `<zone id="osep-grid" routing="Full">`)
-	masterZone(w, "osep-master")
 	var hosts []host
-	var links []string
 	for i, m := range osep {
-		name := fmt.Sprintf("osep-%02d", i+1)
-		hosts = append(hosts, host{name: name, speed: m.speed, link: name + "-link", props: [][2]string{
-			{"speed", num(m.speed)}, {"cluster", "osep"}, {"class", m.class}, {"cores", strconv.Itoa(m.cores)},
-			{"cpu", m.cpu}, {"owner", m.owner},
-		}})
-		links = append(links, name+"-link")
+		hosts = append(hosts, nodeHost(fmt.Sprintf("osep-%02d", i+1), m.speed,
+			[2]string{"speed", num(m.speed)}, [2]string{"cluster", "osep"}, [2]string{"class", m.class}, [2]string{"cores", strconv.Itoa(m.cores)},
+			[2]string{"cpu", m.cpu}, [2]string{"owner", m.owner}))
 	}
-	clusterZone(w, "osep", hosts, links)
-	zoneRoutes(w, "osep-master", []string{"osep"})
-	w.p(1, `</zone>`)
-	w.p(0, `</platform>`)
-	return w.b.String()
+	return grid(fmt.Sprintf(osepComment), "osep-grid", "osep-master", []zone{{"osep", hosts}})
 }
 
 const sgeComment = `<!-- The Sun Grid Engine prototype of sge-load-balancing.txt (setup l.256-297): a master
@@ -253,24 +255,13 @@ type sgeHost struct {
 	cpu   string
 }
 
-func sgePrototype(zone, speedNote string, hosts []sgeHost) string {
-	w := &writer{}
-	header(w, fmt.Sprintf(sgeComment, speedNote))
-	w.p(1, `<zone id="%s-grid" routing="Full">`, zone)
-	masterZone(w, zone+"-master")
+func sgePrototype(name, speedNote string, hosts []sgeHost) string {
 	var hs []host
-	var links []string
 	for _, m := range hosts {
-		hs = append(hs, host{name: m.name, speed: m.speed, link: m.name + "-link", props: [][2]string{
-			{"speed", num(m.speed)}, {"slots", strconv.Itoa(m.slots)}, {"cores", "1"}, {"cpu", m.cpu},
-		}})
-		links = append(links, m.name+"-link")
+		hs = append(hs, nodeHost(m.name, m.speed,
+			[2]string{"speed", num(m.speed)}, [2]string{"slots", strconv.Itoa(m.slots)}, [2]string{"cores", "1"}, [2]string{"cpu", m.cpu}))
 	}
-	clusterZone(w, zone, hs, links)
-	zoneRoutes(w, zone+"-master", []string{zone})
-	w.p(1, `</zone>`)
-	w.p(0, `</platform>`)
-	return w.b.String()
+	return grid(fmt.Sprintf(sgeComment, speedNote), name+"-grid", name+"-master", []zone{{name, hs}})
 }
 
 const athlonXP, athlon = "AMD Athlon XP 1.1 GHz", "AMD Athlon 900 MHz"
@@ -307,32 +298,20 @@ const mcmcaSeed = 1
 func mcmca() string {
 	clocks := []float64{1500, 1600, 1700, 1800, 1900, 2000, 2500, 3000, 3500}
 	r := rand.New(rand.NewPCG(mcmcaSeed, 0x6d636d63))
-	w := &writer{}
-	header(w, fmt.Sprintf(mcmcaComment, mcmcaSeed))
-	w.p(1, `<zone id="mcmca" routing="Full">`)
-	masterZone(w, "mcmca-master")
-	var names []string
+	var cs []zone
 	for _, c := range []struct {
 		name string
 		n    int
 	}{{"c1", 128}, {"c2", 256}} {
 		var hs []host
-		var links []string
 		for i := 1; i <= c.n; i++ {
-			name := fmt.Sprintf("%s-%03d", c.name, i)
 			mhz := clocks[r.IntN(len(clocks))]
-			hs = append(hs, host{name: name, speed: mhz * 1e6, link: name + "-link", props: [][2]string{
-				{"speed", num(mhz * 1e6)}, {"cluster", c.name}, {"cores", "1"}, {"clock_mhz", num(mhz)},
-			}})
-			links = append(links, name+"-link")
+			hs = append(hs, nodeHost(fmt.Sprintf("%s-%03d", c.name, i), mhz*1e6,
+				[2]string{"speed", num(mhz * 1e6)}, [2]string{"cluster", c.name}, [2]string{"cores", "1"}, [2]string{"clock_mhz", num(mhz)}))
 		}
-		clusterZone(w, c.name, hs, links)
-		names = append(names, c.name)
+		cs = append(cs, zone{c.name, hs})
 	}
-	zoneRoutes(w, "mcmca-master", names)
-	w.p(1, `</zone>`)
-	w.p(0, `</platform>`)
-	return w.b.String()
+	return grid(fmt.Sprintf(mcmcaComment, mcmcaSeed), "mcmca", "mcmca-master", cs)
 }
 
 func main() {
