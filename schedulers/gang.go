@@ -306,6 +306,9 @@ func (g *Gang) before(a, b *gjob) bool {
 	return a.j.Seq < b.j.Seq
 }
 
+// JobEnded forgets a job's estimate.
+func (g *Gang) JobEnded(s *State, j *Job) { delete(g.est, j) }
+
 // Decide orders the queues, starts the gangs that head idle hosts, then
 // migrates.
 func (g *Gang) Decide(s *State, d *Decider) {
@@ -397,7 +400,8 @@ func (g *Gang) unqueue(gj *gjob) {
 	delete(g.jobs, gj.j)
 }
 
-// start runs gj on hosts and forgets it.
+// start runs gj on hosts and forgets its placement (its estimate stays
+// until it ends: the backlog of its hosts counts what remains of it).
 func (g *Gang) start(s *State, d *Decider, gj *gjob, hosts []int) bool {
 	g.unqueue(gj)
 	gj.hosts = hosts
@@ -407,7 +411,6 @@ func (g *Gang) start(s *State, d *Decider, gj *gjob, hosts []int) bool {
 			break
 		}
 	}
-	delete(g.est, gj.j)
 	return d.Start(gj.j, hosts)
 }
 
