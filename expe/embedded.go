@@ -40,6 +40,10 @@ var DynamicJobFlags = []string{"--enable-dynamic-jobs", "--acknowledge-dynamic-j
 // a policy sharing hosts needs (schedulers.Spec.ComputeSharing).
 const ComputeSharingFlag = "--enable-compute-sharing"
 
+// EnergyFlag is the flag of Batsim (and of "bucma simulate") that a policy
+// switching hosts' power states needs (schedulers.Spec.Energy).
+const EnergyFlag = "--energy"
+
 // policyFlags are the flags of Batsim a policy needs: DynamicJobFlags for
 // a policy that registers dynamic jobs, ComputeSharingFlag for one that
 // shares hosts (none for a policy reg does not know: the run fails on it
@@ -55,6 +59,9 @@ func policyFlags(reg *schedulers.Registry, policy string) []string {
 	}
 	if ok && s.ComputeSharing {
 		out = append(out, ComputeSharingFlag)
+	}
+	if ok && s.Energy {
+		out = append(out, EnergyFlag)
 	}
 	return out
 }
@@ -119,7 +126,7 @@ func (e *EmbeddedEngine) Run(ctx context.Context, spec RunSpec) (err error) {
 		Platform: plat, Workloads: []*workloads.Workload{w}, ExportPrefix: spec.Prefix,
 		Latency: sim.LatencyBatsim, Log: log,
 		DynamicJobs: pspec.DynamicJobs, AcknowledgeDynamicJob: pspec.DynamicJobs,
-		ComputeSharing: pspec.ComputeSharing,
+		ComputeSharing: pspec.ComputeSharing, Energy: pspec.Energy,
 	}
 	res, err := sim.Run(ctx, cfg, sim.InProcess(sess))
 	if err != nil {

@@ -110,6 +110,7 @@ func (p *parser) publicHost(h *hostDecl, id int) Host {
 		ID:             id,
 		Name:           h.name,
 		Speed:          h.speeds[h.pstate],
+		PState:         h.pstate,
 		Cores:          h.cores,
 		Properties:     props,
 		ZoneProperties: zp,

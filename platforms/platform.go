@@ -13,6 +13,7 @@ type Host struct {
 	ZoneProperties map[string]string // <prop>s of the enclosing zone(s); empty map when none
 
 	Pstates []float64 // every pstate speed of the speed attribute
+	PState  int       // the initial pstate (the pstate attribute, 0 when absent)
 	Zone    string    // id of the innermost enclosing zone
 }
 

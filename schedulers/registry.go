@@ -41,6 +41,10 @@ type Spec struct {
 	// State.SetSlots): Batsim must run with --enable-compute-sharing when
 	// a host has more than one slot (bucma's runners add it).
 	ComputeSharing bool
+	// Energy says that the policy switches hosts' power states
+	// (Decider.SetPState) or reads energies: Batsim must run with
+	// --energy (bucma's runners add it).
+	Energy bool
 	// JobJSON keeps each job's description as Batsim sent it in Job.Raw,
 	// for policies that read fields of their own from it. Without it Raw
 	// is nil: a million waiting jobs' descriptions take about 150 MB.

@@ -331,7 +331,11 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 				s.state.killed = append(s.state.killed, Killed{Job: j, Progress: killedProgress(d, id)})
 			}
 		}
-	case *protocol.RequestedCall, *protocol.ResourceStateChanged,
+	case *protocol.ResourceStateChanged:
+		if err := s.state.resourceStateChanged(d); err != nil {
+			return fmt.Errorf("RESOURCE_STATE_CHANGED: %w", err)
+		}
+	case *protocol.RequestedCall,
 		*protocol.BatsimAnswer, *protocol.FromJobMsg, *protocol.BatsimQuery, *protocol.Unknown:
 		// Nothing the framework tracks.
 	default:
@@ -372,6 +376,11 @@ func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) err
 		}
 		hosts[r.ID] = Host{ID: r.ID, Name: r.Name, Speed: hostSpeed(props), Properties: props, ZoneProperties: r.ZoneProperties}
 		hosts[r.ID].Unavailable = r.State == "unavailable"
+		pw, err := parseHostPstates(props)
+		if err != nil {
+			return fmt.Errorf("SIMULATION_BEGINS: host %d (%s): %w", r.ID, r.Name, err)
+		}
+		hosts[r.ID].power = pw
 	}
 	s.state = NewState(hosts)
 	// The State takes the message's profile maps over rather than copying

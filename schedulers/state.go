@@ -8,6 +8,7 @@ package schedulers
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,6 +87,57 @@ type Host struct {
 	// (see HostSlots). 0 counts as 1.
 	Slots       int
 	Unavailable bool // set by NOTIFY event_machine_unavailable
+	// Power is the host's power state (PowerOn unless a policy switched
+	// it) and PState its pstate: the platform's initial one (0) until a
+	// RESOURCE_STATE_CHANGED reports another.
+	Power  PowerState
+	PState int
+	// power is the host's pstates, from its properties (nil: none).
+	power *hostPstates
+}
+
+// PowerState is a host's state as far as power goes.
+type PowerState uint8
+
+const (
+	PowerOn           PowerState = iota // in a computation pstate: may run jobs
+	PowerSwitchingOff                   // asked to sleep, not asleep yet
+	PowerSleeping                       // in a sleep pstate
+	PowerSwitchingOn                    // asked to wake up, not awake yet
+)
+
+func (p PowerState) String() string {
+	switch p {
+	case PowerSwitchingOff:
+		return "switching off"
+	case PowerSleeping:
+		return "sleeping"
+	case PowerSwitchingOn:
+		return "switching on"
+	}
+	return "on"
+}
+
+// hostPstates are a host's pstates as Batsim reads them: the count (from
+// wattage_per_state) and the sleep pstates (sleep_pstates).
+type hostPstates struct {
+	n     int          // 0 when unknown
+	sleep map[int]bool // sleep pstates
+	virt  map[int]bool // their switching pstates
+}
+
+// SleepPStates lists the host's sleep pstates (its sleep_pstates
+// property), in increasing order.
+func (h *Host) SleepPStates() []int {
+	if h.power == nil {
+		return nil
+	}
+	var out []int
+	for p := range h.power.sleep {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Capacity is how many jobs the host may run at once (Slots, at least 1).
@@ -93,7 +145,7 @@ func (h *Host) Capacity() int { return max(h.Slots, 1) }
 
 // FreeSlots is how many more jobs may start on the host now.
 func (h *Host) FreeSlots() int {
-	if h.Unavailable {
+	if h.Unavailable || h.Power != PowerOn {
 		return 0
 	}
 	return max(h.Capacity()-len(h.Jobs), 0)
@@ -101,7 +153,9 @@ func (h *Host) FreeSlots() int {
 
 // Free reports whether a job may start on the host now (it has a free
 // slot).
-func (h *Host) Free() bool { return !h.Unavailable && len(h.Jobs) < h.Capacity() }
+func (h *Host) Free() bool {
+	return !h.Unavailable && h.Power == PowerOn && len(h.Jobs) < h.Capacity()
+}
 
 // Idle reports whether the host runs no job.
 func (h *Host) Idle() bool { return len(h.Jobs) == 0 }

@@ -50,6 +50,12 @@ type action struct {
 	bound    float64
 	hasBound bool
 	owner    activity
+	// hosts are the hosts whose processors the action uses (SimGrid's
+	// CpuAction::cpus: a parallel task's hosts, a transfer's two ends, a
+	// sleep's host), for the energy plugin's updates.
+	hosts []int
+	ends  [2]int32
+	nends uint8
 }
 
 func (a *action) rate() float64 {
@@ -192,6 +198,7 @@ func (k *kernel) newPtask(hosts []int, flops, bytes []float64) (*action, error) 
 	}
 	a.bound = math.Min(netBound, cpuBound)
 	a.hasBound = a.bound < math.MaxFloat64
+	a.hosts = hosts
 	k.applyBound(a)
 	k.started.pushBack(a)
 	return a, nil
@@ -244,6 +251,7 @@ func (k *kernel) newComm(src, dst int, size float64) (*action, error) {
 		a.bound = tcpGamma / (2.0 * lc)
 	}
 	a.hasBound = a.bound < math.MaxFloat64
+	a.ends, a.nends = [2]int32{int32(src), int32(dst)}, 2
 	k.applyBound(a)
 	k.started.pushBack(a)
 	return a, nil
@@ -309,6 +317,9 @@ func (k *kernel) finishAction(a *action, st actionState) {
 	}
 	k.unstart(a)
 	a.state = st
+	if k.onActionEnd != nil {
+		k.onActionEnd(a)
+	}
 	if st == actFinished {
 		a.remains = 0
 		k.done = append(k.done, a)

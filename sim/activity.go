@@ -318,6 +318,7 @@ func (e *execAct) waitFor(k *kernel, a *actor, timeout float64) {
 	if timeout >= 0 {
 		t := &execTimeout{e: e}
 		t.act = k.newSleep(timeout)
+		t.act.ends, t.act.nends = [2]int32{int32(a.host)}, 1
 		t.act.owner = t
 		e.timeout = t
 	}

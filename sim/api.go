@@ -75,7 +75,11 @@ type Config struct {
 	// ComputeSharing is --enable-compute-sharing: a compute host may run
 	// several jobs at once, sharing its processor as SimGrid shares it.
 	ComputeSharing bool
-	SchedConfig    string // --sched-cfg
+	// Energy is -E (--energy): SimGrid's host energy plugin, power-state
+	// changes (SET_RESOURCE_STATE), QUERY consumed_energy, the energy
+	// columns and PREFIX_consumed_energy.csv / PREFIX_pstate_changes.csv.
+	Energy      bool
+	SchedConfig string // --sched-cfg
 	// Approximate runs inputs the engine does not model exactly (see
 	// Unmodelled) instead of refusing them: what is not modelled is
 	// ignored (traces) or counted as instantaneous (routes SimGrid would

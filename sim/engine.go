@@ -80,6 +80,11 @@ type engine struct {
 
 	out   *outputs
 	stats stats
+	// en is the energy support (-E), nil without it.
+	en *energy
+	// moreChildren are the actors the server still has to create for
+	// the message it handled.
+	moreChildren []*actor
 
 	messages  int
 	schedWall time.Duration
@@ -109,7 +114,8 @@ func Run(ctx context.Context, cfg Config, sched Scheduler) (*Result, error) {
 	res := e.result(time.Since(wall))
 	if e.out != nil {
 		if runErr == nil {
-			runErr = e.out.finish(e.scheduleValues(time.Since(wall)))
+			keys, values := e.scheduleValues(time.Since(wall))
+			runErr = e.out.finish(keys, values, e.energyFiles())
 		} else {
 			e.out.abort()
 		}
@@ -186,6 +192,16 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	e.hostSince = make([]float64, e.nhosts)
 	e.hostIdle = make([]ld, e.nhosts)
 	e.hostComp = make([]ld, e.nhosts)
+	if cfg.Energy {
+		en, err := newEnergy(p)
+		if err != nil {
+			return nil, err
+		}
+		e.en = en
+		e.k.onActionEnd = e.actionEnded
+		e.k.onExecStart = e.execStarted
+		e.initialPstates()
+	}
 	e.expectedJS = len(cfg.Workloads) + len(cfg.Preloaded)
 	for i, w := range cfg.Workloads {
 		if err := e.addStaticWorkload(fmt.Sprintf("w%d", i), w); err != nil {

@@ -68,6 +68,7 @@ func (e *engine) jobActor(a *actor, j *job) {
 	j.start = a.now()
 	remaining := j.walltime
 	run.task = newTask(j.prof)
+	e.energyAtStart(j)
 	e.machinesRun(j)
 	j.ret = int32(e.execTask(a, j, run.task, &remaining))
 	switch {
@@ -82,6 +83,7 @@ func (e *engine) jobActor(a *actor, j *job) {
 	}
 	e.machinesEnd(j)
 	e.setRuntime(j)
+	e.energyAtEnd(j)
 	if j.state != stKilled {
 		a.send(e.server, &imsg{kind: mCompleted, job: j}, 1)
 	}
@@ -144,6 +146,7 @@ func (s *jobSM) step(a *actor) bool {
 			s.remaining = j.walltime
 			t := newTask(j.prof)
 			s.run.task = t
+			e.energyAtStart(j)
 			e.machinesRun(j)
 			p := j.prof
 			if p.isParallelTask() {
@@ -205,6 +208,7 @@ func (s *jobSM) step(a *actor) bool {
 			}
 			e.machinesEnd(j)
 			e.setRuntime(j)
+			e.energyAtEnd(j)
 			if j.state == stKilled {
 				s.run.actor = nil
 				return false
@@ -430,6 +434,7 @@ func (e *engine) killer(a *actor, kd *killDone) {
 			j.state = stKilled
 			e.machinesEnd(j)
 			e.setRuntime(j)
+			e.energyAtEnd(j)
 		}
 	}
 	a.send(e.server, &imsg{kind: mKillingDone, killed: kd}, 1)
@@ -538,6 +543,10 @@ func (s *submitter) step(a *actor) bool {
 		case subScan:
 			for s.i < len(static) && !(static[s.i].subtime > s.cur) {
 				s.i++
+			}
+			if s.i > s.start && e.en != nil && !e.en.firstSet {
+				e.en.firstSet = true
+				e.en.firstSubmit = e.totalEnergy()
 			}
 			if s.i == len(static) {
 				if s.i > s.start {

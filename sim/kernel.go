@@ -256,9 +256,14 @@ func (a *actor) kill(victim *actor) { a.call(simcall{kind: scKill, victim: victi
 
 // kernel is the simulation kernel.
 type kernel struct {
-	now     float64
-	sys     lmmSystem
-	started actionList
+	// onActionEnd and onExecStart, when set, are the energy plugin's
+	// hooks: an action that finished or failed (CpuAction::on_state_change),
+	// a one-host execution that started (Exec::on_start).
+	onActionEnd func(a *action)
+	onExecStart func(host int)
+	now         float64
+	sys         lmmSystem
+	started     actionList
 	// sleeps are the started sleeps (apart from started), sleepDur their
 	// maximum durations; actionSeq numbers new actions.
 	sleeps       []*action
@@ -411,12 +416,16 @@ func (k *kernel) handleSimcall(a *actor) {
 	case scSleep:
 		s := &sleep{waiter: a}
 		s.act = k.newSleep(sc.dur)
+		s.act.ends, s.act.nends = [2]int32{int32(a.host)}, 1
 		s.act.owner = s
 		a.waiting = s
 	case scExecStart:
 		if err := sc.exec.start(k); err != nil {
 			k.fail(err)
 			return
+		}
+		if k.onExecStart != nil && len(sc.exec.hosts) == 1 {
+			k.onExecStart(sc.exec.hosts[0])
 		}
 		k.answer(a)
 	case scCancel:

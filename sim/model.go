@@ -208,6 +208,9 @@ type jobRun struct {
 	// computing is set while the job counts on its hosts (machinesRun
 	// to machinesEnd).
 	computing bool
+	// energy is, with -E, the energy of the job's machines when it
+	// started, then the energy they consumed while it ran.
+	energy ld
 }
 
 // name is the job's name: what follows the workload in its id.

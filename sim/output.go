@@ -187,31 +187,50 @@ func (o *outputs) abort() {
 
 // finish writes the schedule file, then renames it and the jobs file into
 // place.
-func (o *outputs) finish(keys, values []string) error {
+func (o *outputs) finish(keys, values []string, extra []extraFile) error {
 	if err := o.w.Flush(); err != nil {
 		o.f.Abort()
 		return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
-	path := o.prefix + "_schedule.csv"
-	sf, err := CreateStaged(path)
-	if err == nil {
-		_, err = sf.WriteString(strings.Join(keys, ",") + "\n" + strings.Join(values, ",") + "\n")
-		if err != nil {
-			sf.Discard()
+	files := append([]extraFile{{"_schedule.csv", []byte(strings.Join(keys, ",") + "\n" + strings.Join(values, ",") + "\n")}}, extra...)
+	staged := make([]*StagedFile, 0, len(files))
+	discard := func() {
+		for _, f := range staged {
+			f.Discard()
 		}
 	}
-	if err != nil {
-		o.f.Abort()
-		return fmt.Errorf("export %s: %w", path, unwrapPath(err))
+	for _, x := range files {
+		path := o.prefix + x.suffix
+		sf, err := CreateStaged(path)
+		if err == nil {
+			if _, err = sf.Write(x.data); err != nil {
+				sf.Discard()
+			}
+		}
+		if err != nil {
+			discard()
+			o.f.Abort()
+			return fmt.Errorf("export %s: %w", path, unwrapPath(err))
+		}
+		staged = append(staged, sf)
 	}
 	if err := o.f.Commit(); err != nil {
-		sf.Discard()
+		discard()
 		return fmt.Errorf("export %w", err)
 	}
-	if err := sf.Commit(); err != nil {
-		return fmt.Errorf("export %w", err)
+	for _, sf := range staged {
+		if err := sf.Commit(); err != nil {
+			return fmt.Errorf("export %w", err)
+		}
 	}
 	return nil
+}
+
+// extraFile is an output file written whole at the end of a run (its
+// name is the export prefix followed by suffix).
+type extraFile struct {
+	suffix string
+	data   []byte
 }
 
 // writeJob records a job that ended or was rejected: the _jobs.csv row and
@@ -307,7 +326,13 @@ func (e *engine) writeJob(j *job) error {
 			b = append(b, ',')
 		}
 		b = append(b, j.run.allocStr...)
-		b = append(b, ",-1.000000,"...)
+		if e.en != nil {
+			b = append(b, ',')
+			b = j.run.energy.appendFixed6(b)
+			b = append(b, ',')
+		} else {
+			b = append(b, ",-1.000000,"...)
+		}
 		// The execution is over; the row was its last use.
 		j.run = nil
 	}
@@ -359,6 +384,16 @@ func (e *engine) scheduleValues(wall time.Duration) (keys, values []string) {
 		"time_switching_off":    batsimfmt.Float(0),
 		"time_switching_on":     batsimfmt.Float(0),
 		"time_unavailable":      batsimfmt.Float(0),
+	}
+	if en := e.en; en != nil {
+		var joules ld
+		joules.sub(&en.lastCompletion, &en.firstSubmit)
+		m["consumed_joules"] = batsimfmt.Float(joules.float64())
+		m["nb_machine_switches"] = strconv.Itoa(en.machineSwitches)
+		m["nb_grouped_switches"] = strconv.Itoa(en.groupedSwitches)
+		m["time_sleeping"] = batsimfmt.Float(sumLD(en.sleepT))
+		m["time_switching_off"] = batsimfmt.Float(sumLD(en.offT))
+		m["time_switching_on"] = batsimfmt.Float(sumLD(en.onT))
 	}
 	for k := range m {
 		keys = append(keys, k)

@@ -28,6 +28,7 @@ const (
 	mKillingDone
 	mReady
 	mDecision
+	mSwitched
 )
 
 // imsg is a message to the server.
@@ -37,6 +38,8 @@ type imsg struct {
 	job    *job   // mCompleted
 	ev     *protocol.Event
 	killed *killDone
+	// mSwitched: the machine and the pstate it reached
+	host, pstate int
 }
 
 // msg returns a message to the server, reusing one the server has
@@ -125,6 +128,12 @@ func (s *server) step(a *actor) bool {
 				return true
 			}
 		case srvAfterChild:
+			if len(e.moreChildren) > 0 {
+				child := e.moreChildren[0]
+				e.moreChildren = e.moreChildren[1:]
+				a.issue(simcall{kind: scCreate, child: child})
+				return true
+			}
 			s.phase = srvLoop
 			if e.schedReady && !e.endAck && e.server.empty() {
 				if len(e.buffer) > 0 {
@@ -165,7 +174,8 @@ func (e *engine) sendToScheduler(a *actor) {
 func (e *engine) finished() bool {
 	return e.finishedJS == e.expectedJS &&
 		(!e.cfg.DynamicJobs || e.regFinished) &&
-		e.nbCompleted == e.nbSubmitted && e.nbRunning == 0 && e.nbWaiters == 0 && e.nbKillers == 0
+		e.nbCompleted == e.nbSubmitted && e.nbRunning == 0 && e.nbWaiters == 0 && e.nbKillers == 0 &&
+		(e.en == nil || e.en.nbSwitching == 0)
 }
 
 func (e *engine) appendEvent(typ string, data any) {
@@ -232,6 +242,9 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 		}
 	case mDecision:
 		return e.decision(m.ev)
+	case mSwitched:
+		e.switchDone(m.host, m.pstate)
+		e.en.nbSwitching--
 	}
 	return nil, nil
 }
@@ -360,9 +373,18 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 		e.metadata[j] = d.Metadata
 		j.hasMetadata = true
 	case *protocol.SetResourceState:
-		return nil, e.fail("SET_RESOURCE_STATE", "pstate changes need Batsim's energy support (-E), which the engine does not model")
+		actors, err := e.setResourceState(d)
+		if err != nil || len(actors) == 0 {
+			return nil, err
+		}
+		e.moreChildren = append(e.moreChildren, actors[1:]...)
+		return actors[0], nil
 	case *protocol.SchedulerQuery:
-		return nil, e.fail("QUERY", "consumed_energy needs Batsim's energy support (-E), which the engine does not model")
+		if e.en == nil {
+			return nil, e.fail("QUERY", "received a request about the energy consumption of the machines but energy simulation is not enabled (-E, --energy)")
+		}
+		total := e.totalEnergy()
+		e.appendEvent(protocol.TypeAnswer, &protocol.BatsimAnswer{ConsumedEnergy: total.float64()})
 	case *protocol.ToJobMsg:
 		if _, ok := e.lookup(d.JobID); !ok {
 			return nil, e.fail("TO_JOB_MSG "+d.JobID, "the job does not exist, cannot send a message to it")
@@ -411,6 +433,11 @@ func (e *engine) execute(d *protocol.ExecuteJob) (child *actor, err error) {
 		if h < e.nhosts && !e.cfg.ComputeSharing {
 			if o := e.hostJob[h]; o != nil {
 				return nil, e.fail(name, "invalid allocation: machine %d (%s) is currently computing job %s whereas time-sharing on compute machines is disabled", h, e.names[h], o.id)
+			}
+		}
+		if e.en != nil && h < e.nhosts {
+			if st := e.en.state[h]; st != msOn {
+				return nil, e.fail(name, "invalid job allocation (%s): machine %d (hostname='%s') cannot compute jobs now (the machine is not computing nor idle, its state is '%s')", d.Alloc, h, e.names[h], machineStateName(st))
 			}
 		}
 	}

@@ -56,6 +56,7 @@ SIGTERM or SIGQUIT).`,
 			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished)"},
 			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job"},
 			&cli.BoolFlag{Name: "enable-compute-sharing", Usage: "let several jobs run on one compute host at once, sharing its processor (on for a policy that shares hosts)"},
+			&cli.BoolFlag{Name: "energy", Aliases: []string{"E"}, Usage: "energy support: power states (SET_RESOURCE_STATE), the hosts' energy from their wattage_per_state, PREFIX_consumed_energy.csv and PREFIX_pstate_changes.csv (on for a policy that switches hosts)"},
 			&cli.StringFlag{Name: "sched-cfg", Usage: "string forwarded as config.sched-config (policy options as a JSON object)"},
 			&cli.StringFlag{Name: "sched-cfg-file", Usage: "read the sched-config string from `FILE`"},
 			&cli.StringFlag{Name: "latency", Value: "batsim", Usage: "internal message latencies: batsim or none"},
@@ -205,7 +206,10 @@ func simulateAction(c *cli.Context) error {
 		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
 		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
 		Approximate: c.Bool("approximate"), WorkloadsChecked: true,
-		ComputeSharing: c.Bool("enable-compute-sharing"),
+		ComputeSharing: c.Bool("enable-compute-sharing"), Energy: c.Bool("energy"),
+	}
+	if scfg.Spec != nil && scfg.Spec.Energy && !c.IsSet("energy") {
+		cfg.Energy = true
 	}
 	// A policy that shares hosts needs compute sharing: on unless the flag
 	// says otherwise (then the policy says why it cannot run).
