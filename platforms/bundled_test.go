@@ -212,7 +212,7 @@ func TestBundledOSEP(t *testing.T) {
 
 func TestBundledFilesMatchEmbedded(t *testing.T) {
 	names := BundledNames()
-	if !reflect.DeepEqual(names, []string{"lille-cores.xml", "lille.xml", "mcmca.xml", "osep.xml", "sge-pi50.xml", "sge.xml"}) {
+	if !reflect.DeepEqual(names, []string{"bot-2nodes.xml", "bot.xml", "lille-cores.xml", "lille.xml", "mcmca.xml", "osep.xml", "sge-pi50.xml", "sge.xml"}) {
 		t.Fatalf("BundledNames() = %v", names)
 	}
 	for _, n := range names {

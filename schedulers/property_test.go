@@ -64,7 +64,9 @@ func policyVariants() []scenario {
 	var out []scenario
 	reg := Builtin()
 	for _, name := range reg.Names() {
-		if spec, _ := reg.Get(name); spec.DynamicJobs {
+		// Preempting policies need owners, the bag-of-tasks ones BoT
+		// workloads with compute sharing and energy (bot_test.go).
+		if spec, _ := reg.Get(name); spec.DynamicJobs || spec.Energy {
 			continue
 		}
 		out = append(out, scenario{policy: name})

@@ -44,6 +44,9 @@ func TestPoliciesThroughEngine(t *testing.T) {
 			if spec.DynamicJobs {
 				t.Skip("preempts on hosts with owners: see TestOSEPThroughEngine")
 			}
+			if spec.Energy {
+				t.Skip("runs bags of tasks with compute sharing and energy: see bot_test.go")
+			}
 			opts := schedulers.Options{}
 			if strings.HasPrefix(name, "bucma") {
 				opts = pins

@@ -70,6 +70,9 @@ func writePolicyTable(w io.Writer, reg *schedulers.Registry) error {
 		if spec.ComputeSharing {
 			fmt.Fprintf(w, "    %s\n", computeSharingNote)
 		}
+		if spec.Energy {
+			fmt.Fprintf(w, "    %s\n", energyNote)
+		}
 		if len(spec.Options) == 0 {
 			fmt.Fprintln(w, "    (no option)")
 			continue
@@ -102,6 +105,9 @@ func writePolicyMarkdown(w io.Writer, reg *schedulers.Registry) error {
 		if spec.ComputeSharing {
 			fmt.Fprintf(w, "\n%s\n", computeSharingNote)
 		}
+		if spec.Energy {
+			fmt.Fprintf(w, "\n%s\n", energyNote)
+		}
 		if len(spec.Options) == 0 {
 			continue
 		}
@@ -116,6 +122,10 @@ func writePolicyMarkdown(w io.Writer, reg *schedulers.Registry) error {
 
 // computeSharingNote is listed under the policies that share hosts.
 const computeSharingNote = "Batsim must run with --enable-compute-sharing when a host has more than one slot (bucma simulate and bucma expe turn it on)."
+
+// energyNote is listed under the policies that switch power states or
+// report energy.
+const energyNote = "Batsim must run with --energy (-E) (bucma simulate and bucma expe turn it on)."
 
 // dynamicJobsNote is listed under the policies that kill and resubmit.
 const dynamicJobsNote = "Batsim must run with --enable-dynamic-jobs --acknowledge-dynamic-jobs (bucma simulate and bucma expe turn them on)."

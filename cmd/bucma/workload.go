@@ -26,6 +26,7 @@ func workloadCommand() *cli.Command {
 			workloadOSEPCommand(),
 			workloadSGECommand(),
 			workloadGangCommand(),
+			workloadBotCommand(),
 			workloadSWFCommand(),
 			workloadDelaysCommand(),
 		},
@@ -483,6 +484,135 @@ func workloadGangCommand() *cli.Command {
 			w, err := workloads.GenerateGang(workloads.GangOptions{Jobs: c.Int("jobs"), Load: c.Float64("load"), Hosts: c.Int("hosts"), Seed: c.Uint64("seed")})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadBotCommand() *cli.Command {
+	return &cli.Command{
+		Name: "bot",
+		Usage: "generate bags of tasks (the BoT consolidation thesis): one job per task step, the published BoTs (" +
+			strings.Join(workloads.BotNames(), ", ") + ") or BoTs drawn from the thesis' classes",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "bots", Usage: "comma-separated published BoTs (" + strings.Join(workloads.BotNames(), ", ") +
+				") and/or classes to draw a BoT from (" + strings.Join(workloads.BotProfileNames(), ", ") + "), in arrival order"},
+			&cli.StringFlag{Name: "class", Usage: `a class to draw one more BoT from, named "custom", e.g. "Q10 N4^10 S1^3 L2^10 I1^2" (needs --vms)`},
+			&cli.IntFlag{Name: "vms", Usage: "VMs of every BoT (default: each BoT's own)"},
+			&cli.StringFlag{Name: "interval", Usage: `Weibull law of the steps between two BoTs' arrivals, e.g. "I4^8" (default: every BoT at step 0)`},
+			&cli.Float64Flag{Name: "step", Value: 300, Usage: "seconds per step"},
+			&cli.Float64Flag{Name: "core-speed", Value: 1e9, Usage: "flop/s of a core: a step at c percent is c/100 × step × core-speed flop"},
+			&cli.IntFlag{Name: "hosts", Value: 36, Usage: "nb_res of the workload (the thesis: 9 nodes × 4 cores)"},
+			&cli.IntFlag{Name: "background", Usage: "external load, percent of every host, one job per host and step (0: none)"},
+			&cli.IntFlag{Name: "background-steps", Usage: "steps of background load (required with --background)"},
+			seedFlag,
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if err := checkSeed(c, "bot"); err != nil {
+				return err
+			}
+			usage := func(format string, a ...any) error { return cli.Exit("bot: "+fmt.Sprintf(format, a...), 2) }
+			switch {
+			case !(c.Float64("step") > 0):
+				return usage("--step must be > 0 seconds (got %g)", c.Float64("step"))
+			case !(c.Float64("core-speed") > 0):
+				return usage("--core-speed must be > 0 flop/s (got %g)", c.Float64("core-speed"))
+			case c.Int("hosts") < 1:
+				return usage("--hosts must be at least 1 (got %d)", c.Int("hosts"))
+			case c.Int("background") < 0 || c.Int("background") > 100:
+				return usage("--background must be in 0..100 percent (got %d)", c.Int("background"))
+			case c.Int("background-steps") < 0:
+				return usage("--background-steps must be ≥ 0 (got %d)", c.Int("background-steps"))
+			case c.Int("background") > 0 && c.Int("background-steps") == 0:
+				return usage("--background needs --background-steps")
+			case c.Int("background") == 0 && c.Int("background-steps") > 0:
+				return usage("--background-steps needs --background")
+			case c.IsSet("vms") && c.Int("vms") < 1:
+				return usage("--vms must be at least 1 (got %d)", c.Int("vms"))
+			case c.String("bots") == "" && c.String("class") == "":
+				return usage("give --bots (%s, or a class: %s) or --class",
+					strings.Join(workloads.BotNames(), ", "), strings.Join(workloads.BotProfileNames(), ", "))
+			case c.String("class") != "" && !c.IsSet("vms"):
+				return usage("--class needs --vms")
+			}
+			// Draw order: the BoTs of --bots in order, the --class BoT, then
+			// the arrival intervals, all from one source seeded by --seed.
+			rng := workloads.NewBotRand(c.Uint64("seed"))
+			var bots []workloads.BotSpec
+			classes := map[string]string{}
+			seen := map[string]bool{}
+			if s := c.String("bots"); s != "" {
+				for _, name := range strings.Split(s, ",") {
+					name = strings.TrimSpace(name)
+					var b workloads.BotSpec
+					if nb, ok := workloads.NamedBoT(name); ok {
+						b = nb
+					} else if cl, vms, ok := workloads.BotProfileClass(name); ok {
+						var err error
+						if b, err = workloads.GenerateBoT(workloads.BotProfileName(name), cl, vms, rng); err != nil {
+							return usage("--bots: %v", err)
+						}
+						classes[b.Name] = cl.String()
+					} else {
+						return usage("--bots: unknown BoT or class %q (want %s, or a class: %s)", name,
+							strings.Join(workloads.BotNames(), ", "), strings.Join(workloads.BotProfileNames(), ", "))
+					}
+					if seen[b.Name] {
+						return usage("--bots: %s given twice", b.Name)
+					}
+					seen[b.Name] = true
+					bots = append(bots, b)
+				}
+			}
+			if s := c.String("class"); s != "" {
+				cl, err := workloads.ParseBotClass(s)
+				if err != nil {
+					return usage("--class: %v", err)
+				}
+				b, err := workloads.GenerateBoT("custom", cl, c.Int("vms"), rng)
+				if err != nil {
+					return usage("--class: %v", err)
+				}
+				if seen[b.Name] {
+					return usage("--class: a BoT of --bots is already named %s", b.Name)
+				}
+				classes[b.Name] = cl.String()
+				bots = append(bots, b)
+			}
+			if c.IsSet("vms") {
+				for i := range bots {
+					bots[i].VMs = c.Int("vms")
+				}
+			}
+			meta := map[string]any{"seed": c.Uint64("seed")}
+			if len(classes) > 0 {
+				meta["classes"] = classes
+			}
+			if s := c.String("interval"); s != "" {
+				shape, scale, err := workloads.ParseBotInterval(s)
+				if err != nil {
+					return usage("--interval: %v", err)
+				}
+				for i, a := range workloads.BotArrivals(len(bots), shape, scale, rng) {
+					bots[i].Arrival = a
+				}
+				meta["interval"] = fmt.Sprintf("I%g^%g", shape, scale)
+			}
+			w, err := workloads.BotWorkload(bots, workloads.BotWorkloadOptions{
+				Step: c.Float64("step"), CoreSpeed: c.Float64("core-speed"), Hosts: c.Int("hosts"),
+				Background: c.Int("background"), BackgroundSteps: c.Int("background-steps"), Meta: meta,
+			})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			for _, b := range bots {
+				fmt.Fprintf(stderr(c), "bot: %s: %d quadruples, %d tasks, %d jobs, %d VMs, arrival step %d\n",
+					b.Name, len(b.Quads), b.Tasks(), b.Jobs(), b.VMs, b.Arrival)
 			}
 			return writeOutput(c, c.String("out"), w)
 		},

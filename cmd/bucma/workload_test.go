@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,4 +156,95 @@ func writeFile(t *testing.T, dir, name, text string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestWorkloadBotThroughCLI: "bucma workload bot" writes one job per task
+// step of the published BoTs, draws the thesis' classes from the seed
+// (same seed, same bytes), and rejects bad flags with exit 2 naming them.
+func TestWorkloadBotThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "h2.json")
+	if err, code, msg := runApp(t, "workload", "bot", "--bots", "H2-1,h2-2", "--hosts", "8", "--out", out); code != 0 {
+		t.Fatalf("bot: %v (exit %d) %s", err, code, msg)
+	}
+	w, err := workloads.Load(out)
+	if err != nil || len(w.Jobs) != 57+95 || w.NbRes != 8 || w.Jobs[0].ID != "H2-1-q0-t0-s0" || w.Profiles["c84"].CPU != 0.84*300*1e9 {
+		t.Fatalf("bot workload: %v, %d jobs", err, len(w.Jobs))
+	}
+	if err, code, msg := runApp(t, "workload", "check", out); code != 0 {
+		t.Fatalf("check: %v (exit %d) %s", err, code, msg)
+	}
+	// Drawn BoTs with arrival intervals, a custom class and a background.
+	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
+	for i, o := range []string{a, b, c} {
+		seed := []string{"3", "3", "4"}[i]
+		if err, code, msg := runApp(t, "workload", "bot", "--bots", "up-1,UP-9,leve", "--class", "Q5 N2^4 S1^3 L2^10 I1^2", "--vms", "6",
+			"--interval", "I4^8", "--background", "50", "--background-steps", "2", "--hosts", "4", "--seed", seed, "--out", o); code != 0 {
+			t.Fatalf("bot: %v (exit %d) %s", err, code, msg)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	dc, _ := os.ReadFile(c)
+	if len(da) == 0 || !bytes.Equal(da, db) || bytes.Equal(da, dc) {
+		t.Fatal("the same seed must give the same bytes, another seed other bytes")
+	}
+	w, err = workloads.Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := map[string]float64{} // first subtime of each BoT
+	vms := map[string]bool{}
+	for _, j := range w.Jobs {
+		var f struct {
+			Bot string
+			VMs int
+		}
+		if err := json.Unmarshal(j.Raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := bots[f.Bot]; !ok {
+			bots[f.Bot] = j.Subtime
+		}
+		if f.Bot != "background" {
+			vms[fmt.Sprint(f.VMs)] = true
+		}
+	}
+	if len(bots) != 5 || bots["background"] != 0 || bots["UP-1"] != 0 || !(bots["UP-9"] > 0) || !(bots["custom"] > bots["leve"]) {
+		t.Errorf("BoTs and first subtimes %v", bots)
+	}
+	if len(vms) != 1 || !vms["6"] {
+		t.Errorf("--vms 6 gives VMs %v", vms)
+	}
+	var meta struct {
+		Seed     int
+		Interval string
+		Classes  map[string]string
+	}
+	if err := json.Unmarshal(w.Meta("meta"), &meta); err != nil || meta.Seed != 3 || meta.Interval != "I4^8" || meta.Classes["UP-9"] != "Q20 N2^4 S1^3 L2^10 I1^2" {
+		t.Errorf("meta %+v (%v)", meta, err)
+	}
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{nil, "--bots"},
+		{[]string{"--bots", "H9-9"}, "--bots"},
+		{[]string{"--bots", "H2-1,H2-1"}, "--bots"},
+		{[]string{"--class", "Q5 N2^4 S1^3 L2^10 I1^2"}, "--vms"},
+		{[]string{"--class", "Q5 N2 S1^3 L2^10 I1^2", "--vms", "2"}, "--class"},
+		{[]string{"--bots", "H2-1", "--vms", "0"}, "--vms"},
+		{[]string{"--bots", "H2-1", "--interval", "N4^8"}, "--interval"},
+		{[]string{"--bots", "H2-1", "--step", "0"}, "--step"},
+		{[]string{"--bots", "H2-1", "--core-speed", "-1"}, "--core-speed"},
+		{[]string{"--bots", "H2-1", "--hosts", "0"}, "--hosts"},
+		{[]string{"--bots", "H2-1", "--background", "101", "--background-steps", "1"}, "--background"},
+		{[]string{"--bots", "H2-1", "--background", "50"}, "--background-steps"},
+		{[]string{"--bots", "H2-1", "--seed", "0"}, "--seed"},
+	} {
+		err, code, msg := runApp(t, append([]string{"workload", "bot", "--out", out}, c.args...)...)
+		if code != 2 || !strings.Contains(msg+fmt.Sprint(err), c.flag) {
+			t.Errorf("%v: exit %d, %v %s; want 2 naming %s", c.args, code, err, msg, c.flag)
+		}
+	}
 }

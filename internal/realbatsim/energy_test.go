@@ -332,3 +332,82 @@ func TestEnergyGoldens(t *testing.T) {
 		})
 	}
 }
+
+// TestBotPoliciesMatchBatsim: the bag-of-tasks policies drive the real
+// Batsim (compute sharing and energy on) to the end, and the engine writes
+// the same four files: the thesis' BoTs on its cluster and on two nodes,
+// with an external load, and with nodes switched off and on.
+func TestBotPoliciesMatchBatsim(t *testing.T) {
+	bin := batsimrun.Batsim(t)
+	var c tally
+	cases := []struct {
+		name, platform, policy string
+		opts                   schedulers.Options
+		bots                   []string
+		background             int
+	}{
+		{"consolidation-H2-1", "bot-2nodes", "bot-consolidation", nil, []string{"H2-1"}, 0},
+		{"threshold-H2-2", "bot-2nodes", "threshold-vm-consolidation", nil, []string{"H2-2"}, 0},
+		{"online-H2-3", "bot-2nodes", "bot-packing-online", schedulers.Options{"alloc": "lote"}, []string{"H2-3"}, 0},
+		{"consolidation-example-bg50", "bot", "bot-consolidation", schedulers.Options{"alloc": "lote"}, []string{"example"}, 50},
+		{"threshold-power", "bot", "threshold-vm-consolidation", schedulers.Options{"power": "on", "place": "pack"}, []string{"H1-1", "H1-3"}, 0},
+		{"online-bg75", "bot", "bot-packing-online", nil, []string{"H1-2"}, 75},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			plat, err := platforms.Resolve(tc.platform)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bots []workloads.BotSpec
+			for i, n := range tc.bots {
+				b, ok := workloads.NamedBoT(n)
+				if !ok {
+					t.Fatalf("no BoT %s", n)
+				}
+				b.Arrival = 3 * i
+				bots = append(bots, b)
+			}
+			o := workloads.BotWorkloadOptions{Hosts: len(plat.Hosts), Background: tc.background}
+			if tc.background > 0 {
+				o.BackgroundSteps = 12
+			}
+			w, err := workloads.BotWorkload(bots, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xml, err := platforms.BundledXML(tc.platform + ".xml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			pf, wf := writeInputs(t, dir, xml, w)
+			args := append(append([]string(nil), energyArgs...), sharingArgs...)
+			real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin, Args: args}, pf, wf, filepath.Join(dir, "batsim"), session(t, tc.policy, tc.opts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours, err := simulate(t, dir, pf, wf, tc.policy, tc.opts, func(cfg *sim.Config) { cfg.ComputeSharing, cfg.Energy = true, true })
+			if err != nil {
+				t.Fatalf("engine: %v", err)
+			}
+			var sc tally
+			ok := sameOutputs(t, &sc, dir, "", real, ours)
+			for _, f := range energyOutputs {
+				a, errA := os.ReadFile(filepath.Join(dir, "batsim", "out"+f))
+				b, errB := os.ReadFile(filepath.Join(dir, "engine"+f))
+				if errA != nil || errB != nil {
+					t.Fatalf("%s: %v, %v", f, errA, errB)
+				}
+				if !bytes.Equal(a, b) {
+					ok = false
+					t.Errorf("%s differs, first difference at %s", f, firstDiff(a, b))
+				}
+			}
+			c.add(ok)
+			t.Logf("%s", real.Schedule)
+		})
+	}
+	t.Cleanup(func() { t.Logf("bag-of-tasks policies, engine vs Batsim: %d of %d cases identical (four files)", c.matching, c.cases) })
+}

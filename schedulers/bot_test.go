@@ -1,0 +1,107 @@
+package schedulers_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"bucma/expe"
+	"bucma/platforms"
+	"bucma/schedulers"
+	"bucma/sim"
+	"bucma/workloads"
+)
+
+// runBoT runs policy on the bots through the engine (compute sharing and
+// energy on) and returns the jobs' rows.
+func runBoT(t *testing.T, platform, policy string, opts schedulers.Options, bots []workloads.BotSpec, o workloads.BotWorkloadOptions) ([]expe.JobRow, *sim.Result) {
+	t.Helper()
+	plat, err := platforms.Resolve(platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Hosts = len(plat.Hosts)
+	w, err := workloads.BotWorkload(bots, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := schedulers.Builtin().Lookup(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Validate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(t.TempDir(), "out")
+	res, err := sim.Run(context.Background(), sim.Config{Platform: plat, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix,
+		ComputeSharing: true, Energy: true}, sim.InProcess(sess))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(prefix + "_jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := expe.ReadJobsCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, res
+}
+
+// TestBotConsolidationReplaysThePlan: on enough cores (one VM per core),
+// bot-consolidation runs each BoT of the thesis' trivial cases in exactly
+// its planned length (t steps of 300 s) and every step's jobs end within
+// their step.
+func TestBotConsolidationReplaysThePlan(t *testing.T) {
+	for _, name := range []string{"H1-1", "H1-2", "H1-3", "example"} {
+		for _, policy := range []string{"bot-consolidation", "threshold-vm-consolidation"} {
+			t.Run(name+"/"+policy, func(t *testing.T) {
+				b, _ := workloads.NamedBoT(name)
+				rows, _ := runBoT(t, "bot", policy, nil, []workloads.BotSpec{b}, workloads.BotWorkloadOptions{})
+				quads := make([]schedulers.BotQuad, len(b.Quads))
+				for i, q := range b.Quads {
+					quads[i] = schedulers.BotQuad(q)
+				}
+				plan, err := schedulers.PlanBoT(quads, schedulers.BotPlanOptions{VMs: b.VMs, Alloc: schedulers.BotCyclic, Priority: schedulers.BotPrioCost})
+				if err != nil {
+					t.Fatal(err)
+				}
+				last := 0.0
+				for _, r := range rows {
+					last = math.Max(last, r.Start)
+					if r.Finish-r.Start > 300+1e-6 {
+						t.Errorf("job %s ran %g s, longer than a step", r.ID, r.Finish-r.Start)
+					}
+				}
+				// The last row starts t-1 steps after the arrival (plus
+				// Batsim's message latencies, microseconds).
+				if want := float64(plan.T-1) * 300; math.Abs(last-want) > 1e-3 {
+					t.Errorf("last row at %g, planned at %g (t = %d)", last, want, plan.T)
+				}
+			})
+		}
+	}
+}
+
+// TestBotPoliciesContention: on 8 cores, the thesis' heavy BoTs (10, 17 and
+// 24 VMs) take longer than planned, the threshold system level moves VMs,
+// and the online packer finishes every job; every job succeeds.
+func TestBotPoliciesContention(t *testing.T) {
+	for _, name := range []string{"H2-1", "H2-2", "H2-3"} {
+		for _, policy := range []string{"bot-consolidation", "threshold-vm-consolidation", "bot-packing-online"} {
+			t.Run(name+"/"+policy, func(t *testing.T) {
+				b, _ := workloads.NamedBoT(name)
+				rows, res := runBoT(t, "bot-2nodes", policy, nil, []workloads.BotSpec{b}, workloads.BotWorkloadOptions{})
+				if len(rows) != b.Jobs() || res.ByState["COMPLETED_SUCCESSFULLY"] != b.Jobs() {
+					t.Fatalf("%d rows, %v, want %d successes", len(rows), res.ByState, b.Jobs())
+				}
+				t.Logf("%s %s makespan %.0f s", name, policy, res.Makespan)
+			})
+		}
+	}
+}
