@@ -105,3 +105,35 @@ func TestBotPoliciesContention(t *testing.T) {
 		}
 	}
 }
+
+// TestBotPoliciesRejectOtherJobs: a job without the BoT fields is
+// rejected (with the reason logged) and the BoT beside it still runs.
+func TestBotPoliciesRejectOtherJobs(t *testing.T) {
+	plat, err := platforms.Resolve("bot-2nodes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := workloads.NamedBoT("H2-1")
+	w, err := workloads.BotWorkload([]workloads.BotSpec{b}, workloads.BotWorkloadOptions{Hosts: len(plat.Hosts)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := workloads.Parse([]byte(`{"nb_res": 8, "jobs": [{"id": "plain", "subtime": 0, "res": 1, "profile": "p"}, {"id": "bad", "subtime": 0, "res": 1, "profile": "p", "bot": "x", "quad": 0}], "profiles": {"p": {"type": "delay", "delay": 5}}}`), "extra.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{"bot-consolidation", "threshold-vm-consolidation", "bot-packing-online"} {
+		spec, _ := schedulers.Builtin().Lookup(policy)
+		sess, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Validate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(context.Background(), sim.Config{Platform: plat, Workloads: []*workloads.Workload{w, extra}, ComputeSharing: true, Energy: true}, sim.InProcess(sess))
+		if err != nil {
+			t.Fatalf("%s: %v", policy, err)
+		}
+		if res.ByState["REJECTED"] != 2 || res.ByState["COMPLETED_SUCCESSFULLY"] != b.Jobs() {
+			t.Errorf("%s: %v, want 2 rejected and %d successes", policy, res.ByState, b.Jobs())
+		}
+	}
+}

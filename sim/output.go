@@ -415,9 +415,13 @@ type Result struct {
 	MeanSlow float64        // Batsim's mean_slowdown
 	// Utilization is the host-seconds used by jobs over hosts × makespan.
 	Utilization float64
-	Messages    int // messages sent to the scheduler
-	Wall        time.Duration
-	SchedWall   time.Duration // wall time spent in the scheduler
+	// Energy is, with -E, consumed_joules (the energy from the first
+	// submission to the last job end); 0 without.
+	Energy    float64
+	EnergyOn  bool
+	Messages  int // messages sent to the scheduler
+	Wall      time.Duration
+	SchedWall time.Duration // wall time spent in the scheduler
 }
 
 func (e *engine) result(wall time.Duration) *Result {
@@ -433,6 +437,11 @@ func (e *engine) result(wall time.Duration) *Result {
 	}
 	if m := s.makespan.float64(); m > 0 {
 		r.Utilization = s.busy / (float64(e.nhosts) * m)
+	}
+	if en := e.en; en != nil {
+		var j ld
+		j.sub(&en.lastCompletion, &en.firstSubmit)
+		r.Energy, r.EnergyOn = j.float64(), true
 	}
 	return r
 }

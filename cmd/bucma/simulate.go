@@ -312,8 +312,15 @@ func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	fmt.Fprintf(w, "mean slowdown  %.6f\n", r.MeanSlow)
 	fmt.Fprintf(w, "utilization    %.2f%%\n", 100*r.Utilization)
 	fmt.Fprintf(w, "messages       %d (scheduler %.3f s, total %.3f s wall)\n", r.Messages, r.SchedWall.Seconds(), r.Wall.Seconds())
+	if r.EnergyOn {
+		fmt.Fprintf(w, "energy         %.6f J (%.3f kWh)\n", r.Energy, r.Energy/3.6e6)
+	}
 	if prefix != "" {
-		fmt.Fprintf(w, "outputs        %s_jobs.csv, %s_schedule.csv\n", prefix, prefix)
+		fmt.Fprintf(w, "outputs        %s_jobs.csv, %s_schedule.csv", prefix, prefix)
+		if r.EnergyOn {
+			fmt.Fprintf(w, ", %s_consumed_energy.csv, %s_pstate_changes.csv", prefix, prefix)
+		}
+		fmt.Fprintln(w)
 	}
 	if trace != "" {
 		fmt.Fprintf(w, "trace          %s\n", trace)

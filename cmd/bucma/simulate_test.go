@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -373,4 +374,31 @@ func TestSimulateOutputsKeptOnFailure(t *testing.T) {
 			t.Errorf("partial rows (%d rejected):\n%s", n, rows)
 		}
 	})
+}
+
+// TestSimulateEnergy: a policy that switches hosts turns --energy on; the
+// summary gives the energy and the energy files are written. Without
+// --energy, a power-state request stops the run with Batsim's reason.
+func TestSimulateEnergy(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "bots.json")
+	if err, code, msg := runApp(t, "workload", "bot", "--bots", "H1-1", "--out", wl); code != 0 {
+		t.Fatalf("workload bot: %v (exit %d) %s", err, code, msg)
+	}
+	prefix := filepath.Join(dir, "out")
+	err, code, out := runApp(t, "simulate", "-p", "bot", "-w", wl, "--scheduler", "threshold-vm-consolidation", "-o", "power=on", "-o", "place=pack", "-e", prefix)
+	if code != 0 {
+		t.Fatalf("simulate: %v (exit %d) %s", err, code, out)
+	}
+	if !strings.Contains(out, "energy ") || !strings.Contains(out, "_pstate_changes.csv") {
+		t.Errorf("summary without the energy:\n%s", out)
+	}
+	pc, err := os.ReadFile(prefix + "_pstate_changes.csv")
+	if err != nil || !strings.Contains(string(pc), ",1\n") {
+		t.Errorf("no host went to sleep (pstate 1): %v\n%s", err, pc)
+	}
+	err, code, out = runApp(t, "simulate", "-p", "bot", "-w", wl, "--scheduler", "threshold-vm-consolidation", "-o", "power=on", "-o", "place=pack", "--energy=false", "-e", prefix+"2")
+	if code == 0 || !strings.Contains(out+fmt.Sprint(err), "energy support") {
+		t.Errorf("without --energy: exit %d, %v %s", code, err, out)
+	}
 }

@@ -409,5 +409,7 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 			t.Logf("%s", real.Schedule)
 		})
 	}
-	t.Cleanup(func() { t.Logf("bag-of-tasks policies, engine vs Batsim: %d of %d cases identical (four files)", c.matching, c.cases) })
+	t.Cleanup(func() {
+		t.Logf("bag-of-tasks policies, engine vs Batsim: %d of %d cases identical (four files)", c.matching, c.cases)
+	})
 }
