@@ -64,6 +64,9 @@ type machinePower struct {
 	plugPs  int     // the plugin's pstate of the interval since last
 	last    float64 // date of the last update
 	total   float64 // energy consumed up to last (J)
+	// sgLast is the date SimGrid last updated the machine (the engine
+	// may update earlier within the same date, see consumed).
+	sgLast float64
 }
 
 // pswitch is one SET_RESOURCE_STATE under way (Batsim's Switch).
@@ -232,13 +235,67 @@ func (e *engine) update(i int) {
 }
 
 // consumed is sg_host_get_consumed_energy: an update only when the
-// machine is behind the clock.
+// machine is behind the clock. In SimGrid that update is a simcall of the
+// reading actor, which then yields a sub-round; the engine updates at once
+// (the result is the same at the same date) and the actor replays the
+// simcalls with an energyWalk.
 func (e *engine) consumed(i int) float64 {
 	if e.en.m[i].last < e.k.now {
 		e.update(i)
 	}
 	return e.en.m[i].total
 }
+
+// maestroUpdate is an update the plugin makes outside any actor (an
+// action's end, an execution's start, a pstate change): SimGrid's clock of
+// the machine is then up to date too.
+func (e *engine) maestroUpdate(i int) {
+	e.update(i)
+	e.en.m[i].sgLast = e.k.now
+}
+
+// energyWalk replays an actor's energy reads of machines (its job's
+// allocation, then every machine): a read of a machine SimGrid has not
+// updated at this date is a simcall (the update), so the actor yields a
+// sub-round there. Which machines those are depends on what the actors
+// that ran before did, so the walk decides as it goes.
+type energyWalk struct {
+	alloc []int
+	pos   int
+}
+
+// nextRead returns the next machine of w whose read is a simcall, or -1
+// when the walk is over.
+func (e *engine) nextRead(w *energyWalk) int {
+	if e.en == nil {
+		return -1
+	}
+	nm := len(e.en.m)
+	for w.pos < len(w.alloc)+nm {
+		i := w.pos - len(w.alloc)
+		if w.pos < len(w.alloc) {
+			i = w.alloc[w.pos]
+		}
+		w.pos++
+		if i < nm && e.en.m[i].sgLast < e.k.now {
+			return i
+		}
+	}
+	return -1
+}
+
+// readSimcall is the simcall of one read: SimGrid updates the machine.
+func readSimcall(i int) simcall { return simcall{kind: scEnergy, mach: i} }
+
+// walkReads makes a coroutine actor's reads of w.
+func (e *engine) walkReads(a *actor, w energyWalk) {
+	for i := e.nextRead(&w); i >= 0; i = e.nextRead(&w) {
+		a.call(readSimcall(i))
+	}
+}
+
+// energySimcall is the read's simcall, handled by the kernel.
+func (e *engine) energySimcall(i int) { e.en.m[i].sgLast = e.k.now }
 
 func (e *engine) isMachine(h int) bool { return h >= 0 && h < e.nhosts+e.nstore }
 
@@ -247,22 +304,22 @@ func (e *engine) isMachine(h int) bool { return h >= 0 && h < e.nhosts+e.nstore 
 func (e *engine) actionEnded(a *action) {
 	if a.hosts != nil {
 		for _, h := range a.hosts {
-			if e.isMachine(h) && e.en.m[h].last < e.k.now {
-				e.update(h)
+			if e.isMachine(h) && e.en.m[h].sgLast < e.k.now {
+				e.maestroUpdate(h)
 			}
 		}
 		return
 	}
 	for _, h := range a.ends[:a.nends] {
-		if h := int(h); e.isMachine(h) && e.en.m[h].last < e.k.now {
-			e.update(h)
+		if h := int(h); e.isMachine(h) && e.en.m[h].sgLast < e.k.now {
+			e.maestroUpdate(h)
 		}
 	}
 }
 
 func (e *engine) execStarted(h int) {
 	if e.isMachine(h) {
-		e.update(h)
+		e.maestroUpdate(h)
 	}
 }
 
@@ -294,7 +351,7 @@ func (e *engine) setPstate(h, ps int) {
 	c.speed = m.speeds[ps]
 	c.cnst.bound = c.speed
 	e.k.sys.touchCnst(c.cnst)
-	e.update(h)
+	e.maestroUpdate(h)
 }
 
 // energyEntry is EnergyConsumptionTracer::add_entry: a _consumed_energy.csv
@@ -384,8 +441,8 @@ func (e *engine) machineState(h int, to uint8) {
 }
 
 // setResourceState is server_on_pstate_modification; it returns the
-// switching actors to create, in order.
-func (e *engine) setResourceState(d *protocol.SetResourceState) ([]*actor, error) {
+// server's simcalls that follow, in order.
+func (e *engine) setResourceState(d *protocol.SetResourceState) ([]srvStep, error) {
 	const name = "SET_RESOURCE_STATE"
 	if e.en == nil {
 		return nil, e.fail(name, "receiving a pstate modification request, which is forbidden as Batsim has not been launched with energy support (-E, --energy)")
@@ -423,6 +480,7 @@ func (e *engine) setResourceState(d *protocol.SetResourceState) ([]*actor, error
 	}
 	en.switches[target] = append(en.switches[target], sw)
 	e.energyEntry('p')
+	steps := []srvStep{{walk: true}}
 	transition := -42
 	switch en.m[d.Resources[0]].kinds[target] {
 	case pkCompute:
@@ -433,29 +491,33 @@ func (e *engine) setResourceState(d *protocol.SetResourceState) ([]*actor, error
 	e.pstateEntry(d.Resources, transition)
 	en.groupedSwitches++
 	en.machineSwitches += len(d.Resources)
-	var actors []*actor
 	for _, h := range d.Resources {
 		m := &en.m[h]
 		switch {
 		case m.kinds[m.pstate] == pkCompute && m.kinds[target] == pkCompute:
+			// Host::set_pstate is a simcall of the server
 			e.setPstate(h, target)
-			e.switchDone(h, target)
+			steps = append(steps, srvStep{nop: true})
+			if e.switchDone(h, target) {
+				steps = append(steps, srvStep{walk: true})
+			}
 		case m.kinds[m.pstate] == pkCompute:
 			e.machineState(h, msSwitchingOff)
-			actors = append(actors, e.k.spawnSM(h, &switcher{e: e, h: h, target: target, virt: m.off[target], off: true}))
+			steps = append(steps, srvStep{child: e.k.spawnSM(h, &switcher{e: e, h: h, target: target, virt: m.off[target], off: true})})
 			en.nbSwitching++
 		default:
 			e.machineState(h, msSwitchingOn)
-			actors = append(actors, e.k.spawnSM(h, &switcher{e: e, h: h, target: target, virt: m.on[m.pstate]}))
+			steps = append(steps, srvStep{child: e.k.spawnSM(h, &switcher{e: e, h: h, target: target, virt: m.on[m.pstate]})})
 			en.nbSwitching++
 		}
 	}
-	return actors, nil
+	return steps, nil
 }
 
 // switchDone is CurrentSwitches::mark_switch_as_done and what the server
-// does when a request is complete.
-func (e *engine) switchDone(h, target int) {
+// does when a request is complete (it reports whether it was: the server
+// then read the energies).
+func (e *engine) switchDone(h, target int) bool {
 	en := e.en
 	list := en.switches[target]
 	for i, sw := range list {
@@ -464,7 +526,7 @@ func (e *engine) switchDone(h, target int) {
 		}
 		delete(sw.left, h)
 		if len(sw.left) > 0 {
-			return
+			return false
 		}
 		list = append(list[:i], list[i+1:]...)
 		if len(list) == 0 {
@@ -475,9 +537,20 @@ func (e *engine) switchDone(h, target int) {
 		e.pstateEntry(sw.all, target)
 		e.energyEntry('p')
 		e.appendEvent(protocol.TypeResourceStateChanged, &protocol.ResourceStateChanged{Resources: sw.all.String(), State: strconv.Itoa(target)})
-		return
+		return true
 	}
 	e.k.fail(fmt.Errorf("internal error: machine %d was not switching to pstate %d", h, target))
+	return false
+}
+
+// srvStep is one of the server's simcalls after a message: an actor to
+// create, an energy walk over every machine, or a simcall with no effect
+// here (a pstate change).
+type srvStep struct {
+	child *actor
+	walk  bool
+	nop   bool
+	w     energyWalk
 }
 
 // switcher is switch_off_machine_process / switch_on_machine_process.
@@ -504,19 +577,19 @@ func (s *switcher) recycle() {}
 func (s *switcher) step(a *actor) bool {
 	e := s.e
 	switch s.phase {
-	case 0:
+	case 0: // Host::set_pstate (a simcall)
 		e.setPstate(s.h, s.virt)
+		a.issue(simcall{kind: scNop})
+	case 1: // execute(1): start, then wait
 		s.exec = &execAct{hosts: []int{s.h}, flops: []float64{1}, owner: a}
 		a.activities = append(a.activities, s.exec)
 		a.issue(simcall{kind: scExecStart, exec: s.exec})
-		s.phase = 1
-		return true
-	case 1:
-		a.issue(simcall{kind: scWait, act: s.exec, timeout: -1})
-		s.phase = 2
-		return true
 	case 2:
+		a.issue(simcall{kind: scWait, act: s.exec, timeout: -1})
+	case 3:
 		e.setPstate(s.h, s.target)
+		a.issue(simcall{kind: scNop})
+	case 4:
 		if s.off {
 			e.machineState(s.h, msSleeping)
 		} else {
@@ -525,14 +598,13 @@ func (s *switcher) step(a *actor) bool {
 		m := e.msg(mSwitched)
 		m.host, m.pstate = s.h, s.target
 		a.issueSend(e.server, m, 1)
-		s.phase = 3
-		return true
-	case 3:
+	case 5:
 		a.issueWait()
-		s.phase = 4
-		return true
+	default:
+		return false
 	}
-	return false
+	s.phase++
+	return true
 }
 
 // appendFixed6 appends v as C's %Lf prints a long double (6 decimals,

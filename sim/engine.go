@@ -82,9 +82,9 @@ type engine struct {
 	stats stats
 	// en is the energy support (-E), nil without it.
 	en *energy
-	// moreChildren are the actors the server still has to create for
-	// the message it handled.
-	moreChildren []*actor
+	// srvSteps are the server's next simcalls for the message it handled
+	// (power states: energy reads, pstate changes, switching actors).
+	srvSteps []srvStep
 
 	messages  int
 	schedWall time.Duration
@@ -200,6 +200,7 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 		e.en = en
 		e.k.onActionEnd = e.actionEnded
 		e.k.onExecStart = e.execStarted
+		e.k.onEnergy = e.energySimcall
 		e.initialPstates()
 	}
 	e.expectedJS = len(cfg.Workloads) + len(cfg.Preloaded)

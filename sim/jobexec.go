@@ -69,6 +69,7 @@ func (e *engine) jobActor(a *actor, j *job) {
 	remaining := j.walltime
 	run.task = newTask(j.prof)
 	e.energyAtStart(j)
+	e.walkReads(a, energyWalk{alloc: j.run.alloc})
 	e.machinesRun(j)
 	j.ret = int32(e.execTask(a, j, run.task, &remaining))
 	switch {
@@ -84,6 +85,7 @@ func (e *engine) jobActor(a *actor, j *job) {
 	e.machinesEnd(j)
 	e.setRuntime(j)
 	e.energyAtEnd(j)
+	e.walkReads(a, energyWalk{alloc: j.run.alloc})
 	if j.state != stKilled {
 		a.send(e.server, &imsg{kind: mCompleted, job: j}, 1)
 	}
@@ -117,13 +119,17 @@ type jobSM struct {
 	remaining float64
 	ret       int // the task's return code, once it is over
 	exec      *execAct
+	// walk replays the actor's energy reads (with -E).
+	walk energyWalk
 }
 
 const (
 	jobStart     uint8 = iota
+	jobRunTask         // the energy is read: run the task
 	jobWaitExec        // the execution is started: wait for it
 	jobExecEnded       // the wait is over
 	jobEnd             // the task is over
+	jobSend            // the energy is read: send the completion
 	jobSent            // the completion is sent: wait for it
 	jobDone
 )
@@ -147,6 +153,14 @@ func (s *jobSM) step(a *actor) bool {
 			t := newTask(j.prof)
 			s.run.task = t
 			e.energyAtStart(j)
+			s.walk = energyWalk{alloc: j.run.alloc}
+			s.phase = jobRunTask
+		case jobRunTask:
+			if i := e.nextRead(&s.walk); i >= 0 {
+				a.issue(readSimcall(i))
+				return true
+			}
+			t := s.run.task
 			e.machinesRun(j)
 			p := j.prof
 			if p.isParallelTask() {
@@ -209,9 +223,16 @@ func (s *jobSM) step(a *actor) bool {
 			e.machinesEnd(j)
 			e.setRuntime(j)
 			e.energyAtEnd(j)
+			s.walk = energyWalk{alloc: j.run.alloc}
 			if j.state == stKilled {
 				s.run.actor = nil
 				return false
+			}
+			s.phase = jobSend
+		case jobSend:
+			if i := e.nextRead(&s.walk); i >= 0 {
+				a.issue(readSimcall(i))
+				return true
 			}
 			m := e.msg(mCompleted)
 			m.job = j
@@ -435,6 +456,7 @@ func (e *engine) killer(a *actor, kd *killDone) {
 			e.machinesEnd(j)
 			e.setRuntime(j)
 			e.energyAtEnd(j)
+			e.walkReads(a, energyWalk{alloc: j.run.alloc})
 		}
 	}
 	a.send(e.server, &imsg{kind: mKillingDone, killed: kd}, 1)
@@ -507,6 +529,9 @@ type submitter struct {
 	// the batch is wl.static[start:i]
 	start, i int
 	cur      float64
+	// walk replays the first submission's energy reads (with -E).
+	walk    energyWalk
+	reading bool
 }
 
 const (
@@ -518,6 +543,7 @@ const (
 	subSleep           // sleep until job i's subtime
 	subSlept           // job i joins the batch
 	subLastWait        // wait for the last batch
+	subSend            // the jobs due are scanned: send them
 	subBye             // send bye
 	subByeWait         // wait for it
 	subDone
@@ -547,6 +573,16 @@ func (s *submitter) step(a *actor) bool {
 			if s.i > s.start && e.en != nil && !e.en.firstSet {
 				e.en.firstSet = true
 				e.en.firstSubmit = e.totalEnergy()
+				s.reading = true
+			}
+			s.phase = subSend
+		case subSend:
+			if s.reading {
+				if i := e.nextRead(&s.walk); i >= 0 {
+					a.issue(readSimcall(i))
+					return true
+				}
+				s.reading = false
 			}
 			if s.i == len(static) {
 				if s.i > s.start {

@@ -37,6 +37,12 @@ const (
 	scExecStart
 	scCancel
 	scKill
+	// scNop is an answered simcall that does nothing in the engine
+	// (Host::set_pstate): the actor yields one sub-round, as in SimGrid.
+	scNop
+	// scEnergy is the energy plugin's update of machine mach on an
+	// actor's read (answered).
+	scEnergy
 )
 
 type simcall struct {
@@ -50,6 +56,7 @@ type simcall struct {
 	dur     float64
 	exec    *execAct
 	victim  *actor
+	mach    int
 }
 
 // errKilled unwinds the body of a killed actor.
@@ -261,6 +268,7 @@ type kernel struct {
 	// a one-host execution that started (Exec::on_start).
 	onActionEnd func(a *action)
 	onExecStart func(host int)
+	onEnergy    func(mach int)
 	now         float64
 	sys         lmmSystem
 	started     actionList
@@ -433,6 +441,13 @@ func (k *kernel) handleSimcall(a *actor) {
 		k.answer(a)
 	case scKill:
 		k.killActor(sc.victim)
+		k.answer(a)
+	case scNop:
+		k.answer(a)
+	case scEnergy:
+		if k.onEnergy != nil {
+			k.onEnergy(sc.mach)
+		}
 		k.answer(a)
 	}
 }

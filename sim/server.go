@@ -128,10 +128,22 @@ func (s *server) step(a *actor) bool {
 				return true
 			}
 		case srvAfterChild:
-			if len(e.moreChildren) > 0 {
-				child := e.moreChildren[0]
-				e.moreChildren = e.moreChildren[1:]
-				a.issue(simcall{kind: scCreate, child: child})
+			if len(e.srvSteps) > 0 {
+				st := &e.srvSteps[0]
+				switch {
+				case st.walk:
+					if i := e.nextRead(&st.w); i >= 0 {
+						a.issue(readSimcall(i))
+						return true
+					}
+					e.srvSteps = e.srvSteps[1:]
+					continue
+				case st.nop:
+					a.issue(simcall{kind: scNop})
+				default:
+					a.issue(simcall{kind: scCreate, child: st.child})
+				}
+				e.srvSteps = e.srvSteps[1:]
 				return true
 			}
 			s.phase = srvLoop
@@ -243,7 +255,9 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 	case mDecision:
 		return e.decision(m.ev)
 	case mSwitched:
-		e.switchDone(m.host, m.pstate)
+		if e.switchDone(m.host, m.pstate) {
+			e.srvSteps = append(e.srvSteps, srvStep{walk: true})
+		}
 		e.en.nbSwitching--
 	}
 	return nil, nil
@@ -373,17 +387,17 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 		e.metadata[j] = d.Metadata
 		j.hasMetadata = true
 	case *protocol.SetResourceState:
-		actors, err := e.setResourceState(d)
-		if err != nil || len(actors) == 0 {
+		steps, err := e.setResourceState(d)
+		if err != nil {
 			return nil, err
 		}
-		e.moreChildren = append(e.moreChildren, actors[1:]...)
-		return actors[0], nil
+		e.srvSteps = append(e.srvSteps, steps...)
 	case *protocol.SchedulerQuery:
 		if e.en == nil {
 			return nil, e.fail("QUERY", "received a request about the energy consumption of the machines but energy simulation is not enabled (-E, --energy)")
 		}
 		total := e.totalEnergy()
+		e.srvSteps = append(e.srvSteps, srvStep{walk: true})
 		e.appendEvent(protocol.TypeAnswer, &protocol.BatsimAnswer{ConsumedEnergy: total.float64()})
 	case *protocol.ToJobMsg:
 		if _, ok := e.lookup(d.JobID); !ok {

@@ -353,6 +353,31 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 		{"threshold-power", "bot", "threshold-vm-consolidation", schedulers.Options{"power": "on", "place": "pack"}, []string{"H1-1", "H1-3"}, 0},
 		{"online-bg75", "bot", "bot-packing-online", nil, []string{"H1-2"}, 75},
 	}
+	// Drawn cases: BoTs drawn from the thesis' classes, policies and
+	// options drawn, one per seed.
+	policies := []string{"bot-consolidation", "threshold-vm-consolidation", "bot-packing-online"}
+	classes := []string{"leve", "mediano", "pesado", "up-1", "up-4", "up-8"}
+	for seed := 1; seed <= 3*seeds(t, 1); seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 0x626f74))
+		policy := policies[r.IntN(3)]
+		opts := schedulers.Options{"alloc": []string{"ciclico", "lote"}[r.IntN(2)], "priority": []string{"none", "arrival", "duration", "cost", "completed", "remaining"}[r.IntN(6)]}
+		if policy != "bot-packing-online" {
+			opts["place"] = []string{"spread", "pack"}[r.IntN(2)]
+		}
+		if policy == "threshold-vm-consolidation" {
+			opts["power"] = []string{"off", "on"}[r.IntN(2)]
+		}
+		bots := []string{classes[r.IntN(len(classes))], classes[r.IntN(len(classes))]}
+		if bots[0] == bots[1] {
+			bots = bots[:1]
+		}
+		cases = append(cases, struct {
+			name, platform, policy string
+			opts                   schedulers.Options
+			bots                   []string
+			background             int
+		}{fmt.Sprintf("drawn-%d", seed), []string{"bot", "bot-2nodes"}[r.IntN(2)], policy, opts, bots, []int{0, 0, 50, 75}[r.IntN(4)]})
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -364,7 +389,13 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 			for i, n := range tc.bots {
 				b, ok := workloads.NamedBoT(n)
 				if !ok {
-					t.Fatalf("no BoT %s", n)
+					cl, vms, found := workloads.BotProfileClass(n)
+					if !found {
+						t.Fatalf("no BoT %s", n)
+					}
+					if b, err = workloads.GenerateBoT(fmt.Sprintf("%s-%d", n, i), cl, vms, workloads.NewBotRand(uint64(len(tc.name)+i))); err != nil {
+						t.Fatal(err)
+					}
 				}
 				b.Arrival = 3 * i
 				bots = append(bots, b)
@@ -393,7 +424,7 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 				t.Fatalf("engine: %v", err)
 			}
 			var sc tally
-			ok := sameOutputs(t, &sc, dir, "", real, ours)
+			ok := sameOutputs(t, &sc, dir, fmt.Sprintf(" (%s %v on %s, BoTs %v, external load %d %%)", tc.policy, tc.opts, tc.platform, tc.bots, tc.background), real, ours)
 			for _, f := range energyOutputs {
 				a, errA := os.ReadFile(filepath.Join(dir, "batsim", "out"+f))
 				b, errB := os.ReadFile(filepath.Join(dir, "engine"+f))
@@ -406,7 +437,6 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 				}
 			}
 			c.add(ok)
-			t.Logf("%s", real.Schedule)
 		})
 	}
 	t.Cleanup(func() {
