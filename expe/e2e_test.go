@@ -52,8 +52,8 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 		switch name {
 		case "osep":
 			continue // TestEmbeddedOSEPCampaignEndToEnd
-		case SGEPlan, GangPlan:
-			continue // TestSGECampaignReport, TestGangCampaignReport
+		case SGEPlan, GangPlan, BotPlan:
+			continue // TestSGECampaignReport, TestGangCampaignReport, TestBotCampaignReport
 		}
 		t.Run(name, func(t *testing.T) {
 			p, err := BuiltinPlan(name)

@@ -31,6 +31,8 @@ func PlatformXML(name string) ([]byte, error) {
 // is sized for the platform's compute hosts. The "osep" generator makes one
 // OSEP demand (r.Demand, r.Late, r.LateBy; load is not used), the "sge"
 // generator one SGE scenario (r.App, r.Tasks; neither seed nor load is
+// used), the "bot" generator bags of tasks (r.Bots, r.BotArrivals,
+// r.Background; the seed draws the BoTs of profile classes, load is not
 // used).
 func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
 	p, err := platforms.Load(platform)
@@ -55,6 +57,8 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 		w, err = workloads.GenerateSGE(workloads.SGEOptions{App: r.App, Tasks: r.Tasks})
 	case "gang":
 		w, err = gangWorkload(r, seed, load, len(p.Hosts))
+	case "bot":
+		w, err = botWorkload(r, seed, len(p.Hosts))
 	case "file":
 		if err = checkFileSum(r); err != nil {
 			return nil, err
@@ -87,7 +91,7 @@ func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform stri
 
 // Generators are the workload generators of a recipe: "file" reads a
 // workload file (a real trace) instead of generating one.
-var Generators = []string{"lille", "osep", "sge", "gang", "file"}
+var Generators = []string{"lille", "osep", "sge", "gang", "bot", "file"}
 
 // lilleOptions are the lille generator's options for a recipe: the trace
 // is sized for the platform's hosts, run times are on its slowest host (the
@@ -147,7 +151,7 @@ func osepOptions(r WorkloadRecipe, seed uint64, hosts int) workloads.OSEPOptions
 }
 
 // checkRecipe reports a recipe the generator would refuse, before any
-// workload is made (only the osep and sge generators' parameters are
+// workload is made (only the osep, sge and bot generators' parameters are
 // checked: they are cheap to run).
 func checkRecipe(r WorkloadRecipe) error {
 	if err := checkShape(r); err != nil {
@@ -159,6 +163,9 @@ func checkRecipe(r WorkloadRecipe) error {
 		return err
 	case "sge":
 		_, err := workloads.GenerateSGE(workloads.SGEOptions{App: r.App, Tasks: r.Tasks})
+		return err
+	case "bot":
+		_, err := BotSpecs(r, 1)
 		return err
 	}
 	return nil

@@ -28,7 +28,7 @@ type Variant struct {
 // (case, seed) pair, is made: a generator, then transformations applied in
 // order.
 type WorkloadRecipe struct {
-	Generator string   `json:"generator"` // "lille", "osep", "sge", "gang", "file"
+	Generator string   `json:"generator"` // "lille", "osep", "sge", "gang", "bot", "file"
 	Jobs      int      `json:"jobs"`      // jobs of the generator (0: its default; "osep" has a fixed size)
 	Steps     []string `json:"steps"`     // "bucma-insert", "precise"
 	// Parameters of the "osep" generator (a plan's workload cases set
@@ -40,6 +40,17 @@ type WorkloadRecipe struct {
 	// the application and the number of tasks.
 	App   string `json:"app,omitempty"`
 	Tasks int    `json:"tasks,omitempty"`
+	// Parameters of the "bot" generator (set by the cases of plan bot):
+	// Bots lists the bags of tasks, comma-separated, each a published BoT
+	// of the thesis (H1-1 ... H2-3, see workloads.NamedBoT) or one drawn,
+	// with the seed, from a profile class (leve, mediano, pesado, up-1 ...
+	// up-10, see workloads.BotProfileClass); BotArrivals their arrival
+	// steps, comma-separated in the same order (empty: the BoTs' own);
+	// Background the external load, percent of every core, during the
+	// whole run (0: none).
+	Bots        string `json:"bots,omitempty"`
+	BotArrivals string `json:"bot_arrivals,omitempty"`
+	Background  int    `json:"background,omitempty"`
 	// Shape of the "lille" generator's trace (zero: its default; see
 	// workloads.LilleOptions) and of the bucma-insert step (Bursts 0:
 	// spread); Load is the offered load of a workload case (plans with
@@ -79,6 +90,11 @@ type WorkloadCase struct {
 	Bursts       int     `json:"bursts,omitempty"`
 	Factor       string  `json:"factor,omitempty"`
 	Level        string  `json:"level,omitempty"`
+	// Bag-of-tasks cases (plan bot): the BoTs, their arrival steps and
+	// the external load (see WorkloadRecipe).
+	Bots        string `json:"bots,omitempty"`
+	BotArrivals string `json:"bot_arrivals,omitempty"`
+	Background  int    `json:"background,omitempty"`
 }
 
 // Plan is a declarative experiment: every variant runs on the workload of
@@ -167,7 +183,7 @@ func OSEPVariantName(policy string, ckpt int) string {
 
 // PlanNames lists the built-in plans.
 func PlanNames() []string {
-	return []string{"bucma-model", "walltime-trust", "osep", SGEPlan, GangPlan, BucmaSensitivity, WtrustSensitivity}
+	return []string{"bucma-model", "walltime-trust", "osep", SGEPlan, GangPlan, BotPlan, BucmaSensitivity, WtrustSensitivity}
 }
 
 // BuiltinPlan returns a built-in plan with the default sizes.
@@ -250,6 +266,9 @@ func BuiltinPlan(name string) (Plan, error) {
 	}
 	if name == GangPlan {
 		return gangPlan(), nil
+	}
+	if name == BotPlan {
+		return botPlan(), nil
 	}
 	if IsSensitivity(name) {
 		return sensitivityPlan(name)
@@ -337,6 +356,8 @@ func (p Plan) QuickSizes() (seeds, jobs int) {
 		return OSEPQuickSeeds, 0
 	case p.Workload.Generator == "sge":
 		return 1, 0
+	case p.Workload.Generator == "bot":
+		return BotQuickSeeds, 0
 	case p.FixedJobs():
 		return QuickSeeds, 0
 	}
@@ -345,9 +366,9 @@ func (p Plan) QuickSizes() (seeds, jobs int) {
 
 // FixedJobs reports whether the plan's workload generator has a fixed
 // number of jobs (the OSEP demands: 4 users × 10 jobs; the SGE scenarios;
-// a workload file).
+// the bags of tasks; a workload file).
 func (p Plan) FixedJobs() bool {
-	return p.Workload.Generator == "osep" || p.Workload.Generator == "sge" || p.Workload.Generator == "file"
+	return p.Workload.Generator == "osep" || p.Workload.Generator == "sge" || p.Workload.Generator == "bot" || p.Workload.Generator == "file"
 }
 
 // WithFile returns the plan with its workload generator replaced by a
@@ -430,6 +451,15 @@ func (p Plan) Recipe(caseName string) WorkloadRecipe {
 		}
 		if c.Bursts != 0 {
 			r.Bursts = c.Bursts
+		}
+		if c.Bots != "" {
+			r.Bots = c.Bots
+		}
+		if c.BotArrivals != "" {
+			r.BotArrivals = c.BotArrivals
+		}
+		if c.Background != 0 {
+			r.Background = c.Background
 		}
 	}
 	return r

@@ -175,16 +175,8 @@ func ChangeBarPlot(base, title, ylabel string, groups []string, series []string,
 			return err
 		}
 	}
-	if len(paperPts) > 0 {
-		sc, err := plotter.NewScatter(paperPts)
-		if err != nil {
-			return err
-		}
-		sc.GlyphStyle.Shape = draw.PyramidGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(3.5)
-		sc.GlyphStyle.Color = color.Black
-		p.Add(sc)
-		p.Legend.Add("paper", sc)
+	if err := addPaperMarks(p, paperPts, "paper"); err != nil {
+		return err
 	}
 	if len(clipped.XYs) > 0 {
 		lb, err := plotter.NewLabels(clipped)
@@ -519,3 +511,21 @@ func (h *heatPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 
 // joinFig is the base path of a report figure.
 func joinFig(dir, name string) string { return filepath.Join(dir, FigDir, name) }
+
+// addPaperMarks draws a source's published values as black triangles,
+// named label in the legend (nothing when pts is empty).
+func addPaperMarks(p *plot.Plot, pts plotter.XYs, label string) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle.Shape = draw.PyramidGlyph{}
+	sc.GlyphStyle.Radius = vg.Points(3.5)
+	sc.GlyphStyle.Color = color.Black
+	p.Add(sc)
+	p.Legend.Add(label, sc)
+	return nil
+}

@@ -67,6 +67,9 @@ func (r *reporter) write() error {
 	if pl.Kind == GangPlan {
 		return r.gang()
 	}
+	if pl.Kind == BotPlan {
+		return r.bot()
+	}
 	if IsSensitivity(pl.Kind) {
 		return r.sensitivity()
 	}

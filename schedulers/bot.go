@@ -690,14 +690,25 @@ func (p *BotConsolidation) round(s *State, d *Decider) {
 		}
 		return t / float64(len(p.nodes[n]))
 	}
+	vms := p.vmCounts(len(s.Hosts))
+	freeCore := func(n int) bool {
+		for _, h := range p.nodes[n] {
+			if vms[h] == 0 {
+				return true
+			}
+		}
+		return false
+	}
 	move := func(vm botVM, to int) {
-		// the least loaded core of node to
+		// the core of node to with the fewest VMs, then the least loaded
 		best := -1
 		for _, h := range p.nodes[to] {
-			if best < 0 || core[h] < core[best] {
+			if best < 0 || vms[h] < vms[best] || (vms[h] == vms[best] && core[h] < core[best]) {
 				best = h
 			}
 		}
+		vms[vm.app.vmHost[vm.v]]--
+		vms[best]++
 		from := vm.app.vmHost[vm.v]
 		core[from] -= float64(vm.load)
 		core[best] += float64(vm.load)
@@ -738,12 +749,21 @@ func (p *BotConsolidation) round(s *State, d *Decider) {
 			if pick == nil {
 				break
 			}
+			// The least loaded node that stays under high, one with a
+			// core free of VMs first (the thesis runs a VM per core).
 			dest := -1
 			for m := range p.nodes {
-				if m == n || !on(m) {
+				if m == n || !on(m) || load(m)+float64(pick.load)/float64(len(p.nodes[m])) >= sys.High {
 					continue
 				}
-				if load(m)+float64(pick.load)/float64(len(p.nodes[m])) < sys.High && (dest < 0 || load(m) < load(dest)) {
+				switch {
+				case dest < 0:
+					dest = m
+				case freeCore(m) != freeCore(dest):
+					if freeCore(m) {
+						dest = m
+					}
+				case load(m) < load(dest):
 					dest = m
 				}
 			}
@@ -754,7 +774,16 @@ func (p *BotConsolidation) round(s *State, d *Decider) {
 		}
 	}
 	// Idle nodes with VMs: all of them to the most loaded intermediate
-	// node that can take them.
+	// node that can take them, each on a core of its own.
+	freeCores := func(n int) int {
+		c := 0
+		for _, h := range p.nodes[n] {
+			if vms[h] == 0 {
+				c++
+			}
+		}
+		return c
+	}
 	for n := range p.nodes {
 		if !on(n) || len(onNode[n]) == 0 || load(n) > sys.Low {
 			continue
@@ -765,7 +794,7 @@ func (p *BotConsolidation) round(s *State, d *Decider) {
 		}
 		dest := -1
 		for m := range p.nodes {
-			if m == n || !on(m) || load(m) <= sys.Low || load(m) >= sys.High {
+			if m == n || !on(m) || load(m) <= sys.Low || load(m) >= sys.High || freeCores(m) < len(onNode[n]) {
 				continue
 			}
 			if load(m)+total/float64(len(p.nodes[m])) <= sys.High && (dest < 0 || load(m) > load(dest)) {
@@ -865,7 +894,7 @@ func (p *BotPacking) Decide(s *State, d *Decider) {
 			continue
 		}
 		for q, qd := range app.quads {
-			if !p.released(app, q) {
+			if !p.released(s, app, q) {
 				continue
 			}
 			for t := 0; t < qd.B; t++ {
@@ -914,9 +943,9 @@ func (p *BotPacking) Decide(s *State, d *Decider) {
 				app.running[bj.quad][bj.task] = true
 				app.started[bj.quad][bj.task] = s.Now
 				app.next[bj.quad][bj.task]++
-				if app.next[bj.quad][bj.task] < app.quads[bj.quad].D {
-					next = minDate(next, s.Now+p.step)
-				}
+				// The step is over a step length later (its next step,
+				// or a quadruple it releases, may start then).
+				next = minDate(next, s.Now+p.step)
 			}
 		}
 	}
@@ -927,15 +956,19 @@ func (p *BotPacking) Decide(s *State, d *Decider) {
 
 // released reports whether quadruple q of app may start: every task of an
 // earlier quadruple has run as many steps as the arrival dates are apart
-// (or all of its steps).
-func (p *BotPacking) released(app *botApp, q int) bool {
+// (or all of its steps). A step counts once it has ended and a step length
+// has passed since it started (a task of c % runs c % of each step).
+func (p *BotPacking) released(s *State, app *botApp, q int) bool {
 	a := app.quads[q].A
 	for l, ql := range app.quads {
 		if ql.A >= a {
 			continue
 		}
 		need := min(ql.D, a-ql.A)
-		for _, done := range app.done[l] {
+		for t, done := range app.done[l] {
+			if done > 0 && s.Now < app.started[l][t]+p.step-botEps {
+				done--
+			}
 			if done < need {
 				return false
 			}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -365,4 +367,66 @@ func withoutWallClock(t *testing.T, data []byte) []byte {
 	w := csv.NewWriter(&b)
 	w.WriteAll(rows)
 	return b.Bytes()
+}
+
+// The bag-of-tasks plan through the command line: listed by "expe plans",
+// run with --quick and reported beside the thesis' tables; the workload of
+// a case is the one "bucma workload bot" writes.
+func TestExpeRunBot(t *testing.T) {
+	err, code, out := runApp(t, "expe", "plans")
+	if err != nil || code != 0 || !strings.Contains(out, "bot\n") ||
+		!strings.Contains(out, "4 variants × 16 workload cases × 5 seeds = 320 runs; workload: bot (fixed size); --quick: 2 seeds") {
+		t.Fatalf("expe plans: %v (exit %d)\n%s", err, code, out)
+	}
+	dir := filepath.Join(t.TempDir(), "bot")
+	err, code, out = runApp(t, "expe", "run", "bot", "--quick", "--out", dir, "--workers", "2", "--no-progress", "--report")
+	if err != nil || code != 0 {
+		t.Fatalf("expe run bot --quick: %v (exit %d)\n%s", err, code, out)
+	}
+	if !strings.Contains(out, "128 done now, 0 already done, 0 failed") || !strings.Contains(out, filepath.Join(dir, "report.md")) {
+		t.Errorf("output:\n%s", out)
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{
+		"## Table 7: trivial case 1", "| H1-1 | 10 (10) | 10 | 9 | 45 (45) | 52 (+15.50 %) | 45.0 (+0.0 %) |",
+		"## Table 8: trivial case 2", "## Tables 10 and 11", "## Table 14: production", "## Energy (new: the thesis measures none)",
+		"## Where and why we differ", "fig/bot-profiles.png",
+	} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, c := range []struct {
+		key  string
+		args []string
+	}{
+		{"h2-3_s001", []string{"--bots", "H2-3", "--hosts", "8", "--seed", "1"}},
+		{"pesado-bg75_s002", []string{"--bots", "pesado", "--seed", "2", "--background", "75"}},
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, "workloads", c.key+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"workload", "bot", "--out", filepath.Join(t.TempDir(), "w.json")}, c.args...)
+		if slices.Contains(c.args, "--background") {
+			var w struct {
+				Meta struct {
+					Params struct {
+						BackgroundSteps int `json:"background_steps"`
+					} `json:"params"`
+				} `json:"meta"`
+			}
+			if err := json.Unmarshal(got, &w); err != nil || w.Meta.Params.BackgroundSteps < 1 {
+				t.Fatalf("%s: background steps: %v", c.key, err)
+			}
+			args = append(args, "--background-steps", strconv.Itoa(w.Meta.Params.BackgroundSteps))
+		}
+		if err, _, msg := runApp(t, args...); err != nil {
+			t.Fatalf("workload bot: %v\n%s", err, msg)
+		}
+		want, _ := os.ReadFile(args[3])
+		if len(want) == 0 || !bytes.Equal(got, want) {
+			t.Errorf("the campaign's workload %s differs from bucma workload bot %s", c.key, strings.Join(c.args, " "))
+		}
+	}
 }

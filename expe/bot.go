@@ -1,0 +1,1725 @@
+package expe
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"bucma/platforms"
+	"bucma/schedulers"
+	"bucma/workloads"
+)
+
+// The bag-of-tasks consolidation experiment (docs/reproducing.md): the
+// thesis' BoTs (Santos, "Modelo de Escalonamento Aplicativo para Bag of
+// Tasks em Ambientes de Nuvem Computacional", UFPel, 2016/2017) consolidated
+// on their VMs (Algorithm 1, cíclico, lowest cost first) and replayed on its
+// cluster: trivial case 1 (Table 7: light BoTs H1-1..3 on 36 cores), trivial
+// case 2 (Table 8: heavy BoTs H2-1..3 on 8 cores), the user profiles under
+// external load without and with the system level (Tables 10 to 12) and the
+// production run of ten BoTs (Table 14). Each variant runs on every case:
+// the application level alone (bot-consolidation), with the threshold-based
+// system level (threshold-vm-consolidation, nodes on or also switched off)
+// and the event-driven packing (bot-packing-online).
+
+// BotPlan is the name of the plan.
+const BotPlan = "bot"
+
+// Sizes of the bag-of-tasks campaign: seeds of the generated BoTs (the
+// published ones do not depend on the seed).
+const (
+	BotSeeds      = 5
+	BotQuickSeeds = 2
+)
+
+// BotStep is the thesis' step, in seconds (5 minutes).
+const BotStep = 300.0
+
+// The variants of plan bot.
+const (
+	BotConsolidationVariant  = "consolidation"
+	BotThresholdVariant      = "threshold"
+	BotThresholdPowerVariant = "threshold-power"
+	BotPackingVariant        = "packing-online"
+)
+
+// botVariantTitles say what each variant is, for the report.
+var botVariantTitles = map[string]string{
+	BotConsolidationVariant:  "application level only (bot-consolidation)",
+	BotThresholdVariant:      "with the system level (threshold-vm-consolidation, nodes always on)",
+	BotThresholdPowerVariant: "with the system level, nodes without VMs switched off (threshold-vm-consolidation power=on)",
+	BotPackingVariant:        "event-driven packing, no plan (bot-packing-online)",
+}
+
+// BotBackgrounds are the external loads of the user-profile cases
+// (percent of every core): idle, 50 % and 75 %.
+var BotBackgrounds = []int{0, 50, 75}
+
+// BotProfiles are the user profiles of Table 9.
+var BotProfiles = []string{"leve", "mediano", "pesado"}
+
+// botProductionOrder and botProductionArrivals are the production BoTs in
+// the order they arrived and their arrival steps (Table 14: 0, 65, 110 ...
+// 530 minutes).
+var (
+	botProductionOrder    = []string{"UP-10", "UP-8", "UP-9", "UP-5", "UP-3", "UP-7", "UP-1", "UP-6", "UP-4", "UP-2"}
+	botProductionArrivals = []int{0, 13, 22, 33, 40, 46, 54, 72, 80, 106}
+)
+
+// BotProductionCase is the name of the production case.
+const BotProductionCase = "production"
+
+// BotProfileCase names a user-profile case: "mediano-bg50".
+func BotProfileCase(profile string, background int) string {
+	return fmt.Sprintf("%s-bg%d", profile, background)
+}
+
+func botPlan() Plan {
+	var cases []WorkloadCase
+	for _, n := range []string{"H1-1", "H1-2", "H1-3"} {
+		cases = append(cases, WorkloadCase{Name: strings.ToLower(n), Title: n + " (trivial case 1, 36 cores)", Bots: n})
+	}
+	for _, n := range []string{"H2-1", "H2-2", "H2-3"} {
+		cases = append(cases, WorkloadCase{Name: strings.ToLower(n), Title: n + " (trivial case 2, 8 cores)", Bots: n, Platform: "bot-2nodes"})
+	}
+	for _, p := range BotProfiles {
+		for _, bg := range BotBackgrounds {
+			cases = append(cases, WorkloadCase{Name: BotProfileCase(p, bg), Title: fmt.Sprintf("%s BoT, external load %d %%", p, bg), Bots: p, Background: bg})
+		}
+	}
+	arr := make([]string, len(botProductionArrivals))
+	for i, a := range botProductionArrivals {
+		arr[i] = strconv.Itoa(a)
+	}
+	cases = append(cases, WorkloadCase{Name: BotProductionCase, Title: "UP-1 to UP-10, arriving as in Table 14",
+		Bots: strings.Join(botProductionOrder, ","), BotArrivals: strings.Join(arr, ",")})
+	thesis := func() map[string]string { return map[string]string{"alloc": "ciclico", "priority": "cost"} }
+	threshold := func(power string) map[string]string {
+		o := thesis()
+		o["high"], o["low"], o["power"] = "80", "20", power
+		return o
+	}
+	vs := []Variant{
+		{Name: BotConsolidationVariant, Policy: "bot-consolidation", Base: "bot-consolidation", Options: thesis()},
+		{Name: BotThresholdVariant, Policy: "threshold-vm-consolidation", Base: "bot-consolidation", Model: "threshold-vm-consolidation", Options: threshold("off")},
+		{Name: BotThresholdPowerVariant, Policy: "threshold-vm-consolidation", Base: "bot-consolidation", Model: "threshold-vm-consolidation", Options: threshold("on")},
+		{Name: BotPackingVariant, Policy: "bot-packing-online", Base: "bot-consolidation", Model: "bot-packing-online", Options: thesis()},
+	}
+	return Plan{
+		Name: BotPlan, Kind: BotPlan, Title: "Bag-of-tasks consolidation on a cloud cluster (Tables 7, 8, 10, 11, 12 and 14)",
+		Platform: "bot",
+		Workload: WorkloadRecipe{Generator: "bot"},
+		Cases:    cases, Variants: vs, Seeds: SeedRange(BotSeeds),
+		Description: "The thesis' bags of tasks, each consolidated on its VMs by Algorithm 1 (cíclico, lowest cost first, one " +
+			"Batsim job per unit step of each task, 1 step = 300 s) and replayed VM by VM on the thesis' cluster: `bot`, 9 nodes " +
+			"× 4 cores (36 single-core hosts, 1 Gflop/s, a step of c % being c/100 × 300 Gflop), or `bot-2nodes` (8 cores), the " +
+			"jobs of a core sharing it (Batsim's compute sharing; energy on). Cases: the published light BoTs H1-1..3 on 10 VMs " +
+			"and 36 cores (Table 7), the heavy H2-1..3 on 10, 17 and 24 VMs and 8 cores (Table 8), the user profiles leve, " +
+			"mediano and pesado (Table 9, drawn from their classes with the seed) under an external load of 0, 50 and 75 % of " +
+			"every core (Tables 10 to 12), and the ten production BoTs UP-1..UP-10 (Table 13, drawn) arriving at the dates of " +
+			"Table 14. Variants: the application level alone; with the threshold-based system level (Algorithm 5 as the thesis " +
+			"ran it: a node at ≥ 80 % sheds VMs, a node at ≤ 20 % hands its VMs over, every step), nodes always on or nodes " +
+			"without VMs switched off; and the event-driven packing of the tasks' steps without a plan.",
+	}
+}
+
+// BotSpecs returns the bags of tasks of a "bot" recipe for a seed (see
+// botSpecs).
+func BotSpecs(r WorkloadRecipe, seed uint64) ([]workloads.BotSpec, error) {
+	bots, _, err := botSpecs(r, seed)
+	return bots, err
+}
+
+// botSpecs returns the bags of tasks of a "bot" recipe for a seed and what
+// the workload's meta records of them, as "bucma workload bot" does: the
+// seed, the classes of the drawn BoTs, the law of drawn arrivals (and the
+// arrival steps when given). Each name
+// of r.Bots is a published BoT (workloads.NamedBoT, the seed unused) or a
+// profile class drawn from one random stream of the seed
+// (workloads.NewBotRand), in the order of the list, so that a case holding
+// one profile gets the same BoT under every external load. r.BotArrivals
+// gives the arrival steps, one per BoT ("0,13,22"), or a Weibull law of
+// the intervals between them in the thesis' notation ("I4^8", the first
+// BoT at 0), drawn after the BoTs.
+func botSpecs(r WorkloadRecipe, seed uint64) ([]workloads.BotSpec, map[string]any, error) {
+	if strings.TrimSpace(r.Bots) == "" {
+		return nil, nil, fmt.Errorf("bot: no bag of tasks (bots)")
+	}
+	if r.Background < 0 || r.Background > 100 {
+		return nil, nil, fmt.Errorf("bot: external load %d %%: want 0..100", r.Background)
+	}
+	rng := workloads.NewBotRand(seed)
+	meta := map[string]any{"seed": seed}
+	classes := map[string]string{}
+	var out []workloads.BotSpec
+	seen := map[string]bool{}
+	for _, n := range strings.Split(r.Bots, ",") {
+		n = strings.TrimSpace(n)
+		b, ok := workloads.NamedBoT(n)
+		if !ok {
+			cl, vms, isClass := workloads.BotProfileClass(n)
+			if !isClass {
+				return nil, nil, fmt.Errorf("bot: unknown bag of tasks %q (published: %s; classes: %s)", n,
+					strings.Join(workloads.BotNames(), ", "), strings.Join(workloads.BotProfileNames(), ", "))
+			}
+			var err error
+			if b, err = workloads.GenerateBoT(workloads.BotProfileName(n), cl, vms, rng); err != nil {
+				return nil, nil, err
+			}
+			classes[b.Name] = cl.String()
+		}
+		if seen[b.Name] {
+			return nil, nil, fmt.Errorf("bot: %s given twice", b.Name)
+		}
+		seen[b.Name] = true
+		out = append(out, b)
+	}
+	if len(classes) > 0 {
+		meta["classes"] = classes
+	}
+	arr := strings.TrimSpace(r.BotArrivals)
+	switch {
+	case arr == "":
+	case strings.HasPrefix(strings.ToUpper(arr), "I"):
+		shape, scale, err := workloads.ParseBotInterval(arr)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, a := range workloads.BotArrivals(len(out), shape, scale, rng) {
+			out[i].Arrival = a
+		}
+		meta["interval"] = fmt.Sprintf("I%g^%g", shape, scale)
+	default:
+		parts := strings.Split(arr, ",")
+		if len(parts) != len(out) {
+			return nil, nil, fmt.Errorf("bot: %d arrival steps for %d bags of tasks", len(parts), len(out))
+		}
+		steps := make([]int, len(parts))
+		for i, p := range parts {
+			a, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || a < 0 {
+				return nil, nil, fmt.Errorf("bot: arrival step %q: want an integer ≥ 0", p)
+			}
+			out[i].Arrival, steps[i] = a, a
+		}
+		meta["arrivals"] = steps
+	}
+	return out, meta, nil
+}
+
+// botSchedQuads converts a BoT's quadruples for the planner.
+func botSchedQuads(qs []workloads.BotQuad) []schedulers.BotQuad {
+	out := make([]schedulers.BotQuad, len(qs))
+	for i, q := range qs {
+		out[i] = schedulers.BotQuad{A: q.A, D: q.D, B: q.B, C: q.C}
+	}
+	return out
+}
+
+// BotPredict is the thesis' consolidated plan of a BoT on vms VMs: cíclico,
+// the lowest cost first, the application-wide shift (its "Consolidado" is
+// T × 5 minutes).
+func BotPredict(quads []schedulers.BotQuad, vms int) (*schedulers.BotPlan, error) {
+	return schedulers.PlanBoT(quads, schedulers.BotPlanOptions{VMs: vms, Alloc: schedulers.BotCyclic, Priority: schedulers.BotPrioCost})
+}
+
+// botBackgroundSteps is how long the external load lasts: twice the
+// predicted end of the last BoT, plus 4 steps (the report checks that
+// every BoT ended before it).
+func botBackgroundSteps(bots []workloads.BotSpec) (int, error) {
+	end := 0
+	for _, b := range bots {
+		p, err := BotPredict(botSchedQuads(b.Quads), b.VMs)
+		if err != nil {
+			return 0, fmt.Errorf("bot %s: %w", b.Name, err)
+		}
+		end = max(end, b.Arrival+p.T)
+	}
+	return 2*end + 4, nil
+}
+
+// botWorkload makes the bot generator's workload of a recipe: the one
+// "bucma workload bot --bots ... --seed S --hosts H" writes (with
+// --background L --background-steps N under an external load), given
+// arrival steps aside.
+func botWorkload(r WorkloadRecipe, seed uint64, hosts int) (*workloads.Workload, error) {
+	bots, meta, err := botSpecs(r, seed)
+	if err != nil {
+		return nil, err
+	}
+	o := workloads.BotWorkloadOptions{Step: BotStep, Hosts: hosts, Background: r.Background, Meta: meta}
+	if r.Background > 0 {
+		if o.BackgroundSteps, err = botBackgroundSteps(bots); err != nil {
+			return nil, err
+		}
+	}
+	return workloads.BotWorkload(bots, o)
+}
+
+// ---------------------------------------------------------------- what the thesis publishes
+
+// botPaperRow is a BoT of Tables 7 and 8: VMs, Consolidado and Real
+// (minutes), the difference as printed (%) and the migrations (-1: none
+// given).
+type botPaperRow struct {
+	vms              int
+	cons, real, diff float64
+	migrations       int
+}
+
+var botPaperTrivial = map[string]botPaperRow{
+	"H1-1": {10, 45, 52, 15.5, -1},
+	"H1-2": {10, 75, 87, 16, -1},
+	"H1-3": {10, 55, 64, 16.4, -1},
+	"H2-1": {10, 45, 55, 22.22, 21},
+	"H2-2": {17, 50, 67, 34, 11},
+	"H2-3": {24, 45, 83, 84.44, 3},
+}
+
+// botPaperProfile is a profile of Tables 9 to 12: VMs, tasks, Consolidado
+// (minutes), Real without (Table 10) and with (Table 11) the system level
+// and its differences (%), and the migrations (Table 12), by external load
+// (BotBackgrounds order).
+type botPaperProfile struct {
+	vms, tasks            int
+	cons                  float64
+	without, with         [3]float64
+	diffWithout, diffWith [3]float64
+	migrations            [3]int
+}
+
+var botPaperProfiles = map[string]botPaperProfile{
+	"leve":    {3, 74, 80, [3]float64{93, 86, 86}, [3]float64{92, 86, 86}, [3]float64{16.25, 7.5, 7.5}, [3]float64{15, 7.5, 7.5}, [3]int{0, 0, 0}},
+	"mediano": {24, 74, 65, [3]float64{75, 74, 78}, [3]float64{74, 77, 86}, [3]float64{15.4, 13.8, 20}, [3]float64{13.8, 18.5, 32.3}, [3]int{51, 97, 182}},
+	"pesado":  {24, 74, 75, [3]float64{83, 89, 96}, [3]float64{84, 94, 90}, [3]float64{10.7, 18.7, 28}, [3]float64{12, 25.3, 20}, [3]int{49, 152, 55}},
+}
+
+// botPaperUP is a BoT of Table 14: tasks, arrival, VMs, predicted and real
+// end (minutes from the first arrival) and the difference as printed (%).
+type botPaperUP struct {
+	tasks      int
+	arrival    float64
+	vms        int
+	pred, real float64
+	diff       float64
+}
+
+var botPaperProduction = map[string]botPaperUP{
+	"UP-10": {98, 0, 10, 355, 394, 10.99},
+	"UP-8":  {41, 65, 8, 240, 262, 9.17},
+	"UP-9":  {56, 110, 10, 215, 225, 4.65},
+	"UP-5":  {23, 165, 8, 225, 231, 2.67},
+	"UP-3":  {10, 200, 4, 245, 252, 2.86},
+	"UP-7":  {39, 230, 8, 345, 359, 4.06},
+	"UP-1":  {8, 270, 4, 275, 297, 8},
+	"UP-6":  {26, 360, 8, 460, 472, 2.61},
+	"UP-4":  {16, 400, 4, 480, 489, 1.86},
+	"UP-2":  {10, 530, 4, 570, 576, 1.05},
+}
+
+// ---------------------------------------------------------------- reading the runs
+
+// BotOfJobID is the BoT of a job id of a bot workload ("H1-1-q0-t2-s3" →
+// "H1-1"; "bg-h3-s7" → "background"; "" for another id).
+func BotOfJobID(id string) string {
+	if i := strings.IndexByte(id, '!'); i >= 0 {
+		id = id[i+1:]
+	}
+	if botBgID.MatchString(id) {
+		return "background"
+	}
+	if m := botJobID.FindStringSubmatch(id); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var (
+	botJobID = regexp.MustCompile(`^(.+)-q\d+-t\d+-s\d+$`)
+	botBgID  = regexp.MustCompile(`^bg-h\d+-s\d+$`)
+	botVMKey = regexp.MustCompile(`(?:^|[^A-Za-z0-9_])vm=(\d+)`)
+)
+
+// BotVMOf reads the VM index a job's metadata gives ("vm=3"); -1 when none.
+func BotVMOf(metadata string) int {
+	m := botVMKey.FindStringSubmatch(metadata)
+	if m == nil {
+		return -1
+	}
+	v, err := strconv.Atoi(m[1])
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// BotMoves are the moves of the VMs of one BoT in a run.
+type BotMoves struct {
+	Hosts int // consecutive jobs of a VM on different hosts (cores)
+	Nodes int // ... on different nodes: the thesis' migrations
+	VMs   int // VMs seen (jobs with a vm in their metadata)
+}
+
+// BotVMMoves counts, for each BoT of a run's jobs, the moves of its VMs:
+// the jobs of a VM (the "vm=<v>" of their metadata, per BoT) in start
+// order, two consecutive ones on different hosts make a move, on hosts of
+// different nodes (nodeOf; nil: every host its own node) a migration. The
+// jobs of one VM row start together on the VM's core, so only a change of
+// core between rows counts. Jobs without a vm (background, packing) and
+// jobs that did not run are left out.
+func BotVMMoves(rows []JobRow, nodeOf func(host int) string) (map[string]BotMoves, error) {
+	type ev struct {
+		start float64
+		host  int
+		id    string
+	}
+	type key struct {
+		bot string
+		vm  int
+	}
+	byVM := map[key][]ev{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Rejected() {
+			continue
+		}
+		vm := BotVMOf(r.Metadata)
+		bot := BotOfJobID(r.ID)
+		if vm < 0 || bot == "" || bot == "background" {
+			continue
+		}
+		hosts, err := r.Hosts()
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %w", r.ID, err)
+		}
+		if len(hosts) == 0 {
+			continue
+		}
+		byVM[key{bot, vm}] = append(byVM[key{bot, vm}], ev{r.Start, hosts[0], r.ID})
+	}
+	out := map[string]BotMoves{}
+	for k, evs := range byVM {
+		slices.SortFunc(evs, func(a, b ev) int {
+			return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.host, b.host), strings.Compare(a.id, b.id))
+		})
+		m := out[k.bot]
+		m.VMs++
+		for i := 1; i < len(evs); i++ {
+			if evs[i].host == evs[i-1].host {
+				continue
+			}
+			m.Hosts++
+			if nodeOf == nil || nodeOf(evs[i].host) != nodeOf(evs[i-1].host) {
+				m.Nodes++
+			}
+		}
+		out[k.bot] = m
+	}
+	return out, nil
+}
+
+// botInfo is one BoT of a workload: what the report needs of it.
+type botInfo struct {
+	name        string
+	arrival     float64 // seconds
+	vms         int
+	quads       []schedulers.BotQuad
+	tasks, jobs int
+	plan        *schedulers.BotPlan // the thesis' consolidation (BotPredict)
+	uncontended int                 // steps of the uncontended execution
+}
+
+// botWorkloadInfo is what the report needs of a bot workload: its BoTs in
+// order of first appearance, and whether it has an external load.
+type botWorkloadInfo struct {
+	bots       []*botInfo
+	background bool
+}
+
+// readBotWorkload reads the BoTs of a bot workload file from its jobs'
+// fields.
+func readBotWorkload(path string) (*botWorkloadInfo, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var w struct {
+		Jobs []struct {
+			ID      string  `json:"id"`
+			Subtime float64 `json:"subtime"`
+			Bot     string  `json:"bot"`
+			Quad    int     `json:"quad"`
+			Task    int     `json:"task"`
+			Step    int     `json:"step"`
+			A       int     `json:"a"`
+			D       int     `json:"d"`
+			B       int     `json:"b"`
+			C       int     `json:"c"`
+			VMs     int     `json:"vms"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("workload %s: %w", path, err)
+	}
+	info := &botWorkloadInfo{}
+	byName := map[string]*botInfo{}
+	for _, j := range w.Jobs {
+		if j.Bot == "background" {
+			info.background = true
+			continue
+		}
+		if j.Bot == "" {
+			return nil, fmt.Errorf("workload %s: job %s has no bot field: not a bag-of-tasks workload", path, j.ID)
+		}
+		b := byName[j.Bot]
+		if b == nil {
+			b = &botInfo{name: j.Bot, arrival: j.Subtime, vms: j.VMs}
+			byName[j.Bot] = b
+			info.bots = append(info.bots, b)
+		}
+		for len(b.quads) <= j.Quad {
+			b.quads = append(b.quads, schedulers.BotQuad{})
+		}
+		b.quads[j.Quad] = schedulers.BotQuad{A: j.A, D: j.D, B: j.B, C: j.C}
+		b.arrival = math.Min(b.arrival, j.Subtime)
+		b.jobs++
+	}
+	for _, b := range info.bots {
+		for _, q := range b.quads {
+			b.tasks += q.B
+		}
+		b.uncontended = schedulers.BotUncontendedSteps(b.quads)
+		if b.plan, err = BotPredict(b.quads, b.vms); err != nil {
+			return nil, fmt.Errorf("workload %s, BoT %s: %w", path, b.name, err)
+		}
+	}
+	return info, nil
+}
+
+// cells lists the loads of the plan's non-empty cells (a VM's row) with
+// the number of jobs of each.
+func (b *botInfo) cells() (loads, jobs []int) {
+	for k, row := range b.plan.Rows {
+		n := make([]int, len(b.plan.Loads[k]))
+		for _, pl := range row {
+			n[pl.VM]++
+		}
+		for v, c := range n {
+			if c > 0 {
+				loads = append(loads, b.plan.Loads[k][v])
+				jobs = append(jobs, c)
+			}
+		}
+	}
+	return loads, jobs
+}
+
+// botBoTRun is one BoT in one run.
+type botBoTRun struct {
+	info *botInfo
+	// end is when its last step ends (s; NaN when a job did not run): a
+	// job is one step of a task, which lasts a whole step (the thesis'
+	// load generators hold c % of a core for the 5 minutes), so a job ends
+	// at the later of its end and its start + 1 step (alone on a core, c %
+	// of a step's work ends after c % of the step).
+	end   float64
+	moves BotMoves
+	// vmRows are the rows its VMs ran (jobs of one VM starting together),
+	// sharedRows those that overlapped, on their core, a row of another VM.
+	// longRows are those that lasted more than a step.
+	vmRows, sharedRows, longRows int
+}
+
+// makespan is the BoT's run time (minutes): last end − arrival.
+func (b *botBoTRun) makespan() float64 { return (b.end - b.info.arrival) / 60 }
+
+// consolidated is the thesis' prediction (minutes): T × 5.
+func (b *botBoTRun) consolidated() float64 { return float64(b.info.plan.T) * BotStep / 60 }
+
+// diff is the thesis' difference (%): (makespan − Consolidado) / Consolidado.
+func (b *botBoTRun) diff() float64 { return 100 * (b.makespan() - b.consolidated()) / b.consolidated() }
+
+// botRun is one run of the campaign as the report sees it.
+type botRun struct {
+	seed   uint64
+	bots   map[string]*botBoTRun
+	joules float64 // consumed energy (NaN: not recorded)
+	bgEnd  float64 // last end of the external load (0: none)
+	end    float64 // last end of any job
+}
+
+// botRuns reads the runs: by case, then variant, then seed order.
+func (r *reporter) botRuns() (map[string]map[string][]*botRun, error) {
+	a := r.a
+	infos := map[string]*botWorkloadInfo{}
+	nodes := map[string][]string{} // platform file → node of each host
+	out := map[string]map[string][]*botRun{}
+	for _, c := range a.Plan.Cases {
+		for _, s := range a.Plan.Seeds {
+			for _, v := range a.Plan.Variants {
+				id := v.Name + "_" + CaseWorkloadKey(c.Name, s)
+				rd := a.Runs[id]
+				if rd == nil {
+					continue
+				}
+				wk := rd.Run.Workload
+				info := infos[wk]
+				if info == nil {
+					var err error
+					if info, err = readBotWorkload(WorkloadPath(a.Dir, wk)); err != nil {
+						return nil, err
+					}
+					infos[wk] = info
+				}
+				pf := a.Plan.PlatformFileOf(c.Name)
+				nodeOf, ok := nodes[pf]
+				if !ok {
+					p, err := platforms.Load(filepath.Join(a.Dir, pf))
+					if err != nil {
+						return nil, fmt.Errorf("case %s: %w", c.Name, err)
+					}
+					for _, h := range p.Hosts {
+						n := h.Properties["node"]
+						if n == "" {
+							n = h.Name
+						}
+						nodeOf = append(nodeOf, n)
+					}
+					nodes[pf] = nodeOf
+				}
+				br, err := readBotRun(RunDir(a.Dir, id), info, nodeOf)
+				if err != nil {
+					return nil, fmt.Errorf("run %s: %w", id, err)
+				}
+				br.seed = s
+				if out[c.Name] == nil {
+					out[c.Name] = map[string][]*botRun{}
+				}
+				out[c.Name][v.Name] = append(out[c.Name][v.Name], br)
+			}
+		}
+	}
+	return out, nil
+}
+
+// readBotRun reads one run directory.
+func readBotRun(dir string, info *botWorkloadInfo, nodeOf []string) (*botRun, error) {
+	rows, err := ReadJobsFile(filepath.Join(dir, JobsFile))
+	if err != nil {
+		return nil, err
+	}
+	br := &botRun{bots: map[string]*botBoTRun{}, joules: math.NaN()}
+	for _, b := range info.bots {
+		br.bots[b.name] = &botBoTRun{info: b}
+	}
+	for i := range rows {
+		j := &rows[i]
+		bot := BotOfJobID(j.ID)
+		if j.HasTimes {
+			br.end = math.Max(br.end, j.Finish)
+		}
+		if bot == "background" {
+			if j.HasTimes {
+				br.bgEnd = math.Max(br.bgEnd, j.Finish)
+			}
+			continue
+		}
+		b := br.bots[bot]
+		if b == nil {
+			continue
+		}
+		if j.Rejected() {
+			b.end = math.NaN()
+			continue
+		}
+		if !math.IsNaN(b.end) {
+			b.end = math.Max(b.end, math.Max(j.Finish, j.Start+BotStep))
+		}
+	}
+	moves, err := BotVMMoves(rows, func(h int) string {
+		if h >= 0 && h < len(nodeOf) {
+			return nodeOf[h]
+		}
+		return strconv.Itoa(h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for name, m := range moves {
+		if b := br.bots[name]; b != nil {
+			b.moves = m
+		}
+	}
+	for _, vr := range botVMRows(rows) {
+		if b := br.bots[vr.bot]; b != nil {
+			b.vmRows++
+			if vr.shared {
+				b.sharedRows++
+			}
+			if vr.end-vr.start > BotStep+1e-6 {
+				b.longRows++
+			}
+		}
+	}
+	if j, err := botScheduleValue(filepath.Join(dir, ScheduleFile), "consumed_joules"); err == nil {
+		br.joules = j
+	}
+	return br, nil
+}
+
+// botVMRow is the row of a VM in a run: the jobs of the VM that start
+// together, on one core, from their start to the end of the last one.
+type botVMRow struct {
+	bot        string
+	vm, host   int
+	start, end float64
+	shared     bool // overlaps a row of another VM on its core
+}
+
+// botVMRows lists the VM rows of a run's jobs (jobs with a vm in their
+// metadata) and marks those that shared their core with another VM's row.
+func botVMRows(rows []JobRow) []botVMRow {
+	type key struct {
+		bot       string
+		vm, host  int
+		startNano int64
+	}
+	idx := map[key]int{}
+	var out []botVMRow
+	for i := range rows {
+		j := &rows[i]
+		vm := BotVMOf(j.Metadata)
+		bot := BotOfJobID(j.ID)
+		if vm < 0 || bot == "" || bot == "background" || j.Rejected() {
+			continue
+		}
+		hosts, err := j.Hosts()
+		if err != nil || len(hosts) == 0 {
+			continue
+		}
+		k := key{bot, vm, hosts[0], int64(math.Round(j.Start * 1e6))}
+		if n, ok := idx[k]; ok {
+			out[n].end = math.Max(out[n].end, j.Finish)
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, botVMRow{bot: bot, vm: vm, host: hosts[0], start: j.Start, end: j.Finish})
+	}
+	byHost := map[int][]int{}
+	for i, vr := range out {
+		byHost[vr.host] = append(byHost[vr.host], i)
+	}
+	for _, list := range byHost {
+		slices.SortFunc(list, func(a, b int) int { return cmp.Compare(out[a].start, out[b].start) })
+		for x, a := range list {
+			for _, b := range list[x+1:] {
+				if out[b].start >= out[a].end-1e-6 {
+					break
+				}
+				if out[a].bot != out[b].bot || out[a].vm != out[b].vm {
+					out[a].shared, out[b].shared = true, true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// botScheduleValue reads one column of a Batsim _schedule.csv.
+func botScheduleValue(path, column string) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return math.NaN(), err
+	}
+	defer f.Close()
+	cr, col, err := csvWithHeader(f, "empty schedule file")
+	if err != nil {
+		return math.NaN(), err
+	}
+	i, ok := col[column]
+	if !ok {
+		return math.NaN(), fmt.Errorf("%s: no column %s", path, column)
+	}
+	rec, err := cr.Read()
+	if err != nil {
+		return math.NaN(), fmt.Errorf("%s: %w", path, err)
+	}
+	if i >= len(rec) {
+		return math.NaN(), fmt.Errorf("%s: no value for %s", path, column)
+	}
+	return strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
+}
+
+// ---------------------------------------------------------------- the report
+
+// botCell gathers one quantity over the seeds of a case and variant.
+func botCell(runs []*botRun, f func(*botRun) float64) Estimate {
+	xs := make([]float64, len(runs))
+	for i, br := range runs {
+		xs[i] = f(br)
+	}
+	return Estimate95(xs)
+}
+
+// botPaired collects f over the seeds where both xs and ys have a run.
+func botPaired(xs, ys []*botRun, f func(x, y *botRun) float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		for _, y := range ys {
+			if x.seed == y.seed {
+				out = append(out, f(x, y))
+			}
+		}
+	}
+	return out
+}
+
+// botOf returns a function reading the BoT of that name in a run.
+func botOf(name string, f func(*botBoTRun) float64) func(*botRun) float64 {
+	return func(br *botRun) float64 {
+		if b := br.bots[name]; b != nil {
+			return f(b)
+		}
+		return math.NaN()
+	}
+}
+
+// fmtBotEst prints an estimate: the mean alone when every seed gave the
+// same value, else with its 95 % half-width.
+func fmtBotEst(e Estimate, prec int, signed bool) string {
+	if math.Abs(e.Mean) < 0.5*math.Pow(10, -float64(prec)) {
+		e.Mean = 0 // no "-0.0"
+	}
+	if e.N > 0 && !math.IsNaN(e.Half) && e.Half < 0.5*math.Pow(10, -float64(prec)) {
+		e.Half = math.NaN()
+	}
+	return fmtEst(e, prec, signed)
+}
+
+// botSpread is the largest difference, over the cases whose BoTs are all
+// published, between the makespans of one variant's seeds (they should all
+// be equal: nothing is drawn).
+func botSpread(cases []WorkloadCase, runs map[string]map[string][]*botRun) float64 {
+	spread := 0.0
+	for _, c := range cases {
+		if !botPublished(c) {
+			continue
+		}
+		for _, rs := range runs[c.Name] {
+			for name := range botCaseBots(c) {
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, br := range rs {
+					if b := br.bots[name]; b != nil {
+						lo, hi = math.Min(lo, b.end), math.Max(hi, b.end)
+					}
+				}
+				if hi-lo > 1e-6 {
+					spread = math.Max(spread, hi-lo)
+				}
+			}
+		}
+	}
+	return spread
+}
+
+// botCaseBots is the set of the canonical BoT names of a case.
+func botCaseBots(c WorkloadCase) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range strings.Split(c.Bots, ",") {
+		n = strings.TrimSpace(n)
+		if b, ok := workloads.NamedBoT(n); ok {
+			n = b.Name
+		} else if p := workloads.BotProfileName(n); p != "" {
+			n = p
+		}
+		out[n] = true
+	}
+	return out
+}
+
+// botPublished says whether every BoT of a case is published (the runs do
+// not depend on the seed).
+func botPublished(c WorkloadCase) bool {
+	for _, n := range strings.Split(c.Bots, ",") {
+		if _, ok := workloads.NamedBoT(n); !ok {
+			return false
+		}
+	}
+	return !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(c.BotArrivals)), "I")
+}
+
+// botHasVariant says whether the plan has that variant.
+func (r *reporter) botHasVariant(name string) bool {
+	for _, v := range r.a.Plan.Variants {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reporter) bot() error {
+	a := r.a
+	pl := a.Plan
+	runs, err := r.botRuns()
+	if err != nil {
+		return err
+	}
+	r.intro(fmt.Sprintf("%d variants × %d cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
+	engines, wall, _ := r.runInfos()
+	r.p("- Engines: %s (compute sharing and energy on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), fmtDuration(wall))
+	r.p("- Variants: ")
+	var vs []string
+	for _, v := range pl.Variants {
+		t := botVariantTitles[v.Name]
+		if t == "" {
+			t = v.Policy
+		}
+		vs = append(vs, fmt.Sprintf("`%s`, %s", v.Name, t))
+	}
+	r.p("%s. Options: %s.\n", strings.Join(vs, "; "), botOptionsText(pl.Variants))
+	r.p("- 1 step = %g s (5 min). *Consolidado* is T × 5 min, T the length in steps of the BoT's consolidated plan ", BotStep)
+	r.p("(Algorithm 1 on the BoT's VMs, cíclico, lowest cost first, the whole application delayed a step when a job is deferred), ")
+	r.p("computed here from the BoT. *Makespan* of a BoT = end of its last step − its arrival, in minutes, a step ending at the later of ")
+	r.p("its job's end and its start + 300 s (the thesis' load generators hold c %% of a core for the whole step; alone on a core, the ")
+	r.p("simulated job computes its c/100 × 300 Gflop in c %% of the step). *Difference* = ")
+	r.p("(makespan − Consolidado) / Consolidado × 100, the thesis' formula. *Migrations*: two consecutive rows of a VM (the `vm=` of each ")
+	r.p("job's metadata) on cores of different nodes. The published BoTs (H1, H2) do not depend on the seed: one value; the drawn ones ")
+	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", seedList(pl.Seeds))
+	r.p("The thesis' value follows in parentheses.\n")
+	if s := botSpread(pl.Cases, runs); s > 0 {
+		r.p("- **The seeds of a published BoT gave different makespans** (by up to %.1f s): the runs are not deterministic.\n", s)
+	}
+	r.p("\n")
+	if err := r.botTrivial(runs, "h1-", 7); err != nil {
+		return err
+	}
+	if err := r.botTrivial(runs, "h2-", 8); err != nil {
+		return err
+	}
+	if err := r.botProfiles(runs); err != nil {
+		return err
+	}
+	r.botProduction(runs)
+	r.botEnergy(runs)
+	r.botWhy(runs)
+	return nil
+}
+
+// botOptionsText sums up the variants' options.
+func botOptionsText(vs []Variant) string {
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, fmt.Sprintf("`%s` %s", v.Name, strings.Join(v.OptionArgs(), " ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// botCasesWithPrefix lists the plan's cases whose name starts with prefix.
+func (r *reporter) botCasesWithPrefix(prefix string) []WorkloadCase {
+	var out []WorkloadCase
+	for _, c := range r.a.Plan.Cases {
+		if strings.HasPrefix(c.Name, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// botSingle is the BoT of a one-BoT case.
+func botSingle(c WorkloadCase) string {
+	for n := range botCaseBots(c) {
+		return n
+	}
+	return ""
+}
+
+// botTrivial writes Table 7 (prefix h1-) or Table 8 (h2-).
+func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix string, table int) error {
+	cases := r.botCasesWithPrefix(prefix)
+	if len(cases) == 0 {
+		return nil
+	}
+	if table == 7 {
+		r.p("## Table 7: trivial case 1, light tasks on many resources (36 cores)\n\n")
+		r.p("Each BoT alone on 10 VMs, on the 9 nodes × 4 cores of `bot`. The thesis expects the real time to equal the consolidated one ")
+		r.p("(its Hypothesis 1); its Real is the mean of 10 executions.\n\n")
+	} else {
+		r.p("## Table 8: trivial case 2, heavy tasks on few resources (8 cores)\n\n")
+		r.p("Each BoT alone on the VMs the thesis gives it (enough for its parallelism), on the 2 nodes × 4 cores of `bot-2nodes`. ")
+		r.p("The thesis expects a delay growing with the VMs per core (its Hypothesis 2).\n\n")
+	}
+	variants := r.a.Plan.Variants
+	r.p("| BoT | VMs | tasks | T (steps) | Consolidado, min | thesis Real, min (difference) |")
+	for _, v := range variants {
+		r.p(" %s, min (difference) |", v.Name)
+	}
+	r.p(" migrations, %s |\n|---|---|---|---|---|---|%s---|\n", BotThresholdVariant, strings.Repeat("---|", len(variants)))
+	var groups []string
+	series := []string{"Consolidado"}
+	for _, v := range variants {
+		series = append(series, v.Name)
+	}
+	bars := make([][]Bar, len(series))
+	for _, c := range cases {
+		name := botSingle(c)
+		paper := botPaperTrivial[name]
+		rs := runs[c.Name]
+		var info *botInfo
+		for _, v := range variants {
+			if len(rs[v.Name]) > 0 {
+				info = rs[v.Name][0].bots[name].info
+				break
+			}
+		}
+		groups = append(groups, name)
+		if info == nil {
+			r.p("| %s | (runs missing) |%s\n", name, strings.Repeat(" |", 5+len(variants)))
+			for i := range bars {
+				bars[i] = append(bars[i], Bar{Group: name, Est: Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: math.NaN()})
+			}
+			continue
+		}
+		cons := float64(info.plan.T) * BotStep / 60
+		r.p("| %s | %d (%d) | %d | %d | %.0f (%.0f) | %.0f (%+.2f %%) |", name, info.vms, paper.vms, info.tasks, info.plan.T, cons, paper.cons, paper.real, paper.diff)
+		bars[0] = append(bars[0], Bar{Group: name, Est: Estimate{N: 1, Mean: cons, Half: math.NaN()}, Paper: paper.cons})
+		for vi, v := range variants {
+			mk := botCell(rs[v.Name], botOf(name, (*botBoTRun).makespan))
+			df := botCell(rs[v.Name], botOf(name, (*botBoTRun).diff))
+			r.p(" %s (%s %%) |", fmtBotEst(mk, 1, false), fmtBotEst(df, 1, true))
+			p := math.NaN()
+			if v.Name == BotConsolidationVariant || v.Name == BotThresholdVariant {
+				p = paper.real
+			}
+			bars[vi+1] = append(bars[vi+1], Bar{Group: name, Est: mk, Paper: p})
+		}
+		mig := botCell(rs[BotThresholdVariant], botOf(name, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
+		if paper.migrations >= 0 {
+			r.p(" %s (%d) |\n", fmtBotEst(mig, 0, false), paper.migrations)
+		} else {
+			r.p(" %s (none observed) |\n", fmtBotEst(mig, 0, false))
+		}
+	}
+	r.p("\n")
+	fig := fmt.Sprintf("bot-table%d", table)
+	title := map[int]string{7: "Trivial case 1: light BoTs on 36 cores", 8: "Trivial case 2: heavy BoTs on 8 cores"}[table]
+	if err := botBarPlot(filepath.Join(r.a.Dir, FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
+		return err
+	}
+	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, FigDir, fig)
+	return nil
+}
+
+// botProfileRuns are the application-level runs of a profile on the
+// idle cluster, else under the first external load the plan has (the
+// BoT is the same under every external load).
+func (r *reporter) botProfileRuns(runs map[string]map[string][]*botRun, p string) []*botRun {
+	if rs := runs[BotProfileCase(p, 0)][BotConsolidationVariant]; len(rs) > 0 {
+		return rs
+	}
+	for _, c := range r.botCasesWithPrefix(p + "-bg") {
+		if rs := runs[c.Name][BotConsolidationVariant]; len(rs) > 0 {
+			return rs
+		}
+	}
+	return nil
+}
+
+// botProfiles writes Tables 10 to 12.
+func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
+	var profiles []string
+	for _, p := range BotProfiles {
+		if len(r.botCasesWithPrefix(p+"-bg")) > 0 {
+			profiles = append(profiles, p)
+		}
+	}
+	if len(profiles) == 0 {
+		return nil
+	}
+	r.p("## Tables 10 and 11: user profiles under external load, without and with the system level\n\n")
+	r.p("The profiles of Table 9 (Q10 N4^10 S1^3 I1^2, cost L2^10, L10^50 and L20^75), drawn from their classes with each seed ")
+	r.p("(workloads.GenerateBoT): the thesis publishes their classes, not the BoTs. Each runs on its VMs (3, 24, 24) on the 36 cores ")
+	r.p("of `bot` while every core carries an external load of 0, 50 or 75 %% of its capacity (one job per core and step, as stress-ng ")
+	r.p("started before the VMs). Table 10 is the application level alone (`%s`), Table 11 adds the system level (`%s`).\n\n", BotConsolidationVariant, BotThresholdVariant)
+	r.p("| profile | VMs | tasks | T (steps) | Consolidado, min |\n|---|---|---|---|---|\n")
+	for _, p := range profiles {
+		rs := r.botProfileRuns(runs, p)
+		paper := botPaperProfiles[p]
+		vms := botCell(rs, botOf(p, func(b *botBoTRun) float64 { return float64(b.info.vms) }))
+		tasks := botCell(rs, botOf(p, func(b *botBoTRun) float64 { return float64(b.info.tasks) }))
+		t := botCell(rs, botOf(p, func(b *botBoTRun) float64 { return float64(b.info.plan.T) }))
+		cons := botCell(rs, botOf(p, (*botBoTRun).consolidated))
+		r.p("| %s | %s (%d) | %s (%d) | %s | %s (%.0f) |\n", p, fmtBotEst(vms, 0, false), paper.vms, fmtBotEst(tasks, 1, false), paper.tasks,
+			fmtBotEst(t, 1, false), fmtBotEst(cons, 1, false), paper.cons)
+	}
+	r.p("\n")
+	r.p("Makespan (min) and difference from the Consolidado (%%) by external load; Table 10 and Table 11 in parentheses:\n\n")
+	r.p("| profile | external load | without system level | difference | with system level | difference | migrations (Table 12) |")
+	others := []string{}
+	for _, v := range r.a.Plan.Variants {
+		if v.Name != BotConsolidationVariant && v.Name != BotThresholdVariant {
+			others = append(others, v.Name)
+			r.p(" %s | difference |", v.Name)
+		}
+	}
+	r.p("\n|---|---|---|---|---|---|---|%s\n", strings.Repeat("---|---|", len(others)))
+	var groups []string
+	series := []string{"without system level", "with system level"}
+	series = append(series, others...)
+	bars := make([][]Bar, len(series))
+	for _, p := range profiles {
+		paper := botPaperProfiles[p]
+		for bi, bg := range BotBackgrounds {
+			c := BotProfileCase(p, bg)
+			if _, ok := r.a.Plan.Case(c); !ok {
+				continue
+			}
+			rs := runs[c]
+			groups = append(groups, fmt.Sprintf("%s %d%%", p, bg))
+			wo := botCell(rs[BotConsolidationVariant], botOf(p, (*botBoTRun).makespan))
+			wod := botCell(rs[BotConsolidationVariant], botOf(p, (*botBoTRun).diff))
+			wi := botCell(rs[BotThresholdVariant], botOf(p, (*botBoTRun).makespan))
+			wid := botCell(rs[BotThresholdVariant], botOf(p, (*botBoTRun).diff))
+			mig := botCell(rs[BotThresholdVariant], botOf(p, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
+			r.p("| %s | %d %% | %s (%.0f) | %s (%+.1f) | %s (%.0f) | %s (%+.1f) | %s (%d) |", p, bg,
+				fmtBotEst(wo, 1, false), paper.without[bi], fmtBotEst(wod, 1, true), paper.diffWithout[bi],
+				fmtBotEst(wi, 1, false), paper.with[bi], fmtBotEst(wid, 1, true), paper.diffWith[bi], fmtBotEst(mig, 1, false), paper.migrations[bi])
+			bars[0] = append(bars[0], Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
+			bars[1] = append(bars[1], Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
+			for oi, o := range others {
+				mk := botCell(rs[o], botOf(p, (*botBoTRun).makespan))
+				df := botCell(rs[o], botOf(p, (*botBoTRun).diff))
+				r.p(" %s | %s |", fmtBotEst(mk, 1, false), fmtBotEst(df, 1, true))
+				bars[2+oi] = append(bars[2+oi], Bar{Group: c, Est: df, Paper: math.NaN()})
+			}
+			r.p("\n")
+		}
+	}
+	r.p("\n")
+	fig := "bot-profiles"
+	if err := botBarPlot(filepath.Join(r.a.Dir, FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
+		return err
+	}
+	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", FigDir, fig)
+	return nil
+}
+
+// botProduction writes Table 14.
+func (r *reporter) botProduction(runs map[string]map[string][]*botRun) {
+	c, ok := r.a.Plan.Case(BotProductionCase)
+	if !ok {
+		return
+	}
+	rs := runs[c.Name]
+	r.p("## Table 14: production, ten BoTs arriving one after the other\n\n")
+	r.p("UP-1 to UP-10 drawn from the classes of Table 13 with each seed, on 4, 8 or 10 VMs (5, 10 or 20 quadruples), each consolidated ")
+	r.p("alone and arriving at the date Table 14 gives it; all share the 36 cores of `bot`. Dates in minutes from the first arrival; ")
+	r.p("*predicted end* = arrival + Consolidado; *difference* = (end − predicted end) / predicted end, the thesis' formula (on dates); ")
+	r.p("*on durations* = (end − predicted end) / Consolidado.\n\n")
+	variants := []string{BotConsolidationVariant, BotThresholdVariant}
+	r.p("| BoT | tasks | arrival | VMs | T (steps) | predicted end |")
+	for _, v := range variants {
+		r.p(" end, %s | difference (%%) | on durations (%%) |", v)
+	}
+	r.p("\n|---|---|---|---|---|---|%s\n", strings.Repeat("---|---|---|", len(variants)))
+	for _, name := range botProductionOrder {
+		if !botCaseBots(c)[name] {
+			continue
+		}
+		paper := botPaperProduction[name]
+		ref := rs[BotConsolidationVariant]
+		tasks := botCell(ref, botOf(name, func(b *botBoTRun) float64 { return float64(b.info.tasks) }))
+		arr := botCell(ref, botOf(name, func(b *botBoTRun) float64 { return b.info.arrival / 60 }))
+		vms := botCell(ref, botOf(name, func(b *botBoTRun) float64 { return float64(b.info.vms) }))
+		t := botCell(ref, botOf(name, func(b *botBoTRun) float64 { return float64(b.info.plan.T) }))
+		pred := botCell(ref, botOf(name, func(b *botBoTRun) float64 { return b.info.arrival/60 + b.consolidated() }))
+		r.p("| %s | %s (%d) | %s (%.0f) | %s (%d) | %s | %s (%.0f) |", name, fmtBotEst(tasks, 1, false), paper.tasks, fmtBotEst(arr, 0, false), paper.arrival,
+			fmtBotEst(vms, 0, false), paper.vms, fmtBotEst(t, 1, false), fmtBotEst(pred, 1, false), paper.pred)
+		for i, v := range variants {
+			end := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 { return b.end / 60 }))
+			df := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 {
+				p := b.info.arrival/60 + b.consolidated()
+				return 100 * (b.end/60 - p) / p
+			}))
+			dd := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 { return b.diff() }))
+			if i == 0 {
+				r.p(" %s (%.0f) | %s (%+.2f) | %s (%+.1f) |", fmtBotEst(end, 1, false), paper.real, fmtBotEst(df, 1, true), paper.diff,
+					fmtBotEst(dd, 1, true), 100*(paper.real-paper.pred)/(paper.pred-paper.arrival))
+			} else {
+				r.p(" %s | %s | %s |", fmtBotEst(end, 1, false), fmtBotEst(df, 1, true), fmtBotEst(dd, 1, true))
+			}
+		}
+		r.p("\n")
+	}
+	last := func(v string) Estimate {
+		return botCell(rs[v], func(br *botRun) float64 {
+			end := 0.0
+			for _, b := range br.bots {
+				end = math.Max(end, b.end)
+			}
+			return end / 60
+		})
+	}
+	r.p("\nEvery BoT has ended at minute %s (application level) and %s (system level); the thesis: 576.\n\n",
+		fmtBotEst(last(BotConsolidationVariant), 1, false), fmtBotEst(last(BotThresholdVariant), 1, false))
+}
+
+// botEnergy writes the energy of every variant and case (no thesis
+// counterpart).
+func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
+	r.p("## Energy (new: the thesis measures none)\n\n")
+	r.p("Energy consumed by the whole platform during the whole run (Batsim's `consumed_joules`, in kWh), the external load included, ")
+	r.p("with the wattages of the platform%s. ", botWatts(filepath.Join(r.a.Dir, PlatformFile)))
+	r.p("This table is new, not a reproduction: the thesis reports no energy.\n\n")
+	variants := r.a.Plan.Variants
+	r.p("| case |")
+	for _, v := range variants {
+		r.p(" %s |", v.Name)
+	}
+	hasPower := r.botHasVariant(BotThresholdPowerVariant) && r.botHasVariant(BotThresholdVariant)
+	if hasPower {
+		r.p(" saved by switching off (%%) |")
+	}
+	r.p("\n|---|%s", strings.Repeat("---|", len(variants)))
+	if hasPower {
+		r.p("---|")
+	}
+	r.p("\n")
+	for _, c := range r.a.Plan.Cases {
+		r.p("| %s |", c.Name)
+		for _, v := range variants {
+			e := botCell(runs[c.Name][v.Name], func(br *botRun) float64 { return br.joules / 3.6e6 })
+			r.p(" %s |", fmtBotEst(e, 3, false))
+		}
+		if hasPower {
+			saved := botPaired(runs[c.Name][BotThresholdVariant], runs[c.Name][BotThresholdPowerVariant], func(x, y *botRun) float64 {
+				return 100 * (x.joules - y.joules) / x.joules
+			})
+			r.p(" %s |", fmtBotEst(Estimate95(saved), 1, true))
+		}
+		r.p("\n")
+	}
+	r.p("\n")
+}
+
+// botWatts describes the wattages of a platform's first host (its
+// wattage_per_state and sleep_pstates properties): "" when it has none.
+func botWatts(path string) string {
+	p, err := platforms.Load(path)
+	if err != nil || len(p.Hosts) == 0 {
+		return ""
+	}
+	h := p.Hosts[0]
+	states := strings.Split(h.Properties["wattage_per_state"], ",")
+	watts := func(i int) []float64 {
+		if i < 0 || i >= len(states) {
+			return nil
+		}
+		var out []float64
+		for _, f := range strings.Split(strings.TrimSpace(states[i]), ":") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	w0 := watts(0)
+	if len(w0) < 2 {
+		return ""
+	}
+	text := fmt.Sprintf(" (per core: idle %.2f W, busy %.2f W", w0[0], w0[len(w0)-1])
+	if sp := strings.Split(h.Properties["sleep_pstates"], ":"); len(sp) > 0 {
+		if i, err := strconv.Atoi(strings.TrimSpace(sp[0])); err == nil {
+			if ws := watts(i); len(ws) > 0 {
+				text += fmt.Sprintf(", asleep %.2f W", ws[0])
+			}
+		}
+	}
+	return text + ")"
+}
+
+// botWhy explains, from the runs, where and why the campaign leaves the
+// thesis.
+func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
+	r.p("## Where and why we differ\n\n")
+	single := func(c WorkloadCase, v string) *botBoTRun {
+		rs := runs[c.Name][v]
+		if len(rs) == 0 {
+			return nil
+		}
+		return rs[0].bots[botSingle(c)]
+	}
+	// Trivial case 1: no VM overhead in the simulator.
+	if cases := r.botCasesWithPrefix("h1-"); len(cases) > 0 {
+		exact, n, maxDev := 0, 0, 0.0
+		var ours, theirs []string
+		for _, c := range cases {
+			b := single(c, BotConsolidationVariant)
+			if b == nil {
+				continue
+			}
+			n++
+			dev := math.Abs(b.makespan() - b.consolidated())
+			maxDev = math.Max(maxDev, dev)
+			if dev < 0.01 {
+				exact++
+			}
+			name := botSingle(c)
+			ours = append(ours, fmt.Sprintf("%s %+.1f %%", name, b.diff()))
+			theirs = append(theirs, fmt.Sprintf("%+.1f %%", botPaperTrivial[name].diff))
+		}
+		if n > 0 {
+			r.p("- **Trivial case 1: no VM overhead.** Our makespan equals the Consolidado for %d of %d BoTs (largest deviation %.2f min; %s); ", exact, n, maxDev, strings.Join(ours, ", "))
+			r.p("the thesis' Real is %s above it. The thesis attributes its excess to the cost of running VMs (hypervisor, VM ", strings.Join(theirs, ", "))
+			r.p("management) on a cluster with cores to spare: the simulator models no VM overhead, a VM's row of c %% on an otherwise idle ")
+			r.p("core computes c/100 × 300 Gflop at 1 Gflop/s and ends within its 300-s step, so the replay is the plan exactly. ")
+			var early []string
+			for _, c := range cases {
+				if b := single(c, BotPackingVariant); b != nil && b.makespan() < float64(b.info.uncontended)*BotStep/60-0.01 {
+					early = append(early, fmt.Sprintf("%s %.1f min against %d", botSingle(c), b.makespan(), b.info.uncontended*int(BotStep)/60))
+				}
+			}
+			if len(early) > 0 {
+				r.p("`%s` ends before the uncontended execution (%s): it lets a later quadruple start once the earlier tasks' steps ", BotPackingVariant, strings.Join(early, "; "))
+				r.p("have ended, and a step of c %% alone on its core ends after c %% of the step, so the later quadruples start early. ")
+			}
+			var migs []string
+			for _, c := range cases {
+				if b := single(c, BotThresholdVariant); b != nil {
+					migs = append(migs, fmt.Sprintf("%s %d", botSingle(c), b.moves.Nodes))
+				}
+			}
+			if len(migs) > 0 {
+				r.p("With the system level the VMs migrate %s times (the thesis observed none): 10 VMs spread over 9 nodes leave ", strings.Join(migs, ", "))
+				r.p("nodes holding one VM, at most 25 %% of a node's 4 cores; at 20 %% or less the node is idle for the system level, which hands ")
+				r.p("its VM to an intermediate node.")
+			}
+			r.p("\n")
+		}
+	}
+	// Trivial case 2: processor sharing on 8 cores.
+	if cases := r.botCasesWithPrefix("h2-"); len(cases) > 0 {
+		r.p("- **Trivial case 2: VMs sharing 8 cores.** With more VMs than cores, several VMs share a core; when the loads of a core's VMs ")
+		r.p("add up to more than 100 %%, SimGrid shares the core among their jobs and the row lasts longer than its step; a VM's next row ")
+		r.p("waits for its previous one, so the delays accumulate. The fluid bound below assumes the 8 cores perfectly shared: a row of total ")
+		r.p("load L lasts max(1, L / 800 %%) steps.\n\n")
+		r.p("  | BoT | VMs per core | mean row load / 8 cores | fluid bound, min | ours (application level), min | ours (system level), min | thesis Real, min |\n  |---|---|---|---|---|---|---|\n")
+		var diffs, paperDiffs []float64
+		var rowLoads []string
+		for _, c := range cases {
+			b := single(c, BotConsolidationVariant)
+			if b == nil {
+				continue
+			}
+			name := botSingle(c)
+			fluid, mean := 0.0, 0.0
+			for _, row := range b.info.plan.Loads {
+				sum := 0
+				for _, l := range row {
+					sum += l
+				}
+				fluid += math.Max(1, float64(sum)/800)
+				mean += float64(sum) / 800 / float64(len(b.info.plan.Loads))
+			}
+			with := math.NaN()
+			if t := single(c, BotThresholdVariant); t != nil {
+				with = t.makespan()
+			}
+			r.p("  | %s | %.2f | %.2f | %.1f | %.1f | %s | %.0f |\n", name, float64(b.info.vms)/8, mean, fluid*BotStep/60, b.makespan(),
+				fmtBotEst(Estimate{N: 1, Mean: with, Half: math.NaN()}, 1, false), botPaperTrivial[name].real)
+			rowLoads = append(rowLoads, fmt.Sprintf("%.0f %%", 100*mean))
+			diffs = append(diffs, b.diff())
+			paperDiffs = append(paperDiffs, botPaperTrivial[name].diff)
+		}
+		grows := len(diffs) > 1
+		for i := 1; i < len(diffs); i++ {
+			grows = grows && diffs[i] > diffs[i-1]
+		}
+		var ds []string
+		for i := range diffs {
+			ds = append(ds, fmt.Sprintf("%+.1f %% (thesis %+.1f %%)", diffs[i], paperDiffs[i]))
+		}
+		r.p("\n  ")
+		switch {
+		case len(diffs) < 2:
+			r.p("Our difference: %s.", strings.Join(ds, ", "))
+		case grows:
+			r.p("The delay grows with the VMs per core, the thesis' Hypothesis 2: holds (%s).", strings.Join(ds, ", "))
+		default:
+			r.p("The delay grows with the VMs per core, the thesis' Hypothesis 2: **does not hold** (%s).", strings.Join(ds, ", "))
+		}
+		r.p(" The thesis' delays also carry its VM overhead (about 15 %%, trivial case 1) and the cost of its live migrations, neither modelled here.\n")
+		for _, c := range cases {
+			b := single(c, BotConsolidationVariant)
+			if b == nil || len(b.info.plan.Contention) == 0 {
+				continue
+			}
+			deferred := 0
+			for _, row := range b.info.plan.Contention {
+				deferred += len(b.info.plan.Deferred[row])
+			}
+			r.p("- **%s: %d contention step(s).** At plan row(s) %v, %d job(s) do not fit the %d VMs (the thesis' \"enough\" VMs are fewer than the ", botSingle(c), len(b.info.plan.Contention), b.info.plan.Contention, deferred, b.info.vms)
+			r.p("peak of tasks), the whole application waits a step: T = %d steps against %d uncontended, %.0f min, the thesis' Consolidado.\n",
+				b.info.plan.T, b.info.uncontended, b.consolidated())
+		}
+		var migs []string
+		for _, c := range cases {
+			if b := single(c, BotThresholdVariant); b != nil {
+				migs = append(migs, fmt.Sprintf("%s %d (thesis %d)", botSingle(c), b.moves.Nodes, botPaperTrivial[botSingle(c)].migrations))
+			}
+		}
+		if len(migs) > 0 {
+			r.p("- **Migrations on 2 nodes**: %s. The system level moves a VM off a node at 80 %% or more only to a node that stays under ", strings.Join(migs, ", "))
+			r.p("80 %% with it; the rows of the H2 BoTs load the 8 cores at %s on average (table above), so such a node is rare. ", strings.Join(rowLoads, ", "))
+			r.p("The thesis' migrations follow its measured loads and its OpenStack placement; a migration costs nothing here.\n")
+		}
+	}
+	r.botWhyProfiles(runs)
+	r.botWhyProduction(runs)
+	// External load outlasting the BoTs.
+	late := 0
+	total := 0
+	for _, c := range r.a.Plan.Cases {
+		if c.Background == 0 {
+			continue
+		}
+		for _, rs := range runs[c.Name] {
+			for _, br := range rs {
+				for _, b := range br.bots {
+					total++
+					if b.end > br.bgEnd {
+						late++
+					}
+				}
+			}
+		}
+	}
+	if total > 0 {
+		if late == 0 {
+			r.p("- The external load (twice the predicted end plus 4 steps) outlasts every BoT of the %d BoT runs that have one.\n", total)
+		} else {
+			r.p("- **%d of the %d BoT runs with an external load outlasted it**: their last steps ran on unloaded cores.\n", late, total)
+		}
+	}
+	r.p("- **What the simulator leaves out.** No VM boot, hypervisor or live-migration cost; the thesis' OpenStack Filter placement ")
+	r.p("is replaced by the policies' placement (a VM to the core with the fewest VMs, on the node with the fewest); the loads the system ")
+	r.p("level sees are the planned ones, not measured ones; stress-ng's external load is a job per core and step sharing the core.\n")
+}
+
+// botWhyProfiles checks the thesis' findings on the user profiles.
+func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
+	type cell struct{ wo, wi Estimate }
+	get := func(p string, bg int) (cell, bool) {
+		c := BotProfileCase(p, bg)
+		if _, ok := r.a.Plan.Case(c); !ok {
+			return cell{}, false
+		}
+		rs := runs[c]
+		return cell{botCell(rs[BotConsolidationVariant], botOf(p, (*botBoTRun).makespan)), botCell(rs[BotThresholdVariant], botOf(p, (*botBoTRun).makespan))}, true
+	}
+	// paired change with − without, over seeds
+	change := func(p string, bg int) Estimate {
+		c := BotProfileCase(p, bg)
+		return Estimate95(botPaired(runs[c][BotThresholdVariant], runs[c][BotConsolidationVariant], func(x, y *botRun) float64 {
+			bx, by := x.bots[p], y.bots[p]
+			if bx == nil || by == nil {
+				return math.NaN()
+			}
+			return bx.makespan() - by.makespan()
+		}))
+	}
+	if _, ok := get("leve", 0); !ok {
+		if _, ok := get("mediano", 0); !ok {
+			return
+		}
+	}
+	verdict := func(e Estimate, want int) string {
+		// want: 0 no effect, 1 slower with, -1 faster with
+		sig := !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
+		switch {
+		case e.N == 0:
+			return "n/a"
+		case want == 0 && (!sig || math.Abs(e.Mean) < 0.5):
+			return "holds"
+		case want != 0 && sig && (e.Mean > 0) == (want > 0):
+			return "holds"
+		case want != 0 && !sig && (e.Mean > 0) == (want > 0) && e.Mean != 0:
+			return "same direction, not significant"
+		}
+		return "**does not hold**"
+	}
+	r.p("- **The system level on the user profiles** (makespan with − without, min, paired by seed; the thesis' findings, Sec. 6.4):\n")
+	claims := []struct {
+		p    string
+		bg   int
+		want int
+		what string
+	}{
+		{"leve", 0, 0, "no influence on a light BoT"}, {"leve", 50, 0, "no influence on a light BoT"}, {"leve", 75, 0, "no influence on a light BoT"},
+		{"mediano", 50, 1, "harmful at intermediate load"}, {"mediano", 75, 1, "harmful at intermediate load"}, {"pesado", 50, 1, "harmful at intermediate load"},
+		{"pesado", 75, -1, "a gain at extreme load (96 → 90 min)"},
+	}
+	for _, cl := range claims {
+		if _, ok := get(cl.p, cl.bg); !ok {
+			continue
+		}
+		e := change(cl.p, cl.bg)
+		pp := botPaperProfiles[cl.p]
+		bi := slices.Index(BotBackgrounds, cl.bg)
+		r.p("  - %s at %d %%: %s: %s min (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
+	}
+	// Cores shared by two VMs.
+	shared := func(p string, bg int, v string) Estimate {
+		return botCell(runs[BotProfileCase(p, bg)][v], botOf(p, func(b *botBoTRun) float64 {
+			if b.vmRows == 0 {
+				return math.NaN()
+			}
+			return 100 * float64(b.sharedRows) / float64(b.vmRows)
+		}))
+	}
+	migs := func(p string, bg int) Estimate {
+		return botCell(runs[BotProfileCase(p, bg)][BotThresholdVariant], botOf(p, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
+	}
+	var sh []string
+	for _, p := range []string{"mediano", "pesado"} {
+		if _, ok := get(p, 0); !ok {
+			continue
+		}
+		sh = append(sh, fmt.Sprintf("%s %s %% without the system level, %s %% with it (%s migrations; change %s min, thesis %+.0f)", p,
+			fmtBotEst(shared(p, 0, BotConsolidationVariant), 1, false), fmtBotEst(shared(p, 0, BotThresholdVariant), 1, false),
+			fmtBotEst(migs(p, 0), 1, false), fmtBotEst(change(p, 0), 1, true), botPaperProfiles[p].with[0]-botPaperProfiles[p].without[0]))
+	}
+	if len(sh) > 0 {
+		sharing := false
+		for _, p := range []string{"mediano", "pesado"} {
+			if _, ok := get(p, 0); ok && shared(p, 0, BotThresholdVariant).Mean > shared(p, 0, BotConsolidationVariant).Mean+0.5 {
+				sharing = true
+			}
+		}
+		if sharing {
+			r.p("- **The system level on an idle cluster shares cores.** VM rows that shared their core with another VM's row, idle cluster: %s. ", strings.Join(sh, "; "))
+			r.p("Some VMs moved onto cores that held a VM already (no core of their own was left on the destination); two VM rows whose loads add ")
+			r.p("up to more than 100 %% then share the core and last longer than a step. The thesis ran at most one VM per physical core, and its ")
+			r.p("Table 11 is within a minute of Table 10 on the idle cluster.\n")
+		} else {
+			r.p("- **The system level on an idle cluster keeps a VM per core.** VM rows that shared their core with another VM's row, idle cluster: %s. ", strings.Join(sh, "; "))
+			r.p("The system level moves a VM only to a core without one when the destination has such a core (an idle node's VMs only to a node ")
+			r.p("with a free core for each), as the thesis ran at most one VM per physical core: the makespans stay those of the application ")
+			r.p("level, as the thesis' Table 11 stays within a minute of its Table 10 on the idle cluster.\n")
+		}
+	}
+	var mt []string
+	for _, p := range []string{"mediano", "pesado"} {
+		var ours, theirs []string
+		for bi, bg := range BotBackgrounds {
+			if _, ok := get(p, bg); ok {
+				ours = append(ours, fmt.Sprintf("%.1f", migs(p, bg).Mean))
+				theirs = append(theirs, strconv.Itoa(botPaperProfiles[p].migrations[bi]))
+			}
+		}
+		if len(ours) > 1 {
+			mt = append(mt, fmt.Sprintf("%s %s (thesis %s)", p, strings.Join(ours, " → "), strings.Join(theirs, " → ")))
+		}
+	}
+	if len(mt) > 0 {
+		r.p("- **Migrations against the external load (Table 12)**: %s. A node's average load is at least the external load, and a VM ", strings.Join(mt, "; "))
+		r.p("moves only to a node that stays under 80 %% with it: at 75 %% on 4 cores only a VM row under 20 %% of a core fits anywhere, so ours ")
+		r.p("fall as the external load rises; the thesis' script acted on loads it measured, and its counts rise for the medium profile.\n")
+	}
+	// How much the external load delays a VM row.
+	perRow := map[string]string{}
+	var long []string
+	for _, p := range BotProfiles {
+		prs := r.botProfileRuns(runs, p)
+		if len(prs) == 0 {
+			continue
+		}
+		jobs := botCell(prs, botOf(p, func(b *botBoTRun) float64 {
+			_, js := b.info.cells()
+			t := 0
+			for _, j := range js {
+				t += j
+			}
+			return float64(t) / float64(len(js))
+		}))
+		perRow[p] = fmt.Sprintf("%.1f", jobs.Mean)
+		var parts []string
+		for _, bg := range BotBackgrounds {
+			if _, ok := get(p, bg); !ok {
+				continue
+			}
+			e := botCell(runs[BotProfileCase(p, bg)][BotConsolidationVariant], botOf(p, func(b *botBoTRun) float64 {
+				if b.vmRows == 0 {
+					return math.NaN()
+				}
+				return 100 * float64(b.longRows) / float64(b.vmRows)
+			}))
+			parts = append(parts, fmt.Sprintf("%.1f %% at %d %%", e.Mean, bg))
+		}
+		long = append(long, fmt.Sprintf("%s %s (%s task steps per row)", p, strings.Join(parts, ", "), perRow[p]))
+	}
+	if len(long) > 0 {
+		r.p("- **How the external load delays a VM** (application level): rows that lasted more than a step, by external load: %s. ", strings.Join(long, "; "))
+		r.p("The external load is one job per core and step; SimGrid shares a core equally among the jobs running on it, so a row of ")
+		r.p("many light task steps keeps most of the core and ends within its step, while a row of one or two heavy task steps gets half of ")
+		r.p("the core or less and overruns; the VM's next row waits for it. The delay grows with the profile's cost and the external load, as ")
+		r.p("in Table 10.\n")
+	}
+	if c0, ok := get("leve", 0); ok {
+		if c75, ok := get("leve", 75); ok {
+			r.p("- **The light BoT under external load**: %s min idle, %s min at 75 %% (thesis: 93 and 86, faster under load, which it does not ",
+				fmtBotEst(c0.wo, 1, false), fmtBotEst(c75.wo, 1, false))
+			r.p("explain). Here an external load can only slow a VM down, and it barely slows the light one (see above).\n")
+		}
+	}
+	var sizes []string
+	for _, p := range BotProfiles {
+		rs := r.botProfileRuns(runs, p)
+		if len(rs) == 0 {
+			continue
+		}
+		tasks := botCell(rs, botOf(p, func(b *botBoTRun) float64 { return float64(b.info.tasks) }))
+		t := botCell(rs, botOf(p, func(b *botBoTRun) float64 { return float64(b.info.plan.T) }))
+		pp := botPaperProfiles[p]
+		sizes = append(sizes, fmt.Sprintf("%s %.1f tasks, T %.1f steps (thesis %d tasks, %.0f steps)", p, tasks.Mean, t.Mean, pp.tasks, pp.cons/5))
+	}
+	if len(sizes) > 0 {
+		r.p("- **Drawn profiles, not the thesis' BoTs**: %s. The thesis publishes the classes only, in a notation a Weibull law cannot ", strings.Join(sizes, "; "))
+		r.p("follow as written (negative shapes, the scale read as a mode); our generator reads it explicitly (workloads.GenerateBoT). ")
+		r.p("Compare the differences, not the minutes.\n")
+	}
+}
+
+// botWhyProduction explains the production case from the runs.
+func (r *reporter) botWhyProduction(runs map[string]map[string][]*botRun) {
+	c, ok := r.a.Plan.Case(BotProductionCase)
+	if !ok || len(runs[c.Name][BotConsolidationVariant]) == 0 {
+		return
+	}
+	rs := runs[c.Name][BotConsolidationVariant]
+	// The VMs planned at once: each BoT's VMs from its arrival to its
+	// predicted end.
+	peak := botCell(rs, func(br *botRun) float64 {
+		type ev struct {
+			t float64
+			n int
+		}
+		var evs []ev
+		for _, b := range br.bots {
+			evs = append(evs, ev{b.info.arrival, b.info.vms}, ev{b.info.arrival + float64(b.info.plan.T)*BotStep, -b.info.vms})
+		}
+		slices.SortFunc(evs, func(a, b ev) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.n, b.n)) })
+		n, most := 0, 0
+		for _, e := range evs {
+			n += e.n
+			most = max(most, n)
+		}
+		return float64(most)
+	})
+	mean := botCell(rs, func(br *botRun) float64 {
+		t := 0.0
+		for _, b := range br.bots {
+			t += b.diff() / float64(len(br.bots))
+		}
+		return t
+	})
+	var late []string
+	for _, name := range botProductionOrder {
+		e := botCell(rs, botOf(name, (*botBoTRun).diff))
+		if e.Mean > 1 {
+			late = append(late, fmt.Sprintf("%s %+.1f %%", name, e.Mean))
+		}
+	}
+	hosts := r.a.HostsOf(Run{Case: c.Name})
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for name, up := range botPaperProduction {
+		if name == "UP-1" {
+			continue
+		}
+		d := 100 * (up.real - up.pred) / (up.pred - up.arrival)
+		lo, hi = math.Min(lo, d), math.Max(hi, d)
+	}
+	r.p("- **Production**: with the application level our BoTs end %s %% after their predicted end on average, on durations (the thesis: ", fmtBotEst(mean, 1, true))
+	r.p("%.1f to %.1f %%, about its VM overhead again, UP-1 aside: its predicted end, 5 minutes after its arrival for 8 tasks, is ", lo, hi)
+	r.p("not plausible). Up to %s VMs are planned at once against %d cores, so the BoTs that overlap the most share cores", fmtBotEst(peak, 1, false), hosts)
+	if len(late) > 0 {
+		r.p(" and end late (%s)", strings.Join(late, ", "))
+	}
+	r.p(". The thesis' differences on dates shrink for the late arrivals because their dates are large, not because they ran better.\n")
+}
+
+// ---------------------------------------------------------------- figure
+
+// botBarPlot draws grouped bars of values with their 95 % intervals and
+// published values as triangles (paperLabel in the legend), the y axis
+// from 0 (or below for negative values).
+func botBarPlot(base, title, ylabel string, groups, series []string, bars [][]Bar, paperLabel string) error {
+	p, stride, ticks := groupedPlot(title, ylabel, groups, len(series))
+	lo, hi := 0.0, 1.0
+	for _, bs := range bars {
+		for _, b := range bs {
+			h := 0.0
+			if !math.IsNaN(b.Est.Half) {
+				h = b.Est.Half
+			}
+			if !math.IsNaN(b.Est.Mean) {
+				lo, hi = math.Min(lo, b.Est.Mean-h), math.Max(hi, b.Est.Mean+h)
+			}
+			if !math.IsNaN(b.Paper) {
+				lo, hi = math.Min(lo, b.Paper), math.Max(hi, b.Paper)
+			}
+		}
+	}
+	var paperPts plotter.XYs
+	for si, s := range series {
+		var errPts errPoints
+		var legend plot.Thumbnailer = legendSwatch{palette[si%len(palette)]}
+		for gi, b := range bars[si] {
+			x := float64(gi)*stride + float64(si)
+			if !math.IsNaN(b.Paper) {
+				paperPts = append(paperPts, plotter.XY{X: x, Y: b.Paper})
+			}
+			if math.IsNaN(b.Est.Mean) {
+				continue
+			}
+			bc, err := addBar(p, x, b.Est.Mean, vg.Points(math.Max(4, 60/float64(len(series)))), palette[si%len(palette)])
+			if err != nil {
+				return err
+			}
+			legend = bc
+			if !math.IsNaN(b.Est.Half) && b.Est.Half > 1e-9*math.Max(1, math.Abs(b.Est.Mean)) {
+				errPts = append(errPts, errPoint{x, b.Est.Mean, b.Est.Half})
+			}
+		}
+		p.Legend.Add(s, legend)
+		if err := addErrorBars(p, errPts); err != nil {
+			return err
+		}
+	}
+	if err := addPaperMarks(p, paperPts, paperLabel); err != nil {
+		return err
+	}
+	span := hi - lo
+	p.Y.Min, p.Y.Max = lo-0.02*span, hi+0.35*span // room for the legend
+	zero := plotter.NewFunction(func(float64) float64 { return 0 })
+	zero.Color = color.Gray{Y: 80}
+	p.Add(zero, plotter.NewGrid())
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
+	width := math.Max(560, 16*float64(len(groups))*stride)
+	return saveFigure(p, base, vg.Points(width), vg.Points(320))
+}
