@@ -1,0 +1,83 @@
+package schedulers
+
+import (
+	"strings"
+	"testing"
+
+	"bucma/protocol"
+)
+
+// powerHosts are three hosts with pstates 0 (computation), 1 (sleep), 2
+// and 3 (its switching pstates), the third without power properties.
+func powerHosts(t *testing.T) *State {
+	t.Helper()
+	props := map[string]string{"wattage_per_state": "95:190, 9:9, 100:100, 125:125", "sleep_pstates": "1:2:3"}
+	var hosts []Host
+	for i := 0; i < 2; i++ {
+		pw, err := parseHostPstates(props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, Host{ID: i, Speed: 1, power: pw})
+	}
+	hosts = append(hosts, Host{ID: 2, Speed: 1})
+	return NewState(hosts)
+}
+
+// TestSetPStateFollowsHosts: a host switched off is not free from the
+// request to the RESOURCE_STATE_CHANGED that wakes it up again; the
+// requests Batsim would abort on are refused with a reason.
+func TestSetPStateFollowsHosts(t *testing.T) {
+	s := powerHosts(t)
+	d := &Decider{s: s, reply: protocol.NewReply(0)}
+	if s.NbFree() != 3 || !d.SetPState([]int{0, 1}, 1) || d.Err() != nil {
+		t.Fatalf("switch off: %v (free %d)", d.Err(), s.NbFree())
+	}
+	if s.Hosts[0].Power != PowerSwitchingOff || s.Hosts[0].Free() || s.NbFree() != 1 {
+		t.Fatalf("after the request: %v, free %d", s.Hosts[0].Power, s.NbFree())
+	}
+	if err := s.resourceStateChanged(&protocol.ResourceStateChanged{Resources: "0-1", State: "1"}); err != nil || s.Hosts[1].Power != PowerSleeping {
+		t.Fatalf("asleep: %v %v", err, s.Hosts[1].Power)
+	}
+	for _, c := range []struct {
+		hosts []int
+		ps    int
+		want  string
+	}{
+		{[]int{0}, 1, "cannot go to another sleep pstate"},
+		{[]int{0}, 2, "switching pstate"},
+		{[]int{0}, 7, "no pstate 7"},
+		{[]int{2, 2}, 0, "given twice"},
+		{[]int{5}, 0, "does not exist"},
+	} {
+		d := &Decider{s: s, reply: protocol.NewReply(0)}
+		if d.SetPState(c.hosts, c.ps) || d.Err() == nil || !strings.Contains(d.Err().Error(), c.want) {
+			t.Errorf("SetPState(%v, %d): %v, want %q", c.hosts, c.ps, d.Err(), c.want)
+		}
+	}
+	d = &Decider{s: s, reply: protocol.NewReply(0)}
+	if !d.SetPState([]int{0}, 0) || s.Hosts[0].Power != PowerSwitchingOn {
+		t.Fatalf("wake up: %v %v", d.Err(), s.Hosts[0].Power)
+	}
+	d = &Decider{s: s, reply: protocol.NewReply(0)}
+	if d.SetPState([]int{0}, 0) || !strings.Contains(d.Err().Error(), "switching on") {
+		t.Errorf("request while switching: %v", d.Err())
+	}
+	if err := s.resourceStateChanged(&protocol.ResourceStateChanged{Resources: "0", State: "0"}); err != nil || !s.Hosts[0].Free() || s.NbFree() != 2 {
+		t.Fatalf("awake: %v, free %d", err, s.NbFree())
+	}
+	// A busy host cannot be switched off.
+	j := &Job{ID: "w!1", Res: 1, State: protocol.StateRunning}
+	s.Hosts[2].Jobs = []*Job{j}
+	s.Hosts[2].power, _ = parseHostPstates(map[string]string{"sleep_pstates": "1:2:3"})
+	d = &Decider{s: s, reply: protocol.NewReply(0)}
+	if d.SetPState([]int{2}, 1) || !strings.Contains(d.Err().Error(), "runs 1 job") {
+		t.Errorf("busy host switched off: %v", d.Err())
+	}
+	if _, err := parseHostPstates(map[string]string{"sleep_pstates": "1:2"}); err == nil {
+		t.Error("a sleep_pstates pair was accepted")
+	}
+	if got := s.Hosts[1].SleepPStates(); len(got) != 1 || got[0] != 1 {
+		t.Errorf("SleepPStates = %v", got)
+	}
+}
