@@ -219,15 +219,6 @@ func botSpecs(r WorkloadRecipe, seed uint64) ([]workloads.BotSpec, map[string]an
 	return out, meta, nil
 }
 
-// botSchedQuads converts a BoT's quadruples for the planner.
-func botSchedQuads(qs []workloads.BotQuad) []schedulers.BotQuad {
-	out := make([]schedulers.BotQuad, len(qs))
-	for i, q := range qs {
-		out[i] = schedulers.BotQuad{A: q.A, D: q.D, B: q.B, C: q.C}
-	}
-	return out
-}
-
 // BotPredict is the thesis' consolidated plan of a BoT on vms VMs: cíclico,
 // the lowest cost first, the application-wide shift (its "Consolidado" is
 // T × 5 minutes).
@@ -241,7 +232,7 @@ func BotPredict(quads []schedulers.BotQuad, vms int) (*schedulers.BotPlan, error
 func botBackgroundSteps(bots []workloads.BotSpec) (int, error) {
 	end := 0
 	for _, b := range bots {
-		p, err := BotPredict(botSchedQuads(b.Quads), b.VMs)
+		p, err := BotPredict(b.Quads, b.VMs)
 		if err != nil {
 			return 0, fmt.Errorf("bot %s: %w", b.Name, err)
 		}

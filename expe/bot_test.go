@@ -81,7 +81,7 @@ func TestBotSpecs(t *testing.T) {
 	if len(a) != 1 || a[0].Name != "H2-3" || a[0].VMs != 24 || !slices.Equal(a[0].Quads, b[0].Quads) {
 		t.Errorf("H2-3: %+v / %+v", a, b)
 	}
-	plan, err := BotPredict(botSchedQuads(a[0].Quads), a[0].VMs)
+	plan, err := BotPredict(a[0].Quads, a[0].VMs)
 	if err != nil || plan.T != 9 || len(plan.Contention) != 1 {
 		t.Errorf("H2-3 on 24 VMs: %v, T %d, contention %v (want 9 steps, one contention row)", err, plan.T, plan.Contention)
 	}

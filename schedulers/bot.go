@@ -106,22 +106,26 @@ type botBase struct {
 	byID     map[string]*botJob
 	apps     map[string]*botApp
 	order    []*botApp
-	bg       map[int][]*botJob // per core, by step
-	bgNext   map[int]int
-	bgStart  map[int]float64
-	bgRun    map[int]bool
-	hostLoad []int // CPU percent of the jobs running on each core
+	bg       []bgCore // per core: its external load
+	hostLoad []int    // CPU percent of the jobs running on each core
 	nodes    [][]int
 	nodeOf   []int
 	calls    map[float64]bool
 	refusal  map[string]string
 }
 
+// bgCore is a core's external load: its background steps, by step.
+type bgCore struct {
+	jobs    []*botJob
+	next    int     // the next step to start
+	start   float64 // when the last started one did
+	running bool
+}
+
 const botEps = 1e-4
 
 func (b *botBase) init() {
 	b.byID, b.apps = map[string]*botJob{}, map[string]*botApp{}
-	b.bg, b.bgNext, b.bgStart, b.bgRun = map[int][]*botJob{}, map[int]int{}, map[int]float64{}, map[int]bool{}
 	b.calls, b.refusal = map[float64]bool{}, map[string]string{}
 }
 
@@ -164,24 +168,12 @@ func (b *botBase) parse(opts Options) error {
 // jobs up to 100 % of CPU (one slot per percent).
 func (b *botBase) SimulationBegins(s *State) error {
 	slots := make([]int, len(s.Hosts))
-	names := map[string]int{}
-	b.nodeOf = make([]int, len(s.Hosts))
-	for i := range s.Hosts {
+	for i := range slots {
 		slots[i] = 100
-		name, ok := s.Hosts[i].Properties[b.nodeProp]
-		if !ok {
-			name = "\x00" + s.Hosts[i].Name
-		}
-		n, ok := names[name]
-		if !ok {
-			n = len(b.nodes)
-			names[name] = n
-			b.nodes = append(b.nodes, nil)
-		}
-		b.nodes[n] = append(b.nodes[n], i)
-		b.nodeOf[i] = n
 	}
+	b.nodes, b.nodeOf = groupHosts(s, b.nodeProp, true)
 	b.hostLoad = make([]int, len(s.Hosts))
+	b.bg = make([]bgCore, len(s.Hosts))
 	return s.SetSlots(slots)
 }
 
@@ -227,9 +219,10 @@ func (b *botBase) JobSubmitted(s *State, j *Job) {
 	if f.Bot == "background" {
 		bj := &botJob{host: *f.Host, step: *f.Step, c: *f.C, job: j}
 		b.byID[j.ID] = bj
-		list := append(b.bg[bj.host], bj)
-		sort.SliceStable(list, func(x, y int) bool { return list[x].step < list[y].step })
-		b.bg[bj.host] = list
+		c := &b.bg[bj.host]
+		// after the steps it does not precede (submission order among equals)
+		i := sort.Search(len(c.jobs), func(k int) bool { return c.jobs[k].step > bj.step })
+		c.jobs = slices.Insert(c.jobs, i, bj)
 		return
 	}
 	app := b.apps[f.Bot]
@@ -277,7 +270,7 @@ func (b *botBase) JobEnded(s *State, j *Job) {
 	}
 	switch {
 	case bj.app == nil:
-		b.bgRun[bj.host] = false
+		b.bg[bj.host].running = false
 	case bj.app.plan != nil:
 		bj.app.vmRun[bj.vm]--
 	case bj.app.running != nil:
@@ -328,26 +321,20 @@ func (b *botBase) arrived(s *State, d *Decider) []*botApp {
 // date of the next one (0: none).
 func (b *botBase) background(s *State, d *Decider) float64 {
 	next := 0.0
-	hosts := make([]int, 0, len(b.bg))
 	for h := range b.bg {
-		hosts = append(hosts, h)
-	}
-	sort.Ints(hosts)
-	for _, h := range hosts {
-		list := b.bg[h]
-		i := b.bgNext[h]
-		if i >= len(list) || b.bgRun[h] {
+		c := &b.bg[h]
+		if c.next >= len(c.jobs) || c.running {
 			continue
 		}
-		due := float64(list[i].step) * b.step
-		if i > 0 {
-			due = max(due, b.bgStart[h]+b.step)
+		due := float64(c.jobs[c.next].step) * b.step
+		if c.next > 0 {
+			due = max(due, c.start+b.step)
 		}
 		if s.Now >= due-botEps {
-			if s.Hosts[h].Free() && b.start(d, list[i], h) {
-				b.bgNext[h]++
-				b.bgStart[h] = s.Now
-				b.bgRun[h] = true
+			if s.Hosts[h].Free() && b.start(d, c.jobs[c.next], h) {
+				c.next++
+				c.start = s.Now
+				c.running = true
 			}
 			continue
 		}
@@ -656,9 +643,9 @@ type botVM struct {
 func (p *BotConsolidation) round(s *State, d *Decider) {
 	sys := p.System
 	core := make([]float64, len(s.Hosts))
-	for h, list := range p.bg {
-		if p.bgRun[h] && p.bgNext[h] > 0 {
-			core[h] += float64(list[p.bgNext[h]-1].c)
+	for h, c := range p.bg {
+		if c.running {
+			core[h] += float64(c.jobs[c.next-1].c)
 		}
 	}
 	onNode := make([][]botVM, len(p.nodes))
@@ -868,7 +855,9 @@ func (p *BotConsolidation) round(s *State, d *Decider) {
 }
 
 // hasBackground reports whether core h has background steps left.
-func (b *botBase) hasBackground(h int) bool { return b.bgNext[h] < len(b.bg[h]) || b.bgRun[h] }
+func (b *botBase) hasBackground(h int) bool {
+	return b.bg[h].next < len(b.bg[h].jobs) || b.bg[h].running
+}
 
 // ---------------------------------------------------------------- online packing
 

@@ -63,11 +63,7 @@ func TestBotConsolidationReplaysThePlan(t *testing.T) {
 			t.Run(name+"/"+policy, func(t *testing.T) {
 				b, _ := workloads.NamedBoT(name)
 				rows, _ := runBoT(t, "bot", policy, nil, []workloads.BotSpec{b}, workloads.BotWorkloadOptions{})
-				quads := make([]schedulers.BotQuad, len(b.Quads))
-				for i, q := range b.Quads {
-					quads[i] = schedulers.BotQuad(q)
-				}
-				plan, err := schedulers.PlanBoT(quads, schedulers.BotPlanOptions{VMs: b.VMs, Alloc: schedulers.BotCyclic, Priority: schedulers.BotPrioCost})
+				plan, err := schedulers.PlanBoT(b.Quads, schedulers.BotPlanOptions{VMs: b.VMs, Alloc: schedulers.BotCyclic, Priority: schedulers.BotPrioCost})
 				if err != nil {
 					t.Fatal(err)
 				}

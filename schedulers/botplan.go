@@ -1,6 +1,7 @@
 package schedulers
 
 import (
+	"bucma/internal/bagoftasks"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,8 +31,9 @@ import (
 
 // BotQuad is one group of identical tasks of a bag of tasks: arrival step
 // A (of the application's uncontended execution), duration D steps, B
-// tasks, CPU cost C percent (1..100) of one processor during each step.
-type BotQuad struct{ A, D, B, C int }
+// tasks, CPU cost C percent (1..100) of one processor during each step
+// (the same type as workloads.BotQuad).
+type BotQuad = bagoftasks.Quad
 
 // BotAlloc is how the jobs of a step are assigned to processors
 // (Algorithm 1, parameter P).
@@ -457,18 +459,7 @@ func checkBotQuads(quads []BotQuad) error {
 		return fmt.Errorf("bot: empty bag of tasks (no quadruple)")
 	}
 	for i, q := range quads {
-		var why string
-		switch {
-		case q.A < 0:
-			why = "arrival a must be ≥ 0"
-		case q.D < 1:
-			why = "duration d must be ≥ 1 step"
-		case q.B < 1:
-			why = "task count b must be ≥ 1"
-		case q.C < 1 || q.C > 100:
-			why = "cost c must be in 1..100 percent"
-		}
-		if why != "" {
+		if why := q.Problem(); why != "" {
 			return fmt.Errorf("bot: quadruple %d [%d,%d,%d,%d]: %s", i, q.A, q.D, q.B, q.C, why)
 		}
 	}

@@ -13,15 +13,15 @@ import (
 // last quadruple arriving at step 4, the only arrival that gives Fig. 13),
 // the example of Fig. 8, and the BoTs of Tables 7 and 8.
 var (
-	botFig13 = []BotQuad{{0, 2, 3, 20}, {1, 4, 3, 30}, {1, 2, 5, 50}, {2, 2, 2, 60}, {2, 3, 4, 40}, {4, 1, 2, 80}}
-	botFig8  = []BotQuad{{0, 5, 3, 50}, {0, 8, 5, 30}, {3, 4, 6, 80}, {4, 10, 2, 20}}
+	botFig13 = []BotQuad{{A: 0, D: 2, B: 3, C: 20}, {A: 1, D: 4, B: 3, C: 30}, {A: 1, D: 2, B: 5, C: 50}, {A: 2, D: 2, B: 2, C: 60}, {A: 2, D: 3, B: 4, C: 40}, {A: 4, D: 1, B: 2, C: 80}}
+	botFig8  = []BotQuad{{A: 0, D: 5, B: 3, C: 50}, {A: 0, D: 8, B: 5, C: 30}, {A: 3, D: 4, B: 6, C: 80}, {A: 4, D: 10, B: 2, C: 20}}
 	botH     = map[string][]BotQuad{
-		"H1-1": {{0, 5, 3, 24}, {3, 6, 7, 30}},
-		"H1-2": {{0, 9, 4, 38}, {1, 14, 3, 23}, {4, 8, 5, 19}},
-		"H1-3": {{0, 11, 5, 18}, {2, 4, 8, 15}, {5, 6, 4, 29}, {6, 4, 2, 25}},
-		"H2-1": {{0, 5, 3, 84}, {3, 6, 7, 90}},
-		"H2-2": {{0, 3, 5, 78}, {2, 4, 5, 75}, {3, 2, 4, 80}, {3, 3, 8, 60}, {5, 5, 4, 69}, {6, 4, 2, 65}},
-		"H2-3": {{0, 5, 10, 68}, {1, 4, 5, 73}, {2, 6, 6, 83}, {2, 2, 3, 65}, {4, 3, 5, 65}},
+		"H1-1": {{A: 0, D: 5, B: 3, C: 24}, {A: 3, D: 6, B: 7, C: 30}},
+		"H1-2": {{A: 0, D: 9, B: 4, C: 38}, {A: 1, D: 14, B: 3, C: 23}, {A: 4, D: 8, B: 5, C: 19}},
+		"H1-3": {{A: 0, D: 11, B: 5, C: 18}, {A: 2, D: 4, B: 8, C: 15}, {A: 5, D: 6, B: 4, C: 29}, {A: 6, D: 4, B: 2, C: 25}},
+		"H2-1": {{A: 0, D: 5, B: 3, C: 84}, {A: 3, D: 6, B: 7, C: 90}},
+		"H2-2": {{A: 0, D: 3, B: 5, C: 78}, {A: 2, D: 4, B: 5, C: 75}, {A: 3, D: 2, B: 4, C: 80}, {A: 3, D: 3, B: 8, C: 60}, {A: 5, D: 5, B: 4, C: 69}, {A: 6, D: 4, B: 2, C: 65}},
+		"H2-3": {{A: 0, D: 5, B: 10, C: 68}, {A: 1, D: 4, B: 5, C: 73}, {A: 2, D: 6, B: 6, C: 83}, {A: 2, D: 2, B: 3, C: 65}, {A: 4, D: 3, B: 5, C: 65}},
 	}
 )
 
@@ -376,7 +376,7 @@ func TestBotPlanDAGShift(t *testing.T) {
 	if want := []int{80, 80, 80, 100}; !slices.Equal(d.Loads[2], want) {
 		t.Errorf("Fig. 11 DAG g2 = %v, want %v", d.Loads[2], want)
 	}
-	anomaly := []BotQuad{{1, 2, 1, 40}, {1, 1, 1, 80}, {2, 1, 1, 30}}
+	anomaly := []BotQuad{{A: 1, D: 2, B: 1, C: 40}, {A: 1, D: 1, B: 1, C: 80}, {A: 2, D: 1, B: 1, C: 30}}
 	g := mustPlan(t, anomaly, BotPlanOptions{VMs: 1, Alloc: BotCyclic, Priority: BotPrioCost})
 	d = mustPlan(t, anomaly, BotPlanOptions{VMs: 1, Alloc: BotCyclic, Priority: BotPrioCost, Shift: BotShiftDAG})
 	if g.T != 4 || d.T != 5 {
@@ -497,8 +497,8 @@ func TestBotParseOptions(t *testing.T) {
 }
 
 func TestBotPlanErrors(t *testing.T) {
-	ok := []BotQuad{{0, 1, 1, 50}}
-	bad := func(q BotQuad) []BotQuad { return []BotQuad{{0, 2, 3, 20}, {1, 1, 1, 10}, q} }
+	ok := []BotQuad{{A: 0, D: 1, B: 1, C: 50}}
+	bad := func(q BotQuad) []BotQuad { return []BotQuad{{A: 0, D: 2, B: 3, C: 20}, {A: 1, D: 1, B: 1, C: 10}, q} }
 	for _, c := range []struct {
 		quads []BotQuad
 		o     BotPlanOptions
@@ -506,11 +506,11 @@ func TestBotPlanErrors(t *testing.T) {
 	}{
 		{ok, BotPlanOptions{VMs: 0}, "0 VMs"},
 		{nil, BotPlanOptions{VMs: 1}, "empty"},
-		{bad(BotQuad{-1, 1, 1, 10}), BotPlanOptions{VMs: 1}, "quadruple 2 [-1,1,1,10]: arrival"},
-		{bad(BotQuad{0, 0, 1, 10}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,0,1,10]: duration"},
-		{bad(BotQuad{0, 1, 0, 10}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,1,0,10]: task count"},
-		{bad(BotQuad{0, 1, 1, 0}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,1,1,0]: cost"},
-		{bad(BotQuad{0, 1, 1, 101}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,1,1,101]: cost"},
+		{bad(BotQuad{A: -1, D: 1, B: 1, C: 10}), BotPlanOptions{VMs: 1}, "quadruple 2 [-1,1,1,10]: arrival"},
+		{bad(BotQuad{A: 0, D: 0, B: 1, C: 10}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,0,1,10]: duration"},
+		{bad(BotQuad{A: 0, D: 1, B: 0, C: 10}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,1,0,10]: task count"},
+		{bad(BotQuad{A: 0, D: 1, B: 1, C: 0}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,1,1,0]: cost"},
+		{bad(BotQuad{A: 0, D: 1, B: 1, C: 101}), BotPlanOptions{VMs: 1}, "quadruple 2 [0,1,1,101]: cost"},
 		{ok, BotPlanOptions{VMs: 1, Alloc: 7}, "allocation"},
 		{ok, BotPlanOptions{VMs: 1, Priority: -1}, "priority"},
 		{ok, BotPlanOptions{VMs: 1, Shift: 2}, "shift"},

@@ -118,19 +118,9 @@ func (g *Gang) SimulationBegins(s *State) error {
 	g.jobs, g.est = map[*Job]*gjob{}, map[*Job]float64{}
 	g.queues = make([][]*gjob, s.NbHosts())
 	g.queued = make([]float64, s.NbHosts())
-	g.ofHost = make([]int, s.NbHosts())
 	g.speed = make([]float64, s.NbHosts())
-	index := map[string]int{}
+	g.clusters, g.ofHost = groupHosts(s, g.ClusterProperty, false)
 	for i := range s.Hosts {
-		name := s.Hosts[i].Properties[g.ClusterProperty]
-		c, ok := index[name]
-		if !ok {
-			c = len(g.clusters)
-			index[name] = c
-			g.clusters = append(g.clusters, nil)
-		}
-		g.clusters[c] = append(g.clusters[c], i)
-		g.ofHost[i] = c
 		g.speed[i] = s.Hosts[i].Speed
 	}
 	return nil

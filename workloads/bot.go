@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"bucma/internal/bagoftasks"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -27,8 +28,9 @@ import (
 // informal (see GenerateBoT).
 
 // BotQuad is one group of identical tasks of a BoT: arrival step A,
-// duration D steps, B tasks, CPU cost C percent (1..100).
-type BotQuad struct{ A, D, B, C int }
+// duration D steps, B tasks, CPU cost C percent (1..100) (the same type
+// as schedulers.BotQuad, which plans it).
+type BotQuad = bagoftasks.Quad
 
 // BotSpec is one BoT: its name (the prefix of its job ids), its arrival
 // step in the workload, the VMs it is consolidated on, and its
@@ -64,13 +66,22 @@ func (b BotSpec) Jobs() int {
 // on 4 processors. The example's last quadruple arrives at step 4: the
 // printed [3,1,2,80] does not give Fig. 13, [4,1,2,80] gives it exactly.
 var namedBoTs = []BotSpec{
-	{Name: "H1-1", VMs: 10, Quads: []BotQuad{{0, 5, 3, 24}, {3, 6, 7, 30}}},
-	{Name: "H1-2", VMs: 10, Quads: []BotQuad{{0, 9, 4, 38}, {1, 14, 3, 23}, {4, 8, 5, 19}}},
-	{Name: "H1-3", VMs: 10, Quads: []BotQuad{{0, 11, 5, 18}, {2, 4, 8, 15}, {5, 6, 4, 29}, {6, 4, 2, 25}}},
-	{Name: "H2-1", VMs: 10, Quads: []BotQuad{{0, 5, 3, 84}, {3, 6, 7, 90}}},
-	{Name: "H2-2", VMs: 17, Quads: []BotQuad{{0, 3, 5, 78}, {2, 4, 5, 75}, {3, 2, 4, 80}, {3, 3, 8, 60}, {5, 5, 4, 69}, {6, 4, 2, 65}}},
-	{Name: "H2-3", VMs: 24, Quads: []BotQuad{{0, 5, 10, 68}, {1, 4, 5, 73}, {2, 6, 6, 83}, {2, 2, 3, 65}, {4, 3, 5, 65}}},
-	{Name: "example", VMs: 4, Quads: []BotQuad{{0, 2, 3, 20}, {1, 4, 3, 30}, {1, 2, 5, 50}, {2, 2, 2, 60}, {2, 3, 4, 40}, {4, 1, 2, 80}}},
+	{Name: "H1-1", VMs: 10, Quads: botQuads([][4]int{{0, 5, 3, 24}, {3, 6, 7, 30}})},
+	{Name: "H1-2", VMs: 10, Quads: botQuads([][4]int{{0, 9, 4, 38}, {1, 14, 3, 23}, {4, 8, 5, 19}})},
+	{Name: "H1-3", VMs: 10, Quads: botQuads([][4]int{{0, 11, 5, 18}, {2, 4, 8, 15}, {5, 6, 4, 29}, {6, 4, 2, 25}})},
+	{Name: "H2-1", VMs: 10, Quads: botQuads([][4]int{{0, 5, 3, 84}, {3, 6, 7, 90}})},
+	{Name: "H2-2", VMs: 17, Quads: botQuads([][4]int{{0, 3, 5, 78}, {2, 4, 5, 75}, {3, 2, 4, 80}, {3, 3, 8, 60}, {5, 5, 4, 69}, {6, 4, 2, 65}})},
+	{Name: "H2-3", VMs: 24, Quads: botQuads([][4]int{{0, 5, 10, 68}, {1, 4, 5, 73}, {2, 6, 6, 83}, {2, 2, 3, 65}, {4, 3, 5, 65}})},
+	{Name: "example", VMs: 4, Quads: botQuads([][4]int{{0, 2, 3, 20}, {1, 4, 3, 30}, {1, 2, 5, 50}, {2, 2, 2, 60}, {2, 3, 4, 40}, {4, 1, 2, 80}})},
+}
+
+// botQuads writes quadruples as [a, d, b, c], the thesis' notation.
+func botQuads(qs [][4]int) []BotQuad {
+	out := make([]BotQuad, len(qs))
+	for i, q := range qs {
+		out[i] = BotQuad{A: q[0], D: q[1], B: q[2], C: q[3]}
+	}
+	return out
 }
 
 // NamedBoT returns a published BoT by name (any case), arriving at step 0.
@@ -424,18 +435,7 @@ func checkBoT(b BotSpec) error {
 		return fmt.Errorf("bot %s: no quadruple", b.Name)
 	}
 	for i, q := range b.Quads {
-		var why string
-		switch {
-		case q.A < 0:
-			why = "arrival a must be ≥ 0"
-		case q.D < 1:
-			why = "duration d must be ≥ 1 step"
-		case q.B < 1:
-			why = "task count b must be ≥ 1"
-		case q.C < 1 || q.C > 100:
-			why = "cost c must be in 1..100 percent"
-		}
-		if why != "" {
+		if why := q.Problem(); why != "" {
 			return fmt.Errorf("bot %s: quadruple %d [%d,%d,%d,%d]: %s", b.Name, i, q.A, q.D, q.B, q.C, why)
 		}
 	}

@@ -39,7 +39,7 @@ func TestBotNamed(t *testing.T) {
 		t.Errorf("BotNames() = %v, want %v", BotNames(), names)
 	}
 	ex, _ := NamedBoT("example")
-	if ex.Quads[5] != (BotQuad{4, 1, 2, 80}) {
+	if ex.Quads[5] != (BotQuad{A: 4, D: 1, B: 2, C: 80}) {
 		t.Errorf("example's last quadruple %v, want [4,1,2,80]", ex.Quads[5])
 	}
 	ex.Quads[0].C = 99 // a copy
@@ -119,7 +119,7 @@ func TestBotWorkload(t *testing.T) {
 			}
 		}
 		q := bot.Quads[f.Quad]
-		if q != (BotQuad{f.A, f.D, f.B, f.C}) || f.VMs != bot.VMs || f.Task >= q.B || f.Step >= q.D ||
+		if q != (BotQuad{A: f.A, D: f.D, B: f.B, C: f.C}) || f.VMs != bot.VMs || f.Task >= q.B || f.Step >= q.D ||
 			j.ID != f.Bot+"-q"+strconv.Itoa(f.Quad)+"-t"+strconv.Itoa(f.Task)+"-s"+strconv.Itoa(f.Step) || j.Subtime != float64(bot.Arrival)*300 {
 			t.Fatalf("job %s (subtime %g): %+v", j.ID, j.Subtime, f)
 		}
