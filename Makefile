@@ -52,7 +52,7 @@ serve: build
 # The real-Batsim tier (internal/realbatsim) compares output files with the
 # real Batsim's: it runs without the race detector (the code it drives is
 # race-tested by its own packages' tests), one seed per case.
-TIER = bucma/internal/realbatsim
+TIER = github.com/bucma-sched/bucma/internal/realbatsim
 
 test: deps vet
 	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -vx '$(TIER)')

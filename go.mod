@@ -1,4 +1,4 @@
-module bucma
+module github.com/bucma-sched/bucma
 
 go 1.26.0
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"bucma/platforms"
+	"github.com/bucma-sched/bucma/platforms"
 )
 
 // RunData is what the analysis extracts from one completed run.

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // BatsimEngine runs each simulation with a real Batsim binary and a bucma

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // writeScript writes an executable shell script.

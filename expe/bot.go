@@ -17,9 +17,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // The bag-of-tasks consolidation experiment (docs/reproducing.md): the

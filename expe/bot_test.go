@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // TestBotPlan: the published BoTs of Tables 7 (36 cores) and 8 (8 cores),

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"bucma/protocol"
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // configSpy is FCFS recording the simulation's configuration.

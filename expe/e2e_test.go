@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // sameOutputsTwice checks that two executions of the same runs, in dirs a

@@ -10,8 +10,8 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/internal/corpus"
-	"bucma/internal/fuzzguard"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/fuzzguard"
 )
 
 func FuzzReadJobsCSV(f *testing.F) {

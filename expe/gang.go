@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // The gang-scheduling experiment (docs/reproducing.md): the MCMCA paper's

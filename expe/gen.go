@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"bucma/platforms"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // PlatformXML returns the XML of a bundled platform ("lille", ...) or of a

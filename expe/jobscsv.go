@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // JobRow is one line of a Batsim PREFIX_jobs.csv file.

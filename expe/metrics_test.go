@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }

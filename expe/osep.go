@@ -7,8 +7,8 @@ import (
 	"os"
 	"sort"
 
-	"bucma/platforms"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // The OSEP metrics (algorithms.md §5.2, experiments.md §3): each user's

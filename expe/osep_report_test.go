@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/platforms"
+	"github.com/bucma-sched/bucma/platforms"
 )
 
 // osepFake stands in for the OSEP policies: each user's jobs run one after

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/platforms"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func close9(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

@@ -3,7 +3,7 @@ package expe
 import (
 	"math"
 
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // InsertedWalltime is the walltime of the paper's inserted requests (s).

@@ -3,7 +3,7 @@ package expe
 import (
 	"strings"
 
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // OriginalJob maps a row of a _jobs.csv (workload_name, job_id) to the

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // Sensitivity plans: the paper's two experiments (Table 3 with Figures 1-2,

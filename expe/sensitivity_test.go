@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func TestSensitivityPlans(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // The SGE load-balancing experiment (docs/reproducing.md): the paper's ten

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
-	"bucma/internal/units"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/units"
 )
 
 func mustBundled(t *testing.T, name string) *Platform {

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // The platforms of the Batsim 4.2.1 conformance corpus, read as Batsim

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
-	"bucma/internal/fuzzguard"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/fuzzguard"
 )
 
 func parseString(t *testing.T, xml string) *Platform {

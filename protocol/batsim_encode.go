@@ -6,7 +6,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
 )
 
 // EncodeBatsim writes a Batsim -> scheduler message exactly as Batsim 4.2.1

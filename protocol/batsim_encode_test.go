@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // batsimNumbers finds the numbers of a compact JSON text outside strings

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // benchMessages returns the corpus' messages sent in direction dir.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // refusedReplies are the scheduler replies of the conformance corpus that

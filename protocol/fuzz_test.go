@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
-	"bucma/internal/fuzzguard"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/fuzzguard"
 )
 
 // FuzzDecode feeds arbitrary bytes to the decoder in both directions: it

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // direction is the Direction of a transcript line.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 
-	"bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
 )
 
 // Double is a float64 that decodes from JSON as rapidjson 1.1 reads a

@@ -11,7 +11,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
 )
 
 // MinCallMeLaterDelay is the smallest delay a CALL_ME_LATER may ask for. The

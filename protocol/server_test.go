@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"bucma/internal/corpus"
-	"bucma/internal/corpus/replies"
-	"bucma/protocol"
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus/replies"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // guard bounds every wait of the Batsim side so that a broken server fails

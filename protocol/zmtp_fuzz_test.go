@@ -6,7 +6,7 @@ import (
 	"net"
 	"testing"
 
-	"bucma/internal/fuzzguard"
+	"github.com/bucma-sched/bucma/internal/fuzzguard"
 )
 
 // FuzzZMTPRecv: whatever bytes a peer sends after the handshake, reading a

@@ -12,7 +12,7 @@ import (
 
 	zmq "github.com/pebbe/zmq4"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 const endMsg = `{"now":1.000000,"events":[{"timestamp":1.0,"type":"SIMULATION_ENDS","data":{}}]}`

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // resMix draws a job size from a mix typical of HPC logs: mostly small

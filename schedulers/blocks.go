@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // The three building blocks every policy is made of (queue order, start

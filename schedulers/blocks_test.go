@@ -9,7 +9,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // easyBench is a replyBench over n identical hosts (no speed property, so

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bucma/expe"
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // runBoT runs policy on the bots through the engine (compute sharing and

@@ -1,10 +1,11 @@
 package schedulers
 
 import (
-	"bucma/internal/bagoftasks"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/bucma-sched/bucma/internal/bagoftasks"
 )
 
 // Application-level consolidation of a bag of tasks (the thesis: Santos,

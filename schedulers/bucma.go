@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // BUCMA, the user-trust multi-algorithm queue model (specs/algorithms.md §3).

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // ---------------------------------------------------------------- precision table

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 func baseNames(bases []*Spec) []string {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // refBackfill is Backfill without the candidate index: the plain scan of

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // BatschedEASY is EASY backfilling as batsched's easy_bf (src/algo/easy_bf.cpp

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // batschedEASY are the options under which easy decides as batsched's

@@ -3,7 +3,7 @@ package schedulers
 import (
 	"testing"
 
-	"bucma/internal/fuzzguard"
+	"github.com/bucma-sched/bucma/internal/fuzzguard"
 )
 
 // FuzzParseSchedConfig: Batsim's --sched-cfg string, whatever it holds,

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Gang scheduling on a multicluster (docs/policies.md, "Gang scheduling"):

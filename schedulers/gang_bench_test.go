@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // BenchmarkGangAFCFS: the gang policy (AFCFS, no migration) on the

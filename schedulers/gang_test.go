@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // runGang runs jobs on plat under gang with opts and returns each job's

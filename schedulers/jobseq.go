@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // A jobSeq keeps the waiting jobs sorted by one queue order, so that a

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Differential tests of the incremental orders: a jobSeq against a sort of

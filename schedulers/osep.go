@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strconv"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // OSEP is the Owner Share Enforcement Policy (algorithms.md §5): the hosts

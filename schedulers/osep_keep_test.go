@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // TestOSEPStandingsKept plays, message by message, a preemption whose host

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func TestPieceIDs(t *testing.T) {

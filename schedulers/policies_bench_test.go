@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // benchState builds a loaded platform: 1000 hosts (four speeds), 990 of

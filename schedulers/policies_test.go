@@ -10,7 +10,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // This file holds a tiny deterministic stand-in for Batsim (delay jobs, no

@@ -3,7 +3,7 @@ package schedulers
 import (
 	"fmt"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Policy decides, at each decision point, which waiting jobs start where.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Power states: a policy switches hosts to a sleep pstate and back with

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // powerHosts are three hosts with pstates 0 (computation), 1 (sleep), 2

@@ -9,8 +9,8 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/internal/batsimfmt"
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Preemption is shared machinery: a policy kills running jobs

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // randomWorkload draws a seeded workload on a random platform: bursts of

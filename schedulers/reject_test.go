@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // replyBench is a Session over n identical hosts with the given policy

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
-	"bucma/internal/corpus/replies"
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus/replies"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // eventsOf returns the decisions of a scheduler message, canonical.

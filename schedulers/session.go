@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"slices"
 
-	"bucma/internal/units"
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/internal/units"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Observer sees the job life cycle as the framework applies it (the decision

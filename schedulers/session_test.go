@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // BUCMA's Sf order without sorting the queue.

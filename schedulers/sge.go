@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // The two Sun Grid Engine queue choices of the SGE load-balancing paper

@@ -14,7 +14,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Job is a job as the framework tracks it.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // TraceInfo is implemented by policies that record per-job submission

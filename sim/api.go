@@ -21,9 +21,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // Latency selects the timing model of the engine's internal messages.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // peakHeap samples the heap while f runs.

@@ -16,9 +16,9 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 type transcriptLine struct {

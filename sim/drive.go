@@ -6,8 +6,8 @@ import (
 	"math"
 	"time"
 
-	"bucma/internal/batsimfmt"
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // inProcess drives a scheduler of this process directly: typed messages,

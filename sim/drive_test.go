@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"bucma/internal/scenario"
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/scenario"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func newSession(t testing.TB, policy string, opts schedulers.Options, validate bool) *schedulers.Session {

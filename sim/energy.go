@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"bucma/internal/batsimfmt"
-	"bucma/platforms"
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Batsim's energy support (-E, --energy): the SimGrid 3.32 host energy

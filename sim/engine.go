@@ -15,10 +15,10 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/internal/batsimfmt"
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // engine is one simulation: the kernel, the platform's resources, and

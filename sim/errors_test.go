@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // scripted answers with f; it sees the engine's messages.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/platforms"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // genPlatform builds an n-host platform: speeds from speeds (cycled), a

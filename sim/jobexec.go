@@ -3,8 +3,8 @@ package sim
 import (
 	"fmt"
 
-	"bucma/protocol"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // A job's execution, as Batsim's execute_job_process runs it on the first

@@ -6,8 +6,8 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/protocol"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // profile is a workload profile with its composed parts resolved.

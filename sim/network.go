@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"bucma/platforms"
+	"github.com/bucma-sched/bucma/platforms"
 )
 
 // network holds the platform's links as max-min constraints and the routes

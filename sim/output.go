@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bucma/internal/batsimfmt"
 	"bufio"
 	"errors"
 	"fmt"
@@ -13,7 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
+
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // JobsColumns is the header of PREFIX_jobs.csv, as Batsim 4.2.1 writes it.

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // failAfter drives an FCFS session and fails on the n-th message.

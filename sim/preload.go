@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // Preloaded is a workload file read straight into the engine's own form

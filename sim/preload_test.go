@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/corpus"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // preloadDocs are workload documents Preload must read.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/protocol"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // hostViewsAgree checks, before each message to the scheduler, that every

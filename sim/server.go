@@ -7,8 +7,8 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"bucma/protocol"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // Batsim's server (server_process): it receives the messages of every other

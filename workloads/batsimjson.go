@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
 )
 
 // BatsimJSON re-serialises a JSON value the way Batsim 4.2.1 forwards the

@@ -1,13 +1,14 @@
 package workloads
 
 import (
-	"bucma/internal/bagoftasks"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/bucma-sched/bucma/internal/bagoftasks"
 )
 
 // Bags of tasks (BoTs) of the thesis (Santos, "Modelo de Escalonamento

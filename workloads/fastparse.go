@@ -3,7 +3,7 @@ package workloads
 import (
 	"strconv"
 
-	"bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
 )
 
 // The fast reader: one pass over a workload file that builds the Workload

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // sameAsTree checks the fast reader against the general one on data: when

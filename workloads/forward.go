@@ -1,7 +1,7 @@
 package workloads
 
 import (
-	"bucma/internal/batsimfmt"
+	"github.com/bucma-sched/bucma/internal/batsimfmt"
 )
 
 // The fast writers of Batsim's spelling: BatsimJSON and JobIDRewrite in one

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // runApp runs the CLI in-process and returns its error, exit code and

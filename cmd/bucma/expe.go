@@ -15,8 +15,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"bucma/expe"
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 func expeCommand() *cli.Command {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/expe"
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // TestMain lets the test binary act as the bucma command when

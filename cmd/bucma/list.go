@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 func listCommand() *cli.Command {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // TestList: every registered policy appears with its description and every

@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

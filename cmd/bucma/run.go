@@ -15,9 +15,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bucma/protocol"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // exitInterrupted is the exit status after SIGINT, SIGTERM or SIGQUIT (128

@@ -21,10 +21,10 @@ import (
 	"testing"
 	"time"
 
-	"bucma/internal/corpus"
-	"bucma/internal/corpus/replies"
-	"bucma/protocol"
-	"bucma/schedulers"
+	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus/replies"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // runGuard bounds every wait so that a broken command fails instead of

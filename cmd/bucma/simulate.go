@@ -16,11 +16,11 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func simulateCommand() *cli.Command {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/internal/corpus"
 	zmq "github.com/pebbe/zmq4"
 )
 

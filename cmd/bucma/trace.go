@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"bucma/schedulers"
-	"bucma/sim"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
 )
 
 // traceFile is the decision trace of a run (one CSV row per job, written

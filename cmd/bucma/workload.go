@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"bucma/platforms"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // workloadCommand groups the workload tools: check, and the generators.

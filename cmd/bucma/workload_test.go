@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // The bucma workload subcommands, end to end through the CLI.

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Version is the Batsim version the tier is written against.

@@ -47,11 +47,11 @@ import (
 	"syscall"
 	"time"
 
-	"bucma/internal/batsimrun"
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/batsimrun"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func main() {

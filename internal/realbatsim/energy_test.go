@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/batsimrun"
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/batsimrun"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // energyArgs is Batsim's option of energy support.

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bucma/internal/batsimrun"
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/batsimrun"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // gangCombos are every option combination of the gang family: grid

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/internal/batsimrun"
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/batsimrun"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // osepCase is one OSEP run: a thesis demand with a late user, a policy

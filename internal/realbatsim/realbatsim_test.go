@@ -14,12 +14,12 @@ import (
 	"sync"
 	"testing"
 
-	"bucma/internal/batsimrun"
-	"bucma/internal/scenario"
-	"bucma/platforms"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/internal/batsimrun"
+	"github.com/bucma-sched/bucma/internal/scenario"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // seeds is how many seeds each (shape, mix) combination runs:

@@ -14,14 +14,14 @@ import (
 	"strings"
 	"testing"
 
-	"bucma/expe"
-	"bucma/internal/batsimrun"
-	"bucma/internal/scenario"
-	"bucma/platforms"
-	"bucma/protocol"
-	"bucma/schedulers"
-	"bucma/sim"
-	"bucma/workloads"
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/internal/batsimrun"
+	"github.com/bucma-sched/bucma/internal/scenario"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // sharingArgs is Batsim's option of compute sharing.

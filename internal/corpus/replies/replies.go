@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"bucma/protocol"
+	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Decisions decodes a scheduler message and returns its now and its
