@@ -79,7 +79,7 @@ vet: deps
 # Every decoder's fuzz target, $(FUZZTIME) each: package:target pairs. Each
 # target fails on an input that takes more than 2 s (internal/fuzzguard).
 FUZZ_TARGETS = \
-	protocol:FuzzDecode protocol:FuzzParseIntervalSet protocol:FuzzZMTPRecv \
+	batsim:FuzzDecode batsim:FuzzParseIntervalSet batsim/zmq:FuzzZMTPRecv \
 	workloads:FuzzParse workloads:FuzzFromSWF \
 	platforms:FuzzParse \
 	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \
@@ -110,7 +110,7 @@ bench: deps
 # workload, one run), and the embedded engine: the speed targets as ratios.
 # BENCH_ARGS: e.g. -reps 5 -jobs 20000 -keep DIR.
 bench-batsim: build
-	$(GO) run ./internal/benchbatsim -bucma $(BIN) $(BENCH_ARGS)
+	$(GO) run ./cmd/benchbatsim -bucma $(BIN) $(BENCH_ARGS)
 
 # The engine on 20 000 jobs and on a million jobs (BENCH_1M=0 skips them):
 # scripts/bench-engine.

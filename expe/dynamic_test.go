@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/schedulers"
 )
 
@@ -16,7 +16,7 @@ import (
 type configSpy struct {
 	schedulers.Policy
 	mu  *sync.Mutex
-	got *protocol.Config
+	got *batsim.Config
 }
 
 func (c configSpy) SimulationBegins(s *schedulers.State) error {
@@ -29,14 +29,14 @@ func (c configSpy) SimulationBegins(s *schedulers.State) error {
 // dynRegistry holds fcfs and "fcfs-dyn", FCFS declared as a policy that
 // needs dynamic jobs, which records the configuration Batsim (here the
 // embedded engine) announces.
-func dynRegistry(t *testing.T) (*schedulers.Registry, func() protocol.Config) {
+func dynRegistry(t *testing.T) (*schedulers.Registry, func() batsim.Config) {
 	t.Helper()
 	fcfs, ok := schedulers.Builtin().Get("fcfs")
 	if !ok {
 		t.Fatal("no fcfs policy")
 	}
 	var mu sync.Mutex
-	var cfg protocol.Config
+	var cfg batsim.Config
 	reg := schedulers.NewRegistry()
 	reg.Add(*fcfs)
 	reg.Add(schedulers.Spec{Name: "fcfs-dyn", Description: "FCFS that says it needs dynamic jobs", DynamicJobs: true,
@@ -44,7 +44,7 @@ func dynRegistry(t *testing.T) (*schedulers.Registry, func() protocol.Config) {
 			p, err := fcfs.Build(schedulers.Options{})
 			return configSpy{Policy: p, mu: &mu, got: &cfg}, err
 		}})
-	return reg, func() protocol.Config { mu.Lock(); defer mu.Unlock(); return cfg }
+	return reg, func() batsim.Config { mu.Lock(); defer mu.Unlock(); return cfg }
 }
 
 func dynSpec(t *testing.T, policy string) RunSpec {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // JobRow is one line of a Batsim PREFIX_jobs.csv file.
@@ -37,11 +37,11 @@ type JobRow struct {
 }
 
 // Hosts parses the allocated resources.
-func (r *JobRow) Hosts() (protocol.IntervalSet, error) {
+func (r *JobRow) Hosts() (batsim.IntervalSet, error) {
 	if r.Alloc == "" {
 		return nil, nil
 	}
-	return protocol.ParseIntervalSet(r.Alloc)
+	return batsim.ParseIntervalSet(r.Alloc)
 }
 
 // Rejected reports whether the job never ran.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // resMix draws a job size from a mix typical of HPC logs: mostly small
@@ -59,7 +59,7 @@ func loadedPlatform(n int, blocked bool) *State {
 		if wt == 0 {
 			start = now - r.Float64()*3600
 		}
-		j := &Job{ID: fmt.Sprintf("w0!r%d", k), Res: res, Walltime: wt, State: protocol.StateRunning, Start: start, Seq: s.seq}
+		j := &Job{ID: fmt.Sprintf("w0!r%d", k), Res: res, Walltime: wt, State: batsim.StateRunning, Start: start, Seq: s.seq}
 		s.seq++
 		for h := next; h < next+res; h++ {
 			j.Alloc = append(j.Alloc, h)
@@ -79,7 +79,7 @@ func loadedPlatform(n int, blocked bool) *State {
 		if i == 0 {
 			res = 256
 		}
-		j := &Job{ID: fmt.Sprintf("w0!%d", i), Submit: t, Res: res, Walltime: walltimeMix(r), State: protocol.StateSubmitted, Seq: s.seq}
+		j := &Job{ID: fmt.Sprintf("w0!%d", i), Submit: t, Res: res, Walltime: walltimeMix(r), State: batsim.StateSubmitted, Seq: s.seq}
 		s.seq++
 		s.enqueue(j)
 		s.jobs[j.ID] = j
@@ -101,7 +101,7 @@ func undo(s *State, started []*Job) {
 		s.cands.insert(s.resIndex(j.Res), j)
 		s.fit.set(j.qpos, j.Res, j.WalltimeOrInf())
 		s.dead--
-		j.State, j.Start, j.Alloc = protocol.StateSubmitted, 0, nil
+		j.State, j.Start, j.Alloc = batsim.StateSubmitted, 0, nil
 	}
 }
 
@@ -125,7 +125,7 @@ func BenchmarkPolicyDecision(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/%s/waiting=%d", scenario, policy, n), func(b *testing.B) {
 					starts := -1
 					for b.Loop() {
-						d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+						d := &Decider{s: s, reply: batsim.NewReply(s.Now)}
 						p.Decide(s, d)
 						if d.Err() != nil {
 							b.Fatal(d.Err())
@@ -155,7 +155,7 @@ func TestLoadedPlatformBenchFixture(t *testing.T) {
 	for _, policy := range []string{"easy", "fcfs"} {
 		spec, _ := Builtin().Get(policy)
 		p, _ := spec.Build(nil)
-		d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+		d := &Decider{s: s, reply: batsim.NewReply(s.Now)}
 		p.Decide(s, d)
 		if d.Err() != nil {
 			t.Fatal(d.Err())
@@ -174,7 +174,7 @@ func TestLoadedPlatformBenchFixture(t *testing.T) {
 	blocked := loadedPlatform(1000, true)
 	spec, _ := Builtin().Get("easy")
 	p, _ := spec.Build(nil)
-	d := &Decider{s: blocked, reply: protocol.NewReply(blocked.Now)}
+	d := &Decider{s: blocked, reply: batsim.NewReply(blocked.Now)}
 	p.Decide(blocked, d)
 	if d.Err() != nil || len(d.Started()) != 0 {
 		t.Fatalf("blocked fixture: %v, %d started", d.Err(), len(d.Started()))

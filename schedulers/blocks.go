@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // The three building blocks every policy is made of (queue order, start
@@ -142,7 +142,7 @@ func (Blocking) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 // the decider refuses the action).
 func blockingStep(s *State, j *Job, hosts HostSelector, d *Decider) bool {
 	switch {
-	case j.State != protocol.StateSubmitted:
+	case j.State != batsim.StateSubmitted:
 		return true
 	case j.refused:
 		return d.Reject(j)
@@ -181,7 +181,7 @@ func (Greedy) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
 		if j == nil {
 			return
 		}
-		if j.State != protocol.StateSubmitted {
+		if j.State != batsim.StateSubmitted {
 			continue
 		}
 		if j.Res <= s.NbFree() && !d.Start(j, hosts.Select(s, j, j.Res)) {
@@ -208,7 +208,7 @@ func (EASY) ApplyArrival(s *State, hosts HostSelector, d *Decider) {
 	i := 0
 	for ; i < len(q); i++ {
 		j := q[i]
-		if j.State != protocol.StateSubmitted {
+		if j.State != batsim.StateSubmitted {
 			continue
 		}
 		if j.Res > s.NbFree() {
@@ -240,7 +240,7 @@ func (EASY) applyWalk(s *State, w queueWalk, hosts HostSelector, d *Decider) {
 		if j == nil {
 			return
 		}
-		if j.State != protocol.StateSubmitted {
+		if j.State != batsim.StateSubmitted {
 			continue
 		}
 		if j.Res > s.NbFree() {
@@ -303,7 +303,7 @@ func backfill(s *State, shadow float64, extra int, hosts HostSelector, d *Decide
 		if j == nil {
 			return
 		}
-		if j.State != protocol.StateSubmitted {
+		if j.State != batsim.StateSubmitted {
 			continue
 		}
 		ends := s.Now+j.WalltimeOrInf() <= shadow

@@ -9,7 +9,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // easyBench is a replyBench over n identical hosts (no speed property, so
@@ -23,22 +23,22 @@ func newEasyBench(t *testing.T, policy string, nHosts int) *easyBench {
 }
 
 // sub is JOB_SUBMITTED of job w0!name; walltime <= 0 leaves it out.
-func sub(name string, res int, walltime float64) protocol.Event {
+func sub(name string, res int, walltime float64) batsim.Event {
 	job := map[string]any{"id": "w0!" + name, "subtime": 0, "res": res, "profile": "p"}
 	if walltime > 0 {
 		job["walltime"] = walltime
 	}
 	raw, _ := json.Marshal(job)
-	return protocol.Event{Type: protocol.TypeJobSubmitted, Data: &protocol.JobSubmitted{JobID: "w0!" + name, Job: raw}}
+	return batsim.Event{Type: batsim.TypeJobSubmitted, Data: &batsim.JobSubmitted{JobID: "w0!" + name, Job: raw}}
 }
 
 // done is JOB_COMPLETED of job w0!name (step fills in its allocation).
-func done(name string) protocol.Event {
-	return protocol.Event{Type: protocol.TypeJobCompleted, Data: &protocol.JobCompleted{JobID: "w0!" + name, JobState: protocol.StateSuccess}}
+func done(name string) batsim.Event {
+	return batsim.Event{Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: "w0!" + name, JobState: batsim.StateSuccess}}
 }
 
 // step sends one message at now and returns the started jobs.
-func (b *easyBench) step(now float64, evs ...protocol.Event) map[string]string {
+func (b *easyBench) step(now float64, evs ...batsim.Event) map[string]string {
 	b.t.Helper()
 	started := map[string]string{}
 	for _, d := range b.replyBench.step(now, evs...) {
@@ -51,7 +51,7 @@ func (b *easyBench) step(now float64, evs ...protocol.Event) map[string]string {
 	return started
 }
 
-func (b *easyBench) expect(now float64, want map[string]string, evs ...protocol.Event) {
+func (b *easyBench) expect(now float64, want map[string]string, evs ...batsim.Event) {
 	b.t.Helper()
 	got := b.step(now, evs...)
 	if !reflect.DeepEqual(got, want) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // BUCMA, the user-trust multi-algorithm queue model (specs/algorithms.md §3).
@@ -115,7 +115,7 @@ func (s *Scores) Pinned(user string) bool {
 // case), a killed, failed or rejected job, and a job without walltime leave
 // it unchanged, as does a pinned owner.
 func (s *Scores) Update(j *Job) int {
-	if j.State != protocol.StateSuccess || s.Pinned(j.User) {
+	if j.State != batsim.StateSuccess || s.Pinned(j.User) {
 		return 0
 	}
 	p, ok := Precision(j)
@@ -414,7 +414,7 @@ func (b *BUCMA) recordSubmissions(ranked []scoredJob) {
 	left := 0
 	for _, j := range b.pending {
 		b.info[j.ID] = SubmitInfo{Su: b.Order.Scores.Score(j.User)}
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			left++
 		}
 	}

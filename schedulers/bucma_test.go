@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // ---------------------------------------------------------------- precision table
@@ -70,9 +70,9 @@ func TestScoreUpdateAtBoundaries(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := NewScores(50, nil)
-		d := s.Update(endedJob("u", c.w, c.te, protocol.StateSuccess))
+		d := s.Update(endedJob("u", c.w, c.te, batsim.StateSuccess))
 		if got := s.Score("u"); got != c.want || d != c.want-50 {
-			p, _ := Precision(endedJob("u", c.w, c.te, protocol.StateSuccess))
+			p, _ := Precision(endedJob("u", c.w, c.te, batsim.StateSuccess))
 			t.Errorf("W=%v Te=%v (P=%v): Su=%d delta=%d, want %d", c.w, c.te, p, got, d, c.want)
 		}
 	}
@@ -84,19 +84,19 @@ func TestScoreClampingAndInitial(t *testing.T) {
 		t.Fatalf("initial score %d, want 95", s.Score("new"))
 	}
 	// 95 + 10 clamps at 100; the applied increment is 5.
-	if d := s.Update(endedJob("a", 100, 90, protocol.StateSuccess)); d != 5 || s.Score("a") != 100 {
+	if d := s.Update(endedJob("a", 100, 90, batsim.StateSuccess)); d != 5 || s.Score("a") != 100 {
 		t.Errorf("95+10: Su=%d delta=%d, want 100 and 5", s.Score("a"), d)
 	}
-	if d := s.Update(endedJob("a", 100, 90, protocol.StateSuccess)); d != 0 || s.Score("a") != 100 {
+	if d := s.Update(endedJob("a", 100, 90, batsim.StateSuccess)); d != 0 || s.Score("a") != 100 {
 		t.Errorf("100+10: Su=%d delta=%d, want 100 and 0", s.Score("a"), d)
 	}
 	s = NewScores(2, nil)
 	// 2 − 3 clamps at 0, and stays there.
-	s.Update(endedJob("b", 100, 1, protocol.StateSuccess))
+	s.Update(endedJob("b", 100, 1, batsim.StateSuccess))
 	if s.Score("b") != 0 {
 		t.Errorf("2-3: Su=%d, want 0", s.Score("b"))
 	}
-	s.Update(endedJob("b", 100, 1, protocol.StateSuccess))
+	s.Update(endedJob("b", 100, 1, batsim.StateSuccess))
 	if s.Score("b") != 0 {
 		t.Errorf("0-3: Su=%d, want 0", s.Score("b"))
 	}
@@ -117,13 +117,13 @@ func TestScoreUnchangedCases(t *testing.T) {
 		name string
 		j    *Job
 	}{
-		{"walltime reached", endedJob("u", 100, 100, protocol.StateWalltimeReached)},
-		{"walltime reached early (P 90)", endedJob("u", 100, 90, protocol.StateWalltimeReached)},
-		{"killed", endedJob("u", 100, 90, protocol.StateKilled)},
-		{"failed", endedJob("u", 100, 90, protocol.StateFailed)},
-		{"failed imprecise", endedJob("u", 100, 1, protocol.StateFailed)},
-		{"rejected", &Job{ID: "w0!r", User: "u", Res: 1, Walltime: 100, State: protocol.StateRejected, End: 5}},
-		{"no walltime", endedJob("u", 0, 90, protocol.StateSuccess)},
+		{"walltime reached", endedJob("u", 100, 100, batsim.StateWalltimeReached)},
+		{"walltime reached early (P 90)", endedJob("u", 100, 90, batsim.StateWalltimeReached)},
+		{"killed", endedJob("u", 100, 90, batsim.StateKilled)},
+		{"failed", endedJob("u", 100, 90, batsim.StateFailed)},
+		{"failed imprecise", endedJob("u", 100, 1, batsim.StateFailed)},
+		{"rejected", &Job{ID: "w0!r", User: "u", Res: 1, Walltime: 100, State: batsim.StateRejected, End: 5}},
+		{"no walltime", endedJob("u", 0, 90, batsim.StateSuccess)},
 	}
 	for _, c := range cases {
 		s := NewScores(50, nil)
@@ -149,11 +149,11 @@ func TestPinnedScores(t *testing.T) {
 	}
 	s := NewScores(50, pins)
 	for i := 0; i < 3; i++ {
-		s.Update(endedJob("bob", 100, 90, protocol.StateSuccess))   // would be +10
-		s.Update(endedJob("alice", 100, 1, protocol.StateSuccess))  // would be −3
-		s.Update(endedJob("dave", 100, 90, protocol.StateSuccess))  // learns
-		s.Update(endedJob("team:a", 100, 1, protocol.StateSuccess)) // pinned
-		s.Update(endedJob("", 100, 90, protocol.StateSuccess))      // the anonymous user is pinned too
+		s.Update(endedJob("bob", 100, 90, batsim.StateSuccess))   // would be +10
+		s.Update(endedJob("alice", 100, 1, batsim.StateSuccess))  // would be −3
+		s.Update(endedJob("dave", 100, 90, batsim.StateSuccess))  // learns
+		s.Update(endedJob("team:a", 100, 1, batsim.StateSuccess)) // pinned
+		s.Update(endedJob("", 100, 90, batsim.StateSuccess))      // the anonymous user is pinned too
 	}
 	for u, v := range map[string]int{"alice": 100, "bob": 0, "team:a": 7, "": 20, "dave": 80} {
 		if s.Score(u) != v {
@@ -207,10 +207,10 @@ func TestParseWeights(t *testing.T) {
 // MaxW = 400 (j3 has none and counts as W = MaxW): 1 − W/MaxW = .75, 0, 0, .25.
 func sfQueue(submits [4]float64) []*Job {
 	return []*Job{
-		{ID: "w0!j1", Submit: submits[0], User: "u0", Res: 1, Walltime: 100, Seq: 0, State: protocol.StateSubmitted},
-		{ID: "w0!j2", Submit: submits[1], User: "u100", Res: 1, Walltime: 400, Seq: 1, State: protocol.StateSubmitted},
-		{ID: "w0!j3", Submit: submits[2], User: "u50", Res: 1, Walltime: 0, Seq: 2, State: protocol.StateSubmitted},
-		{ID: "w0!j4", Submit: submits[3], User: "u100", Res: 1, Walltime: 300, Seq: 3, State: protocol.StateSubmitted},
+		{ID: "w0!j1", Submit: submits[0], User: "u0", Res: 1, Walltime: 100, Seq: 0, State: batsim.StateSubmitted},
+		{ID: "w0!j2", Submit: submits[1], User: "u100", Res: 1, Walltime: 400, Seq: 1, State: batsim.StateSubmitted},
+		{ID: "w0!j3", Submit: submits[2], User: "u50", Res: 1, Walltime: 0, Seq: 2, State: batsim.StateSubmitted},
+		{ID: "w0!j4", Submit: submits[3], User: "u100", Res: 1, Walltime: 300, Seq: 3, State: batsim.StateSubmitted},
 	}
 }
 
@@ -476,7 +476,7 @@ func TestBUCMALearnsScoresThroughSession(t *testing.T) {
 	}}
 	d := newDriver(t, sc)
 	out := d.run("")
-	if out["w0!d"].state != protocol.StateWalltimeReached || out["w0!f"].state != protocol.StateFailed {
+	if out["w0!d"].state != batsim.StateWalltimeReached || out["w0!f"].state != batsim.StateFailed {
 		t.Fatalf("driver states: d %s, f %s", out["w0!d"].state, out["w0!f"].state)
 	}
 	b := d.sess.Policy().(*BUCMA)
@@ -495,7 +495,7 @@ func TestBUCMAUserFields(t *testing.T) {
 		`{"res":1,"user_id":"u7"}`:           "u7",
 		`{"res":1}`:                          "",
 	} {
-		j, err := parseJob(&protocol.JobSubmitted{JobID: "w0!1", Job: []byte(raw)}, 0)
+		j, err := parseJob(&batsim.JobSubmitted{JobID: "w0!1", Job: []byte(raw)}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 func baseNames(bases []*Spec) []string {
@@ -100,11 +100,11 @@ func TestCompositeArrivalPath(t *testing.T) {
 		{WalltimeOrder{}, "Apply"},
 	} {
 		s := NewState(make([]Host, 2))
-		j := &Job{ID: "w0!1", Res: 1, State: protocol.StateSubmitted}
+		j := &Job{ID: "w0!1", Res: 1, State: batsim.StateSubmitted}
 		s.jobs[j.ID] = j
 		s.enqueue(j)
 		var calls []string
-		(&Composite{Order: c.order, Rule: recordingRule{&calls}, Hosts: FirstFit{}}).Decide(s, &Decider{s: s, reply: protocol.NewReply(0)})
+		(&Composite{Order: c.order, Rule: recordingRule{&calls}, Hosts: FirstFit{}}).Decide(s, &Decider{s: s, reply: batsim.NewReply(0)})
 		if len(calls) != 1 || calls[0] != c.want {
 			t.Errorf("%T: calls %v, want %s", c.order, calls, c.want)
 		}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // refBackfill is Backfill without the candidate index: the plain scan of
@@ -17,7 +17,7 @@ func refBackfill(s *State, q []*Job, shadow float64, extra int, hosts HostSelect
 		if s.NbFree() == 0 {
 			return
 		}
-		if j.State != protocol.StateSubmitted || j.Res > s.NbFree() {
+		if j.State != batsim.StateSubmitted || j.Res > s.NbFree() {
 			continue
 		}
 		switch {
@@ -53,7 +53,7 @@ func randomQueueState(seed uint64) *State {
 	h := 0
 	for k := 0; h < n && r.IntN(8) > 0; k++ {
 		res := min(1+r.IntN(1+n/3), n-h)
-		j := &Job{ID: fmt.Sprintf("w0!r%d", k), Res: res, Walltime: wt(), State: protocol.StateRunning, Start: s.Now - float64(r.IntN(500))}
+		j := &Job{ID: fmt.Sprintf("w0!r%d", k), Res: res, Walltime: wt(), State: batsim.StateRunning, Start: s.Now - float64(r.IntN(500))}
 		for x := h; x < h+res; x++ {
 			j.Alloc = append(j.Alloc, x)
 			s.Hosts[x].Jobs = []*Job{j}
@@ -63,7 +63,7 @@ func randomQueueState(seed uint64) *State {
 		s.jobs[j.ID] = j
 	}
 	for i := 0; i < r.IntN(300); i++ {
-		j := &Job{ID: fmt.Sprintf("w0!%d", i), Submit: float64(i), Res: 1 + r.IntN(n), Walltime: wt(), State: protocol.StateSubmitted, Seq: int64(i)}
+		j := &Job{ID: fmt.Sprintf("w0!%d", i), Submit: float64(i), Res: 1 + r.IntN(n), Walltime: wt(), State: batsim.StateSubmitted, Seq: int64(i)}
 		if r.IntN(3) == 0 {
 			j.Res = 1 + r.IntN(1+n/8)
 		}
@@ -92,8 +92,8 @@ func TestBackfillIndexMatchesPlainScan(t *testing.T) {
 				shadow, extra = a.Now+w[r.IntN(len(w))].WalltimeOrInf(), r.IntN(3)
 			}
 		}
-		da := &Decider{s: a, reply: protocol.NewReply(a.Now)}
-		db := &Decider{s: b, reply: protocol.NewReply(b.Now)}
+		da := &Decider{s: a, reply: batsim.NewReply(a.Now)}
+		db := &Decider{s: b, reply: batsim.NewReply(b.Now)}
 		Backfill(a, a.Waiting(), shadow, extra, Fastest{}, da)
 		refBackfill(b, b.Waiting(), shadow, extra, Fastest{}, db)
 		if da.Err() != nil || db.Err() != nil {

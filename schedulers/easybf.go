@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // BatschedEASY is EASY backfilling as batsched's easy_bf (src/algo/easy_bf.cpp
@@ -95,7 +95,7 @@ func (b *BatschedEASY) JobSubmitted(_ *State, j *Job) { b.submitted = append(b.s
 // JobEnded implements EndObserver: a job that ran has ended (rejections do
 // not count).
 func (b *BatschedEASY) JobEnded(_ *State, j *Job) {
-	if j.State != protocol.StateRejected {
+	if j.State != batsim.StateRejected {
 		b.ended = true
 	}
 }
@@ -108,7 +108,7 @@ func (b *BatschedEASY) Decide(s *State, d *Decider) {
 	before := b.first()
 	recent := b.recent[:0]
 	for _, j := range b.submitted {
-		if j.State == protocol.StateSubmitted { // refused jobs are rejected already
+		if j.State == batsim.StateSubmitted { // refused jobs are rejected already
 			b.insert(j, s.LastEvent)
 			recent = append(recent, j)
 		}
@@ -135,7 +135,7 @@ func (b *BatschedEASY) Decide(s *State, d *Decider) {
 			if avail <= 0 || d.Err() != nil {
 				break
 			}
-			if j.State == protocol.StateSubmitted && j != after && j.Res <= avail && b.startNow(s, j, now, d) {
+			if j.State == batsim.StateSubmitted && j != after && j.Res <= avail && b.startNow(s, j, now, d) {
 				avail -= j.Res
 			}
 		}
@@ -143,7 +143,7 @@ func (b *BatschedEASY) Decide(s *State, d *Decider) {
 		// The whole queue, in order; the priority job is placed anew.
 		for i := b.head; i < len(b.queue) && d.Err() == nil; i++ {
 			j := b.queue[i].j
-			if j.State != protocol.StateSubmitted {
+			if j.State != batsim.StateSubmitted {
 				continue
 			}
 			if j == after {
@@ -181,7 +181,7 @@ func (b *BatschedEASY) insert(j *Job, release float64) {
 
 // first is the first waiting job of the queue, or nil.
 func (b *BatschedEASY) first() *Job {
-	for b.head < len(b.queue) && b.queue[b.head].j.State != protocol.StateSubmitted {
+	for b.head < len(b.queue) && b.queue[b.head].j.State != batsim.StateSubmitted {
 		b.head++
 	}
 	if b.head == len(b.queue) {
@@ -193,7 +193,7 @@ func (b *BatschedEASY) first() *Job {
 // firstAfter is the first waiting job at or after position i, or nil.
 func (b *BatschedEASY) firstAfter(i int) *Job {
 	for ; i < len(b.queue); i++ {
-		if j := b.queue[i].j; j.State == protocol.StateSubmitted {
+		if j := b.queue[i].j; j.State == batsim.StateSubmitted {
 			return j
 		}
 	}
@@ -208,7 +208,7 @@ func (b *BatschedEASY) compact() {
 	}
 	live := b.queue[:0]
 	for _, e := range b.queue {
-		if e.j.State == protocol.StateSubmitted {
+		if e.j.State == batsim.StateSubmitted {
 			live = append(live, e)
 		}
 	}

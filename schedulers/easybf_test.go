@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // batschedEASY are the options under which easy decides as batsched's
@@ -138,12 +138,12 @@ func TestBatschedEASYMatchesCountWithoutConflicts(t *testing.T) {
 // backfills after that, with the message's now; a start that would go
 // before a rejection already in the reply takes the rejection's date.
 func TestBatschedEASYPriorityDate(t *testing.T) {
-	dates := func(b *replyBench, now float64, evs ...protocol.Event) []string {
+	dates := func(b *replyBench, now float64, evs ...batsim.Event) []string {
 		t.Helper()
 		for i := range evs {
 			evs[i].Timestamp = now - 2
 		}
-		reply, err := b.sess.Handle(&protocol.Message{Now: now, Events: evs})
+		reply, err := b.sess.Handle(&batsim.Message{Now: now, Events: evs})
 		if err != nil {
 			t.Fatal(err)
 		}

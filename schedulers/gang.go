@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // Gang scheduling on a multicluster (docs/policies.md, "Gang scheduling"):
@@ -346,7 +346,7 @@ func (g *Gang) Decide(s *State, d *Decider) {
 func (g *Gang) dropLeft() {
 	k := 0
 	for _, gj := range g.waiting {
-		if gj.j.State == protocol.StateSubmitted {
+		if gj.j.State == batsim.StateSubmitted {
 			g.waiting[k] = gj
 			k++
 			continue

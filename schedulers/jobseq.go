@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // A jobSeq keeps the waiting jobs sorted by one queue order, so that a
@@ -654,7 +654,7 @@ func (q *jobSeq) check(s *State) error {
 	q.ready()
 	want := map[*Job]bool{}
 	for _, j := range s.waiting {
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			want[j] = true
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // Differential tests of the incremental orders: a jobSeq against a sort of
@@ -38,7 +38,7 @@ var seqOrders = []struct {
 func randomJob(r *rand.Rand, s *State, i int, users int) *Job {
 	j := &Job{ID: "w" + strconv.Itoa(r.IntN(3)) + "!" + strconv.Itoa(r.IntN(5000)) + "_" + strconv.Itoa(i),
 		Submit: float64(r.IntN(40)), Res: r.IntN(41), User: "u" + strconv.Itoa(r.IntN(users)),
-		State: protocol.StateSubmitted, Seq: s.seq}
+		State: batsim.StateSubmitted, Seq: s.seq}
 	if r.IntN(8) > 0 {
 		j.Walltime = float64(1 + r.IntN(30)*r.IntN(30))
 	}
@@ -52,7 +52,7 @@ func randomJob(r *rand.Rand, s *State, i int, users int) *Job {
 // leave takes j out of the queue as a start or a rejection does.
 func leave(s *State, j *Job) {
 	s.dequeued(j)
-	j.State = protocol.StateRunning
+	j.State = batsim.StateRunning
 }
 
 // liveInOrder is the reference: the waiting jobs sorted by o.
@@ -178,7 +178,7 @@ func TestJobSeqShapes(t *testing.T) {
 	var jobs []*Job
 	add := func(n int) {
 		for i := 0; i < n; i++ {
-			j := &Job{ID: fmt.Sprintf("w0!%06d", len(jobs)), Submit: float64(len(jobs)), Res: 1, State: protocol.StateSubmitted, Seq: s.seq}
+			j := &Job{ID: fmt.Sprintf("w0!%06d", len(jobs)), Submit: float64(len(jobs)), Res: 1, State: batsim.StateSubmitted, Seq: s.seq}
 			s.seq++
 			s.enqueue(j)
 			jobs = append(jobs, j)
@@ -200,7 +200,7 @@ func TestJobSeqShapes(t *testing.T) {
 	third := q.blocks[2].e[0].j.Submit
 	var between []*Job
 	for i := 0; i < 60; i++ {
-		j := &Job{ID: fmt.Sprintf("w0!b%04d", i), Submit: third + 0.5 + float64(i%50), Res: 2, State: protocol.StateSubmitted, Seq: s.seq}
+		j := &Job{ID: fmt.Sprintf("w0!b%04d", i), Submit: third + 0.5 + float64(i%50), Res: 2, State: batsim.StateSubmitted, Seq: s.seq}
 		s.seq++
 		s.enqueue(j)
 		between = append(between, j)
@@ -218,7 +218,7 @@ func TestJobSeqShapes(t *testing.T) {
 	check("after the purge of a block")
 	// Everything leaves: the blocks go, the tree shrinks.
 	for _, j := range append(jobs, between...) {
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			leave(s, j)
 		}
 	}
@@ -234,7 +234,7 @@ func TestJobSeqShapes(t *testing.T) {
 	check("grown again")
 	// Out of order arrivals: every one goes into the first block.
 	for i := 0; i < 300; i++ {
-		j := &Job{ID: fmt.Sprintf("w0!a%04d", i), Submit: -1, Res: 1, State: protocol.StateSubmitted, Seq: s.seq}
+		j := &Job{ID: fmt.Sprintf("w0!a%04d", i), Submit: -1, Res: 1, State: batsim.StateSubmitted, Seq: s.seq}
 		s.seq++
 		s.enqueue(j)
 	}
@@ -283,7 +283,7 @@ func TestSfWalkMatchesRank(t *testing.T) {
 		// Some scores learnt (and the walk's mirror told) before the walk.
 		for k := r.IntN(40); k > 0; k-- {
 			u := "u" + strconv.Itoa(r.IntN(20))
-			o.Scores.Update(&Job{User: u, State: protocol.StateSuccess, Walltime: 100, Start: 0, End: float64(r.IntN(100)), Alloc: []int{0}})
+			o.Scores.Update(&Job{User: u, State: batsim.StateSuccess, Walltime: 100, Start: 0, End: float64(r.IntN(100)), Alloc: []int{0}})
 		}
 		what := fmt.Sprintf("seed %d (%d jobs, base %T%v, weights %v)", seed, s.NbWaiting(), o.Base, o.Base, o.Weights)
 		want := s.WaitingCopy()
@@ -372,12 +372,12 @@ func TestSfWalkMatchesRank(t *testing.T) {
 		q.purge()
 		for k := r.IntN(30); k > 0; k-- {
 			u := "u" + strconv.Itoa(r.IntN(160))
-			o.Scores.Update(&Job{User: u, State: protocol.StateSuccess, Walltime: 100, Start: 0, End: float64(r.IntN(100)), Alloc: []int{0}})
+			o.Scores.Update(&Job{User: u, State: batsim.StateSuccess, Walltime: 100, Start: 0, End: float64(r.IntN(100)), Alloc: []int{0}})
 		}
 		if seed%5 == 4 {
 			// +3 and -3 in turn: every update changes a score.
 			for k := 0; k < 2*maxChanged; k++ {
-				o.Scores.Update(&Job{User: "u" + strconv.Itoa(k%7), State: protocol.StateSuccess, Walltime: 100, End: float64(5 + 55*(k/7%2)), Alloc: []int{0}})
+				o.Scores.Update(&Job{User: "u" + strconv.Itoa(k%7), State: batsim.StateSuccess, Walltime: 100, End: float64(5 + 55*(k/7%2)), Alloc: []int{0}})
 			}
 		}
 		want = s.WaitingCopy()
@@ -395,7 +395,7 @@ func TestSfWalkMatchesRank(t *testing.T) {
 func TestScoresChangedList(t *testing.T) {
 	sc := NewScores(50, nil)
 	end := func(u string) {
-		sc.Update(&Job{User: u, State: protocol.StateSuccess, Walltime: 100, End: 90, Alloc: []int{0}})
+		sc.Update(&Job{User: u, State: batsim.StateSuccess, Walltime: 100, End: 90, Alloc: []int{0}})
 	}
 	end("a")
 	end("b")

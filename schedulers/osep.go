@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // OSEP is the Owner Share Enforcement Policy (algorithms.md §5): the hosts
@@ -158,7 +158,7 @@ func (o *OSEP) startReserved(s *State, d *Decider) {
 		j := o.reserved[h]
 		host := &s.Hosts[h]
 		switch {
-		case j.State != protocol.StateSubmitted || j.refused:
+		case j.State != batsim.StateSubmitted || j.refused:
 			delete(o.reserved, h)
 			o.stale = true // not a way a reserved job leaves: count again
 		case host.Free():
@@ -232,7 +232,7 @@ func (o *OSEP) compute(s *State) (map[string]*osepUser, []*osepUser) {
 		reservedSpeed[j] = s.Hosts[h].Speed
 	}
 	for _, j := range s.Waiting() {
-		if j.State != protocol.StateSubmitted || j.refused || j.Res != 1 {
+		if j.State != batsim.StateSubmitted || j.refused || j.Res != 1 {
 			continue
 		}
 		u := get(j.User)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // TestOSEPStandingsKept plays, message by message, a preemption whose host
@@ -19,17 +19,17 @@ func TestOSEPStandingsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []protocol.Resource
+	var res []batsim.Resource
 	for i, owner := range []string{"a", "b"} {
-		res = append(res, protocol.Resource{ID: i, Name: "h" + string(rune('0'+i)), State: "idle",
+		res = append(res, batsim.Resource{ID: i, Name: "h" + string(rune('0'+i)), State: "idle",
 			Properties: map[string]string{"speed": "1e9", "owner": owner}, ZoneProperties: map[string]string{}})
 	}
-	submit := func(at float64, name, user string) protocol.Event {
+	submit := func(at float64, name, user string) batsim.Event {
 		job, _ := json.Marshal(map[string]any{"id": "w0!" + name, "subtime": at, "res": 1, "profile": "p", "user": user})
-		return protocol.Event{Timestamp: at, Type: protocol.TypeJobSubmitted,
-			Data: &protocol.JobSubmitted{JobID: "w0!" + name, Job: job, Profile: json.RawMessage(`{"type":"delay","delay":1000}`)}}
+		return batsim.Event{Timestamp: at, Type: batsim.TypeJobSubmitted,
+			Data: &batsim.JobSubmitted{JobID: "w0!" + name, Job: job, Profile: json.RawMessage(`{"type":"delay","delay":1000}`)}}
 	}
-	handle := func(msg *protocol.Message) string {
+	handle := func(msg *batsim.Message) string {
 		t.Helper()
 		reply, err := sess.Handle(msg)
 		if err != nil {
@@ -37,16 +37,16 @@ func TestOSEPStandingsKept(t *testing.T) {
 		}
 		return string(reply.Encode())
 	}
-	handle(&protocol.Message{Now: 0, Events: []protocol.Event{
-		{Type: protocol.TypeSimulationBegins, Data: &protocol.SimulationBegins{NbResources: 2, NbComputeResources: 2,
-			Config: protocol.Config{DynamicJobsEnabled: true, DynamicJobsAcknowledged: true}, ComputeResources: res,
+	handle(&batsim.Message{Now: 0, Events: []batsim.Event{
+		{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{NbResources: 2, NbComputeResources: 2,
+			Config: batsim.Config{DynamicJobsEnabled: true, DynamicJobsAcknowledged: true}, ComputeResources: res,
 			Workloads: map[string]string{"w0": "w0.json"}}},
 		submit(0, "a1", "a"), submit(0, "a2", "a"),
 	}})
-	handle(&protocol.Message{Now: 30, Events: []protocol.Event{submit(30, "b1", "b"), submit(30, "b2", "b")}})
+	handle(&batsim.Message{Now: 30, Events: []batsim.Event{submit(30, "b1", "b"), submit(30, "b2", "b")}})
 	// The round at 60: a runs two jobs on one host of its own, b none on
 	// its own: a2 (on h1, b's host) is killed, h1 reserved for b1.
-	if r := handle(&protocol.Message{Now: 60, Events: []protocol.Event{{Timestamp: 60, Type: protocol.TypeRequestedCall, Data: &protocol.RequestedCall{}}}}); !strings.Contains(r, "KILL_JOB") {
+	if r := handle(&batsim.Message{Now: 60, Events: []batsim.Event{{Timestamp: 60, Type: batsim.TypeRequestedCall, Data: &batsim.RequestedCall{}}}}); !strings.Contains(r, "KILL_JOB") {
 		t.Fatalf("no preemption at the round: %s", r)
 	}
 	o := sess.Policy().(*OSEP)
@@ -55,11 +55,11 @@ func TestOSEPStandingsKept(t *testing.T) {
 	}
 	// h1 goes down, then the kill completes: b1 waits again, before b2.
 	p := 0.06
-	handle(&protocol.Message{Now: 61, Events: []protocol.Event{
-		{Timestamp: 61, Type: protocol.TypeNotify, Data: &protocol.Notify{Kind: protocol.NotifyMachineUnavailable, Resources: "1"}},
-		{Timestamp: 61, Type: protocol.TypeJobCompleted, Data: &protocol.JobCompleted{JobID: "w0!a2", JobState: protocol.StateKilled, Alloc: "1"}},
-		{Timestamp: 61, Type: protocol.TypeJobKilled, Data: &protocol.JobKilled{JobIDs: []string{"w0!a2"},
-			JobProgress: map[string]*protocol.JobProgress{"w0!a2": {ProfileName: "p", Progress: &p}}}},
+	handle(&batsim.Message{Now: 61, Events: []batsim.Event{
+		{Timestamp: 61, Type: batsim.TypeNotify, Data: &batsim.Notify{Kind: batsim.NotifyMachineUnavailable, Resources: "1"}},
+		{Timestamp: 61, Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: "w0!a2", JobState: batsim.StateKilled, Alloc: "1"}},
+		{Timestamp: 61, Type: batsim.TypeJobKilled, Data: &batsim.JobKilled{JobIDs: []string{"w0!a2"},
+			JobProgress: map[string]*batsim.JobProgress{"w0!a2": {ProfileName: "p", Progress: &p}}}},
 	}})
 	if len(o.reserved) != 0 {
 		t.Fatalf("reservation kept on an unavailable host: %v", o.reserved)

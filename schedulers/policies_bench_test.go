@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // benchState builds a loaded platform: 1000 hosts (four speeds), 990 of
@@ -22,7 +22,7 @@ func benchState(n int) *State {
 	}
 	s := NewState(hosts)
 	for k := 0; k < 99; k++ {
-		j := &Job{ID: fmt.Sprintf("w0!r%d", k), Res: 10, Walltime: float64(600 + r.IntN(86400)), State: protocol.StateRunning,
+		j := &Job{ID: fmt.Sprintf("w0!r%d", k), Res: 10, Walltime: float64(600 + r.IntN(86400)), State: batsim.StateRunning,
 			Start: float64(r.IntN(1000)), User: "u" + strconv.Itoa(r.IntN(200))}
 		for h := 10 * k; h < 10*k+10; h++ {
 			j.Alloc = append(j.Alloc, h)
@@ -35,7 +35,7 @@ func benchState(n int) *State {
 	for i := 0; i < n; i++ {
 		t += float64(r.IntN(3))
 		j := &Job{ID: fmt.Sprintf("w0!%d", i), Submit: t, Res: 11 + r.IntN(54), User: "u" + strconv.Itoa(r.IntN(200)),
-			State: protocol.StateSubmitted, Seq: s.seq}
+			State: batsim.StateSubmitted, Seq: s.seq}
 		if r.IntN(20) > 0 {
 			j.Walltime = float64(60 + r.IntN(86400))
 		}
@@ -70,7 +70,7 @@ func BenchmarkDecide(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				for b.Loop() {
-					d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+					d := &Decider{s: s, reply: batsim.NewReply(s.Now)}
 					p.Decide(s, d)
 					if d.Err() != nil || len(d.Started()) != 0 {
 						b.Fatalf("decision changed the state: %v, %d started", d.Err(), len(d.Started()))
@@ -95,7 +95,7 @@ func BenchmarkBUCMASubmission(b *testing.B) {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
 				bu.JobSubmitted(s, last)
-				bu.Decide(s, &Decider{s: s, reply: protocol.NewReply(s.Now)})
+				bu.Decide(s, &Decider{s: s, reply: batsim.NewReply(s.Now)})
 			}
 		})
 	}
@@ -114,7 +114,7 @@ func osepBenchState(n int) *State {
 	s := NewState(hosts)
 	s.Config.DynamicJobsEnabled = true
 	for h := range hosts {
-		j := &Job{ID: fmt.Sprintf("w0!r%d", h), Res: 1, State: protocol.StateRunning, Start: float64(r.IntN(1000)),
+		j := &Job{ID: fmt.Sprintf("w0!r%d", h), Res: 1, State: batsim.StateRunning, Start: float64(r.IntN(1000)),
 			User: "u" + strconv.Itoa(r.IntN(200)), Alloc: []int{h}, Seq: s.seq}
 		s.seq++
 		s.Hosts[h].Jobs = []*Job{j}
@@ -125,7 +125,7 @@ func osepBenchState(n int) *State {
 	for i := 0; i < n; i++ {
 		t += float64(r.IntN(3))
 		j := &Job{ID: fmt.Sprintf("w0!%d", i), Submit: t, Res: 1, User: "u" + strconv.Itoa(r.IntN(200)),
-			State: protocol.StateSubmitted, Seq: s.seq}
+			State: batsim.StateSubmitted, Seq: s.seq}
 		s.seq++
 		s.enqueue(j)
 		s.jobs[j.ID] = j
@@ -151,7 +151,7 @@ func BenchmarkDecideOSEP(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				for b.Loop() {
-					d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+					d := &Decider{s: s, reply: batsim.NewReply(s.Now)}
 					p.Decide(s, d)
 					if d.Err() != nil || len(d.Started()) != 0 {
 						b.Fatalf("decision changed the state: %v, %d started", d.Err(), len(d.Started()))

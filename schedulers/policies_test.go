@@ -10,7 +10,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // This file holds a tiny deterministic stand-in for Batsim (delay jobs, no
@@ -31,7 +31,7 @@ type tjob struct {
 // outcome is what happened to a job.
 type outcome struct {
 	start, end float64
-	alloc      protocol.IntervalSet
+	alloc      batsim.IntervalSet
 	state      string
 	started    bool
 }
@@ -118,15 +118,15 @@ func newDriver(t testing.TB, sc scenario) *driver {
 	return d
 }
 
-func (d *driver) beginMessage(schedConfig string) *protocol.Message {
-	res := make([]protocol.Resource, len(d.speeds))
+func (d *driver) beginMessage(schedConfig string) *batsim.Message {
+	res := make([]batsim.Resource, len(d.speeds))
 	for i, sp := range d.speeds {
-		res[i] = protocol.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle",
+		res[i] = batsim.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle",
 			Properties: map[string]string{"speed": strconv.FormatFloat(sp, 'g', -1, 64)}, ZoneProperties: map[string]string{}}
 	}
-	return &protocol.Message{Now: 0, Events: []protocol.Event{{Timestamp: 0, Type: protocol.TypeSimulationBegins,
-		Data: &protocol.SimulationBegins{NbResources: len(res), NbComputeResources: len(res),
-			Config: protocol.Config{SchedConfig: schedConfig}, ComputeResources: res,
+	return &batsim.Message{Now: 0, Events: []batsim.Event{{Timestamp: 0, Type: batsim.TypeSimulationBegins,
+		Data: &batsim.SimulationBegins{NbResources: len(res), NbComputeResources: len(res),
+			Config: batsim.Config{SchedConfig: schedConfig}, ComputeResources: res,
 			Workloads: map[string]string{"w0": "w0.json"}}}}}
 }
 
@@ -154,7 +154,7 @@ func (d *driver) run(schedConfig string) map[string]*outcome {
 		if !ok {
 			break
 		}
-		msg := &protocol.Message{Now: now}
+		msg := &batsim.Message{Now: now}
 		// Completions first (in end time then job order), then submissions,
 		// then the end-of-static-jobs notification, then requested calls.
 		slices.SortFunc(d.ends, func(a, b pendingEnd) int {
@@ -181,19 +181,19 @@ func (d *driver) run(schedConfig string) map[string]*outcome {
 			j := &d.jobs[d.next]
 			d.next++
 			id := "w0!" + j.name
-			d.out[id] = &outcome{state: protocol.StateSubmitted}
-			msg.Events = append(msg.Events, protocol.Event{Timestamp: now, Type: protocol.TypeJobSubmitted,
-				Data: &protocol.JobSubmitted{JobID: id, Job: jobJSON(j)}})
+			d.out[id] = &outcome{state: batsim.StateSubmitted}
+			msg.Events = append(msg.Events, batsim.Event{Timestamp: now, Type: batsim.TypeJobSubmitted,
+				Data: &batsim.JobSubmitted{JobID: id, Job: jobJSON(j)}})
 		}
 		if d.next == len(d.jobs) && !d.notified {
 			d.notified = true
-			msg.Events = append(msg.Events, protocol.Event{Timestamp: now, Type: protocol.TypeNotify,
-				Data: &protocol.Notify{Kind: protocol.NotifyNoMoreStaticJobToSubmit}})
+			msg.Events = append(msg.Events, batsim.Event{Timestamp: now, Type: batsim.TypeNotify,
+				Data: &batsim.Notify{Kind: batsim.NotifyNoMoreStaticJobToSubmit}})
 		}
 		calls := d.calls[:0]
 		for _, c := range d.calls {
 			if c == now {
-				msg.Events = append(msg.Events, protocol.Event{Timestamp: now, Type: protocol.TypeRequestedCall, Data: &protocol.RequestedCall{}})
+				msg.Events = append(msg.Events, batsim.Event{Timestamp: now, Type: batsim.TypeRequestedCall, Data: &batsim.RequestedCall{}})
 			} else {
 				calls = append(calls, c)
 			}
@@ -202,7 +202,7 @@ func (d *driver) run(schedConfig string) map[string]*outcome {
 		d.handle(msg)
 	}
 	for id, o := range d.out {
-		if o.state == protocol.StateSubmitted || o.state == protocol.StateRunning {
+		if o.state == batsim.StateSubmitted || o.state == batsim.StateRunning {
 			d.t.Fatalf("simulation stalled: job %s is %s and no event is left to come", id, o.state)
 		}
 	}
@@ -210,7 +210,7 @@ func (d *driver) run(schedConfig string) map[string]*outcome {
 		d.t.Fatalf("simulation stalled with %d jobs never submitted", len(d.jobs)-d.next)
 	}
 	end := d.lastTime()
-	d.handle(&protocol.Message{Now: end, Events: []protocol.Event{{Timestamp: end, Type: protocol.TypeSimulationEnds, Data: &protocol.SimulationEnds{}}}})
+	d.handle(&batsim.Message{Now: end, Events: []batsim.Event{{Timestamp: end, Type: batsim.TypeSimulationEnds, Data: &batsim.SimulationEnds{}}}})
 	if !d.sess.Ended() {
 		d.t.Fatal("session did not see SIMULATION_ENDS")
 	}
@@ -241,29 +241,29 @@ func (d *driver) nextTime() (float64, bool) {
 	return t, ok
 }
 
-func (d *driver) complete(id string, now float64) protocol.Event {
+func (d *driver) complete(id string, now float64) batsim.Event {
 	o, j := d.out[id], d.byID[id]
 	o.end = now
 	switch {
 	case j.walltime > 0 && j.run >= j.walltime: // Batsim: delay == walltime is killed too
-		o.state = protocol.StateWalltimeReached
+		o.state = batsim.StateWalltimeReached
 	case j.ret != 0:
-		o.state = protocol.StateFailed
+		o.state = batsim.StateFailed
 	default:
-		o.state = protocol.StateSuccess
+		o.state = batsim.StateSuccess
 	}
 	for _, h := range o.alloc {
 		d.hostJob[h] = ""
 	}
 	ret := j.ret
-	if o.state == protocol.StateWalltimeReached {
+	if o.state == batsim.StateWalltimeReached {
 		ret = -1
 	}
-	return protocol.Event{Timestamp: now, Type: protocol.TypeJobCompleted,
-		Data: &protocol.JobCompleted{JobID: id, JobState: o.state, ReturnCode: ret, Alloc: o.alloc.String()}}
+	return batsim.Event{Timestamp: now, Type: batsim.TypeJobCompleted,
+		Data: &batsim.JobCompleted{JobID: id, JobState: o.state, ReturnCode: ret, Alloc: o.alloc.String()}}
 }
 
-func (d *driver) handle(msg *protocol.Message) {
+func (d *driver) handle(msg *batsim.Message) {
 	d.t.Helper()
 	d.messages++
 	reply, err := d.sess.Handle(msg)
@@ -278,9 +278,9 @@ func (d *driver) handle(msg *protocol.Message) {
 	}
 	for _, ev := range reply.Events() {
 		switch e := ev.Data.(type) {
-		case *protocol.ExecuteJob:
+		case *batsim.ExecuteJob:
 			o, ok := d.out[e.JobID]
-			if !ok || o.state != protocol.StateSubmitted {
+			if !ok || o.state != batsim.StateSubmitted {
 				d.t.Fatalf("t=%v: EXECUTE_JOB %s: job is not waiting", msg.Now, e.JobID)
 			}
 			j := d.byID[e.JobID]
@@ -293,21 +293,21 @@ func (d *driver) handle(msg *protocol.Message) {
 				}
 				d.hostJob[h] = e.JobID
 			}
-			o.state, o.start, o.alloc, o.started = protocol.StateRunning, msg.Now, e.Alloc, true
+			o.state, o.start, o.alloc, o.started = batsim.StateRunning, msg.Now, e.Alloc, true
 			dur := j.run
 			if j.walltime > 0 {
 				dur = math.Min(dur, j.walltime)
 			}
 			d.ends = append(d.ends, pendingEnd{at: msg.Now + dur, job: e.JobID})
-		case *protocol.RejectJob:
+		case *batsim.RejectJob:
 			o, ok := d.out[e.JobID]
-			if !ok || o.state != protocol.StateSubmitted {
+			if !ok || o.state != batsim.StateSubmitted {
 				d.t.Fatalf("t=%v: REJECT_JOB %s: job is not waiting", msg.Now, e.JobID)
 			}
-			o.state, o.end = protocol.StateRejected, msg.Now
-		case *protocol.CallMeLater:
+			o.state, o.end = batsim.StateRejected, msg.Now
+		case *batsim.CallMeLater:
 			d.calls = append(d.calls, e.At)
-		case *protocol.Notify:
+		case *batsim.Notify:
 			// registration_finished and the like change nothing here.
 		default:
 			d.t.Fatalf("t=%v: the test driver does not support %s", msg.Now, ev.Type)
@@ -480,7 +480,7 @@ func TestImpossibleJobsRejected(t *testing.T) {
 			{name: "toobig", submit: 0, res: 3, walltime: 10, run: 10},
 			{name: "ok", submit: 0, res: 2, walltime: 10, run: 5},
 		}})
-		if got["toobig"].state != protocol.StateRejected || got["ok"].state != protocol.StateSuccess {
+		if got["toobig"].state != batsim.StateRejected || got["ok"].state != batsim.StateSuccess {
 			t.Errorf("%s: toobig %s, ok %s", name, got["toobig"].state, got["ok"].state)
 		}
 	}

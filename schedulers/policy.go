@@ -3,7 +3,7 @@ package schedulers
 import (
 	"fmt"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // Policy decides, at each decision point, which waiting jobs start where.
@@ -75,7 +75,7 @@ type RefusalExplainer interface {
 type Decider struct {
 	s     *State
 	sess  *Session
-	reply *protocol.Reply
+	reply *batsim.Reply
 	err   error
 	// submitted holds the pieces registered and queued in this decision
 	// (dynamic jobs without acknowledgment).
@@ -107,7 +107,7 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	if d.err != nil {
 		return false
 	}
-	if j.State != protocol.StateSubmitted {
+	if j.State != batsim.StateSubmitted {
 		return d.fail("start %s: job is %s, not waiting", j.ID, j.State)
 	}
 	if cur, ok := d.s.jobs[j.ID]; !ok || cur != j {
@@ -130,14 +130,14 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 			return d.fail("start %s: host %d is not free", j.ID, h)
 		}
 	}
-	alloc := protocol.NewIntervalSet(hosts...) // sorted, duplicates merged
+	alloc := batsim.NewIntervalSet(hosts...) // sorted, duplicates merged
 	if len(alloc) != len(hosts) {
 		return d.fail("start %s: a host is given twice in %v", j.ID, hosts)
 	}
 	if d.reply.Len() > 0 {
 		at = max(at, d.reply.LastDate())
 	}
-	if err := d.reply.ExecuteJobAt(protocol.ExecuteJob{JobID: j.ID, Alloc: alloc}, at); err != nil {
+	if err := d.reply.ExecuteJobAt(batsim.ExecuteJob{JobID: j.ID, Alloc: alloc}, at); err != nil {
 		return d.fail("%v", err)
 	}
 	for _, h := range alloc {
@@ -148,7 +148,7 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 		}
 	}
 	d.s.dequeued(j)
-	j.State = protocol.StateRunning
+	j.State = batsim.StateRunning
 	j.Start = d.s.Now
 	j.Alloc = alloc
 	d.s.running[j.ID] = j
@@ -161,14 +161,14 @@ func (d *Decider) Reject(j *Job) bool {
 	if d.err != nil {
 		return false
 	}
-	if j.State != protocol.StateSubmitted {
+	if j.State != batsim.StateSubmitted {
 		return d.fail("reject %s: job is %s, not waiting", j.ID, j.State)
 	}
 	if err := d.reply.RejectJob(j.ID); err != nil {
 		return d.fail("%v", err)
 	}
 	d.s.dequeued(j)
-	j.State = protocol.StateRejected
+	j.State = batsim.StateRejected
 	d.rejected = append(d.rejected, j)
 	return true
 }
@@ -181,7 +181,7 @@ func (d *Decider) Kill(jobs ...*Job) bool {
 	}
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
-		if j.State != protocol.StateRunning {
+		if j.State != batsim.StateRunning {
 			return d.fail("kill %s: job is %s, not running", j.ID, j.State)
 		}
 		if cur, ok := d.s.running[j.ID]; !ok || cur != j {
@@ -208,7 +208,7 @@ func (d *Decider) Kill(jobs ...*Job) bool {
 }
 
 // CallMeLater asks Batsim for a REQUESTED_CALL at t (strictly in the future:
-// at least protocol.MinCallMeLaterDelay after now).
+// at least batsim.MinCallMeLaterDelay after now).
 func (d *Decider) CallMeLater(t float64) bool {
 	if d.err != nil {
 		return false
@@ -222,7 +222,7 @@ func (d *Decider) CallMeLater(t float64) bool {
 // Reply gives access to the protocol reply for decisions the Decider has no
 // method for (dynamic job registration, metadata). Such events are checked
 // by the protocol encoder only.
-func (d *Decider) Reply() *protocol.Reply { return d.reply }
+func (d *Decider) Reply() *batsim.Reply { return d.reply }
 
 // Started lists the jobs started so far in this decision.
 func (d *Decider) Started() []*Job { return d.started }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // Power states: a policy switches hosts to a sleep pstate and back with
@@ -69,7 +69,7 @@ func (d *Decider) SetPState(hosts []int, ps int) bool {
 	if len(hosts) == 0 {
 		return d.fail("SET_RESOURCE_STATE: no host")
 	}
-	set := protocol.NewIntervalSet(hosts...)
+	set := batsim.NewIntervalSet(hosts...)
 	if len(set) != len(hosts) {
 		return d.fail("SET_RESOURCE_STATE: a host is given twice in %v", hosts)
 	}
@@ -114,8 +114,8 @@ func (d *Decider) SetPState(hosts []int, ps int) bool {
 
 // resourceStateChanged applies RESOURCE_STATE_CHANGED: the hosts reached
 // the pstate.
-func (s *State) resourceStateChanged(d *protocol.ResourceStateChanged) error {
-	set, err := protocol.ParseIntervalSet(d.Resources)
+func (s *State) resourceStateChanged(d *batsim.ResourceStateChanged) error {
+	set, err := batsim.ParseIntervalSet(d.Resources)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // powerHosts are three hosts with pstates 0 (computation), 1 (sleep), 2
@@ -29,14 +29,14 @@ func powerHosts(t *testing.T) *State {
 // requests Batsim would abort on are refused with a reason.
 func TestSetPStateFollowsHosts(t *testing.T) {
 	s := powerHosts(t)
-	d := &Decider{s: s, reply: protocol.NewReply(0)}
+	d := &Decider{s: s, reply: batsim.NewReply(0)}
 	if s.NbFree() != 3 || !d.SetPState([]int{0, 1}, 1) || d.Err() != nil {
 		t.Fatalf("switch off: %v (free %d)", d.Err(), s.NbFree())
 	}
 	if s.Hosts[0].Power != PowerSwitchingOff || s.Hosts[0].Free() || s.NbFree() != 1 {
 		t.Fatalf("after the request: %v, free %d", s.Hosts[0].Power, s.NbFree())
 	}
-	if err := s.resourceStateChanged(&protocol.ResourceStateChanged{Resources: "0-1", State: "1"}); err != nil || s.Hosts[1].Power != PowerSleeping {
+	if err := s.resourceStateChanged(&batsim.ResourceStateChanged{Resources: "0-1", State: "1"}); err != nil || s.Hosts[1].Power != PowerSleeping {
 		t.Fatalf("asleep: %v %v", err, s.Hosts[1].Power)
 	}
 	for _, c := range []struct {
@@ -50,27 +50,27 @@ func TestSetPStateFollowsHosts(t *testing.T) {
 		{[]int{2, 2}, 0, "given twice"},
 		{[]int{5}, 0, "does not exist"},
 	} {
-		d := &Decider{s: s, reply: protocol.NewReply(0)}
+		d := &Decider{s: s, reply: batsim.NewReply(0)}
 		if d.SetPState(c.hosts, c.ps) || d.Err() == nil || !strings.Contains(d.Err().Error(), c.want) {
 			t.Errorf("SetPState(%v, %d): %v, want %q", c.hosts, c.ps, d.Err(), c.want)
 		}
 	}
-	d = &Decider{s: s, reply: protocol.NewReply(0)}
+	d = &Decider{s: s, reply: batsim.NewReply(0)}
 	if !d.SetPState([]int{0}, 0) || s.Hosts[0].Power != PowerSwitchingOn {
 		t.Fatalf("wake up: %v %v", d.Err(), s.Hosts[0].Power)
 	}
-	d = &Decider{s: s, reply: protocol.NewReply(0)}
+	d = &Decider{s: s, reply: batsim.NewReply(0)}
 	if d.SetPState([]int{0}, 0) || !strings.Contains(d.Err().Error(), "switching on") {
 		t.Errorf("request while switching: %v", d.Err())
 	}
-	if err := s.resourceStateChanged(&protocol.ResourceStateChanged{Resources: "0", State: "0"}); err != nil || !s.Hosts[0].Free() || s.NbFree() != 2 {
+	if err := s.resourceStateChanged(&batsim.ResourceStateChanged{Resources: "0", State: "0"}); err != nil || !s.Hosts[0].Free() || s.NbFree() != 2 {
 		t.Fatalf("awake: %v, free %d", err, s.NbFree())
 	}
 	// A busy host cannot be switched off.
-	j := &Job{ID: "w!1", Res: 1, State: protocol.StateRunning}
+	j := &Job{ID: "w!1", Res: 1, State: batsim.StateRunning}
 	s.Hosts[2].Jobs = []*Job{j}
 	s.Hosts[2].power, _ = parseHostPstates(map[string]string{"sleep_pstates": "1:2:3"})
-	d = &Decider{s: s, reply: protocol.NewReply(0)}
+	d = &Decider{s: s, reply: batsim.NewReply(0)}
 	if d.SetPState([]int{2}, 1) || !strings.Contains(d.Err().Error(), "runs 1 job") {
 		t.Errorf("busy host switched off: %v", d.Err())
 	}

@@ -9,8 +9,8 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/batsimfmt"
-	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Preemption is shared machinery: a policy kills running jobs
@@ -33,7 +33,7 @@ const PieceWorkloadSuffix = ".r"
 
 // PieceID is the id of piece k of the original job "W!N".
 func PieceID(original string, k int) (string, error) {
-	id, err := protocol.ParseJobID(original)
+	id, err := batsim.ParseJobID(original)
 	if err != nil {
 		return "", err
 	}
@@ -43,7 +43,7 @@ func PieceID(original string, k int) (string, error) {
 // OriginalOf maps a piece id back to its original job id and piece number;
 // any other id maps to itself with piece 0.
 func OriginalOf(jobID string) (original string, piece int) {
-	id, err := protocol.ParseJobID(jobID)
+	id, err := batsim.ParseJobID(jobID)
 	if err != nil || !strings.HasSuffix(id.Workload, PieceWorkloadSuffix) || id.Workload == PieceWorkloadSuffix {
 		return jobID, 0
 	}
@@ -62,7 +62,7 @@ func OriginalOf(jobID string) (original string, piece int) {
 // progress Batsim reported (JOB_KILLED).
 type Killed struct {
 	Job      *Job
-	Progress *protocol.JobProgress
+	Progress *batsim.JobProgress
 }
 
 // Done is the fraction of the job's profile that was executed when it was
@@ -239,7 +239,7 @@ func (d *Decider) Resubmit(k Killed, block float64) (string, bool) {
 		d.fail("resubmit %s: job %s already exists", j.ID, id)
 		return "", false
 	}
-	pid, _ := protocol.ParseJobID(id)
+	pid, _ := batsim.ParseJobID(id)
 	now := d.reply.Now()
 	var b []byte
 	b = append(b, `{"id":`...)
@@ -279,7 +279,7 @@ func (d *Decider) Resubmit(k Killed, block float64) (string, bool) {
 		return id, true
 	}
 	nj := &Job{ID: id, Workload: pid.Workload, Name: pid.Name, Submit: now, Res: j.Res, Walltime: j.Walltime,
-		User: j.User, Profile: pid.Name, Raw: b, State: protocol.StateSubmitted}
+		User: j.User, Profile: pid.Name, Raw: b, State: batsim.StateSubmitted}
 	d.submitted = append(d.submitted, nj)
 	d.sess.submit(nj, info)
 	return id, true
@@ -464,7 +464,7 @@ func (t *Ticker) Arm(s *State, d *Decider) {
 	}
 	k := math.Floor(s.Now/t.Interval) + 1
 	at := k * t.Interval
-	for at < s.Now+protocol.MinCallMeLaterDelay {
+	for at < s.Now+batsim.MinCallMeLaterDelay {
 		k++
 		at = k * t.Interval
 	}
@@ -474,7 +474,7 @@ func (t *Ticker) Arm(s *State, d *Decider) {
 }
 
 // killedProgress is the progress tree of a killed job (nil when absent).
-func killedProgress(d *protocol.JobKilled, id string) *protocol.JobProgress {
+func killedProgress(d *batsim.JobKilled, id string) *batsim.JobProgress {
 	if d.JobProgress == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // randomWorkload draws a seeded workload on a random platform: bursts of
@@ -116,7 +116,7 @@ func TestPropertyRandomWorkloads(t *testing.T) {
 						t.Fatalf("seed %d: job %s: trace says %s, driver %+v", seed, row["job_id"], row["final_state"], o)
 					}
 					switch o.state {
-					case protocol.StateSuccess, protocol.StateFailed, protocol.StateWalltimeReached, protocol.StateRejected:
+					case batsim.StateSuccess, batsim.StateFailed, batsim.StateWalltimeReached, batsim.StateRejected:
 					default:
 						t.Fatalf("seed %d: job %s ended %s", seed, row["job_id"], o.state)
 					}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // replyBench is a Session over n identical hosts with the given policy
@@ -31,38 +31,38 @@ func newReplyBench(t *testing.T, policy string, nHosts int, opts Options) *reply
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := make([]protocol.Resource, nHosts)
+	res := make([]batsim.Resource, nHosts)
 	for i := range res {
-		res[i] = protocol.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{"role": ""}}
+		res[i] = batsim.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{"role": ""}}
 	}
 	b := &replyBench{t: t, sess: sess}
-	b.step(0, protocol.Event{Type: protocol.TypeSimulationBegins, Data: &protocol.SimulationBegins{
+	b.step(0, batsim.Event{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
 		NbResources: nHosts, NbComputeResources: nHosts, ComputeResources: res, Workloads: map[string]string{"w0": "w.json"}}})
 	return b
 }
 
 // step sends one message at now, every event stamped now, and returns the
 // decisions of the reply.
-func (b *replyBench) step(now float64, evs ...protocol.Event) []string {
+func (b *replyBench) step(now float64, evs ...batsim.Event) []string {
 	b.t.Helper()
 	for i := range evs {
 		evs[i].Timestamp = now
-		if c, ok := evs[i].Data.(*protocol.JobCompleted); ok && c.Alloc == "" {
+		if c, ok := evs[i].Data.(*batsim.JobCompleted); ok && c.Alloc == "" {
 			if j := b.sess.state.running[c.JobID]; j != nil {
-				c.Alloc = protocol.NewIntervalSet(j.Alloc...).String()
+				c.Alloc = batsim.NewIntervalSet(j.Alloc...).String()
 			}
 		}
 	}
-	reply, err := b.sess.Handle(&protocol.Message{Now: now, Events: evs})
+	reply, err := b.sess.Handle(&batsim.Message{Now: now, Events: evs})
 	if err != nil {
 		b.t.Fatalf("t=%v: %v", now, err)
 	}
 	var out []string
 	for _, e := range reply.Events() {
 		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
+		case *batsim.ExecuteJob:
 			out = append(out, "X "+strings.TrimPrefix(d.JobID, "w0!")+" "+d.Alloc.String())
-		case *protocol.RejectJob:
+		case *batsim.RejectJob:
 			out = append(out, "R "+strings.TrimPrefix(d.JobID, "w0!"))
 		default:
 			b.t.Fatalf("t=%v: unexpected %s", now, e.Type)
@@ -71,7 +71,7 @@ func (b *replyBench) step(now float64, evs ...protocol.Event) []string {
 	return out
 }
 
-func (b *replyBench) expect(now float64, want []string, evs ...protocol.Event) {
+func (b *replyBench) expect(now float64, want []string, evs ...batsim.Event) {
 	b.t.Helper()
 	got := b.step(now, evs...)
 	if len(got) == 0 && len(want) == 0 {

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/corpus/replies"
-	"github.com/bucma-sched/bucma/protocol"
 )
 
 // eventsOf returns the decisions of a scheduler message, canonical.
@@ -29,10 +29,10 @@ func TestReplayFCFSFirstFit(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
-			dec := protocol.NewDecoder(nil)
+			dec := batsim.NewDecoder(nil)
 			for i := 0; i+1 < len(lines); i += 2 {
 				in, want := lines[i], lines[i+1]
-				msg, err := dec.Decode([]byte(in.Raw), protocol.FromBatsim)
+				msg, err := dec.Decode([]byte(in.Raw), batsim.FromBatsim)
 				if err != nil {
 					t.Fatalf("seq %d: %v", in.Seq, err)
 				}
@@ -79,10 +79,10 @@ func TestReplayBatsched(t *testing.T) {
 					t.Fatal(err)
 				}
 				lines := corpus.ReadTranscript(t, name, "transcript.batsched_"+c.variant+".jsonl")
-				dec := protocol.NewDecoder(quietLog())
+				dec := batsim.NewDecoder(quietLog())
 				decisions := 0
 				for i := 0; i+1 < len(lines); i += 2 {
-					msg, err := dec.Decode([]byte(lines[i].Raw), protocol.FromBatsim)
+					msg, err := dec.Decode([]byte(lines[i].Raw), batsim.FromBatsim)
 					if err != nil {
 						t.Fatalf("seq %d: %v", lines[i].Seq, err)
 					}

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/units"
-	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Observer sees the job life cycle as the framework applies it (the decision
@@ -95,7 +95,7 @@ func (s *Session) Policy() Policy { return s.policy }
 // Handle applies one Batsim message and returns the reply. An error means
 // the conversation cannot go on (bad message order, invalid decision, bad
 // sched-config): the caller must stop, as answering would make Batsim abort.
-func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
+func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 	if s.messages > 0 && msg.Now < s.now {
 		return nil, fmt.Errorf("now=%v is earlier than the previous message's now=%v (Batsim's time never goes back)", msg.Now, s.now)
 	}
@@ -104,10 +104,10 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 	if s.state != nil {
 		s.state.killed = s.state.killed[:0]
 	}
-	reply := protocol.NewReply(msg.Now)
+	reply := batsim.NewReply(msg.Now)
 	for i := range msg.Events {
 		ev := &msg.Events[i]
-		if s.state == nil && ev.Type != protocol.TypeSimulationBegins {
+		if s.state == nil && ev.Type != batsim.TypeSimulationBegins {
 			return nil, fmt.Errorf("event %d (%s) at t=%v: before SIMULATION_BEGINS", i, ev.Type, ev.Timestamp)
 		}
 		if err := s.apply(ev, reply); err != nil {
@@ -165,7 +165,7 @@ func (s *Session) Handle(msg *protocol.Message) (*protocol.Reply, error) {
 // rejectRefused rejects the refused jobs still waiting, in arrival order.
 func (s *Session) rejectRefused(d *Decider) {
 	for _, j := range s.refused {
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			s.log.Debug("rejecting a refused job", "job", j.ID, "res", j.Res, "hosts", len(s.state.Hosts), "walltime", j.Walltime)
 			d.Reject(j)
 		}
@@ -174,7 +174,7 @@ func (s *Session) rejectRefused(d *Decider) {
 
 // finishRegistration sends NOTIFY registration_finished, for a policy
 // that registers dynamic jobs, once none can come any more (see Registrar).
-func (s *Session) finishRegistration(reply *protocol.Reply) {
+func (s *Session) finishRegistration(reply *batsim.Reply) {
 	st := s.state
 	if !st.Config.DynamicJobsEnabled || st.RegistrationFinished() || !st.NoMoreStaticJobs {
 		return
@@ -233,13 +233,13 @@ func (s *Session) jobEnded(j *Job) {
 	}
 }
 
-func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
+func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 	switch d := ev.Data.(type) {
-	case *protocol.SimulationBegins:
+	case *batsim.SimulationBegins:
 		return s.begin(d, reply)
-	case *protocol.SimulationEnds:
+	case *batsim.SimulationEnds:
 		s.ended = true
-	case *protocol.JobSubmitted:
+	case *batsim.JobSubmitted:
 		j, err := parseJob(d, ev.Timestamp)
 		if err != nil {
 			return fmt.Errorf("JOB_SUBMITTED %s: %w", d.JobID, err)
@@ -260,7 +260,7 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 			}
 		}
 		s.submit(j, info)
-	case *protocol.JobCompleted:
+	case *batsim.JobCompleted:
 		j, ok := s.state.running[d.JobID]
 		if !ok {
 			return fmt.Errorf("JOB_COMPLETED %s: job is not running", d.JobID)
@@ -281,7 +281,7 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 			j.killing = false
 			s.state.nkilling--
 		}
-		if d.JobState == protocol.StateKilled {
+		if d.JobState == batsim.StateKilled {
 			if s.killedJobs == nil {
 				s.killedJobs = map[string]*Job{}
 			}
@@ -291,12 +291,12 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		j.ReturnCode = d.ReturnCode
 		j.End = ev.Timestamp
 		s.jobEnded(j)
-	case *protocol.Notify:
+	case *batsim.Notify:
 		switch d.Kind {
-		case protocol.NotifyNoMoreStaticJobToSubmit:
+		case batsim.NotifyNoMoreStaticJobToSubmit:
 			s.state.NoMoreStaticJobs = true
-		case protocol.NotifyMachineUnavailable, protocol.NotifyMachineAvailable:
-			set, err := protocol.ParseIntervalSet(d.Resources)
+		case batsim.NotifyMachineUnavailable, batsim.NotifyMachineAvailable:
+			set, err := batsim.ParseIntervalSet(d.Resources)
 			if err != nil {
 				return fmt.Errorf("NOTIFY %s: %w", d.Kind, err)
 			}
@@ -306,7 +306,7 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 				}
 				h := &s.state.Hosts[id]
 				was := h.Free()
-				h.Unavailable = d.Kind == protocol.NotifyMachineUnavailable
+				h.Unavailable = d.Kind == batsim.NotifyMachineUnavailable
 				if was && !h.Free() {
 					s.state.nfree--
 				} else if !was && h.Free() {
@@ -316,7 +316,7 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 		default:
 			s.log.Debug("ignoring NOTIFY", "kind", d.Kind)
 		}
-	case *protocol.JobKilled:
+	case *batsim.JobKilled:
 		// Hosts of killed jobs are freed by their JOB_COMPLETED, which
 		// comes first; a killed job may still be running when it had
 		// already been asked to stop (Batsim lists every id of the request).
@@ -331,12 +331,12 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 				s.state.killed = append(s.state.killed, Killed{Job: j, Progress: killedProgress(d, id)})
 			}
 		}
-	case *protocol.ResourceStateChanged:
+	case *batsim.ResourceStateChanged:
 		if err := s.state.resourceStateChanged(d); err != nil {
 			return fmt.Errorf("RESOURCE_STATE_CHANGED: %w", err)
 		}
-	case *protocol.RequestedCall,
-		*protocol.BatsimAnswer, *protocol.FromJobMsg, *protocol.BatsimQuery, *protocol.Unknown:
+	case *batsim.RequestedCall,
+		*batsim.BatsimAnswer, *batsim.FromJobMsg, *batsim.BatsimQuery, *batsim.Unknown:
 		// Nothing the framework tracks.
 	default:
 		s.log.Debug("ignoring event", "type", ev.Type)
@@ -348,20 +348,20 @@ func (s *Session) apply(ev *protocol.Event, reply *protocol.Reply) error {
 // is the one the job was started on.
 func checkCompletedAlloc(j *Job, alloc string) error {
 	var buf [64]byte
-	if string(protocol.IntervalSet(j.Alloc).Append(buf[:0])) == alloc {
+	if string(batsim.IntervalSet(j.Alloc).Append(buf[:0])) == alloc {
 		return nil // the canonical form, as Batsim writes it
 	}
-	set, err := protocol.ParseIntervalSet(alloc)
+	set, err := batsim.ParseIntervalSet(alloc)
 	if err != nil {
 		return err
 	}
-	if !slices.Equal(set, protocol.NewIntervalSet(j.Alloc...)) {
-		return fmt.Errorf("alloc %q differs from the allocation the job was started on (%q)", alloc, protocol.NewIntervalSet(j.Alloc...).String())
+	if !slices.Equal(set, batsim.NewIntervalSet(j.Alloc...)) {
+		return fmt.Errorf("alloc %q differs from the allocation the job was started on (%q)", alloc, batsim.NewIntervalSet(j.Alloc...).String())
 	}
 	return nil
 }
 
-func (s *Session) begin(d *protocol.SimulationBegins, reply *protocol.Reply) error {
+func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 	if s.state != nil {
 		return errors.New("SIMULATION_BEGINS received twice")
 	}
@@ -485,7 +485,7 @@ func (s *Session) audit() error {
 			if !slices.Contains(j.Alloc, i) {
 				return fmt.Errorf("host %d holds job %s, allocated %v", i, j.ID, j.Alloc)
 			}
-			if j.State != protocol.StateRunning {
+			if j.State != batsim.StateRunning {
 				return fmt.Errorf("host %d holds job %s in state %s", i, j.ID, j.State)
 			}
 			if _, ok := st.running[j.ID]; !ok {
@@ -513,7 +513,7 @@ func (s *Session) audit() error {
 	}
 	nwait, ndead := 0, 0
 	for _, j := range st.waiting {
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			nwait++
 		} else {
 			ndead++
@@ -526,7 +526,7 @@ func (s *Session) audit() error {
 		counts := newCandidateIndex(len(st.Hosts))
 		inBuckets := 0
 		for _, j := range st.waiting {
-			if j.State == protocol.StateSubmitted {
+			if j.State == batsim.StateSubmitted {
 				counts.add(st.resIndex(j.Res), walltimeClass(j.Walltime), 1)
 				if b := st.cands.byClass[j.wcls]; int(j.cpos) >= len(b) || b[j.cpos] != j {
 					return fmt.Errorf("waiting job %s is not in the candidate index", j.ID)

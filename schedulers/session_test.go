@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/corpus"
-	"github.com/bucma-sched/bucma/protocol"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -26,10 +26,10 @@ func TestEASYMatchesBatschedOnHetero8(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := corpus.ReadTranscript(t, "hetero8_compute", "transcript.batsched_easy_bf.jsonl")
-	dec := protocol.NewDecoder(quietLog())
+	dec := batsim.NewDecoder(quietLog())
 	backfilled := false
 	for i := 0; i+1 < len(lines); i += 2 {
-		msg, err := dec.Decode([]byte(lines[i].Raw), protocol.FromBatsim)
+		msg, err := dec.Decode([]byte(lines[i].Raw), batsim.FromBatsim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,14 +75,14 @@ func TestDeciderRefusesWrongAllocationSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := corpus.ReadTranscript(t, "pv_alloc_too_big", "transcript.jsonl")
-	dec := protocol.NewDecoder(quietLog())
+	dec := batsim.NewDecoder(quietLog())
 	var last error
 	for i := 0; i < len(lines) && last == nil; i += 2 {
-		msg, err := dec.Decode([]byte(lines[i].Raw), protocol.FromBatsim)
+		msg, err := dec.Decode([]byte(lines[i].Raw), batsim.FromBatsim)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var reply *protocol.Reply
+		var reply *batsim.Reply
 		reply, last = sess.Handle(msg)
 		if last == nil && reply == nil {
 			t.Fatal("nil reply without error")
@@ -99,12 +99,12 @@ func TestDeciderCallMeLater(t *testing.T) {
 	s := NewState([]Host{{ID: 0, Speed: 1}})
 	s.Now = 0.000015
 	for _, at := range []float64{s.Now, s.Now - 1} {
-		d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+		d := &Decider{s: s, reply: batsim.NewReply(s.Now)}
 		if d.CallMeLater(at) || d.Err() == nil {
 			t.Fatalf("CALL_ME_LATER at %v with now=%v accepted", at, s.Now)
 		}
 	}
-	d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
+	d := &Decider{s: s, reply: batsim.NewReply(s.Now)}
 	if !d.CallMeLater(s.Now+1) || d.Err() != nil || d.Reply().Len() != 1 {
 		t.Fatalf("CALL_ME_LATER in the future refused: %v", d.Err())
 	}
@@ -118,8 +118,8 @@ func TestSessionRefusesEventsBeforeBegin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sess.Handle(&protocol.Message{Now: 1, Events: []protocol.Event{{Timestamp: 1, Type: protocol.TypeJobSubmitted,
-		Data: &protocol.JobSubmitted{JobID: "w0!1", Job: []byte(`{"id":"w0!1","res":1,"subtime":0,"profile":"p"}`)}}}})
+	_, err = sess.Handle(&batsim.Message{Now: 1, Events: []batsim.Event{{Timestamp: 1, Type: batsim.TypeJobSubmitted,
+		Data: &batsim.JobSubmitted{JobID: "w0!1", Job: []byte(`{"id":"w0!1","res":1,"subtime":0,"profile":"p"}`)}}}})
 	if err == nil || !strings.Contains(err.Error(), "before SIMULATION_BEGINS") {
 		t.Fatalf("got %v", err)
 	}
@@ -128,14 +128,14 @@ func TestSessionRefusesEventsBeforeBegin(t *testing.T) {
 // A start naming the same host twice is refused and changes nothing.
 func TestDeciderRefusesDuplicateHosts(t *testing.T) {
 	s := NewState([]Host{{ID: 0, Speed: 1}, {ID: 1, Speed: 1}, {ID: 2, Speed: 1}})
-	j := &Job{ID: "w0!1", Res: 2, State: protocol.StateSubmitted}
+	j := &Job{ID: "w0!1", Res: 2, State: batsim.StateSubmitted}
 	s.enqueue(j)
 	s.jobs[j.ID] = j
-	d := &Decider{s: s, reply: protocol.NewReply(0)}
+	d := &Decider{s: s, reply: batsim.NewReply(0)}
 	if d.Start(j, []int{1, 1}) || d.Err() == nil || !strings.Contains(d.Err().Error(), "twice") {
 		t.Fatalf("duplicate hosts accepted: %v", d.Err())
 	}
-	if s.NbFree() != 3 || j.State != protocol.StateSubmitted || d.reply.Len() != 0 {
+	if s.NbFree() != 3 || j.State != batsim.StateSubmitted || d.reply.Len() != 0 {
 		t.Fatal("a refused start changed the state")
 	}
 }
@@ -146,35 +146,35 @@ func TestDeciderRefusesDuplicateHosts(t *testing.T) {
 // answered, an illegal one is refused with an error naming the rule and
 // the event, and no reply.
 func TestSessionOrderRules(t *testing.T) {
-	completed := func(at float64, id, alloc string) protocol.Event {
-		return protocol.Event{Timestamp: at, Type: protocol.TypeJobCompleted,
-			Data: &protocol.JobCompleted{JobID: id, JobState: protocol.StateSuccess, Alloc: alloc}}
+	completed := func(at float64, id, alloc string) batsim.Event {
+		return batsim.Event{Timestamp: at, Type: batsim.TypeJobCompleted,
+			Data: &batsim.JobCompleted{JobID: id, JobState: batsim.StateSuccess, Alloc: alloc}}
 	}
-	killed := func(at float64, ids ...string) protocol.Event {
-		return protocol.Event{Timestamp: at, Type: protocol.TypeJobKilled, Data: &protocol.JobKilled{JobIDs: ids}}
+	killed := func(at float64, ids ...string) batsim.Event {
+		return batsim.Event{Timestamp: at, Type: batsim.TypeJobKilled, Data: &batsim.JobKilled{JobIDs: ids}}
 	}
-	submitted := func(at float64, id string) protocol.Event {
-		return protocol.Event{Timestamp: at, Type: protocol.TypeJobSubmitted,
-			Data: &protocol.JobSubmitted{JobID: id, Job: []byte(`{"id":"` + id + `","res":1,"subtime":0,"profile":"p"}`)}}
+	submitted := func(at float64, id string) batsim.Event {
+		return batsim.Event{Timestamp: at, Type: batsim.TypeJobSubmitted,
+			Data: &batsim.JobSubmitted{JobID: id, Job: []byte(`{"id":"` + id + `","res":1,"subtime":0,"profile":"p"}`)}}
 	}
 	cases := []struct {
 		name string
-		last []*protocol.Message
+		last []*batsim.Message
 		err  string
 	}{
-		{"completed on its allocation", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0")}}}, ""},
-		{"same now again", []*protocol.Message{{Now: 1}}, ""},
-		{"killed after its completion", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0"), killed(5, "w0!1")}}}, ""},
-		{"killed while running", []*protocol.Message{{Now: 5, Events: []protocol.Event{killed(5, "w0!1")}}}, ""},
-		{"killed while waiting", []*protocol.Message{{Now: 2, Events: []protocol.Event{submitted(2, "w0!2"), submitted(2, "w0!3")}}, {Now: 3, Events: []protocol.Event{killed(3, "w0!3")}}}, ""},
-		{"now goes back", []*protocol.Message{{Now: 0.5}}, "now=0.5 is earlier than the previous message's now=1"},
-		{"now goes back later", []*protocol.Message{{Now: 7}, {Now: 6.999999}}, "now=6.999999 is earlier than the previous message's now=7"},
-		{"completed elsewhere", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "1")}}},
+		{"completed on its allocation", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0")}}}, ""},
+		{"same now again", []*batsim.Message{{Now: 1}}, ""},
+		{"killed after its completion", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0"), killed(5, "w0!1")}}}, ""},
+		{"killed while running", []*batsim.Message{{Now: 5, Events: []batsim.Event{killed(5, "w0!1")}}}, ""},
+		{"killed while waiting", []*batsim.Message{{Now: 2, Events: []batsim.Event{submitted(2, "w0!2"), submitted(2, "w0!3")}}, {Now: 3, Events: []batsim.Event{killed(3, "w0!3")}}}, ""},
+		{"now goes back", []*batsim.Message{{Now: 0.5}}, "now=0.5 is earlier than the previous message's now=1"},
+		{"now goes back later", []*batsim.Message{{Now: 7}, {Now: 6.999999}}, "now=6.999999 is earlier than the previous message's now=7"},
+		{"completed elsewhere", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "1")}}},
 			`event 0 (JOB_COMPLETED) at t=5: JOB_COMPLETED w0!1: alloc "1" differs from the allocation the job was started on ("0")`},
-		{"completed on more hosts", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0-1")}}}, `alloc "0-1" differs`},
-		{"completed without alloc", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "")}}}, `alloc "" differs`},
-		{"completed with a bad alloc", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "x")}}}, `JOB_COMPLETED w0!1: interval set "x"`},
-		{"killed unknown job", []*protocol.Message{{Now: 5, Events: []protocol.Event{completed(5, "w0!1", "0"), killed(5, "w0!1", "w0!9")}}},
+		{"completed on more hosts", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0-1")}}}, `alloc "0-1" differs`},
+		{"completed without alloc", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "")}}}, `alloc "" differs`},
+		{"completed with a bad alloc", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "x")}}}, `JOB_COMPLETED w0!1: interval set "x"`},
+		{"killed unknown job", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0"), killed(5, "w0!1", "w0!9")}}},
 			"event 1 (JOB_KILLED) at t=5: JOB_KILLED: job w0!9 was never submitted"},
 	}
 	for _, c := range cases {
@@ -184,10 +184,10 @@ func TestSessionOrderRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := []*protocol.Message{
-				{Now: 0, Events: []protocol.Event{{Type: protocol.TypeSimulationBegins, Data: &protocol.SimulationBegins{
-					NbResources: 2, NbComputeResources: 2, ComputeResources: []protocol.Resource{{ID: 0, Name: "a"}, {ID: 1, Name: "b"}}}}}},
-				{Now: 1, Events: []protocol.Event{submitted(1, "w0!1")}},
+			start := []*batsim.Message{
+				{Now: 0, Events: []batsim.Event{{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
+					NbResources: 2, NbComputeResources: 2, ComputeResources: []batsim.Resource{{ID: 0, Name: "a"}, {ID: 1, Name: "b"}}}}}},
+				{Now: 1, Events: []batsim.Event{submitted(1, "w0!1")}},
 			}
 			for _, m := range start {
 				if _, err := sess.Handle(m); err != nil {
@@ -197,7 +197,7 @@ func TestSessionOrderRules(t *testing.T) {
 			if j := sess.State().running["w0!1"]; j == nil || len(j.Alloc) != 1 || j.Alloc[0] != 0 {
 				t.Fatalf("job w0!1 not started on host 0: %+v", j)
 			}
-			var reply *protocol.Reply
+			var reply *batsim.Reply
 			for i, m := range c.last {
 				if reply, err = sess.Handle(m); err != nil && i < len(c.last)-1 {
 					t.Fatal(err)

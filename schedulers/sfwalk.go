@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // BUCMA's Sf order without sorting the queue.
@@ -561,7 +561,7 @@ func (b *BUCMA) recordWalk(w *sfWalk) {
 	var queued []*Job
 	for _, j := range b.pending {
 		b.info[j.ID] = SubmitInfo{Su: b.Order.Scores.Score(j.User)}
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			queued = append(queued, j)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // The two Sun Grid Engine queue choices of the SGE load-balancing paper
@@ -176,7 +176,7 @@ func sgeWalk(s *State, d *Decider, pick func(s *State, res int) []int) {
 		if s.NbFree() == 0 {
 			return
 		}
-		if j.State != protocol.StateSubmitted || j.Refused() || j.Res > s.NbFree() {
+		if j.State != batsim.StateSubmitted || j.Refused() || j.Res > s.NbFree() {
 			continue
 		}
 		if hosts := pick(s, j.Res); hosts != nil && !d.Start(j, hosts) {

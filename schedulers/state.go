@@ -14,7 +14,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // Job is a job as the framework tracks it.
@@ -184,7 +184,7 @@ type State struct {
 	// which may be earlier than the message's now.
 	LastEvent float64
 	Hosts     []Host
-	Config    protocol.Config
+	Config    batsim.Config
 	// SchedConfig is Batsim's config.sched-config string (may be "").
 	SchedConfig string
 
@@ -350,7 +350,7 @@ func (s *State) compactWaiting() {
 		q.purge()
 	}
 	k := 0
-	for k < len(s.waiting) && s.waiting[k].State != protocol.StateSubmitted {
+	for k < len(s.waiting) && s.waiting[k].State != batsim.StateSubmitted {
 		s.waiting[k] = nil
 		k++
 	}
@@ -362,7 +362,7 @@ func (s *State) compactWaiting() {
 	}
 	w := make([]*Job, 0, len(s.waiting)-s.dead)
 	for _, j := range s.waiting {
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			j.qpos = s.qbase + int64(len(w))
 			w = append(w, j)
 		}
@@ -377,7 +377,7 @@ func (s *State) compactWaiting() {
 func (s *State) rebuildFit() {
 	s.fit = newFitTree(s.qbase, 2*len(s.waiting))
 	for _, j := range s.waiting {
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			s.fit.set(j.qpos, j.Res, j.WalltimeOrInf())
 		}
 	}
@@ -389,7 +389,7 @@ func (s *State) rebuildFit() {
 func (s *State) WaitingCopy() []*Job {
 	out := make([]*Job, 0, s.NbWaiting())
 	for _, j := range s.waiting {
-		if j.State == protocol.StateSubmitted {
+		if j.State == batsim.StateSubmitted {
 			out = append(out, j)
 		}
 	}
@@ -409,20 +409,20 @@ func (s *State) Job(id string) (*Job, bool) {
 func (s *State) HostsByFastest() []int { return s.byFastest }
 
 // parseJob fills a Job from a JOB_SUBMITTED payload.
-func parseJob(ev *protocol.JobSubmitted, at float64) (*Job, error) {
+func parseJob(ev *batsim.JobSubmitted, at float64) (*Job, error) {
 	// Numbers are read as batsched reads them (rapidjson).
 	var d struct {
-		Res      *protocol.Double `json:"res"`
-		Walltime *protocol.Double `json:"walltime"`
-		Profile  json.RawMessage  `json:"profile"`
-		User     json.RawMessage  `json:"user"`
-		UserID   json.RawMessage  `json:"user_id"`
+		Res      *batsim.Double  `json:"res"`
+		Walltime *batsim.Double  `json:"walltime"`
+		Profile  json.RawMessage `json:"profile"`
+		User     json.RawMessage `json:"user"`
+		UserID   json.RawMessage `json:"user_id"`
 	}
-	id, err := protocol.ParseJobID(ev.JobID)
+	id, err := batsim.ParseJobID(ev.JobID)
 	if err != nil {
 		return nil, err
 	}
-	j := &Job{ID: ev.JobID, Workload: id.Workload, Name: id.Name, Submit: at, Raw: ev.Job, State: protocol.StateSubmitted}
+	j := &Job{ID: ev.JobID, Workload: id.Workload, Name: id.Name, Submit: at, Raw: ev.Job, State: batsim.StateSubmitted}
 	if len(ev.Job) > 0 {
 		if err := json.Unmarshal(ev.Job, &d); err != nil {
 			return nil, err

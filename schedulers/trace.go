@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // TraceInfo is implemented by policies that record per-job submission
@@ -127,12 +127,12 @@ func (t *Trace) Ended(_ *State, j *Job) {
 		row = append(row, strconv.Itoa(si.Su), fmtNum(si.Sf), strconv.Itoa(si.QueueLen), strconv.Itoa(si.Position), gain)
 	}
 	if j.Alloc != nil {
-		row = append(row, fmtNum(j.Start), fmtNum(j.Start-j.Submit), protocol.NewIntervalSet(j.Alloc...).String())
+		row = append(row, fmtNum(j.Start), fmtNum(j.Start-j.Submit), batsim.NewIntervalSet(j.Alloc...).String())
 	} else {
 		row = append(row, "", "", "")
 	}
 	row = append(row, fmtNum(j.End), j.State)
-	if j.State == protocol.StateRejected {
+	if j.State == batsim.StateRejected {
 		row = append(row, "")
 	} else {
 		row = append(row, strconv.Itoa(j.ReturnCode))

@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -49,7 +49,7 @@ func (l Latency) String() string {
 // reply out. *schedulers.Session (through InProcess) and a ZeroMQ client
 // (Remote) both satisfy it.
 type Scheduler interface {
-	Exchange(msg *protocol.Message) (*protocol.Message, error)
+	Exchange(msg *batsim.Message) (*batsim.Message, error)
 }
 
 // Config is one simulation.
@@ -91,7 +91,7 @@ type Config struct {
 	Progress func(done, total int)
 	// Observe, when set, sees every message exchanged, in order: the
 	// engine's (FromBatsim) and the scheduler's replies (FromScheduler).
-	Observe func(dir protocol.Direction, m *protocol.Message)
+	Observe func(dir batsim.Direction, m *batsim.Message)
 }
 
 // BatsimVersion is the batsim_version value of the _schedule.csv files the

@@ -16,8 +16,8 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -54,11 +54,11 @@ type replay struct {
 	lines    []transcriptLine
 	i        int
 	wlPath   string
-	dec      *protocol.Decoder
+	dec      *batsim.Decoder
 	mismatch []string
 }
 
-func (r *replay) Exchange(m *protocol.Message) (*protocol.Message, error) {
+func (r *replay) Exchange(m *batsim.Message) (*batsim.Message, error) {
 	if r.i >= len(r.lines) {
 		return nil, fmt.Errorf("transcript exhausted at message %d", r.i)
 	}
@@ -66,7 +66,7 @@ func (r *replay) Exchange(m *protocol.Message) (*protocol.Message, error) {
 	if want.Dir != "batsim->sched" {
 		return nil, fmt.Errorf("transcript line %d is %s", want.Seq, want.Dir)
 	}
-	got := protocol.EncodeBatsim(m)
+	got := batsim.EncodeBatsim(m)
 	if d := diffJSON(strings.ReplaceAll(want.Raw, "<CASE_DIR>/workload.json", r.wlPath), string(got)); d != "" {
 		r.mismatch = append(r.mismatch, fmt.Sprintf("seq %d: %s\n  want %s\n  got  %s", want.Seq, d, want.Raw, got))
 	}
@@ -76,7 +76,7 @@ func (r *replay) Exchange(m *protocol.Message) (*protocol.Message, error) {
 	}
 	rep := r.lines[r.i]
 	r.i++
-	return r.dec.Decode([]byte(rep.Raw), protocol.FromScheduler)
+	return r.dec.Decode([]byte(rep.Raw), batsim.FromScheduler)
 }
 
 func diffJSON(a, b string) string {
@@ -137,7 +137,7 @@ func runReplay(t *testing.T, name, transcript, prefix string) (*replay, *Result,
 	t.Helper()
 	cfg := loadCase(t, name, prefix)
 	wlPath, _ := filepath.Abs(filepath.Join("testdata", name, "workload.json"))
-	r := &replay{t: t, lines: readTranscript(t, filepath.Join("testdata", name, transcript)), wlPath: wlPath, dec: protocol.NewDecoder(nil)}
+	r := &replay{t: t, lines: readTranscript(t, filepath.Join("testdata", name, transcript)), wlPath: wlPath, dec: batsim.NewDecoder(nil)}
 	res, err := Run(context.Background(), cfg, r)
 	return r, res, err
 }

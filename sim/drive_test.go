@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -57,7 +58,7 @@ func TestInProcessFCFSMatchesBatsim(t *testing.T) {
 	}
 }
 
-// The same run over ZeroMQ (bucma's own Session served by protocol.Serve)
+// The same run over ZeroMQ (bucma's own Session served by zmq.Serve)
 // gives the same outputs as in-process, on the corpus' cases and on a
 // generated case at times around 1e10 s, where the reply's numbers read
 // back by Batsim (rapidjson) differ from the scheduler's.
@@ -79,7 +80,7 @@ func TestRemoteMatchesInProcess(t *testing.T) {
 			bound := make(chan string, 1)
 			served := make(chan error, 1)
 			go func() {
-				served <- protocol.Serve(ctx, protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Timeout: 20 * time.Second,
+				served <- zmq.Serve(ctx, zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Timeout: 20 * time.Second,
 					Bound: func(ep string) { bound <- ep }}, newSession(t, "easy", nil, true))
 			}()
 			var ep string
@@ -88,13 +89,13 @@ func TestRemoteMatchesInProcess(t *testing.T) {
 			case err := <-served:
 				t.Fatalf("serve: %v", err)
 			}
-			rs, err := Remote(context.Background(), ep, 20*time.Second)
+			rs, err := zmq.Remote(context.Background(), ep, 20*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var sent int
-			rs.Observe = func(dir protocol.Direction, raw []byte) {
-				if dir == protocol.FromBatsim {
+			rs.Observe = func(dir batsim.Direction, raw []byte) {
+				if dir == batsim.FromBatsim {
 					sent++
 				}
 			}
@@ -153,18 +154,18 @@ func largeTimesCase(t *testing.T, dir, prefix string) Config {
 func TestInProcessReplyAsRead(t *testing.T) {
 	// 10000000000.000021 is written so and read back as 10000000000.00002.
 	const now, read = 10000000000.000021, 10000000000.00002
-	r := protocol.NewReply(now)
+	r := batsim.NewReply(now)
 	if err := r.CallMeLater(now + 10); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.RejectJob("w0!1"); err != nil {
 		t.Fatal(err)
 	}
-	m, err := InProcess(protocol.HandlerFunc(func(*protocol.Message) (*protocol.Reply, error) { return r, nil })).Exchange(&protocol.Message{Now: now})
+	m, err := InProcess(batsim.HandlerFunc(func(*batsim.Message) (*batsim.Reply, error) { return r, nil })).Exchange(&batsim.Message{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := protocol.NewDecoder(nil).Decode(r.Encode(), protocol.FromScheduler)
+	dec, err := batsim.NewDecoder(nil).Decode(r.Encode(), batsim.FromScheduler)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,13 +177,13 @@ func TestInProcessReplyAsRead(t *testing.T) {
 			t.Errorf("event %d: timestamp %v, decoded %v, want %v", i, ev.Timestamp, dec.Events[i].Timestamp, read)
 		}
 	}
-	if at, want := m.Events[0].Data.(*protocol.CallMeLater).At, dec.Events[0].Data.(*protocol.CallMeLater).At; at != want {
+	if at, want := m.Events[0].Data.(*batsim.CallMeLater).At, dec.Events[0].Data.(*batsim.CallMeLater).At; at != want {
 		t.Errorf("CALL_ME_LATER at %v, decoded %v", at, want)
 	}
 	if r.Events()[0].Timestamp != now || r.Now() != now {
 		t.Error("the scheduler's reply was modified")
 	}
-	empty, err := InProcess(protocol.HandlerFunc(func(*protocol.Message) (*protocol.Reply, error) { return nil, nil })).Exchange(&protocol.Message{Now: now})
+	empty, err := InProcess(batsim.HandlerFunc(func(*batsim.Message) (*batsim.Reply, error) { return nil, nil })).Exchange(&batsim.Message{Now: now})
 	if err != nil || empty.Now != read {
 		t.Errorf("empty reply: now %v, %v; want %v", empty.Now, err, read)
 	}

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/batsimfmt"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 )
 
 // Batsim's energy support (-E, --energy): the SimGrid 3.32 host energy
@@ -71,7 +71,7 @@ type machinePower struct {
 
 // pswitch is one SET_RESOURCE_STATE under way (Batsim's Switch).
 type pswitch struct {
-	all    protocol.IntervalSet
+	all    batsim.IntervalSet
 	left   map[int]bool
 	target int
 }
@@ -333,7 +333,7 @@ func (e *engine) totalEnergy() ld {
 }
 
 // allocEnergy is consumed_energy_on_machines.
-func (e *engine) allocEnergy(alloc protocol.IntervalSet) ld {
+func (e *engine) allocEnergy(alloc batsim.IntervalSet) ld {
 	var s, x ld
 	for _, h := range alloc {
 		s.add(&s, x.setF(e.consumed(h)))
@@ -392,7 +392,7 @@ func (e *engine) energyEntry(kind byte) ld {
 }
 
 // pstateEntry is PStateChangeTracer::add_pstate_change.
-func (e *engine) pstateEntry(set protocol.IntervalSet, ps int) {
+func (e *engine) pstateEntry(set batsim.IntervalSet, ps int) {
 	b := strconv.AppendFloat(e.en.pstateCSV, e.k.now, 'g', 6, 64)
 	b = append(b, ',')
 	b = set.Append(b)
@@ -414,7 +414,7 @@ func (e *engine) initialPstates() {
 	}
 	sort.Ints(ps)
 	for _, p := range ps {
-		e.pstateEntry(protocol.NewIntervalSet(by[p]...), p)
+		e.pstateEntry(batsim.NewIntervalSet(by[p]...), p)
 	}
 }
 
@@ -442,7 +442,7 @@ func (e *engine) machineState(h int, to uint8) {
 
 // setResourceState is server_on_pstate_modification; it returns the
 // server's simcalls that follow, in order.
-func (e *engine) setResourceState(d *protocol.SetResourceState) ([]srvStep, error) {
+func (e *engine) setResourceState(d *batsim.SetResourceState) ([]srvStep, error) {
 	const name = "SET_RESOURCE_STATE"
 	if e.en == nil {
 		return nil, e.fail(name, "receiving a pstate modification request, which is forbidden as Batsim has not been launched with energy support (-E, --energy)")
@@ -536,7 +536,7 @@ func (e *engine) switchDone(h, target int) bool {
 		}
 		e.pstateEntry(sw.all, target)
 		e.energyEntry('p')
-		e.appendEvent(protocol.TypeResourceStateChanged, &protocol.ResourceStateChanged{Resources: sw.all.String(), State: strconv.Itoa(target)})
+		e.appendEvent(batsim.TypeResourceStateChanged, &batsim.ResourceStateChanged{Resources: sw.all.String(), State: strconv.Itoa(target)})
 		return true
 	}
 	e.k.fail(fmt.Errorf("internal error: machine %d was not switching to pstate %d", h, target))

@@ -15,9 +15,9 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/batsimfmt"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -42,7 +42,7 @@ type engine struct {
 	schedReady  bool
 	endSent     bool
 	endAck      bool
-	buffer      []protocol.Event
+	buffer      []batsim.Event
 	toDelete    []*job
 	nbSubmitted int
 	nbCompleted int
@@ -366,10 +366,10 @@ func referencedProfiles(w *workloads.Workload) []string {
 	return out
 }
 
-func (e *engine) simulationBegins() *protocol.SimulationBegins {
+func (e *engine) simulationBegins() *batsim.SimulationBegins {
 	p := e.cfg.Platform
-	res := func(hs []platforms.Host, base int) []protocol.Resource {
-		out := make([]protocol.Resource, len(hs))
+	res := func(hs []platforms.Host, base int) []batsim.Resource {
+		out := make([]batsim.Resource, len(hs))
 		for i, h := range hs {
 			props := make(map[string]string, len(h.Properties)+1)
 			for k, v := range h.Properties {
@@ -382,17 +382,17 @@ func (e *engine) simulationBegins() *protocol.SimulationBegins {
 			for k, v := range h.ZoneProperties {
 				zp[k] = v
 			}
-			out[i] = protocol.Resource{ID: base + i, Name: h.Name, State: "idle", Properties: props, ZoneProperties: zp}
+			out[i] = batsim.Resource{ID: base + i, Name: h.Name, State: "idle", Properties: props, ZoneProperties: zp}
 		}
 		return out
 	}
-	sb := &protocol.SimulationBegins{
+	sb := &batsim.SimulationBegins{
 		NbResources:         len(p.Hosts) + len(p.Storage),
 		NbComputeResources:  len(p.Hosts),
 		NbStorageResources:  len(p.Storage),
 		AllowComputeSharing: e.cfg.ComputeSharing,
 		AllowStorageSharing: true,
-		Config: protocol.Config{
+		Config: batsim.Config{
 			RedisEnabled: false, RedisHostname: "127.0.0.1", RedisPort: 6379, RedisPrefix: "default",
 			ProfilesForwardedOnSubmission: e.cfg.ForwardProfiles,
 			DynamicJobsEnabled:            e.cfg.DynamicJobs,
@@ -451,7 +451,7 @@ func (e *engine) fail(evName, format string, args ...any) *Error {
 }
 
 // exchange hands a message to the scheduler and returns its checked reply.
-func (e *engine) exchange(events []protocol.Event, now float64) (*protocol.Message, error) {
+func (e *engine) exchange(events []batsim.Event, now float64) (*batsim.Message, error) {
 	if err := e.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -460,16 +460,16 @@ func (e *engine) exchange(events []protocol.Event, now float64) (*protocol.Messa
 	for i := range events {
 		ev := &events[i]
 		ev.Timestamp = batsimfmt.Reread(ev.Timestamp)
-		if k, ok := ev.Data.(*protocol.JobKilled); ok {
+		if k, ok := ev.Data.(*batsim.JobKilled); ok {
 			for _, p := range k.JobProgress {
 				roundProgress(p)
 			}
 		}
 	}
-	msg := &protocol.Message{Now: batsimfmt.Reread(now), Events: events}
+	msg := &batsim.Message{Now: batsimfmt.Reread(now), Events: events}
 	e.messages++
 	if e.cfg.Observe != nil {
-		e.cfg.Observe(protocol.FromBatsim, msg)
+		e.cfg.Observe(batsim.FromBatsim, msg)
 	}
 	// The clock is read every 16 messages to push the rows written so far
 	// to the file at least every half second.
@@ -490,10 +490,10 @@ func (e *engine) exchange(events []protocol.Event, now float64) (*protocol.Messa
 		return nil, &Error{Time: now, Rule: fmt.Sprintf("scheduler: %v", err)}
 	}
 	if reply == nil {
-		reply = &protocol.Message{Now: now}
+		reply = &batsim.Message{Now: now}
 	}
 	if e.cfg.Observe != nil {
-		e.cfg.Observe(protocol.FromScheduler, reply)
+		e.cfg.Observe(batsim.FromScheduler, reply)
 	}
 	if math.IsNaN(reply.Now) || math.IsInf(reply.Now, 0) {
 		return nil, e.fail("reply", "now=%v is not a finite number", reply.Now)

@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
 // scripted answers with f; it sees the engine's messages.
-type scripted func(m *protocol.Message) (*protocol.Message, error)
+type scripted func(m *batsim.Message) (*batsim.Message, error)
 
-func (f scripted) Exchange(m *protocol.Message) (*protocol.Message, error) { return f(m) }
+func (f scripted) Exchange(m *batsim.Message) (*batsim.Message, error) { return f(m) }
 
 // tinyCase: 2 hosts, job 1 (res 1, delay 5) at 0, job 2 (res 2, delay 3) at 1.
 func tinyCase(t *testing.T) Config {
@@ -31,11 +31,11 @@ func tinyCase(t *testing.T) Config {
 
 // firstSubmission answers the first JOB_SUBMITTED message with events
 // (stamped with the message's now) and every other message with nothing.
-func firstSubmission(events ...protocol.Event) scripted {
+func firstSubmission(events ...batsim.Event) scripted {
 	done := false
-	return func(m *protocol.Message) (*protocol.Message, error) {
-		r := &protocol.Message{Now: m.Now}
-		if !done && len(m.Events) > 0 && m.Events[0].Type == protocol.TypeJobSubmitted {
+	return func(m *batsim.Message) (*batsim.Message, error) {
+		r := &batsim.Message{Now: m.Now}
+		if !done && len(m.Events) > 0 && m.Events[0].Type == batsim.TypeJobSubmitted {
 			done = true
 			for _, e := range events {
 				e.Timestamp = m.Now
@@ -46,28 +46,28 @@ func firstSubmission(events ...protocol.Event) scripted {
 	}
 }
 
-func exec(id string, hosts ...int) protocol.Event {
-	return protocol.Event{Type: protocol.TypeExecuteJob, Data: &protocol.ExecuteJob{JobID: id, Alloc: protocol.NewIntervalSet(hosts...)}}
+func exec(id string, hosts ...int) batsim.Event {
+	return batsim.Event{Type: batsim.TypeExecuteJob, Data: &batsim.ExecuteJob{JobID: id, Alloc: batsim.NewIntervalSet(hosts...)}}
 }
 
 func TestBadDecisions(t *testing.T) {
 	cases := []struct {
 		name   string
-		events []protocol.Event
+		events []batsim.Event
 		want   []string
 	}{
-		{"unknown job", []protocol.Event{exec("w0!9", 0)}, []string{"EXECUTE_JOB w0!9", "not registered"}},
-		{"wrong size", []protocol.Event{exec("w0!1", 0, 1)}, []string{"EXECUTE_JOB w0!1", "requires 1 machines but 2"}},
-		{"host out of range", []protocol.Event{exec("w0!1", 7)}, []string{"machine 7", "does not exist"}},
-		{"negative host", []protocol.Event{{Type: protocol.TypeExecuteJob, Data: &protocol.ExecuteJob{JobID: "w0!1", Alloc: protocol.IntervalSet{-1}}}}, []string{"machine -1", "does not exist"}},
-		{"empty allocation", []protocol.Event{{Type: protocol.TypeExecuteJob, Data: &protocol.ExecuteJob{JobID: "w0!1"}}}, []string{"EXECUTE_JOB w0!1", "empty allocation"}},
-		{"executed twice", []protocol.Event{exec("w0!1", 0), exec("w0!1", 1)}, []string{"EXECUTE_JOB w0!1", "RUNNING", "not SUBMITTED"}},
-		{"reject running", []protocol.Event{exec("w0!1", 0), {Type: protocol.TypeRejectJob, Data: &protocol.RejectJob{JobID: "w0!1"}}}, []string{"REJECT_JOB w0!1", "RUNNING"}},
-		{"kill waiting", []protocol.Event{{Type: protocol.TypeKillJob, Data: &protocol.KillJob{JobIDs: []string{"w0!1"}}}}, []string{"KILL_JOB w0!1", "SUBMITTED"}},
-		{"call now", []protocol.Event{{Type: protocol.TypeCallMeLater, Data: &protocol.CallMeLater{At: 0.000015}}}, []string{"CALL_ME_LATER", "past"}},
-		{"register without dynamic jobs", []protocol.Event{{Type: protocol.TypeRegisterProfile, Data: &protocol.RegisterProfile{WorkloadName: "dyn", ProfileName: "p", Profile: []byte(`{"type":"delay","delay":1}`)}}}, []string{"REGISTER_PROFILE", "not enabled"}},
-		{"registration_finished without dynamic jobs", []protocol.Event{{Type: protocol.TypeNotify, Data: &protocol.Notify{Kind: protocol.NotifyRegistrationFinished}}}, []string{"NOTIFY registration_finished", "not enabled"}},
-		{"energy", []protocol.Event{{Type: protocol.TypeSetResourceState, Data: &protocol.SetResourceState{Resources: protocol.NewIntervalSet(0), PState: 1}}}, []string{"SET_RESOURCE_STATE", "energy"}},
+		{"unknown job", []batsim.Event{exec("w0!9", 0)}, []string{"EXECUTE_JOB w0!9", "not registered"}},
+		{"wrong size", []batsim.Event{exec("w0!1", 0, 1)}, []string{"EXECUTE_JOB w0!1", "requires 1 machines but 2"}},
+		{"host out of range", []batsim.Event{exec("w0!1", 7)}, []string{"machine 7", "does not exist"}},
+		{"negative host", []batsim.Event{{Type: batsim.TypeExecuteJob, Data: &batsim.ExecuteJob{JobID: "w0!1", Alloc: batsim.IntervalSet{-1}}}}, []string{"machine -1", "does not exist"}},
+		{"empty allocation", []batsim.Event{{Type: batsim.TypeExecuteJob, Data: &batsim.ExecuteJob{JobID: "w0!1"}}}, []string{"EXECUTE_JOB w0!1", "empty allocation"}},
+		{"executed twice", []batsim.Event{exec("w0!1", 0), exec("w0!1", 1)}, []string{"EXECUTE_JOB w0!1", "RUNNING", "not SUBMITTED"}},
+		{"reject running", []batsim.Event{exec("w0!1", 0), {Type: batsim.TypeRejectJob, Data: &batsim.RejectJob{JobID: "w0!1"}}}, []string{"REJECT_JOB w0!1", "RUNNING"}},
+		{"kill waiting", []batsim.Event{{Type: batsim.TypeKillJob, Data: &batsim.KillJob{JobIDs: []string{"w0!1"}}}}, []string{"KILL_JOB w0!1", "SUBMITTED"}},
+		{"call now", []batsim.Event{{Type: batsim.TypeCallMeLater, Data: &batsim.CallMeLater{At: 0.000015}}}, []string{"CALL_ME_LATER", "past"}},
+		{"register without dynamic jobs", []batsim.Event{{Type: batsim.TypeRegisterProfile, Data: &batsim.RegisterProfile{WorkloadName: "dyn", ProfileName: "p", Profile: []byte(`{"type":"delay","delay":1}`)}}}, []string{"REGISTER_PROFILE", "not enabled"}},
+		{"registration_finished without dynamic jobs", []batsim.Event{{Type: batsim.TypeNotify, Data: &batsim.Notify{Kind: batsim.NotifyRegistrationFinished}}}, []string{"NOTIFY registration_finished", "not enabled"}},
+		{"energy", []batsim.Event{{Type: batsim.TypeSetResourceState, Data: &batsim.SetResourceState{Resources: batsim.NewIntervalSet(0), PState: 1}}}, []string{"SET_RESOURCE_STATE", "energy"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,17 +88,17 @@ func TestBadDecisions(t *testing.T) {
 func TestBusyHostRefused(t *testing.T) {
 	// Job 2 (res 2) started at its submission on a host job 1 still uses.
 	calls := 0
-	s := scripted(func(m *protocol.Message) (*protocol.Message, error) {
-		r := &protocol.Message{Now: m.Now}
+	s := scripted(func(m *batsim.Message) (*batsim.Message, error) {
+		r := &batsim.Message{Now: m.Now}
 		for _, ev := range m.Events {
-			if js, ok := ev.Data.(*protocol.JobSubmitted); ok {
+			if js, ok := ev.Data.(*batsim.JobSubmitted); ok {
 				calls++
 				hosts := []int{0}
 				if js.JobID == "w0!2" {
 					hosts = []int{0, 1}
 				}
-				r.Events = append(r.Events, protocol.Event{Timestamp: m.Now, Type: protocol.TypeExecuteJob,
-					Data: &protocol.ExecuteJob{JobID: js.JobID, Alloc: protocol.NewIntervalSet(hosts...)}})
+				r.Events = append(r.Events, batsim.Event{Timestamp: m.Now, Type: batsim.TypeExecuteJob,
+					Data: &batsim.ExecuteJob{JobID: js.JobID, Alloc: batsim.NewIntervalSet(hosts...)}})
 			}
 		}
 		return r, nil
@@ -156,8 +156,8 @@ func TestBadPlatform(t *testing.T) {
 }
 
 func TestReplyTimestampAfterNow(t *testing.T) {
-	s := scripted(func(m *protocol.Message) (*protocol.Message, error) {
-		return &protocol.Message{Now: m.Now, Events: []protocol.Event{{Timestamp: m.Now + 1, Type: protocol.TypeRejectJob, Data: &protocol.RejectJob{JobID: "w0!1"}}}}, nil
+	s := scripted(func(m *batsim.Message) (*batsim.Message, error) {
+		return &batsim.Message{Now: m.Now, Events: []batsim.Event{{Timestamp: m.Now + 1, Type: batsim.TypeRejectJob, Data: &batsim.RejectJob{JobID: "w0!1"}}}}, nil
 	})
 	_, err := Run(context.Background(), tinyCase(t), s)
 	if err == nil || !strings.Contains(err.Error(), "later than the reply's now") {
@@ -174,22 +174,22 @@ func TestKillComposedDuringParallelPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var killed *protocol.JobKilled
-	var completed *protocol.JobCompleted
+	var killed *batsim.JobKilled
+	var completed *batsim.JobCompleted
 	step := 0
-	s := scripted(func(m *protocol.Message) (*protocol.Message, error) {
-		r := &protocol.Message{Now: m.Now}
+	s := scripted(func(m *batsim.Message) (*batsim.Message, error) {
+		r := &batsim.Message{Now: m.Now}
 		for _, ev := range m.Events {
 			switch d := ev.Data.(type) {
-			case *protocol.JobSubmitted:
-				r.Events = append(r.Events, protocol.Event{Timestamp: m.Now, Type: protocol.TypeExecuteJob, Data: &protocol.ExecuteJob{JobID: d.JobID, Alloc: protocol.NewIntervalSet(0)}},
-					protocol.Event{Timestamp: m.Now, Type: protocol.TypeCallMeLater, Data: &protocol.CallMeLater{At: 8}})
-			case *protocol.RequestedCall:
-				r.Events = append(r.Events, protocol.Event{Timestamp: m.Now, Type: protocol.TypeKillJob, Data: &protocol.KillJob{JobIDs: []string{"w0!a"}}})
-			case *protocol.JobCompleted:
+			case *batsim.JobSubmitted:
+				r.Events = append(r.Events, batsim.Event{Timestamp: m.Now, Type: batsim.TypeExecuteJob, Data: &batsim.ExecuteJob{JobID: d.JobID, Alloc: batsim.NewIntervalSet(0)}},
+					batsim.Event{Timestamp: m.Now, Type: batsim.TypeCallMeLater, Data: &batsim.CallMeLater{At: 8}})
+			case *batsim.RequestedCall:
+				r.Events = append(r.Events, batsim.Event{Timestamp: m.Now, Type: batsim.TypeKillJob, Data: &batsim.KillJob{JobIDs: []string{"w0!a"}}})
+			case *batsim.JobCompleted:
 				completed = d
 				step = 1
-			case *protocol.JobKilled:
+			case *batsim.JobKilled:
 				if step != 1 {
 					t.Error("JOB_KILLED before JOB_COMPLETED")
 				}
@@ -204,7 +204,7 @@ func TestKillComposedDuringParallelPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if completed == nil || completed.JobState != protocol.StateKilled || completed.ReturnCode != -2 {
+	if completed == nil || completed.JobState != batsim.StateKilled || completed.ReturnCode != -2 {
 		t.Fatalf("JOB_COMPLETED %+v", completed)
 	}
 	if killed == nil || len(killed.JobIDs) != 1 {
@@ -218,7 +218,7 @@ func TestKillComposedDuringParallelPart(t *testing.T) {
 	if got := *p.CurrentTask.Progress; got < 0.49 || got > 0.51 {
 		t.Errorf("progress of the parallel part %f, want about 0.5", got)
 	}
-	if res.ByState[protocol.StateKilled] != 1 {
+	if res.ByState[batsim.StateKilled] != 1 {
 		t.Errorf("result %+v", res.ByState)
 	}
 }
@@ -235,15 +235,15 @@ func TestTwoWorkloads(t *testing.T) {
 	notifies := 0
 	sess := newSession(t, "fcfs", nil, true)
 	in := InProcess(sess)
-	s := scripted(func(m *protocol.Message) (*protocol.Message, error) {
+	s := scripted(func(m *batsim.Message) (*batsim.Message, error) {
 		for _, ev := range m.Events {
 			switch d := ev.Data.(type) {
-			case *protocol.JobSubmitted:
+			case *batsim.JobSubmitted:
 				if notifies > 0 {
 					t.Errorf("%s submitted after no_more_static_job_to_submit", d.JobID)
 				}
 				submitted = append(submitted, d.JobID)
-			case *protocol.Notify:
+			case *batsim.Notify:
 				notifies++
 			}
 		}

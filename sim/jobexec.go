@@ -3,7 +3,7 @@ package sim
 import (
 	"fmt"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -37,10 +37,10 @@ func newTask(p *profile) *task {
 }
 
 // progress is the job_progress tree Batsim sends in JOB_KILLED.
-func (t *task) progress(now float64) *protocol.JobProgress {
+func (t *task) progress(now float64) *batsim.JobProgress {
 	if t.prof.typ == workloads.TypeComposed {
 		idx := t.cur
-		jp := &protocol.JobProgress{ProfileName: t.prof.name, CurrentTaskIndex: &idx}
+		jp := &batsim.JobProgress{ProfileName: t.prof.name, CurrentTaskIndex: &idx}
 		if t.cur < len(t.subs) {
 			jp.CurrentTask = t.subs[t.cur].progress(now)
 		}
@@ -59,7 +59,7 @@ func (t *task) progress(now float64) *protocol.JobProgress {
 			v = (now - t.delayStart) / t.delayRequired
 		}
 	}
-	return &protocol.JobProgress{ProfileName: t.prof.name, Progress: &v}
+	return &batsim.JobProgress{ProfileName: t.prof.name, Progress: &v}
 }
 
 // jobActor is execute_job_process.
@@ -642,9 +642,9 @@ func (s *submitter) step(a *actor) bool {
 type reqRep struct {
 	act    actor
 	e      *engine
-	events []protocol.Event
+	events []batsim.Event
 	now    float64
-	reply  *protocol.Message
+	reply  *batsim.Message
 	next   int  // the next event of the reply
 	ready  bool // the ready signal is the message in flight
 	msg    *imsg
@@ -663,7 +663,7 @@ func (r *reqRep) actorName() string { return "Scheduler REQ-REP" }
 
 // newReqRep returns the actor of a new REQ-REP taking events to the
 // scheduler, reusing an ended one if there is one.
-func (e *engine) newReqRep(events []protocol.Event, now float64) *actor {
+func (e *engine) newReqRep(events []batsim.Event, now float64) *actor {
 	r := popFree(&e.freeReqReps)
 	if r == nil {
 		r = &reqRep{}
@@ -698,16 +698,16 @@ func (r *reqRep) step(a *actor) bool {
 				r.next++
 				var err error
 				switch d := ev.Data.(type) {
-				case *protocol.RegisterProfile:
+				case *batsim.RegisterProfile:
 					err = e.registerProfile(d)
-				case *protocol.RegisterJob:
+				case *batsim.RegisterJob:
 					err = e.registerJob(d)
 				}
 				if err != nil {
 					e.k.fail(err)
 					return false
 				}
-				if ev.Type == protocol.TypeAnswer {
+				if ev.Type == batsim.TypeAnswer {
 					// Batsim only logs a warning for an ANSWER: nothing is sent.
 					e.log.Warn("ignoring ANSWER from the scheduler")
 					continue

@@ -6,7 +6,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -161,8 +161,8 @@ const (
 	stRejected
 )
 
-var jobStateNames = [...]string{protocol.StateNotSubmitted, protocol.StateSubmitted, protocol.StateRunning, protocol.StateSuccess,
-	protocol.StateFailed, protocol.StateWalltimeReached, protocol.StateKilled, protocol.StateRejected}
+var jobStateNames = [...]string{batsim.StateNotSubmitted, batsim.StateSubmitted, batsim.StateRunning, batsim.StateSuccess,
+	batsim.StateFailed, batsim.StateWalltimeReached, batsim.StateKilled, batsim.StateRejected}
 
 func (s jobState) String() string { return jobStateNames[s] }
 
@@ -199,7 +199,7 @@ type job struct {
 
 // jobRun is a job's execution.
 type jobRun struct {
-	alloc    protocol.IntervalSet
+	alloc    batsim.IntervalSet
 	allocStr string
 	hosts    []int // executor -> host id
 	task     *task
@@ -216,7 +216,7 @@ type jobRun struct {
 // name is the job's name: what follows the workload in its id.
 func (j *job) name() string {
 	if j.registered {
-		if id, err := protocol.ParseJobID(j.id); err == nil {
+		if id, err := batsim.ParseJobID(j.id); err == nil {
 			return id.Name
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/bucma-sched/bucma/internal/batsimfmt"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // JobsColumns is the header of PREFIX_jobs.csv, as Batsim 4.2.1 writes it.
@@ -447,7 +447,7 @@ func (e *engine) result(wall time.Duration) *Result {
 	return r
 }
 
-func roundProgress(p *protocol.JobProgress) {
+func roundProgress(p *batsim.JobProgress) {
 	for ; p != nil; p = p.CurrentTask {
 		if p.Progress != nil {
 			v := batsimfmt.Reread(*p.Progress)

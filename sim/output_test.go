@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -26,7 +26,7 @@ type failAfter struct {
 
 var errStop = errors.New("scheduler stopped")
 
-func (f *failAfter) Exchange(m *protocol.Message) (*protocol.Message, error) {
+func (f *failAfter) Exchange(m *batsim.Message) (*batsim.Message, error) {
 	if f.n--; f.n == 0 {
 		return nil, errStop
 	}

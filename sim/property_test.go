@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -85,10 +85,10 @@ func readRows(t *testing.T, path string) []row {
 	var out []row
 	for _, r := range recs[1:] {
 		x := row{id: r[1] + "!" + r[0], state: r[7]}
-		if x.state != protocol.StateRejected {
+		if x.state != batsim.StateRejected {
 			x.start, _ = strconv.ParseFloat(r[8], 64)
 			x.end, _ = strconv.ParseFloat(r[10], 64)
-			set, err := protocol.ParseIntervalSet(r[14])
+			set, err := batsim.ParseIntervalSet(r[14])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +164,7 @@ func TestPropertyRandomRuns(t *testing.T) {
 				}
 				seen[x.id] = true
 				switch x.state {
-				case protocol.StateSuccess, protocol.StateWalltimeReached, protocol.StateRejected, protocol.StateFailed:
+				case batsim.StateSuccess, batsim.StateWalltimeReached, batsim.StateRejected, batsim.StateFailed:
 				default:
 					t.Errorf("job %s ends in state %s", x.id, x.state)
 				}

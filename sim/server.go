@@ -7,7 +7,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -36,7 +36,7 @@ type imsg struct {
 	kind   mkind
 	jobs   []*job // mSubmit
 	job    *job   // mCompleted
-	ev     *protocol.Event
+	ev     *batsim.Event
 	killed *killDone
 	// mSwitched: the machine and the pstate it reached
 	host, pstate int
@@ -62,7 +62,7 @@ func (e *engine) freeMsg(m *imsg) {
 
 type killDone struct {
 	ids      []*job
-	progress map[string]*protocol.JobProgress
+	progress map[string]*batsim.JobProgress
 }
 
 // server is Batsim's server_process as a state machine: each phase runs to
@@ -96,7 +96,7 @@ func (s *server) step(a *actor) bool {
 	for {
 		switch s.phase {
 		case srvStart:
-			e.appendEvent(protocol.TypeSimulationBegins, &protocol.SimulationBegins{})
+			e.appendEvent(batsim.TypeSimulationBegins, &batsim.SimulationBegins{})
 			e.buffer[0].Data = e.simulationBegins()
 			e.sendToScheduler(a)
 			s.phase = srvSent
@@ -153,7 +153,7 @@ func (s *server) step(a *actor) bool {
 					s.phase = srvSent
 					return true
 				} else if e.finished() && !e.endSent {
-					e.appendEvent(protocol.TypeSimulationEnds, &protocol.SimulationEnds{})
+					e.appendEvent(batsim.TypeSimulationEnds, &batsim.SimulationEnds{})
 					e.sendToScheduler(a)
 					s.phase = srvSentEnd
 					return true
@@ -179,7 +179,7 @@ func (s *server) step(a *actor) bool {
 // the server goes on with srvSent or srvSentEnd).
 func (e *engine) sendToScheduler(a *actor) {
 	events, now := e.buffer, e.k.now
-	e.buffer = make([]protocol.Event, 0, 4)
+	e.buffer = make([]batsim.Event, 0, 4)
 	a.issue(simcall{kind: scCreate, child: e.newReqRep(events, now)})
 }
 
@@ -191,7 +191,7 @@ func (e *engine) finished() bool {
 }
 
 func (e *engine) appendEvent(typ string, data any) {
-	e.buffer = append(e.buffer, protocol.Event{Timestamp: e.k.now, Type: typ, Data: data})
+	e.buffer = append(e.buffer, batsim.Event{Timestamp: e.k.now, Type: typ, Data: data})
 }
 
 // completed records the end of job j (completed, or killed): the
@@ -199,7 +199,7 @@ func (e *engine) appendEvent(typ string, data any) {
 func (e *engine) completed(j *job) error {
 	e.nbRunning--
 	e.nbCompleted++
-	e.appendEvent(protocol.TypeJobCompleted, &protocol.JobCompleted{JobID: j.id, JobState: j.state.String(), ReturnCode: int(j.ret), Alloc: j.run.allocStr})
+	e.appendEvent(batsim.TypeJobCompleted, &batsim.JobCompleted{JobID: j.id, JobState: j.state.String(), ReturnCode: int(j.ret), Alloc: j.run.allocStr})
 	if err := e.writeJob(j); err != nil {
 		return err
 	}
@@ -215,13 +215,13 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 	case mBye:
 		e.finishedJS++
 		if e.finishedJS == e.expectedJS {
-			e.appendEvent(protocol.TypeNotify, &protocol.Notify{Kind: protocol.NotifyNoMoreStaticJobToSubmit})
+			e.appendEvent(batsim.TypeNotify, &batsim.Notify{Kind: batsim.NotifyNoMoreStaticJobToSubmit})
 		}
 	case mSubmit:
 		// One block for the batch's events (a workload submitted at once
 		// is one batch of every job).
 		e.buffer = slices.Grow(e.buffer, len(m.jobs))
-		events := make([]protocol.JobSubmitted, len(m.jobs))
+		events := make([]batsim.JobSubmitted, len(m.jobs))
 		for i, j := range m.jobs {
 			if err := e.submit(j, &events[i]); err != nil {
 				return nil, err
@@ -232,7 +232,7 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 			return nil, err
 		}
 	case mWaitingDone:
-		e.appendEvent(protocol.TypeRequestedCall, &protocol.RequestedCall{})
+		e.appendEvent(batsim.TypeRequestedCall, &batsim.RequestedCall{})
 		e.nbWaiters--
 	case mKillingDone:
 		kd := m.killed
@@ -245,7 +245,7 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 				}
 			}
 		}
-		e.appendEvent(protocol.TypeJobKilled, &protocol.JobKilled{JobIDs: ids, JobProgress: kd.progress})
+		e.appendEvent(batsim.TypeJobKilled, &batsim.JobKilled{JobIDs: ids, JobProgress: kd.progress})
 		e.nbKillers--
 	case mReady:
 		e.schedReady = true
@@ -264,7 +264,7 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 }
 
 // submit submits j, whose JOB_SUBMITTED is js.
-func (e *engine) submit(j *job, js *protocol.JobSubmitted) error {
+func (e *engine) submit(j *job, js *batsim.JobSubmitted) error {
 	j.state = stSubmitted
 	e.nbSubmitted++
 	fwd := j.desc
@@ -274,11 +274,11 @@ func (e *engine) submit(j *job, js *protocol.JobSubmitted) error {
 			return e.fail("JOB_SUBMITTED "+j.id, "%v", err)
 		}
 	}
-	*js = protocol.JobSubmitted{JobID: j.id, Job: fwd}
+	*js = batsim.JobSubmitted{JobID: j.id, Job: fwd}
 	if e.cfg.ForwardProfiles {
 		js.Profile = j.prof.batsim
 	}
-	e.appendEvent(protocol.TypeJobSubmitted, js)
+	e.appendEvent(batsim.TypeJobSubmitted, js)
 	if !j.registered {
 		j.desc = nil // forwarded: not needed any more
 	}
@@ -297,11 +297,11 @@ func (e *engine) lookup(id string) (*job, bool) {
 
 // decision applies one scheduler event with Batsim 4.2.1's rules; child
 // is the actor it creates, if any.
-func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
+func (e *engine) decision(ev *batsim.Event) (child *actor, err error) {
 	switch d := ev.Data.(type) {
-	case *protocol.ExecuteJob:
+	case *batsim.ExecuteJob:
 		return e.execute(d)
-	case *protocol.RejectJob:
+	case *batsim.RejectJob:
 		name := "REJECT_JOB " + d.JobID
 		j, ok := e.lookup(d.JobID)
 		if !ok {
@@ -316,7 +316,7 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 			return nil, err
 		}
 		e.toDelete = append(e.toDelete, j)
-	case *protocol.KillJob:
+	case *batsim.KillJob:
 		var kill []*job
 		for _, id := range d.JobIDs {
 			j, ok := e.lookup(id)
@@ -333,13 +333,13 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 			kill = append(kill, j)
 		}
 		if len(kill) > 0 {
-			kd := &killDone{ids: kill, progress: map[string]*protocol.JobProgress{}}
+			kd := &killDone{ids: kill, progress: map[string]*batsim.JobProgress{}}
 			// Counted before the creation Batsim counts it after: only
 			// the server reads the count.
 			e.nbKillers++
 			return e.spawn("killer_process", e.master, func(k *actor) { e.killer(k, kd) }), nil
 		}
-	case *protocol.CallMeLater:
+	case *batsim.CallMeLater:
 		if !(d.At > e.k.now) {
 			return nil, e.fail("CALL_ME_LATER", "you asked to be awaken in the past (you ask: %f, it is: %f); the k-th event of a reply is applied k master-loopback latencies after the reply's time", d.At, e.k.now)
 		}
@@ -347,9 +347,9 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 		// server reads the count.
 		e.nbWaiters++
 		return e.k.spawnSM(e.master, &waiter{e: e, target: d.At}), nil
-	case *protocol.RegisterProfile:
+	case *batsim.RegisterProfile:
 		// registered by the REQ-REP actor when it read the reply
-	case *protocol.RegisterJob:
+	case *batsim.RegisterJob:
 		e.nbSubmitted++
 		if e.cfg.AcknowledgeDynamicJob {
 			j := e.jobs[d.JobID]
@@ -357,23 +357,23 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 			if err != nil {
 				return nil, e.fail("REGISTER_JOB "+d.JobID, "%v", err)
 			}
-			js := &protocol.JobSubmitted{JobID: j.id, Job: fwd}
+			js := &batsim.JobSubmitted{JobID: j.id, Job: fwd}
 			if e.cfg.ForwardProfiles {
 				js.Profile = j.prof.batsim
 			}
-			e.appendEvent(protocol.TypeJobSubmitted, js)
+			e.appendEvent(batsim.TypeJobSubmitted, js)
 		}
-	case *protocol.Notify:
+	case *batsim.Notify:
 		switch d.Kind {
-		case protocol.NotifyRegistrationFinished, protocol.NotifyContinueRegistration:
+		case batsim.NotifyRegistrationFinished, batsim.NotifyContinueRegistration:
 			if !e.cfg.DynamicJobs {
 				return nil, e.fail("NOTIFY "+d.Kind, "dynamic jobs are not enabled (--enable-dynamic-jobs)")
 			}
-			e.regFinished = d.Kind == protocol.NotifyRegistrationFinished
+			e.regFinished = d.Kind == batsim.NotifyRegistrationFinished
 		default:
-			return nil, e.fail("NOTIFY "+d.Kind, "a scheduler may only send %s or %s", protocol.NotifyRegistrationFinished, protocol.NotifyContinueRegistration)
+			return nil, e.fail("NOTIFY "+d.Kind, "a scheduler may only send %s or %s", batsim.NotifyRegistrationFinished, batsim.NotifyContinueRegistration)
 		}
-	case *protocol.SetJobMetadata:
+	case *batsim.SetJobMetadata:
 		j, ok := e.lookup(d.JobID)
 		if !ok {
 			return nil, e.fail("SET_JOB_METADATA "+d.JobID, "the job does not exist, cannot set its metadata")
@@ -386,25 +386,25 @@ func (e *engine) decision(ev *protocol.Event) (child *actor, err error) {
 		}
 		e.metadata[j] = d.Metadata
 		j.hasMetadata = true
-	case *protocol.SetResourceState:
+	case *batsim.SetResourceState:
 		steps, err := e.setResourceState(d)
 		if err != nil {
 			return nil, err
 		}
 		e.srvSteps = append(e.srvSteps, steps...)
-	case *protocol.SchedulerQuery:
+	case *batsim.SchedulerQuery:
 		if e.en == nil {
 			return nil, e.fail("QUERY", "received a request about the energy consumption of the machines but energy simulation is not enabled (-E, --energy)")
 		}
 		total := e.totalEnergy()
 		e.srvSteps = append(e.srvSteps, srvStep{walk: true})
-		e.appendEvent(protocol.TypeAnswer, &protocol.BatsimAnswer{ConsumedEnergy: total.float64()})
-	case *protocol.ToJobMsg:
+		e.appendEvent(batsim.TypeAnswer, &batsim.BatsimAnswer{ConsumedEnergy: total.float64()})
+	case *batsim.ToJobMsg:
 		if _, ok := e.lookup(d.JobID); !ok {
 			return nil, e.fail("TO_JOB_MSG "+d.JobID, "the job does not exist, cannot send a message to it")
 		}
 		e.log.Warn("TO_JOB_MSG ignored: the engine has no recv profile", "job", d.JobID)
-	case *protocol.ChangeJobState:
+	case *batsim.ChangeJobState:
 		return nil, e.fail("CHANGE_JOB_STATE "+d.JobID, "not supported by the engine")
 	default:
 		return nil, e.fail(ev.Type, "unknown or unsupported event type (Batsim aborts on it)")
@@ -422,7 +422,7 @@ func isComplete(state jobState) bool {
 
 // execute is server_on_execute_job: the checks, then the job's actor on
 // the first host of the allocation (child, which the server creates).
-func (e *engine) execute(d *protocol.ExecuteJob) (child *actor, err error) {
+func (e *engine) execute(d *batsim.ExecuteJob) (child *actor, err error) {
 	name := "EXECUTE_JOB " + d.JobID
 	j, ok := e.lookup(d.JobID)
 	if !ok {
@@ -485,7 +485,7 @@ func (e *engine) execute(d *protocol.ExecuteJob) (child *actor, err error) {
 
 // registerProfile is handle_register_profile, applied when the REQ-REP
 // actor reads the reply.
-func (e *engine) registerProfile(d *protocol.RegisterProfile) error {
+func (e *engine) registerProfile(d *batsim.RegisterProfile) error {
 	name := fmt.Sprintf("REGISTER_PROFILE %s/%s", d.WorkloadName, d.ProfileName)
 	if !e.cfg.DynamicJobs {
 		return e.fail(name, "dynamic jobs are not enabled (--enable-dynamic-jobs)")
@@ -537,7 +537,7 @@ func mustQuote(s string) []byte {
 
 // registerJob is handle_register_job, applied when the REQ-REP actor
 // reads the reply: the job exists from then on.
-func (e *engine) registerJob(d *protocol.RegisterJob) error {
+func (e *engine) registerJob(d *batsim.RegisterJob) error {
 	name := "REGISTER_JOB " + d.JobID
 	if !e.cfg.DynamicJobs {
 		return e.fail(name, "dynamic jobs are not enabled (--enable-dynamic-jobs)")
@@ -545,7 +545,7 @@ func (e *engine) registerJob(d *protocol.RegisterJob) error {
 	if e.regFinished {
 		return e.fail(name, "registration already finished (NOTIFY registration_finished was sent)")
 	}
-	id, err := protocol.ParseJobID(d.JobID)
+	id, err := batsim.ParseJobID(d.JobID)
 	if err != nil {
 		return e.fail(name, "%v", err)
 	}
@@ -556,15 +556,15 @@ func (e *engine) registerJob(d *protocol.RegisterJob) error {
 	if j, exists := e.jobs[d.JobID]; exists && !j.deleted {
 		return e.fail(name, "cannot register the job: it already exists in the workload")
 	}
-	if err := protocol.CheckRegisteredJob(d.Job); err != nil {
+	if err := batsim.CheckRegisteredJob(d.Job); err != nil {
 		return e.fail(name, "invalid JSON job submitted by the scheduler: %v", err)
 	}
 	// Numbers as Batsim reads them (rapidjson).
 	var f struct {
-		Subtime  protocol.Double  `json:"subtime"`
-		Res      protocol.Double  `json:"res"`
-		Profile  string           `json:"profile"`
-		Walltime *protocol.Double `json:"walltime"`
+		Subtime  batsim.Double  `json:"subtime"`
+		Res      batsim.Double  `json:"res"`
+		Profile  string         `json:"profile"`
+		Walltime *batsim.Double `json:"walltime"`
 	}
 	if err := json.Unmarshal(d.Job, &f); err != nil {
 		return e.fail(name, "invalid JSON job submitted by the scheduler: %v", err)

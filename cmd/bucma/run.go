@@ -15,7 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -77,9 +78,9 @@ func timeoutFlag(usage string, value time.Duration) *cli.DurationFlag {
 }
 
 // checkEndpoint checks the ZeroMQ endpoint of flag (see
-// protocol.CheckEndpoint); a bad one is a usage error (exit status 2).
+// zmq.CheckEndpoint); a bad one is a usage error (exit status 2).
 func checkEndpoint(c *cli.Context, flag string, bind bool) error {
-	if err := protocol.CheckEndpoint(c.String(flag), bind); err != nil {
+	if err := zmq.CheckEndpoint(c.String(flag), bind); err != nil {
 		return cli.Exit(fmt.Sprintf("%s: --%s: %v", commandPath(c), flag, err), 2)
 	}
 	return nil
@@ -148,9 +149,9 @@ error or a timeout, 2 on a bad command line or option, 130 when interrupted
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list')"},
 			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
-			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: protocol.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
+			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: zmq.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
 			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
-			&cli.StringFlag{Name: "transport", Value: protocol.TransportNative, Usage: "native: tcp:// endpoints served by bucma's own ZeroMQ (ZMTP 3) code, the fastest; libzmq: every endpoint through libzmq's REP socket (ipc:// and other transports always are)"},
+			&cli.StringFlag{Name: "transport", Value: zmq.TransportNative, Usage: "native: tcp:// endpoints served by bucma's own ZeroMQ (ZMTP 3) code, the fastest; libzmq: every endpoint through libzmq's REP socket (ipc:// and other transports always are)"},
 			timeoutFlag("give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever", 0),
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
@@ -207,18 +208,18 @@ func runAction(c *cli.Context) error {
 	defer trace.discard()
 
 	switch c.String("transport") {
-	case protocol.TransportNative, protocol.TransportLibzmq:
+	case zmq.TransportNative, zmq.TransportLibzmq:
 	default:
-		return cli.Exit(fmt.Sprintf("run: --transport %q: want %s or %s", c.String("transport"), protocol.TransportNative, protocol.TransportLibzmq), 2)
+		return cli.Exit(fmt.Sprintf("run: --transport %q: want %s or %s", c.String("transport"), zmq.TransportNative, zmq.TransportLibzmq), 2)
 	}
-	cfg := protocol.ServeConfig{
+	cfg := zmq.ServeConfig{
 		Transport: c.String("transport"),
 		Endpoint:  c.String("socket-endpoint"),
 		Timeout:   c.Duration("timeout"),
 		Logger:    log,
 	}
 	if c.Bool("verbose") {
-		cfg.Observe = func(d protocol.Direction, raw []byte) {
+		cfg.Observe = func(d batsim.Direction, raw []byte) {
 			log.Debug("message", "dir", d.String(), "raw", string(raw))
 		}
 	}
@@ -229,7 +230,7 @@ func runAction(c *cli.Context) error {
 		return trace.commit()
 	}
 	note := partialNote(trace.abort())
-	if errors.Is(err, protocol.ErrInterrupted) {
+	if errors.Is(err, zmq.ErrInterrupted) {
 		return cli.Exit("run: "+err.Error()+note, exitInterrupted)
 	}
 	return fmt.Errorf("run (scheduler %s): %w%s", spec.Name, err, note)
@@ -237,8 +238,8 @@ func runAction(c *cli.Context) error {
 
 // serve binds the socket, writes the endpoint file (when path is not
 // empty), then serves the simulation.
-func serve(ctx context.Context, cfg protocol.ServeConfig, h protocol.Handler, path, scheduler string) error {
-	l, err := protocol.Listen(cfg)
+func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, path, scheduler string) error {
+	l, err := zmq.Listen(cfg)
 	if err != nil {
 		return err
 	}

@@ -21,9 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/corpus/replies"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 )
 
@@ -115,9 +116,9 @@ func playBatsim(t *testing.T, endpoint string, lines []corpus.Line) [][]byte {
 
 // dialBatsim connects Batsim's side of a conversation (closed when the test
 // ends) to endpoint.
-func dialBatsim(t *testing.T, endpoint string) *protocol.Client {
+func dialBatsim(t *testing.T, endpoint string) *zmq.Client {
 	t.Helper()
-	c, err := protocol.Dial(endpoint)
+	c, err := zmq.Dial(endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func dialBatsim(t *testing.T, endpoint string) *protocol.Client {
 }
 
 // request sends msg and returns the reply.
-func request(t *testing.T, c *protocol.Client, msg string) []byte {
+func request(t *testing.T, c *zmq.Client, msg string) []byte {
 	t.Helper()
 	r, err := c.Exchange([]byte(msg))
 	if err != nil {
@@ -191,13 +192,13 @@ func sessionReplies(t *testing.T, lines []corpus.Line, policy string, opts sched
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := protocol.NewDecoder(log)
+	dec := batsim.NewDecoder(log)
 	var out []string
 	for _, l := range lines {
 		if !l.FromBatsim() {
 			continue
 		}
-		m, err := dec.Decode([]byte(l.Raw), protocol.FromBatsim)
+		m, err := dec.Decode([]byte(l.Raw), batsim.FromBatsim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +248,7 @@ func TestRunVerboseLogsMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := errOut.String()
-	for _, dir := range []string{protocol.FromBatsim.String(), protocol.FromScheduler.String()} {
+	for _, dir := range []string{batsim.FromBatsim.String(), batsim.FromScheduler.String()} {
 		if n := strings.Count(log, "dir="+dir); n != len(got) {
 			t.Fatalf("%d messages logged as %s, want %d", n, dir, len(got))
 		}

@@ -16,8 +16,9 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
@@ -233,8 +234,8 @@ func simulateAction(c *cli.Context) error {
 		return usage("the engine does not reproduce Batsim exactly with these inputs:\n  %s\nRun with --approximate to simulate anyway (the results will only approximate Batsim's).", strings.Join(unmodelled, "\n  "))
 	}
 	if c.Bool("verbose") {
-		cfg.Observe = func(d protocol.Direction, m *protocol.Message) {
-			log.Debug("message", "dir", d.String(), "raw", string(protocol.EncodeBatsim(m)))
+		cfg.Observe = func(d batsim.Direction, m *batsim.Message) {
+			log.Debug("message", "dir", d.String(), "raw", string(batsim.EncodeBatsim(m)))
 		}
 	}
 	total := 0
@@ -257,7 +258,7 @@ func simulateAction(c *cli.Context) error {
 	if sess != nil {
 		sched = sim.InProcess(sess)
 	} else {
-		rs, err := sim.Remote(ctx, connect, c.Duration("timeout"))
+		rs, err := zmq.Remote(ctx, connect, c.Duration("timeout"))
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}

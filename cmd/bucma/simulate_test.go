@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
-	zmq "github.com/pebbe/zmq4"
+	zmq4 "github.com/pebbe/zmq4"
 )
 
 // simulateCase is the corpus case the simulate tests run.
@@ -199,9 +199,9 @@ var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
 
 // newSocket returns a ZeroMQ socket of type typ, without linger, closed
 // (with its context) when the test ends.
-func newSocket(t *testing.T, typ zmq.Type) *zmq.Socket {
+func newSocket(t *testing.T, typ zmq4.Type) *zmq4.Socket {
 	t.Helper()
-	ctx, err := zmq.NewContext()
+	ctx, err := zmq4.NewContext()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func newSocket(t *testing.T, typ zmq.Type) *zmq.Socket {
 // message with answer(message) until the test ends; it returns the endpoint.
 func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 	t.Helper()
-	sock := newSocket(t, zmq.REP)
+	sock := newSocket(t, zmq4.REP)
 	if err := sock.Bind("tcp://127.0.0.1:*"); err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +233,8 @@ func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		poller := zmq.NewPoller()
-		poller.Add(sock, zmq.POLLIN)
+		poller := zmq4.NewPoller()
+		poller.Add(sock, zmq4.POLLIN)
 		for {
 			select {
 			case <-stop:

@@ -20,7 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 )
 
 // Version is the Batsim version the tier is written against.
@@ -132,13 +133,13 @@ func tail(s string, n int) string {
 
 // WithHandler runs Batsim against h, served in this process on a loopback
 // port the system picks. dir receives Batsim's outputs.
-func WithHandler(ctx context.Context, o Options, platform, workload, dir string, h protocol.Handler) (*Result, error) {
+func WithHandler(ctx context.Context, o Options, platform, workload, dir string, h batsim.Handler) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	l, err := protocol.Listen(protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
+	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +170,7 @@ func WithHandler(ctx context.Context, o Options, platform, workload, dir string,
 		runErr = <-ran
 	}
 	switch {
-	case serveErr != nil && !errors.Is(serveErr, protocol.ErrInterrupted):
+	case serveErr != nil && !errors.Is(serveErr, zmq.ErrInterrupted):
 		return collect(dir, log.Bytes(), fmt.Errorf("scheduler: %w", serveErr))
 	case runErr != nil:
 		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))

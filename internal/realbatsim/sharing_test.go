@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
@@ -199,7 +199,7 @@ func overlapping(t *testing.T, jobsCSV []byte) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := make([]protocol.IntervalSet, len(rows))
+	hosts := make([]batsim.IntervalSet, len(rows))
 	for i := range rows {
 		if hosts[i], err = rows[i].Hosts(); err != nil {
 			t.Fatal(err)

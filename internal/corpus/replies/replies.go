@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
 )
 
 // Decisions decodes a scheduler message and returns its now and its
@@ -19,17 +19,17 @@ import (
 // test.
 func Decisions(t testing.TB, raw []byte) (now float64, events []string) {
 	t.Helper()
-	m, err := protocol.NewDecoder(slog.New(slog.NewTextHandler(io.Discard, nil))).Decode(raw, protocol.FromScheduler)
+	m, err := batsim.NewDecoder(slog.New(slog.NewTextHandler(io.Discard, nil))).Decode(raw, batsim.FromScheduler)
 	if err != nil {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 	events = make([]string, len(m.Events))
 	for i, e := range m.Events {
-		r := protocol.NewReply(e.Timestamp)
+		r := batsim.NewReply(e.Timestamp)
 		switch d := e.Data.(type) {
-		case *protocol.ExecuteJob:
+		case *batsim.ExecuteJob:
 			err = r.ExecuteJob(*d)
-		case *protocol.RejectJob:
+		case *batsim.RejectJob:
 			err = r.RejectJob(d.JobID)
 		default:
 			t.Fatalf("unexpected event %s in %s", e.Type, raw)

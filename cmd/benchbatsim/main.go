@@ -47,9 +47,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -83,9 +84,9 @@ func main() {
 // (hosts=first-fit) and writes every reply to file; replay sends file's
 // replies back in order without looking at the messages.
 func serveChild(mode, endpoint, file string) error {
-	var observe func(protocol.Direction, []byte)
-	l, err := protocol.Listen(protocol.ServeConfig{Endpoint: endpoint, Transport: protocol.TransportNative,
-		Observe: func(d protocol.Direction, raw []byte) {
+	var observe func(batsim.Direction, []byte)
+	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: endpoint, Transport: zmq.TransportNative,
+		Observe: func(d batsim.Direction, raw []byte) {
 			if observe != nil {
 				observe(d, raw)
 			}
@@ -115,8 +116,8 @@ func serveChild(mode, endpoint, file string) error {
 		}
 		w := bufio.NewWriter(f)
 		var werr error
-		observe = func(d protocol.Direction, raw []byte) {
-			if d == protocol.FromScheduler && werr == nil {
+		observe = func(d batsim.Direction, raw []byte) {
+			if d == batsim.FromScheduler && werr == nil {
 				werr = writeRecord(w, raw)
 			}
 		}

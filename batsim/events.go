@@ -1,7 +1,7 @@
 // Package protocol holds the wire types of Batsim's JSON protocol (Batsim
 // 3.1 to 4.2.1), their decoding and encoding, interval sets, job ids, and the
 // ZeroMQ REP loop that serves a scheduler to Batsim.
-package protocol
+package batsim
 
 import (
 	"fmt"

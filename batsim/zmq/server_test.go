@@ -1,4 +1,4 @@
-package protocol_test
+package zmq_test
 
 import (
 	"context"
@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
+
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/corpus/replies"
-	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 )
 
@@ -25,25 +27,25 @@ const guard = 60 * time.Second
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// batsim is the Batsim side of a conversation: a Client connected to the
+// peer is the Batsim side of a conversation: a Client connected to the
 // server under test.
-type batsim struct {
+type peer struct {
 	t *testing.T
-	c *protocol.Client
+	c *zmq.Client
 }
 
-func dialBatsim(t *testing.T, endpoint string) *batsim {
+func dialBatsim(t *testing.T, endpoint string) *peer {
 	t.Helper()
-	c, err := protocol.Dial(endpoint)
+	c, err := zmq.Dial(endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Timeout = guard
 	t.Cleanup(func() { _ = c.Close() })
-	return &batsim{t: t, c: c}
+	return &peer{t: t, c: c}
 }
 
-func (b *batsim) send(raw string) {
+func (b *peer) send(raw string) {
 	b.t.Helper()
 	if err := b.c.Send([]byte(raw)); err != nil {
 		b.t.Fatal(err)
@@ -51,7 +53,7 @@ func (b *batsim) send(raw string) {
 }
 
 // recv returns the next reply, or nil if none came within the guard.
-func (b *batsim) recv() []byte {
+func (b *peer) recv() []byte {
 	b.t.Helper()
 	out, err := b.c.Receive()
 	if err != nil {
@@ -62,7 +64,7 @@ func (b *batsim) recv() []byte {
 
 // startServe runs Serve in a goroutine on a wildcard loopback port and
 // returns the bound endpoint and the channel of Serve's result.
-func startServe(t *testing.T, ctx context.Context, cfg protocol.ServeConfig, h protocol.Handler) (string, <-chan error) {
+func startServe(t *testing.T, ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler) (string, <-chan error) {
 	t.Helper()
 	if cfg.Endpoint == "" {
 		cfg.Endpoint = "tcp://127.0.0.1:*"
@@ -73,7 +75,7 @@ func startServe(t *testing.T, ctx context.Context, cfg protocol.ServeConfig, h p
 	bound := make(chan string, 1)
 	cfg.Bound = func(ep string) { bound <- ep }
 	done := make(chan error, 1)
-	go func() { done <- protocol.Serve(ctx, cfg, h) }()
+	go func() { done <- zmq.Serve(ctx, cfg, h) }()
 	select {
 	case ep := <-bound:
 		return ep, done
@@ -116,14 +118,14 @@ func fcfsFirstFit(t *testing.T) *schedulers.Session {
 func TestServeTranscripts(t *testing.T) {
 	for _, c := range []struct{ name, transport string }{
 		{"hetero4_delays", ""}, {"hetero8_compute", ""}, {"users_fields", ""},
-		{"hetero4_delays", protocol.TransportLibzmq}, // the same through libzmq's REP socket
+		{"hetero4_delays", zmq.TransportLibzmq}, // the same through libzmq's REP socket
 	} {
 		name := c.name
 		t.Run(name+"/"+c.transport, func(t *testing.T) {
 			lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
 			var mu sync.Mutex
-			observed := map[protocol.Direction]int{}
-			cfg := protocol.ServeConfig{Transport: c.transport, Observe: func(d protocol.Direction, raw []byte) {
+			observed := map[batsim.Direction]int{}
+			cfg := zmq.ServeConfig{Transport: c.transport, Observe: func(d batsim.Direction, raw []byte) {
 				mu.Lock()
 				observed[d]++
 				mu.Unlock()
@@ -153,7 +155,7 @@ func TestServeTranscripts(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if observed[protocol.FromBatsim] != exchanges || observed[protocol.FromScheduler] != exchanges {
+			if observed[batsim.FromBatsim] != exchanges || observed[batsim.FromScheduler] != exchanges {
 				t.Fatalf("observed %v, want %d each way", observed, exchanges)
 			}
 		})
@@ -162,11 +164,11 @@ func TestServeTranscripts(t *testing.T) {
 
 func TestServeDecodeError(t *testing.T) {
 	called := false
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) {
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) {
 		called = true
 		return nil, nil
 	})
-	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
 	b := dialBatsim(t, ep)
 	b.send(`{"now":0.000000,"events":[{"timestamp":0.0,"type":"JOB_SUBMITTED"}]}`)
 	err := wait(t, done)
@@ -180,8 +182,8 @@ func TestServeDecodeError(t *testing.T) {
 
 func TestServeHandlerError(t *testing.T) {
 	boom := errors.New("invalid decision")
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, boom })
-	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, boom })
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
 	b := dialBatsim(t, ep)
 	b.send(`{"now":1.000000,"events":[]}`)
 	if err := wait(t, done); !errors.Is(err, boom) {
@@ -190,8 +192,8 @@ func TestServeHandlerError(t *testing.T) {
 }
 
 func TestServeNilReplyIsEmpty(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
 	b := dialBatsim(t, ep)
 	b.send(`{"now":2.500000,"events":[]}`)
 	if got := string(b.recv()); got != `{"now":2.5,"events":[]}` {
@@ -207,10 +209,10 @@ func TestServeNilReplyIsEmpty(t *testing.T) {
 }
 
 func TestServeTimeout(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	_, done := startServe(t, context.Background(), protocol.ServeConfig{Timeout: 50 * time.Millisecond}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	_, done := startServe(t, context.Background(), zmq.ServeConfig{Timeout: 50 * time.Millisecond}, h)
 	err := wait(t, done)
-	var te *protocol.TimeoutError
+	var te *zmq.TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("want a TimeoutError, got %v", err)
 	}
@@ -221,10 +223,10 @@ func TestServeTimeout(t *testing.T) {
 
 func TestServeInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	_, done := startServe(t, ctx, protocol.ServeConfig{}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	_, done := startServe(t, ctx, zmq.ServeConfig{}, h)
 	cancel()
-	if err := wait(t, done); !errors.Is(err, protocol.ErrInterrupted) {
+	if err := wait(t, done); !errors.Is(err, zmq.ErrInterrupted) {
 		t.Fatalf("want ErrInterrupted, got %v", err)
 	}
 }
@@ -234,11 +236,11 @@ func TestServeInterrupted(t *testing.T) {
 // without a timeout, on both transports: the wait's own deadline must not
 // replace the cancellation's.
 func TestServeCancelledFirst(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	for _, transport := range []string{protocol.TransportNative, protocol.TransportLibzmq} {
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	for _, transport := range []string{zmq.TransportNative, zmq.TransportLibzmq} {
 		for _, timeout := range []time.Duration{0, time.Hour} {
 			t.Run(fmt.Sprintf("%s/timeout=%v", transport, timeout), func(t *testing.T) {
-				l, err := protocol.Listen(protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Transport: transport, Timeout: timeout, Logger: discard()})
+				l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Transport: transport, Timeout: timeout, Logger: discard()})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -246,7 +248,7 @@ func TestServeCancelledFirst(t *testing.T) {
 				cancel()
 				done := make(chan error, 1)
 				go func() { done <- l.Serve(ctx, h) }()
-				if err := wait(t, done); !errors.Is(err, protocol.ErrInterrupted) {
+				if err := wait(t, done); !errors.Is(err, zmq.ErrInterrupted) {
 					t.Fatalf("want ErrInterrupted, got %v", err)
 				}
 			})
@@ -259,8 +261,8 @@ func TestServeCancelledFirst(t *testing.T) {
 func TestServeCancelledDuringHandshake(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	ep, done := startServe(t, ctx, protocol.ServeConfig{Timeout: time.Hour}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	ep, done := startServe(t, ctx, zmq.ServeConfig{Timeout: time.Hour}, h)
 	c, err := net.Dial("tcp", strings.TrimPrefix(ep, "tcp://"))
 	if err != nil {
 		t.Fatal(err)
@@ -271,14 +273,14 @@ func TestServeCancelledDuringHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	if err := wait(t, done); !errors.Is(err, protocol.ErrInterrupted) {
+	if err := wait(t, done); !errors.Is(err, zmq.ErrInterrupted) {
 		t.Fatalf("want ErrInterrupted, got %v", err)
 	}
 }
 
 func TestServeBindError(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	err := protocol.Serve(context.Background(), protocol.ServeConfig{Endpoint: "nonsense://x", Logger: discard()}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	err := zmq.Serve(context.Background(), zmq.ServeConfig{Endpoint: "nonsense://x", Logger: discard()}, h)
 	if err == nil || !strings.Contains(err.Error(), "nonsense://x") {
 		t.Fatalf("want an error naming the endpoint, got %v", err)
 	}
@@ -287,8 +289,8 @@ func TestServeBindError(t *testing.T) {
 // TestServeTwice checks that Serve releases its endpoint: a second
 // simulation can be served on the same address once the first ended.
 func TestServeTwice(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
 	b := dialBatsim(t, ep)
 	b.send(`{"now":1.000000,"events":[{"timestamp":1.0,"type":"SIMULATION_ENDS","data":{}}]}`)
 	if b.recv() == nil {
@@ -297,8 +299,8 @@ func TestServeTwice(t *testing.T) {
 	if err := wait(t, done); err != nil {
 		t.Fatal(err)
 	}
-	_, done2 := startServe(t, context.Background(), protocol.ServeConfig{Endpoint: ep, Timeout: 10 * time.Millisecond}, h)
-	var te *protocol.TimeoutError
+	_, done2 := startServe(t, context.Background(), zmq.ServeConfig{Endpoint: ep, Timeout: 10 * time.Millisecond}, h)
+	var te *zmq.TimeoutError
 	if err := wait(t, done2); !errors.As(err, &te) {
 		t.Fatalf("second Serve on %s: %v", ep, err)
 	}
@@ -309,16 +311,16 @@ func TestServeTwice(t *testing.T) {
 // binding the first's endpoint again fails until it is closed); a REQ client
 // connecting to Endpoint is served.
 func TestListenEphemeralPort(t *testing.T) {
-	cfg := protocol.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: discard()}
-	a, err := protocol.Listen(cfg)
+	cfg := zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: discard()}
+	a, err := zmq.Listen(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := protocol.Listen(cfg)
+	b, err := zmq.Listen(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []*protocol.Listener{a, b} {
+	for _, l := range []*zmq.Listener{a, b} {
 		if ep := l.Endpoint(); !strings.HasPrefix(ep, "tcp://127.0.0.1:") || strings.Contains(ep, "*") {
 			t.Fatalf("endpoint %q", ep)
 		}
@@ -326,13 +328,13 @@ func TestListenEphemeralPort(t *testing.T) {
 	if a.Endpoint() == b.Endpoint() {
 		t.Fatalf("two listeners on %s", a.Endpoint())
 	}
-	if _, err := protocol.Listen(protocol.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()}); err == nil || !strings.Contains(err.Error(), b.Endpoint()) {
+	if _, err := zmq.Listen(zmq.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()}); err == nil || !strings.Contains(err.Error(), b.Endpoint()) {
 		t.Fatalf("binding a bound endpoint: %v", err)
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := protocol.Listen(protocol.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()})
+	again, err := zmq.Listen(zmq.ServeConfig{Endpoint: b.Endpoint(), Logger: discard()})
 	if err != nil {
 		t.Fatalf("endpoint not released by Close: %v", err)
 	}
@@ -386,7 +388,7 @@ func TestCheckEndpoint(t *testing.T) {
 		{"tcp://127.0.0.1:*", false, "connect to must be a number"},
 	}
 	for _, c := range cases {
-		err := protocol.CheckEndpoint(c.ep, c.bind)
+		err := zmq.CheckEndpoint(c.ep, c.bind)
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("CheckEndpoint(%q, bind=%v) = %v, want %q", c.ep, c.bind, err, c.err)
 		}

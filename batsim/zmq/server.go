@@ -1,4 +1,4 @@
-package protocol
+package zmq
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim"
 	zmq "github.com/pebbe/zmq4"
 )
 
@@ -17,19 +18,6 @@ import (
 // interface, port 28000 (batsched's and pybatsim's default; Batsim connects
 // to tcp://localhost:28000 by default).
 const DefaultEndpoint = "tcp://*:28000"
-
-// Handler answers one Batsim message. schedulers.Session satisfies it.
-// A nil reply with a nil error is answered with an empty reply at the
-// message's now. An error ends the conversation without an answer.
-type Handler interface {
-	Handle(*Message) (*Reply, error)
-}
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(*Message) (*Reply, error)
-
-// Handle implements Handler.
-func (f HandlerFunc) Handle(m *Message) (*Reply, error) { return f(m) }
 
 // ServeConfig configures Serve.
 type ServeConfig struct {
@@ -48,7 +36,7 @@ type ServeConfig struct {
 	Logger *slog.Logger
 	// Observe, when set, sees every raw message: those received from Batsim
 	// (FromBatsim) and the replies sent (FromScheduler).
-	Observe func(dir Direction, raw []byte)
+	Observe func(dir batsim.Direction, raw []byte)
 	// Bound, when set, is called once the socket is bound, with the actual
 	// endpoint (wildcard port resolved).
 	Bound func(endpoint string)
@@ -127,7 +115,7 @@ func excerpt(b []byte, n int) string {
 
 // Serve binds a ZeroMQ REP socket and serves one Batsim simulation: Listen
 // (then cfg.Bound, when set, with the endpoint bound) and Listener.Serve.
-func Serve(ctx context.Context, cfg ServeConfig, h Handler) error {
+func Serve(ctx context.Context, cfg ServeConfig, h batsim.Handler) error {
 	l, err := Listen(cfg)
 	if err != nil {
 		return err
@@ -234,18 +222,18 @@ func (l *Listener) close(linger time.Duration) (err error) {
 // otherwise: a message that does not decode or an error of the handler ends
 // the conversation without an answer (an invalid answer would make Batsim
 // abort anyway).
-func (l *Listener) Serve(ctx context.Context, h Handler) error {
+func (l *Listener) Serve(ctx context.Context, h batsim.Handler) error {
 	cfg, log := l.cfg, l.log
-	dec := NewDecoder(log)
+	dec := batsim.NewDecoder(log)
 	received := 0
 	// step answers one message: the reply to send, and whether it ends the
 	// simulation.
 	step := func(raw []byte) ([]byte, bool, error) {
 		received++
 		if cfg.Observe != nil {
-			cfg.Observe(FromBatsim, raw)
+			cfg.Observe(batsim.FromBatsim, raw)
 		}
-		msg, err := dec.Decode(raw, FromBatsim)
+		msg, err := dec.Decode(raw, batsim.FromBatsim)
 		if err != nil {
 			log.Error("cannot decode a message from Batsim", "message", received, "error", err, "text", excerpt(raw, 200))
 			return nil, false, fmt.Errorf("message %d from Batsim: %w", received, err)
@@ -255,11 +243,11 @@ func (l *Listener) Serve(ctx context.Context, h Handler) error {
 			return nil, false, fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
 		}
 		if reply == nil {
-			reply = NewReply(msg.Now)
+			reply = batsim.NewReply(msg.Now)
 		}
 		out := reply.Encode()
 		if cfg.Observe != nil {
-			cfg.Observe(FromScheduler, out)
+			cfg.Observe(batsim.FromScheduler, out)
 		}
 		done := endsSimulation(msg)
 		if done {
@@ -323,9 +311,9 @@ func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []
 	}
 }
 
-func endsSimulation(m *Message) bool {
+func endsSimulation(m *batsim.Message) bool {
 	for _, e := range m.Events {
-		if e.Type == TypeSimulationEnds {
+		if e.Type == batsim.TypeSimulationEnds {
 			return true
 		}
 	}

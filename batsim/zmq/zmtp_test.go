@@ -1,4 +1,4 @@
-package protocol_test
+package zmq_test
 
 import (
 	"bytes"
@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	zmq "github.com/pebbe/zmq4"
+	zmq4 "github.com/pebbe/zmq4"
 
-	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 )
 
 const endMsg = `{"now":1.000000,"events":[{"timestamp":1.0,"type":"SIMULATION_ENDS","data":{}}]}`
@@ -21,8 +22,8 @@ const endMsg = `{"now":1.000000,"events":[{"timestamp":1.0,"type":"SIMULATION_EN
 // scanner, an HTTP client) is dropped and Batsim, connecting next, is
 // served.
 func TestZMTPStrayConnection(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
 	c, err := net.Dial("tcp", strings.TrimPrefix(ep, "tcp://"))
 	if err != nil {
 		t.Fatal(err)
@@ -46,14 +47,14 @@ func TestZMTPStrayConnection(t *testing.T) {
 // waiting for a message, so a peer's heartbeat timeout must exceed the
 // longest decision (--transport libzmq answers them meanwhile too).
 func TestZMTPHeartbeats(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
-	zc, err := zmq.NewContext()
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
+	zc, err := zmq4.NewContext()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer zc.Term()
-	s, err := zc.NewSocket(zmq.REQ)
+	s, err := zc.NewSocket(zmq4.REQ)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +124,8 @@ func (p *rawPeer) write(b []byte) {
 // as delimiter + body, and a request of two body frames ends the
 // conversation with an error naming it.
 func TestZMTPFrames(t *testing.T) {
-	h := protocol.HandlerFunc(func(m *protocol.Message) (*protocol.Reply, error) { return nil, nil })
-	ep, done := startServe(t, context.Background(), protocol.ServeConfig{}, h)
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
 	p := dialRaw(t, ep)
 	// The server's READY first.
 	var hdr [2]byte
