@@ -83,7 +83,7 @@ FUZZ_TARGETS = \
 	workloads:FuzzParse workloads:FuzzFromSWF \
 	platforms:FuzzParse \
 	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \
-	schedulers:FuzzParseSchedConfig
+	policies:FuzzParseSchedConfig
 
 # Go 1.26's fuzzer may end a loaded run with a bare "context deadline
 # exceeded" and no failing input (golang/go#75804, fixed in Go 1.27): that

@@ -71,6 +71,7 @@ type DecodeError struct {
 	Rule  string
 }
 
+// Error implements error.
 func (e *DecodeError) Error() string {
 	if e.Event < 0 {
 		return "invalid message: " + e.Rule

@@ -1,6 +1,8 @@
-// Package protocol holds the wire types of Batsim's JSON protocol (Batsim
-// 3.1 to 4.2.1), their decoding and encoding, interval sets, job ids, and the
-// ZeroMQ REP loop that serves a scheduler to Batsim.
+// Package batsim holds the wire types of Batsim's JSON protocol (Batsim
+// 3.1 to 4.2.1): every event both ways, their decoding with Batsim's own
+// reading rules and their encoding as batsched writes them, interval sets
+// and job ids. It is pure Go: the ZeroMQ loop that serves a scheduler to
+// Batsim is package batsim/zmq.
 package batsim
 
 import (
@@ -64,11 +66,13 @@ const (
 // carry different data in each direction.
 type Direction int
 
+// The directions.
 const (
-	FromBatsim Direction = iota
-	FromScheduler
+	FromBatsim    Direction = iota // Batsim's messages to the scheduler
+	FromScheduler                  // the scheduler's replies
 )
 
+// String names the direction.
 func (d Direction) String() string {
 	if d == FromBatsim {
 		return "batsim->sched"
@@ -333,4 +337,5 @@ func ParseJobID(id string) (JobID, error) {
 	return JobID{Workload: parts[0], Name: parts[1]}, nil
 }
 
+// String is the full id, "workload!name".
 func (j JobID) String() string { return j.Workload + "!" + j.Name }

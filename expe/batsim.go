@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 )
 
 // BatsimEngine runs each simulation with a real Batsim binary and a bucma
@@ -29,10 +29,10 @@ type BatsimEngine struct {
 	Bucma  string // bucma executable (the scheduler side)
 	// BatsimArgs are appended to Batsim's command line.
 	BatsimArgs []string
-	// Registry knows the policies (default: schedulers.Builtin()); a policy
+	// Registry knows the policies (default: policies.Builtin()); a policy
 	// that registers dynamic jobs gets Batsim's DynamicJobFlags, one that
 	// shares hosts ComputeSharingFlag.
-	Registry *schedulers.Registry
+	Registry *sched.Registry
 	// Grace is how long a process may keep running once its peer has ended
 	// (default 30 s).
 	Grace time.Duration

@@ -12,13 +12,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/policies/bot"
+
 	json "github.com/goccy/go-json"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -222,8 +223,8 @@ func botSpecs(r WorkloadRecipe, seed uint64) ([]workloads.BotSpec, map[string]an
 // BotPredict is the thesis' consolidated plan of a BoT on vms VMs: cíclico,
 // the lowest cost first, the application-wide shift (its "Consolidado" is
 // T × 5 minutes).
-func BotPredict(quads []schedulers.BotQuad, vms int) (*schedulers.BotPlan, error) {
-	return schedulers.PlanBoT(quads, schedulers.BotPlanOptions{VMs: vms, Alloc: schedulers.BotCyclic, Priority: schedulers.BotPrioCost})
+func BotPredict(quads []bot.BotQuad, vms int) (*bot.BotPlan, error) {
+	return bot.PlanBoT(quads, bot.BotPlanOptions{VMs: vms, Alloc: bot.BotCyclic, Priority: bot.BotPrioCost})
 }
 
 // botBackgroundSteps is how long the external load lasts: twice the
@@ -426,10 +427,10 @@ type botInfo struct {
 	name        string
 	arrival     float64 // seconds
 	vms         int
-	quads       []schedulers.BotQuad
+	quads       []bot.BotQuad
 	tasks, jobs int
-	plan        *schedulers.BotPlan // the thesis' consolidation (BotPredict)
-	uncontended int                 // steps of the uncontended execution
+	plan        *bot.BotPlan // the thesis' consolidation (BotPredict)
+	uncontended int          // steps of the uncontended execution
 }
 
 // botWorkloadInfo is what the report needs of a bot workload: its BoTs in
@@ -481,9 +482,9 @@ func readBotWorkload(path string) (*botWorkloadInfo, error) {
 			info.bots = append(info.bots, b)
 		}
 		for len(b.quads) <= j.Quad {
-			b.quads = append(b.quads, schedulers.BotQuad{})
+			b.quads = append(b.quads, bot.BotQuad{})
 		}
-		b.quads[j.Quad] = schedulers.BotQuad{A: j.A, D: j.D, B: j.B, C: j.C}
+		b.quads[j.Quad] = bot.BotQuad{A: j.A, D: j.D, B: j.B, C: j.C}
 		b.arrival = math.Min(b.arrival, j.Subtime)
 		b.jobs++
 	}
@@ -491,7 +492,7 @@ func readBotWorkload(path string) (*botWorkloadInfo, error) {
 		for _, q := range b.quads {
 			b.tasks += q.B
 		}
-		b.uncontended = schedulers.BotUncontendedSteps(b.quads)
+		b.uncontended = bot.BotUncontendedSteps(b.quads)
 		if b.plan, err = BotPredict(b.quads, b.vms); err != nil {
 			return nil, fmt.Errorf("workload %s, BoT %s: %w", path, b.name, err)
 		}

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/policies"
+
+	"github.com/bucma-sched/bucma/sched"
 )
 
 // TestBotPlan: the published BoTs of Tables 7 (36 cores) and 8 (8 cores),
@@ -40,11 +42,11 @@ func TestBotPlan(t *testing.T) {
 		if v.Options["alloc"] != "ciclico" || v.Options["priority"] != "cost" {
 			t.Errorf("variant %s: options %v", v.Name, v.Options)
 		}
-		spec, err := schedulers.Builtin().Lookup(v.Policy)
+		spec, err := policies.Builtin().Lookup(v.Policy)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := spec.Resolve(schedulers.Options(v.Options)); err != nil {
+		if _, err := spec.Resolve(sched.Options(v.Options)); err != nil {
 			t.Errorf("variant %s: %v", v.Name, err)
 		}
 	}
@@ -251,8 +253,8 @@ func TestBotCampaignReport(t *testing.T) {
 		return !slices.Contains([]string{"h1-1", "h2-3", "mediano-bg0", "mediano-bg75"}, c.Name)
 	})
 	dir, again := t.TempDir(), t.TempDir()
-	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 2})
-	mustRun(t, &Campaign{Plan: p, Dir: again, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1})
+	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 2})
+	mustRun(t, &Campaign{Plan: p, Dir: again, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 1})
 	sameOutputsTwice(t, p.Expand(), dir, again)
 	report := botTestReport(t, dir)
 	for _, want := range []string{

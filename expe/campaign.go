@@ -97,6 +97,7 @@ type Failure struct {
 	LogPath     string
 }
 
+// String gives the failure on one line.
 func (f Failure) String() string {
 	return fmt.Sprintf("run %s failed: %v\n  command: %s\n  log: %s", f.Run.ID, f.Err, f.CommandLine, f.LogPath)
 }
@@ -133,9 +134,13 @@ type RunInfo struct {
 }
 
 // PlanPath and the other helpers give the paths of a campaign directory.
-func PlanPath(dir string) string          { return filepath.Join(dir, PlanFile) }
+func PlanPath(dir string) string { return filepath.Join(dir, PlanFile) }
+
+// WorkloadPath is the file of workload key in campaign directory dir.
 func WorkloadPath(dir, key string) string { return filepath.Join(dir, WorkloadsDir, key+".json") }
-func RunDir(dir, id string) string        { return filepath.Join(dir, RunsDir, id) }
+
+// RunDir is the directory of run id in campaign directory dir.
+func RunDir(dir, id string) string { return filepath.Join(dir, RunsDir, id) }
 
 // ReadPlan reads the plan stored in a campaign directory.
 func ReadPlan(dir string) (Plan, error) {

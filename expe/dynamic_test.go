@@ -8,40 +8,42 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/batsim"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 )
 
 // configSpy is FCFS recording the simulation's configuration.
 type configSpy struct {
-	schedulers.Policy
+	sched.Policy
 	mu  *sync.Mutex
 	got *batsim.Config
 }
 
-func (c configSpy) SimulationBegins(s *schedulers.State) error {
+func (c configSpy) SimulationBegins(s *sched.State) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	*c.got = s.Config
+	*c.got = s.Config()
 	return nil
 }
 
 // dynRegistry holds fcfs and "fcfs-dyn", FCFS declared as a policy that
 // needs dynamic jobs, which records the configuration Batsim (here the
 // embedded engine) announces.
-func dynRegistry(t *testing.T) (*schedulers.Registry, func() batsim.Config) {
+func dynRegistry(t *testing.T) (*sched.Registry, func() batsim.Config) {
 	t.Helper()
-	fcfs, ok := schedulers.Builtin().Get("fcfs")
+	fcfs, ok := policies.Builtin().Get("fcfs")
 	if !ok {
 		t.Fatal("no fcfs policy")
 	}
 	var mu sync.Mutex
 	var cfg batsim.Config
-	reg := schedulers.NewRegistry()
+	reg := sched.NewRegistry()
 	reg.Add(*fcfs)
-	reg.Add(schedulers.Spec{Name: "fcfs-dyn", Description: "FCFS that says it needs dynamic jobs", DynamicJobs: true,
-		New: func(opts schedulers.Options) (schedulers.Policy, error) {
-			p, err := fcfs.Build(schedulers.Options{})
+	reg.Add(sched.Spec{Name: "fcfs-dyn", Description: "FCFS that says it needs dynamic jobs", DynamicJobs: true,
+		New: func(opts sched.Options) (sched.Policy, error) {
+			p, err := fcfs.Build(sched.Options{})
 			return configSpy{Policy: p, mu: &mu, got: &cfg}, err
 		}})
 	return reg, func() batsim.Config { mu.Lock(); defer mu.Unlock(); return cfg }

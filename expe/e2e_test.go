@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/internal/corpus"
-	"github.com/bucma-sched/bucma/schedulers"
 )
 
 // sameOutputsTwice checks that two executions of the same runs, in dirs a
@@ -30,8 +31,8 @@ func sameOutputsTwice(t *testing.T, runs []Run, a, b string) {
 func campaignTwiceReport(t *testing.T, p Plan) (dir, report string) {
 	t.Helper()
 	dir, again := t.TempDir(), t.TempDir()
-	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 2})
-	mustRun(t, &Campaign{Plan: p, Dir: again, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1})
+	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 2})
+	mustRun(t, &Campaign{Plan: p, Dir: again, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 1})
 	sameOutputsTwice(t, p.Expand(), dir, again)
 	path, err := WriteReport(dir)
 	if err != nil {
@@ -70,11 +71,11 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 				// second execution of the reference condition only.
 				ref := p
 				ref.Cases = p.Cases[:1]
-				mustRun(t, &Campaign{Plan: ref, Dir: second, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 2})
+				mustRun(t, &Campaign{Plan: ref, Dir: second, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 2})
 				dirs = dirs[:1]
 			}
 			for i, dir := range dirs {
-				mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1 + i})
+				mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 1 + i})
 			}
 			runs := p.Expand()
 			if IsSensitivity(name) {
@@ -138,7 +139,7 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 // two seeds completes, each original job is completed by exactly one row,
 // every user has a satisfaction, and the report is written.
 func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
-	reg := schedulers.Builtin()
+	reg := policies.Builtin()
 	for _, pol := range OSEPPolicies {
 		if _, ok := reg.Get(pol); !ok {
 			t.Skipf("policy %s is not registered: the OSEP plan cannot run yet", pol)

@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -16,14 +18,14 @@ import (
 // Batsim-compatible engine (Batsim's timing model), the policy driven
 // in-process, and the decision trace written next to the outputs.
 type EmbeddedEngine struct {
-	Registry *schedulers.Registry
+	Registry *sched.Registry
 	// Validate audits the scheduler's whole state after every decision
 	// (slower; for debugging).
 	Validate bool
 }
 
 // NewEmbeddedEngine returns the in-process engine using the policies of reg.
-func NewEmbeddedEngine(reg *schedulers.Registry) *EmbeddedEngine {
+func NewEmbeddedEngine(reg *sched.Registry) *EmbeddedEngine {
 	return &EmbeddedEngine{Registry: reg}
 }
 
@@ -31,26 +33,26 @@ func NewEmbeddedEngine(reg *schedulers.Registry) *EmbeddedEngine {
 func (e *EmbeddedEngine) Name() string { return "embedded" }
 
 // DynamicJobFlags are the flags of Batsim (and of "bucma simulate") that a
-// policy registering dynamic jobs needs (schedulers.Spec.DynamicJobs): its
+// policy registering dynamic jobs needs (sched.Spec.DynamicJobs): its
 // preempted jobs come back as new jobs, and each is acknowledged with a
 // JOB_SUBMITTED.
 var DynamicJobFlags = []string{"--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"}
 
 // ComputeSharingFlag is the flag of Batsim (and of "bucma simulate") that
-// a policy sharing hosts needs (schedulers.Spec.ComputeSharing).
+// a policy sharing hosts needs (sched.Spec.ComputeSharing).
 const ComputeSharingFlag = "--enable-compute-sharing"
 
 // EnergyFlag is the flag of Batsim (and of "bucma simulate") that a policy
-// switching hosts' power states needs (schedulers.Spec.Energy).
+// switching hosts' power states needs (sched.Spec.Energy).
 const EnergyFlag = "--energy"
 
 // policyFlags are the flags of Batsim a policy needs: DynamicJobFlags for
 // a policy that registers dynamic jobs, ComputeSharingFlag for one that
 // shares hosts (none for a policy reg does not know: the run fails on it
 // with a clear message).
-func policyFlags(reg *schedulers.Registry, policy string) []string {
+func policyFlags(reg *sched.Registry, policy string) []string {
 	if reg == nil {
-		reg = schedulers.Builtin()
+		reg = policies.Builtin()
 	}
 	s, ok := reg.Get(policy)
 	var out []string
@@ -82,7 +84,7 @@ func (e *EmbeddedEngine) CommandLine(spec RunSpec) string {
 func (e *EmbeddedEngine) Run(ctx context.Context, spec RunSpec) (err error) {
 	reg := e.Registry
 	if reg == nil {
-		reg = schedulers.Builtin()
+		reg = policies.Builtin()
 	}
 	pspec, err := reg.Lookup(spec.Run.Variant.Policy)
 	if err != nil {
@@ -114,10 +116,10 @@ func (e *EmbeddedEngine) Run(ctx context.Context, spec RunSpec) (err error) {
 		return err
 	}
 	defer tf.Close()
-	trace := schedulers.NewTrace(tf)
-	sess, err := schedulers.NewSession(schedulers.SessionConfig{
-		Spec: pspec, Options: schedulers.Options(spec.Run.Variant.Options), Validate: e.Validate, Log: log,
-		Observers: []schedulers.Observer{trace},
+	trace := sched.NewTrace(tf)
+	sess, err := sched.NewSession(sched.SessionConfig{
+		Spec: pspec, Options: sched.Options(spec.Run.Variant.Options), Validate: e.Validate, Log: log,
+		Observers: []sched.Observer{trace},
 	})
 	if err != nil {
 		return err

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -143,7 +144,7 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 		t.Error("--jobs with a file accepted")
 	}
 	dir := t.TempDir()
-	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 2})
+	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 2})
 	for _, key := range p.WorkloadKeys() {
 		got, err := workloads.Load(WorkloadPath(dir, key))
 		if err != nil {
@@ -166,7 +167,7 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 	}
 	_ = os.RemoveAll(RunDir(dir, p.Expand()[0].ID))
 	_ = os.Remove(WorkloadPath(dir, p.Expand()[0].Workload))
-	camp := &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(schedulers.Builtin()), Workers: 1}
+	camp := &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 1}
 	if _, err := camp.Execute(t.Context()); err == nil || !strings.Contains(err.Error(), "changed since the campaign began") {
 		t.Errorf("changed file: %v", err)
 	}

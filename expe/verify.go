@@ -35,6 +35,7 @@ type VerifyError struct {
 	Msg  string
 }
 
+// Error implements error.
 func (e *VerifyError) Error() string {
 	return fmt.Sprintf("run %s: %s: %s", e.Run, e.File, e.Msg)
 }

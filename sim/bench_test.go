@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -83,7 +83,7 @@ func BenchmarkSimulate20kOn128EASY(b *testing.B) { benchSize(b, "easy", 20000, 1
 
 // benchFile runs the simulation of a workload file's bytes the way bucma
 // simulate does (Preload, then Run), loading included.
-func benchFile(b *testing.B, policy string, opts schedulers.Options, plat *platforms.Platform, data []byte) {
+func benchFile(b *testing.B, policy string, opts sched.Options, plat *platforms.Platform, data []byte) {
 	b.Helper()
 	var jobs int
 	var peak uint64
@@ -137,7 +137,7 @@ func BenchmarkEngine20kDelaysFCFS(b *testing.B) {
 }
 
 func BenchmarkEngine20kDelaysEASY(b *testing.B) {
-	benchFile(b, "easy", schedulers.Options{"hosts": "first-fit"}, star128(b), delays20k())
+	benchFile(b, "easy", sched.Options{"hosts": "first-fit"}, star128(b), delays20k())
 }
 
 // A million jobs on Lille (bucma workload lille --jobs 1000000 --seed 1,

@@ -8,21 +8,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
-func newSession(t testing.TB, policy string, opts schedulers.Options, validate bool) *schedulers.Session {
+func newSession(t testing.TB, policy string, opts sched.Options, validate bool) *sched.Session {
 	t.Helper()
-	spec, err := schedulers.Builtin().Lookup(policy)
+	spec, err := policies.Builtin().Lookup(policy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Validate: validate})
+	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: validate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestInProcessFCFSMatchesBatsim(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			prefix := filepath.Join(t.TempDir(), "out")
 			cfg := loadCase(t, name, prefix)
-			res, err := Run(context.Background(), cfg, InProcess(newSession(t, "fcfs", schedulers.Options{"hosts": "first-fit"}, true)))
+			res, err := Run(context.Background(), cfg, InProcess(newSession(t, "fcfs", sched.Options{"hosts": "first-fit"}, true)))
 			if err != nil {
 				t.Fatal(err)
 			}

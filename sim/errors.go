@@ -15,6 +15,7 @@ type Error struct {
 	Event string
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	if e.Event != "" {
 		return fmt.Sprintf("t=%.6f: %s: %s", e.Time, e.Event, e.Rule)
@@ -33,6 +34,7 @@ type DeadlockError struct {
 	RegistrationOpen bool
 }
 
+// Error implements error.
 func (e *DeadlockError) Error() string {
 	var parts []string
 	if len(e.Waiting) > 0 {
@@ -60,6 +62,7 @@ type UnmodelledError struct {
 	Items []string
 }
 
+// Error implements error.
 func (e *UnmodelledError) Error() string {
 	return fmt.Sprintf("the engine does not reproduce Batsim exactly with these inputs: %s", strings.Join(e.Items, "; "))
 }

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -46,12 +48,12 @@ func hetero4Run(t *testing.T, prefix string, failAt int) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := schedulers.Builtin().Lookup("fcfs")
+	spec, err := policies.Builtin().Lookup("fcfs")
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sess, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: schedulers.Options{"hosts": "first-fit"}, Log: log})
+	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/batsim"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -21,7 +23,7 @@ import (
 // state, and that every host the framework thinks busy is either busy in
 // the engine or held by a job that ended and whose completion is about to
 // be (or is being) delivered.
-func hostViewsAgree(sess *schedulers.Session) func(e *engine) error {
+func hostViewsAgree(sess *sched.Session) func(e *engine) error {
 	return func(e *engine) error {
 		st := sess.State()
 		if st == nil {
@@ -46,18 +48,18 @@ func hostViewsAgree(sess *schedulers.Session) func(e *engine) error {
 				return fmt.Errorf("host %d counts %d jobs in the engine, runs %d", h, e.hostJobs[h], len(onHost[h]))
 			}
 			inFramework := map[string]bool{}
-			for _, sj := range st.Hosts[h].Jobs {
-				inFramework[sj.ID] = true
-				if !onHost[h][sj.ID] {
-					j := e.jobs[sj.ID]
+			for _, sj := range st.Host(h).Jobs() {
+				inFramework[sj.ID()] = true
+				if !onHost[h][sj.ID()] {
+					j := e.jobs[sj.ID()]
 					if j == nil || !isComplete(j.state) {
-						return fmt.Errorf("host %d does not run %s in the engine but the framework has it running (engine: %v)", h, sj.ID, j)
+						return fmt.Errorf("host %d does not run %s in the engine but the framework has it running (engine: %v)", h, sj.ID(), j)
 					}
 				}
 			}
 			for id := range onHost[h] {
 				if !inFramework[id] {
-					return fmt.Errorf("host %d runs %s in the engine, framework has %v", h, id, st.Hosts[h].Jobs)
+					return fmt.Errorf("host %d runs %s in the engine, framework has %v", h, id, st.Host(h).Jobs())
 				}
 			}
 		}
@@ -103,7 +105,7 @@ func TestPropertyRandomRuns(t *testing.T) {
 	// The policies that preempt need hosts with owners and dynamic jobs:
 	// schedulers' TestOSEPPropertyRandom runs them through the engine; the
 	// bag-of-tasks ones need BoT workloads (schedulers' bot_test.go).
-	reg := schedulers.Builtin()
+	reg := policies.Builtin()
 	var names []string
 	for _, n := range reg.Names() {
 		if spec, _ := reg.Get(n); !spec.DynamicJobs && !spec.Energy {
@@ -133,7 +135,7 @@ func TestPropertyRandomRuns(t *testing.T) {
 			// Batsim's compute sharing.
 			spec, _ := reg.Get(policy)
 			slots := make([]int, nh)
-			var opts schedulers.Options
+			var opts sched.Options
 			for i := range slots {
 				slots[i] = 1
 				if spec.ComputeSharing {
@@ -141,7 +143,7 @@ func TestPropertyRandomRuns(t *testing.T) {
 				}
 			}
 			if spec.ComputeSharing {
-				opts = schedulers.Options{"slots": strings.Trim(strings.Join(strings.Fields(fmt.Sprint(slots)), ","), "[]")}
+				opts = sched.Options{"slots": strings.Trim(strings.Join(strings.Fields(fmt.Sprint(slots)), ","), "[]")}
 			}
 			sess := newSession(t, policy, opts, true)
 			prefix := filepath.Join(t.TempDir(), "out")

@@ -19,6 +19,7 @@ const (
 	Error
 )
 
+// String names the severity.
 func (s Severity) String() string {
 	if s == Error {
 		return "error"
@@ -63,6 +64,7 @@ type LoadError struct {
 	Problems []Finding
 }
 
+// Error implements error.
 func (e *LoadError) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {

@@ -25,6 +25,7 @@ type SWFStats struct {
 	OutOfWindow, Malformed          int
 }
 
+// String summarises the import.
 func (s SWFStats) String() string {
 	return fmt.Sprintf("%d jobs kept; dropped: %d cancelled, %d with zero or unknown run time, %d without processor count, %d outside the time window, %d malformed lines",
 		s.Kept, s.Cancelled, s.ZeroRuntime, s.NoProcs, s.OutOfWindow, s.Malformed)

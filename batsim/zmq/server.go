@@ -95,6 +95,7 @@ type TimeoutError struct {
 	Messages int // messages received before the silence
 }
 
+// Error implements error.
 func (e *TimeoutError) Error() string {
 	if e.Messages == 0 {
 		return fmt.Sprintf("no message from Batsim for %v (is Batsim running, with a --socket-endpoint that reaches %s?)", e.Timeout, e.Endpoint)

@@ -13,12 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/corpus/replies"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 )
 
 // guard bounds every wait of the Batsim side so that a broken server fails
@@ -98,13 +100,13 @@ func wait(t *testing.T, done <-chan error) error {
 	}
 }
 
-func fcfsFirstFit(t *testing.T) *schedulers.Session {
+func fcfsFirstFit(t *testing.T) *sched.Session {
 	t.Helper()
-	spec, err := schedulers.Builtin().Lookup("fcfs")
+	spec, err := policies.Builtin().Lookup("fcfs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: schedulers.Options{"hosts": "first-fit"}, Validate: true, Log: discard()})
+	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, Log: discard()})
 	if err != nil {
 		t.Fatal(err)
 	}

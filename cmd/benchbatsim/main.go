@@ -47,11 +47,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -97,16 +99,16 @@ func serveChild(mode, endpoint, file string) error {
 	ctx := context.Background()
 	switch mode {
 	case "record":
-		spec, err := schedulers.Builtin().Lookup("easy")
+		spec, err := policies.Builtin().Lookup("easy")
 		if err != nil {
 			return err
 		}
-		opts, err := schedulers.ParseOptionArgs([]string{"hosts=first-fit"})
+		opts, err := sched.ParseOptionArgs([]string{"hosts=first-fit"})
 		if err != nil {
 			return err
 		}
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		sess, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts, Log: log})
+		sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: log})
 		if err != nil {
 			return err
 		}

@@ -1,79 +1,13 @@
 // Command bucma is a scheduling decision process for the Batsim simulator,
 // with an embedded Batsim-compatible engine, workload tools and experiment
-// campaigns.
+// campaigns, over every policy bucma ships.
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/cli"
+	"github.com/bucma-sched/bucma/policies"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0"
-
-func newApp() *cli.App {
-	app := &cli.App{
-		Name:    "bucma",
-		Usage:   "scheduling policies for the Batsim simulator, and an embedded engine to run them",
-		Version: version,
-		Commands: []*cli.Command{
-			runCommand(),
-			listCommand(),
-			simulateCommand(),
-			workloadCommand(),
-			expeCommand(),
-		},
-		ExitErrHandler: func(c *cli.Context, err error) {},
-		OnUsageError:   onUsageError,
-		Action:         rootAction,
-		// Repeatable flags take one value per occurrence: a path may
-		// contain a comma.
-		DisableSliceFlagSeparator: true,
-	}
-	setUsageErrors(app.Commands)
-	return app
-}
-
-// setUsageErrors makes a flag error of any command or subcommand a usage
-// error (exit status 2).
-func setUsageErrors(cmds []*cli.Command) {
-	for _, c := range cmds {
-		if c.OnUsageError == nil {
-			c.OnUsageError = onUsageError
-		}
-		setUsageErrors(c.Subcommands)
-	}
-}
-
-func main() {
-	exitOnQuit()
-	err := newApp().Run(os.Args)
-	os.Exit(exitCode(err))
-}
-
-// exitCode prints err and maps it to the process exit code: 0 for success,
-// 2 for usage errors (bad option names or values), 1 otherwise.
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var oe *schedulers.OptionError
-	var ce cli.ExitCoder
-	switch {
-	case errors.As(err, &oe):
-		fmt.Fprintln(os.Stderr, "bucma:", err)
-		return 2
-	case errors.As(err, &ce):
-		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "bucma:", msg)
-		}
-		return ce.ExitCode()
-	}
-	fmt.Fprintln(os.Stderr, "bucma:", err)
-	return 1
-}
+func main() { os.Exit(cli.Main(os.Args, policies.Builtin())) }

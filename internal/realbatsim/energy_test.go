@@ -12,7 +12,7 @@ import (
 
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -33,28 +33,28 @@ type sleeper struct {
 	call      float64
 }
 
-func (p *sleeper) Decide(s *schedulers.State, d *schedulers.Decider) {
+func (p *sleeper) Decide(s *sched.State, d *sched.Decider) {
 	if p.idleSince == nil {
 		p.idleSince = map[int]float64{}
 	}
 	for _, j := range s.WaitingCopy() {
 		var hosts []int
-		for i := range s.Hosts {
-			if h := &s.Hosts[i]; h.Free() && len(hosts) < j.Res {
+		for i := range s.NbHosts() {
+			if h := s.Host(i); h.Free() && len(hosts) < j.Res() {
 				hosts = append(hosts, i)
 			}
 		}
-		if len(hosts) < j.Res {
+		if len(hosts) < j.Res() {
 			// Wake as many sleeping hosts as the head job lacks.
 			var wake []int
-			need := j.Res - len(hosts)
-			for i := range s.Hosts {
-				if h := &s.Hosts[i]; h.Power == schedulers.PowerSwitchingOn {
+			need := j.Res() - len(hosts)
+			for i := range s.NbHosts() {
+				if h := s.Host(i); h.Power() == sched.PowerSwitchingOn {
 					need--
 				}
 			}
-			for i := range s.Hosts {
-				if h := &s.Hosts[i]; h.Power == schedulers.PowerSleeping && len(wake) < need {
+			for i := range s.NbHosts() {
+				if h := s.Host(i); h.Power() == sched.PowerSleeping && len(wake) < need {
 					wake = append(wake, i)
 				}
 			}
@@ -67,23 +67,23 @@ func (p *sleeper) Decide(s *schedulers.State, d *schedulers.Decider) {
 	}
 	var off []int
 	next := 0.0
-	for i := range s.Hosts {
-		h := &s.Hosts[i]
-		if h.Power != schedulers.PowerOn || !h.Idle() {
+	for i := range s.NbHosts() {
+		h := s.Host(i)
+		if h.Power() != sched.PowerOn || !h.Idle() {
 			delete(p.idleSince, i)
 			continue
 		}
 		since, ok := p.idleSince[i]
 		if !ok {
-			p.idleSince[i] = s.Now
-			since = s.Now
+			p.idleSince[i] = s.Now()
+			since = s.Now()
 		}
 		switch {
-		case s.NbWaiting() == 0 && s.Now-since >= p.idleOff:
+		case s.NbWaiting() == 0 && s.Now()-since >= p.idleOff:
 			off = append(off, i)
 			delete(p.idleSince, i)
 		case p.dvfs && p.rng.IntN(4) == 0:
-			d.SetPState([]int{i}, 1-h.PState)
+			d.SetPState([]int{i}, 1-h.PState())
 		default:
 			if t := since + p.idleOff; next == 0 || t < next {
 				next = t
@@ -96,18 +96,18 @@ func (p *sleeper) Decide(s *schedulers.State, d *schedulers.Decider) {
 	if p.dvfs && p.rng.IntN(3) == 0 {
 		d.Reply().QueryConsumedEnergy()
 	}
-	if next > s.Now && next != p.call && (s.NbWaiting() > 0 || len(s.Running()) > 0 || !s.NoMoreStaticJobs) {
+	if next > s.Now() && next != p.call && (s.NbWaiting() > 0 || len(s.Running()) > 0 || !s.NoMoreStaticJobs()) {
 		p.call = next
 		d.CallMeLater(next)
 	}
 }
 
-func sleeperSession(t *testing.T, idleOff float64, dvfs bool, seed uint64) *schedulers.Session {
+func sleeperSession(t *testing.T, idleOff float64, dvfs bool, seed uint64) *sched.Session {
 	t.Helper()
-	spec := &schedulers.Spec{Name: "test-sleeper", Energy: true, New: func(schedulers.Options) (schedulers.Policy, error) {
+	spec := &sched.Spec{Name: "test-sleeper", Energy: true, New: func(sched.Options) (sched.Policy, error) {
 		return &sleeper{idleOff: idleOff, dvfs: dvfs, rng: rand.New(rand.NewPCG(seed, 0x64766673))}, nil
 	}}
-	s, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec})
+	s, err := sched.NewSession(sched.SessionConfig{Spec: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,15 +342,15 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 	var c tally
 	cases := []struct {
 		name, platform, policy string
-		opts                   schedulers.Options
+		opts                   sched.Options
 		bots                   []string
 		background             int
 	}{
 		{"consolidation-H2-1", "bot-2nodes", "bot-consolidation", nil, []string{"H2-1"}, 0},
 		{"threshold-H2-2", "bot-2nodes", "threshold-vm-consolidation", nil, []string{"H2-2"}, 0},
-		{"online-H2-3", "bot-2nodes", "bot-packing-online", schedulers.Options{"alloc": "lote"}, []string{"H2-3"}, 0},
-		{"consolidation-example-bg50", "bot", "bot-consolidation", schedulers.Options{"alloc": "lote"}, []string{"example"}, 50},
-		{"threshold-power", "bot", "threshold-vm-consolidation", schedulers.Options{"power": "on", "place": "pack"}, []string{"H1-1", "H1-3"}, 0},
+		{"online-H2-3", "bot-2nodes", "bot-packing-online", sched.Options{"alloc": "lote"}, []string{"H2-3"}, 0},
+		{"consolidation-example-bg50", "bot", "bot-consolidation", sched.Options{"alloc": "lote"}, []string{"example"}, 50},
+		{"threshold-power", "bot", "threshold-vm-consolidation", sched.Options{"power": "on", "place": "pack"}, []string{"H1-1", "H1-3"}, 0},
 		{"online-bg75", "bot", "bot-packing-online", nil, []string{"H1-2"}, 75},
 	}
 	// Drawn cases: BoTs drawn from the thesis' classes, policies and
@@ -360,7 +360,7 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 	for seed := 1; seed <= 3*seeds(t, 1); seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), 0x626f74))
 		policy := policies[r.IntN(3)]
-		opts := schedulers.Options{"alloc": []string{"ciclico", "lote"}[r.IntN(2)], "priority": []string{"none", "arrival", "duration", "cost", "completed", "remaining"}[r.IntN(6)]}
+		opts := sched.Options{"alloc": []string{"ciclico", "lote"}[r.IntN(2)], "priority": []string{"none", "arrival", "duration", "cost", "completed", "remaining"}[r.IntN(6)]}
 		if policy != "bot-packing-online" {
 			opts["place"] = []string{"spread", "pack"}[r.IntN(2)]
 		}
@@ -373,7 +373,7 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 		}
 		cases = append(cases, struct {
 			name, platform, policy string
-			opts                   schedulers.Options
+			opts                   sched.Options
 			bots                   []string
 			background             int
 		}{fmt.Sprintf("drawn-%d", seed), []string{"bot", "bot-2nodes"}[r.IntN(2)], policy, opts, bots, []int{0, 0, 50, 75}[r.IntN(4)]})

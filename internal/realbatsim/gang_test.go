@@ -8,19 +8,19 @@ import (
 
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
 // gangCombos are every option combination of the gang family: grid
 // dispatcher × local dispatcher × queue discipline × migration.
-func gangCombos() []schedulers.Options {
-	var out []schedulers.Options
+func gangCombos() []sched.Options {
+	var out []sched.Options
 	for _, gd := range []string{"least-load", "random"} {
 		for _, ld := range []string{"olb", "jseq", "jsq"} {
 			for _, q := range []string{"afcfs", "ljfs", "lxf"} {
 				for _, m := range []string{"none", "local", "local+external"} {
-					out = append(out, schedulers.Options{"gd": gd, "ld": ld, "queue": q, "migration": m})
+					out = append(out, sched.Options{"gd": gd, "ld": ld, "queue": q, "migration": m})
 				}
 			}
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -61,8 +61,8 @@ func simulateDyn(t *testing.T, dir, plat, wl string, c osepCase) ([]byte, error)
 	})
 }
 
-func (c osepCase) opts() schedulers.Options {
-	return schedulers.Options{"checkpoint": c.checkpoint}
+func (c osepCase) opts() sched.Options {
+	return sched.Options{"checkpoint": c.checkpoint}
 }
 
 // osepCases are the thesis' cases for both policies, with and without

@@ -14,10 +14,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bucma-sched/bucma/policies"
+
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -61,13 +63,13 @@ func writeCase(t *testing.T, dir string, shape scenario.Shape, seed uint64, mix 
 	return plat, wl
 }
 
-func session(t *testing.T, policy string, opts schedulers.Options) *schedulers.Session {
+func session(t *testing.T, policy string, opts sched.Options) *sched.Session {
 	t.Helper()
-	spec, err := schedulers.Builtin().Lookup(policy)
+	spec, err := policies.Builtin().Lookup(policy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := schedulers.NewSession(schedulers.SessionConfig{Spec: spec, Options: opts})
+	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func session(t *testing.T, policy string, opts schedulers.Options) *schedulers.S
 
 // simulate runs the embedded engine on the case and returns its _jobs.csv;
 // tweaks change the engine's configuration (Batsim's options).
-func simulate(t *testing.T, dir, plat, wl, policy string, opts schedulers.Options, tweaks ...func(*sim.Config)) ([]byte, error) {
+func simulate(t *testing.T, dir, plat, wl, policy string, opts sched.Options, tweaks ...func(*sim.Config)) ([]byte, error) {
 	t.Helper()
 	p, err := platforms.Load(plat)
 	if err != nil {
@@ -193,7 +195,7 @@ func TestEngineMatchesBatsim(t *testing.T) {
 						t.Parallel()
 						dir := t.TempDir()
 						plat, wl := writeCase(t, dir, shape, seed, mix)
-						opts := schedulers.Options{"hosts": "first-fit"}
+						opts := sched.Options{"hosts": "first-fit"}
 						real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "batsim"), session(t, policy, opts))
 						if err != nil {
 							t.Fatal(err)
@@ -267,10 +269,10 @@ func TestPoliciesMatchBatsched(t *testing.T) {
 	n := seeds(t, 1)
 	pairs := []struct {
 		policy, variant string
-		opts            schedulers.Options
+		opts            sched.Options
 	}{
-		{"fcfs", "fcfs_fast", schedulers.Options{"hosts": "first-fit"}},
-		{"easy", "easy_bf", schedulers.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}},
+		{"fcfs", "fcfs_fast", sched.Options{"hosts": "first-fit"}},
+		{"easy", "easy_bf", sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}},
 	}
 	tallies := make([]tally, len(pairs))
 	for i, pair := range pairs {
@@ -355,7 +357,7 @@ func TestGoldens(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(g.name, func(t *testing.T) {
 			dir := filepath.Join("testdata", "golden", g.name)
-			opts := schedulers.Options{"hosts": "first-fit"}
+			opts := sched.Options{"hosts": "first-fit"}
 			plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
 			want := filepath.Join(dir, "out_jobs.csv")
 			if *updateGoldens {

@@ -19,7 +19,7 @@ import (
 	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/schedulers"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -45,11 +45,11 @@ func randomSlots(n int, seed uint64) string {
 var sharingPolicies = []struct {
 	name   string
 	policy string
-	opts   schedulers.Options
+	opts   sched.Options
 }{
 	{"loadbalanced", "sge-loadbalanced", nil},
-	{"rr", "sge-default-rr", schedulers.Options{"start": "random"}},
-	{"least-load", "sge-default-rr", schedulers.Options{"choice": "least-load"}},
+	{"rr", "sge-default-rr", sched.Options{"start": "random"}},
+	{"least-load", "sge-default-rr", sched.Options{"choice": "least-load"}},
 }
 
 // TestComputeSharingMatchesBatsim: the real Batsim run with
@@ -79,7 +79,7 @@ func TestComputeSharingMatchesBatsim(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						opts := schedulers.Options{"slots": randomSlots(len(p.Hosts), seed)}
+						opts := sched.Options{"slots": randomSlots(len(p.Hosts), seed)}
 						for k, v := range pol.opts {
 							opts[k] = v
 						}
@@ -117,8 +117,8 @@ func TestSGEScenariosMatchBatsim(t *testing.T) {
 		for _, n := range app.Tasks {
 			for _, pol := range []struct {
 				policy string
-				opts   schedulers.Options
-			}{{"sge-loadbalanced", nil}, {"sge-default-rr", schedulers.Options{"start": "3"}}} {
+				opts   sched.Options
+			}{{"sge-loadbalanced", nil}, {"sge-default-rr", sched.Options{"start": "3"}}} {
 				app, n, pol := app, n, pol
 				t.Run(fmt.Sprintf("%s/%d/%s%s", app.Name, n, pol.policy, pol.opts["start"]), func(t *testing.T) {
 					t.Parallel()

@@ -41,3 +41,11 @@ func Decisions(t testing.TB, raw []byte) (now float64, events []string) {
 	}
 	return m.Now, events
 }
+
+// Events is the decisions of a scheduler message, canonical (Decisions
+// without the date).
+func Events(t testing.TB, raw []byte) []string {
+	t.Helper()
+	_, evs := Decisions(t, raw)
+	return evs
+}

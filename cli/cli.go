@@ -1,0 +1,108 @@
+// Package cli is bucma's command line as a library: a program built on
+// bucma (a module of its own, with its own policies) gets every command of
+// bucma (run, list, simulate, workload, expe) over its own registry:
+//
+//	func main() {
+//		reg := registry(c) // or sched.NewRegistry() for none of bucma's
+//		reg.Add(mypolicy.Spec())
+//		os.Exit(cli.Main(os.Args, reg))
+//	}
+//
+// Its commands then know the new policy, its options and its checks.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/bucma-sched/bucma/sched"
+)
+
+// version is set at build time with -ldflags
+// "-X github.com/bucma-sched/bucma/cli.version=...".
+var version = "0.1.0"
+
+// Main runs the command line args (args[0] is the program's name) with the
+// policies of reg and returns the process's exit status: 0 on success, 2
+// for a usage error (unknown command, flag, policy, option name or value),
+// 1 for any other error, 130 when interrupted. It stops the process at once
+// on a second interrupt.
+func Main(args []string, reg *sched.Registry) int {
+	exitOnQuit()
+	return exitCode(newApp(reg).Run(args))
+}
+
+func newApp(reg *sched.Registry) *cli.App {
+	app := &cli.App{
+		Name:    "bucma",
+		Usage:   "scheduling policies for the Batsim simulator, and an embedded engine to run them",
+		Version: version,
+		Commands: []*cli.Command{
+			runCommand(),
+			listCommand(),
+			simulateCommand(),
+			workloadCommand(),
+			expeCommand(),
+		},
+		ExitErrHandler: func(c *cli.Context, err error) {},
+		OnUsageError:   onUsageError,
+		Action:         rootAction,
+		// Repeatable flags take one value per occurrence: a path may
+		// contain a comma.
+		DisableSliceFlagSeparator: true,
+	}
+	app.Metadata = map[string]any{registryKey: reg}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// registryKey is where the App's Metadata holds the registry.
+const registryKey = "registry"
+
+// registry is the registry of the command line c runs in.
+func registry(c *cli.Context) *sched.Registry {
+	for _, ctx := range c.Lineage() {
+		if ctx.App != nil {
+			if r, ok := ctx.App.Metadata[registryKey].(*sched.Registry); ok {
+				return r
+			}
+		}
+	}
+	panic("cli: no registry in the command line's context")
+}
+
+// setUsageErrors makes a flag error of any command or subcommand a usage
+// error (exit status 2).
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
+		setUsageErrors(c.Subcommands)
+	}
+}
+
+// exitCode prints err and maps it to the process exit code: 0 for success,
+// 2 for usage errors (bad option names or values), 1 otherwise.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var oe *sched.OptionError
+	var ce cli.ExitCoder
+	switch {
+	case errors.As(err, &oe):
+		fmt.Fprintln(os.Stderr, "bucma:", err)
+		return 2
+	case errors.As(err, &ce):
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "bucma:", msg)
+		}
+		return ce.ExitCode()
+	}
+	fmt.Fprintln(os.Stderr, "bucma:", err)
+	return 1
+}

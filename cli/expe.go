@@ -1,0 +1,361 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/sched"
+)
+
+func expeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "expe",
+		Usage: "experiment campaigns: run a plan, report on it, draw a Gantt chart",
+		Subcommands: []*cli.Command{
+			flagsAfterArgs(expeRunCommand),
+			flagsAfterArgs(expeReportCommand),
+			flagsAfterArgs(expeGanttCommand),
+			expePlansCommand(),
+		},
+	}
+}
+
+// flagsAfterArgs lets a command take its flags after its positional
+// argument too ("bucma expe run bucma-model --out DIR"): the flag parser
+// stops at the first positional argument, so the command is parsed again
+// with the trailing flags moved in front.
+func flagsAfterArgs(build func() *cli.Command) *cli.Command {
+	cmd := build()
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		args := c.Args().Slice()
+		trailing := false
+		for _, a := range args[min(1, len(args)):] {
+			if strings.HasPrefix(a, "-") && a != "-" {
+				trailing = true
+			}
+		}
+		if !trailing {
+			return action(c)
+		}
+		var argv []string
+		for _, f := range cmd.Flags {
+			name := f.Names()[0]
+			if c.IsSet(name) {
+				argv = append(argv, fmt.Sprintf("--%s=%v", name, c.Value(name)))
+			}
+		}
+		argv = append(argv, args[1:]...)
+		argv = append(argv, args[0])
+		// The command runs again under the same parents, so that its
+		// messages name it in full ("expe run").
+		again := build()
+		path := strings.Fields(commandPath(c))
+		top := again
+		for i := len(path) - 2; i >= 0; i-- {
+			top = &cli.Command{Name: path[i], Subcommands: []*cli.Command{top}}
+		}
+		app := &cli.App{
+			Name: c.App.Name, Writer: c.App.Writer, ErrWriter: c.App.ErrWriter,
+			Commands:       []*cli.Command{top},
+			ExitErrHandler: func(*cli.Context, error) {},
+			OnUsageError:   onUsageError,
+			Metadata:       map[string]any{registryKey: registry(c)},
+			// Parsed as the first time (see newApp).
+			DisableSliceFlagSeparator: true,
+		}
+		setUsageErrors(app.Commands)
+		return app.RunContext(c.Context, append(append([]string{c.App.Name}, path...), argv...))
+	}
+	return cmd
+}
+
+func expePlansCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "plans",
+		Usage: "list the built-in experiment plans",
+		Action: func(c *cli.Context) error {
+			for _, name := range expe.PlanNames() {
+				p, err := expe.BuiltinPlan(name)
+				if err != nil {
+					return err
+				}
+				steps := ""
+				if len(p.Workload.Steps) > 0 {
+					steps = " then " + strings.Join(p.Workload.Steps, ", ")
+				}
+				qs, qj := p.QuickSizes()
+				size := "fixed size"
+				if !p.FixedJobs() {
+					size = fmt.Sprintf("%d jobs", p.Workload.Jobs)
+				}
+				quick := fmt.Sprintf("%d seeds", qs)
+				if qj > 0 {
+					quick += fmt.Sprintf(", %d jobs", qj)
+				}
+				fmt.Fprintf(c.App.Writer, "%s\n    %s\n", name, p.Title)
+				if len(p.Cases) > 0 {
+					fmt.Fprintf(c.App.Writer, "    %d variants × %d workload cases × %d seeds = %d runs; workload: %s (%s)%s; --quick: %s\n",
+						len(p.Variants), len(p.Cases), len(p.Seeds), len(p.Expand()), p.Workload.Generator, size, steps, quick)
+					continue
+				}
+				fmt.Fprintf(c.App.Writer, "    %d variants × %d seeds × %d load(s) = %d runs; workload: %s (%s)%s; --quick: %s\n",
+					len(p.Variants), len(p.Seeds), len(p.Loads), len(p.Expand()), p.Workload.Generator, size, steps, quick)
+			}
+			return nil
+		},
+	}
+}
+
+func expeRunCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run the campaign of a plan (resumes an interrupted one: completed runs are kept)",
+		ArgsUsage: "PLAN (" + strings.Join(expe.PlanNames(), " | ") + ")",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded (in-process engine) or batsim (a Batsim binary per run)"},
+			&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
+			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "runs in parallel"},
+			&cli.StringFlag{Name: "out", Usage: "campaign directory (default results/PLAN)"},
+			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default %d, osep %d, *-sensitivity %d; with --quick %d, osep %d)", expe.DefaultSeeds, expe.OSEPSeeds, expe.SensitivitySeeds, expe.QuickSeeds, expe.OSEPQuickSeeds)},
+			&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace, e.g. from 'bucma workload from-swf') instead of the synthetic one: bucma-model and walltime-trust; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
+			&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
+			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels of the generated workload (default %s; not for osep)", expe.FormatLoad(expe.DefaultLoad))},
+			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default %d; %d with --quick; not for osep)", expe.DefaultJobs, expe.QuickJobs)},
+			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs (osep: %d seeds)", expe.QuickSeeds, expe.QuickJobs, expe.OSEPQuickSeeds)},
+			timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
+			&cli.BoolFlag{Name: "report", Usage: "write the report when the campaign is complete"},
+			&cli.BoolFlag{Name: "no-progress", Usage: "no progress bar (there is none when standard error is not a terminal)"},
+		},
+		Action: expeRun,
+	}
+}
+
+func expeRun(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cli.Exit(fmt.Sprintf("expe run: want one plan name (%s)", strings.Join(expe.PlanNames(), ", ")), 2)
+	}
+	plan, err := expe.BuiltinPlan(c.Args().First())
+	if err != nil {
+		return cli.Exit("expe run: "+err.Error(), 2)
+	}
+	// Sizes that mean nothing for the plan are refused, not ignored.
+	for _, f := range []string{"jobs", "loads"} {
+		if c.IsSet(f) {
+			if err := plan.Applies(f); err != nil {
+				return cli.Exit("expe run: "+err.Error(), 2)
+			}
+		}
+	}
+	if c.IsSet("workload") {
+		if plan, err = plan.WithFile(c.String("workload"), c.String("platform")); err != nil {
+			return cli.Exit("expe run: "+err.Error(), 2)
+		}
+	} else if c.IsSet("platform") {
+		if len(plan.Cases) > 0 && plan.Kind != "osep" {
+			return cli.Exit("expe run: --platform does not apply to plan "+plan.Name+": its conditions name their platforms", 2)
+		}
+		plan.Platform = c.String("platform")
+	}
+	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
+	if c.IsSet("loads") {
+		if ov.Loads, err = expe.ParseLoads(c.String("loads")); err != nil {
+			return cli.Exit("expe run: "+err.Error(), 2)
+		}
+	}
+	if c.IsSet("seeds") && ov.Seeds < 1 {
+		return cli.Exit("expe run: --seeds must be at least 1", 2)
+	}
+	if c.IsSet("jobs") && ov.Jobs < 1 {
+		return cli.Exit("expe run: --jobs must be at least 1", 2)
+	}
+	if plan, err = plan.With(ov); err != nil {
+		return cli.Exit("expe run: "+err.Error(), 2)
+	}
+	if err := checkPlanPolicies(plan, registry(c)); err != nil {
+		return err
+	}
+	workers := c.Int("workers")
+	if workers < 1 {
+		return cli.Exit("expe run: --workers must be at least 1", 2)
+	}
+	out := c.String("out")
+	if out == "" {
+		out = filepath.Join("results", plan.Name)
+	}
+	engine, err := makeEngine(c, c.String("engine"), c.String("batsim-bin"))
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := interruptContext(c.Context)
+	defer stop()
+	var bar *progressbar.ProgressBar
+	camp := &expe.Campaign{Plan: plan, Dir: out, Engine: engine, Workers: workers, RunTimeout: c.Duration("timeout"), Log: newLogger(c, false)}
+	if !c.Bool("no-progress") && term.IsTerminal(int(os.Stderr.Fd())) {
+		camp.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total,
+					progressbar.OptionSetWriter(os.Stderr),
+					progressbar.OptionSetDescription(plan.Name),
+					progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true),
+					progressbar.OptionShowElapsedTimeOnFinish(),
+					progressbar.OptionThrottle(200*time.Millisecond),
+					progressbar.OptionSetWidth(30),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }),
+				)
+			}
+			_ = bar.Set(done)
+		}
+	}
+	res, err := camp.Execute(ctx)
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
+	}
+	if bar != nil && !bar.IsFinished() {
+		fmt.Fprintln(w)
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(w, "interrupted: %d runs done, %d were already done; run the same command again to resume\n", res.Done, res.Skipped)
+		return cli.Exit("", 130)
+	}
+	if err != nil {
+		return err
+	}
+	redone := ""
+	if res.Redone > 0 {
+		redone = fmt.Sprintf(", %d of them redone: their outputs had changed", res.Redone)
+	}
+	fmt.Fprintf(w, "%s: %d runs in %s (%d done now%s, %d already done, %d failed) — %s\n",
+		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, redone, res.Skipped, len(res.Failed), out)
+	if len(res.Failed) > 0 {
+		for _, f := range res.Failed {
+			fmt.Fprintln(w, f.String())
+		}
+		return cli.Exit(fmt.Sprintf("%d of %d runs failed; fix the cause and run the same command again (completed runs are kept)", len(res.Failed), res.Total), 1)
+	}
+	if c.Bool("report") {
+		path, err := expe.WriteReport(out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.App.Writer, path)
+	} else {
+		fmt.Fprintf(w, "next: bucma expe report %s\n", out)
+	}
+	return nil
+}
+
+// checkPlanPolicies fails early, before any run, when a variant names an
+// unknown policy or option.
+func checkPlanPolicies(p expe.Plan, reg *sched.Registry) error {
+	for _, v := range p.Variants {
+		spec, err := reg.Lookup(v.Policy)
+		if err != nil {
+			return fmt.Errorf("plan %s, variant %s: %w", p.Name, v.Name, err)
+		}
+		if _, err := spec.Resolve(sched.Options(v.Options)); err != nil {
+			return fmt.Errorf("plan %s, variant %s: %w", p.Name, v.Name, err)
+		}
+	}
+	return nil
+}
+
+func makeEngine(c *cli.Context, name, batsimBin string) (expe.Engine, error) {
+	switch name {
+	case "embedded":
+		return expe.NewEmbeddedEngine(registry(c)), nil
+	case "batsim":
+		bin, err := exec.LookPath(batsimBin)
+		if err != nil {
+			return nil, cli.Exit(fmt.Sprintf("expe run: --engine batsim: Batsim executable %q not found: %v", batsimBin, err), 2)
+		}
+		if abs, err := filepath.Abs(bin); err == nil {
+			bin = abs
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("expe run: locating the bucma executable: %w", err)
+		}
+		return &expe.BatsimEngine{Batsim: bin, Bucma: self}, nil
+	}
+	return nil, cli.Exit(fmt.Sprintf("expe run: --engine %q: valid engines are embedded, batsim", name), 2)
+}
+
+func expeReportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write DIR/report.md and its figures (DIR/fig/*.png, *.svg) from a campaign directory",
+		ArgsUsage: "DIR",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cli.Exit("expe report: want one campaign directory", 2)
+			}
+			path, err := expe.WriteReport(c.Args().First())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer, path)
+			return nil
+		},
+	}
+}
+
+func expeGanttCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "gantt",
+		Usage:     "draw the Gantt chart of one run (hosts × time) from its directory or its _jobs.csv",
+		ArgsUsage: "RUNDIR | JOBS.csv",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "output image, .png or .svg (default gantt.png next to the jobs file)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return cli.Exit("expe gantt: want one run directory or jobs CSV file", 2)
+			}
+			in := c.Args().First()
+			st, err := os.Stat(in)
+			if err != nil {
+				return err
+			}
+			jobs := in
+			if st.IsDir() {
+				jobs = filepath.Join(in, expe.JobsFile)
+				if _, err := os.Stat(jobs); err != nil {
+					matches, _ := filepath.Glob(filepath.Join(in, "*_jobs.csv"))
+					if len(matches) != 1 {
+						return fmt.Errorf("expe gantt: %s holds no %s (nor exactly one *_jobs.csv)", in, expe.JobsFile)
+					}
+					jobs = matches[0]
+				}
+			}
+			rows, err := expe.ReadJobsFile(jobs)
+			if err != nil {
+				return err
+			}
+			out := c.String("out")
+			if out == "" {
+				out = filepath.Join(filepath.Dir(jobs), "gantt.png")
+			}
+			if err := expe.GanttChart(rows, filepath.Base(filepath.Dir(jobs)), out); err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer, out)
+			return nil
+		},
+	}
+}

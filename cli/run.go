@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/workloads"
+)
+
+// exitInterrupted is the exit status after SIGINT, SIGTERM or SIGQUIT (128
+// + SIGINT, the shell convention). SIGQUIT (Ctrl-\\) is one more way for a
+// user to stop a run, so it ends like the other two: by default a Go program
+// dumps its goroutines and exits with status 2, the status of a bad command
+// line, which would tell scripts the wrong story.
+const exitInterrupted = 130
+
+// interruptSignals are the signals that stop a command cleanly.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT}
+
+// handlingInterrupts counts the commands in progress that stop cleanly on
+// interruptSignals (see interruptContext); while it is zero, main exits with
+// exitInterrupted on SIGQUIT.
+var handlingInterrupts atomic.Int32
+
+// interruptContext returns a context cancelled by any of interruptSignals;
+// stop releases it.
+func interruptContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(parent, interruptSignals...)
+	handlingInterrupts.Add(1)
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			stop()
+			handlingInterrupts.Add(-1)
+		})
+	}
+}
+
+// exitOnQuit makes SIGQUIT end the process with exitInterrupted when no
+// command is stopping cleanly on it.
+func exitOnQuit() {
+	quit := make(chan os.Signal, 1)
+	signal.Notify(quit, syscall.SIGQUIT)
+	go func() {
+		for range quit {
+			if handlingInterrupts.Load() == 0 {
+				fmt.Fprintln(os.Stderr, "bucma: interrupted")
+				os.Exit(exitInterrupted)
+			}
+		}
+	}()
+}
+
+// timeoutFlag is a --timeout flag (0: no limit); a negative duration is a
+// usage error (exit status 2).
+func timeoutFlag(usage string, value time.Duration) *cli.DurationFlag {
+	return &cli.DurationFlag{Name: "timeout", Usage: usage, Value: value,
+		Action: func(c *cli.Context, d time.Duration) error {
+			if d < 0 {
+				return cli.Exit(fmt.Sprintf("%s: --timeout %v: a duration must not be negative (0 means no limit)", commandPath(c), d), 2)
+			}
+			return nil
+		}}
+}
+
+// checkEndpoint checks the ZeroMQ endpoint of flag (see
+// zmq.CheckEndpoint); a bad one is a usage error (exit status 2).
+func checkEndpoint(c *cli.Context, flag string, bind bool) error {
+	if err := zmq.CheckEndpoint(c.String(flag), bind); err != nil {
+		return cli.Exit(fmt.Sprintf("%s: --%s: %v", commandPath(c), flag, err), 2)
+	}
+	return nil
+}
+
+// optionList collects repeated --option key=value flags verbatim (no
+// splitting on commas: option values such as weights=0.5,0.3 contain them).
+type optionList []string
+
+func (o *optionList) Set(v string) error {
+	if v != optionListAlias { // urfave/cli copies a set flag onto its alias (-o) through Serialize
+		*o = append(*o, v)
+	}
+	return nil
+}
+func (o *optionList) String() string    { return strings.Join(*o, " ") }
+func (o *optionList) Serialize() string { return optionListAlias }
+
+const optionListAlias = "\x00alias-copy"
+
+// serveBound, when set, is told the endpoint "run" listens on (wildcard port
+// resolved), once the endpoint file, if any, is written. Tests use it to
+// reach an in-process "bucma run".
+var serveBound func(endpoint string)
+
+// onUsageError turns urfave/cli's flag parsing errors into exit status 2.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{"bucma"}, strings.Fields(commandPath(c))...), " ")), 2)
+}
+
+// commandPath is the command being run, with its parents ("expe run").
+func commandPath(c *cli.Context) string {
+	var path []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
+			path = append([]string{ctx.Command.Name}, path...)
+		}
+	}
+	return strings.Join(path, " ")
+}
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "serve one Batsim simulation with a scheduling policy (Batsim connects to us over ZeroMQ)",
+		Description: `Binds a ZeroMQ REP socket and answers Batsim's messages until SIMULATION_ENDS.
+Start Batsim with a matching --socket-endpoint (its default, tcp://localhost:28000,
+reaches bucma's default tcp://*:28000), in either order:
+
+   bucma run --scheduler easy
+   batsim -p platform.xml -w workload.json
+
+With -s 'tcp://127.0.0.1:*' the system picks a free port as the socket binds;
+--endpoint-file FILE then gives the endpoint to start Batsim with:
+
+   bucma run --scheduler easy -s 'tcp://127.0.0.1:*' --endpoint-file ep &
+   until [ -s ep ]; do sleep 0.1; done
+   batsim -p platform.xml -w workload.json -s "$(cat ep)"
+
+Policy options come from --option key=value (repeatable) and from Batsim's
+--sched-cfg '{"key": value, ...}'; --option wins. 'bucma list' shows every policy
+and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
+error or a timeout, 2 on a bad command line or option, 130 when interrupted
+(SIGINT, SIGTERM or SIGQUIT).`,
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list')"},
+			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
+			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: zmq.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
+			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
+			&cli.StringFlag{Name: "transport", Value: zmq.TransportNative, Usage: "native: tcp:// endpoints served by bucma's own ZeroMQ (ZMTP 3) code, the fastest; libzmq: every endpoint through libzmq's REP socket (ipc:// and other transports always are)"},
+			timeoutFlag("give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever", 0),
+			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
+			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE`"},
+		},
+		Action: runAction,
+	}
+}
+
+// newLogger logs to w: warnings and errors by default, everything with
+// verbose.
+func newLogger(c *cli.Context, verbose bool) *slog.Logger {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: level}))
+}
+
+func runAction(c *cli.Context) error {
+	if err := noPositional(c); err != nil {
+		return err
+	}
+	if err := checkEndpoint(c, "socket-endpoint", true); err != nil {
+		return err
+	}
+	reg := registry(c)
+	name := c.String("scheduler")
+	if name == "" {
+		return &sched.OptionError{Msg: fmt.Sprintf("run: --scheduler is required (valid: %s)", strings.Join(reg.Names(), ", "))}
+	}
+	spec, err := reg.Lookup(name)
+	if err != nil {
+		return err
+	}
+	var args []string
+	if ol, ok := c.Generic("option").(*optionList); ok {
+		args = *ol
+	}
+	opts, err := sched.ParseOptionArgs(args)
+	if err != nil {
+		return err
+	}
+	log := newLogger(c, c.Bool("verbose"))
+
+	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
+	if _, err := sched.NewSession(scfg); err != nil {
+		return err
+	}
+	sess, trace, err := newSession(scfg, c.String("trace"))
+	if err != nil {
+		return err
+	}
+	defer trace.discard()
+
+	switch c.String("transport") {
+	case zmq.TransportNative, zmq.TransportLibzmq:
+	default:
+		return cli.Exit(fmt.Sprintf("run: --transport %q: want %s or %s", c.String("transport"), zmq.TransportNative, zmq.TransportLibzmq), 2)
+	}
+	cfg := zmq.ServeConfig{
+		Transport: c.String("transport"),
+		Endpoint:  c.String("socket-endpoint"),
+		Timeout:   c.Duration("timeout"),
+		Logger:    log,
+	}
+	if c.Bool("verbose") {
+		cfg.Observe = func(d batsim.Direction, raw []byte) {
+			log.Debug("message", "dir", d.String(), "raw", string(raw))
+		}
+	}
+	ctx, stop := interruptContext(c.Context)
+	defer stop()
+	err = serve(ctx, cfg, sess, c.String("endpoint-file"), spec.Name)
+	if err == nil {
+		return trace.commit()
+	}
+	note := partialNote(trace.abort())
+	if errors.Is(err, zmq.ErrInterrupted) {
+		return cli.Exit("run: "+err.Error()+note, exitInterrupted)
+	}
+	return fmt.Errorf("run (scheduler %s): %w%s", spec.Name, err, note)
+}
+
+// serve binds the socket, writes the endpoint file (when path is not
+// empty), then serves the simulation.
+func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, path, scheduler string) error {
+	l, err := zmq.Listen(cfg)
+	if err != nil {
+		return err
+	}
+	ep := l.Endpoint()
+	cfg.Logger.Debug("listening", "endpoint", ep, "scheduler", scheduler)
+	if path != "" {
+		if err := workloads.WriteFileAtomic(path, []byte(ep+"\n")); err != nil {
+			_ = l.Close()
+			return fmt.Errorf("--endpoint-file: %w", err)
+		}
+	}
+	if serveBound != nil {
+		serveBound(ep)
+	}
+	return l.Serve(ctx, h)
+}
+
+// rootAction runs for "bucma" without a command: help, or exit status 2 for
+// an unknown command.
+func rootAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowAppHelp(c)
+	}
+	var names []string
+	for _, cmd := range c.App.VisibleCommands() {
+		names = append(names, cmd.Name)
+	}
+	return cli.Exit(fmt.Sprintf("unknown command %q (valid: %s)", c.Args().First(), strings.Join(names, ", ")), 2)
+}

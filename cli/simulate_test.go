@@ -1,0 +1,404 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bucma-sched/bucma/internal/corpus"
+	zmq4 "github.com/pebbe/zmq4"
+)
+
+// simulateCase is the corpus case the simulate tests run.
+const simulateCase = "hetero4_delays"
+
+func simulateArgs(prefix string, extra ...string) []string {
+	return append([]string{"simulate", "-p", corpus.Path(simulateCase, "platform.xml"), "-w", corpus.Path(simulateCase, "workload.json"), "-e", prefix}, extra...)
+}
+
+// bucma simulate with the corpus' strict FCFS gives Batsim's _jobs.csv.
+func TestSimulateInProcess(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "out")
+	trace := prefix + "_trace.csv"
+	err, code, out := runApp(t, simulateArgs(prefix, "--scheduler", "fcfs", "-o", "hosts=first-fit", "--validate", "--trace", trace)...)
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	want := corpus.ReadFile(t, simulateCase, "out_jobs.csv")
+	got, _ := os.ReadFile(prefix + "_jobs.csv")
+	if string(want) != string(got) {
+		t.Errorf("_jobs.csv differs from Batsim's:\n%s\nwant\n%s", got, want)
+	}
+	for _, w := range []string{"jobs           13", "REJECTED                   1", "makespan       40.250225"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("summary lacks %q:\n%s", w, out)
+		}
+	}
+	if _, err := os.Stat(prefix + "_schedule.csv"); err != nil {
+		t.Error(err)
+	}
+	tr, err := os.ReadFile(trace)
+	if err != nil || strings.Count(string(tr), "\n") != 14 {
+		t.Errorf("decision trace: %v, want a header and 13 rows:\n%s", err, tr)
+	}
+}
+
+// bucma simulate --connect drives bucma run over ZeroMQ like Batsim.
+func TestSimulateConnectToRun(t *testing.T) {
+	bound := make(chan string, 1)
+	serveBound = func(ep string) { bound <- ep }
+	t.Cleanup(func() { serveBound = nil })
+	done := make(chan int, 1)
+	go func() {
+		_, code, _ := runApp(t, "run", "--scheduler", "fcfs", "-o", "hosts=first-fit", "-s", "tcp://127.0.0.1:*", "--timeout", "30s")
+		done <- code
+	}()
+	var ep string
+	select {
+	case ep = <-bound:
+	case <-time.After(runGuard):
+		t.Fatal("bucma run did not bind")
+	}
+	prefix := filepath.Join(t.TempDir(), "out")
+	err, code, out := runApp(t, simulateArgs(prefix, "--connect", ep, "--timeout", "30s", "-q")...)
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	select {
+	case c := <-done:
+		if c != 0 {
+			t.Errorf("bucma run exited %d", c)
+		}
+	case <-time.After(runGuard):
+		t.Fatal("bucma run did not end")
+	}
+	want := corpus.ReadFile(t, simulateCase, "out_jobs.csv")
+	got, _ := os.ReadFile(prefix + "_jobs.csv")
+	if string(want) != string(got) {
+		t.Errorf("_jobs.csv over ZeroMQ differs from Batsim's:\n%s", got)
+	}
+}
+
+func TestSimulateExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"nb_res": 2, "jobs": [`), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing platform file", []string{"simulate", "-p", filepath.Join(dir, "nope.xml"), "-w", bad, "--scheduler", "fcfs"}, 1, "nope.xml"},
+		{"malformed workload", []string{"simulate", "-p", "lille", "-w", bad, "--scheduler", "fcfs", "-e", filepath.Join(dir, "o")}, 1, "bad.json"},
+		{"unknown scheduler", simulateArgs(filepath.Join(dir, "o"), "--scheduler", "nope"), 2, `"nope"`},
+		{"unknown option", simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs", "-o", "x=1"), 2, `"x"`},
+		{"bad latency", simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs", "--latency", "slow"), 2, "slow"},
+		{"no scheduler", simulateArgs(filepath.Join(dir, "o")), 2, "--scheduler"},
+		{"both schedulers", simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs", "--connect", "tcp://127.0.0.1:1"), 2, "not both"},
+		{"no platform", []string{"simulate", "-w", bad, "--scheduler", "fcfs"}, 2, "--platform"},
+		{"dynamic jobs, registration closed by the framework", simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs", "--sched-cfg", `{"hosts":"first-fit"}`, "--enable-dynamic-jobs"), 0, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err, code, out := runApp(t, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %v\n%s", code, c.code, err, out)
+			}
+			if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("error %v does not mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A --workload path is taken whole: commas (and spaces) are part of it, and
+// each occurrence of the flag is one workload.
+func TestSimulateWorkloadPathWithComma(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs,2024")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wl := filepath.Join(dir, "hetero4, delays.json")
+	if err := os.WriteFile(wl, corpus.ReadFile(t, simulateCase, "workload.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plat := corpus.Path(simulateCase, "platform.xml")
+	prefix := filepath.Join(t.TempDir(), "out")
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", prefix, "--scheduler", "fcfs", "-o", "hosts=first-fit")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	got, _ := os.ReadFile(prefix + "_jobs.csv")
+	if want := corpus.ReadFile(t, simulateCase, "out_jobs.csv"); string(got) != string(want) {
+		t.Errorf("_jobs.csv differs from Batsim's:\n%s", got)
+	}
+	err, code, out = runApp(t, "simulate", "-p", plat, "-w", wl, "-w", wl, "-e", prefix, "--scheduler", "fcfs")
+	if err != nil || code != 0 || !strings.Contains(out, "jobs           26") {
+		t.Fatalf("two workloads: exit %d: %v\n%s", code, err, out)
+	}
+}
+
+// A platform feature the engine does not model (a speed trace) is refused
+// before anything is simulated or written (exit 2, naming the feature and
+// its line); --approximate runs anyway and says so first.
+func TestSimulateRefusesUnmodelled(t *testing.T) {
+	dir := t.TempDir()
+	plat := corpus.ReadFile(t, simulateCase, "platform.xml")
+	traced := strings.Replace(string(plat), `speed="1e9f"`, `speed="1e9f" speed_file="speed.trace"`, 1)
+	if traced == string(plat) {
+		t.Fatal("the corpus platform changed: no host to trace")
+	}
+	pf := filepath.Join(dir, "platform.xml")
+	if err := os.WriteFile(pf, []byte(traced), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dir, "out")
+	args := []string{"simulate", "-p", pf, "-w", corpus.Path(simulateCase, "workload.json"), "-e", prefix, "--scheduler", "fcfs"}
+	err, code, out := runApp(t, args...)
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "speed_file") || !strings.Contains(err.Error(), "platform.xml:") || !strings.Contains(err.Error(), "--approximate") {
+		t.Fatalf("exit %d, %v\n%s", code, err, out)
+	}
+	if _, err := os.Stat(prefix + "_jobs.csv"); err == nil {
+		t.Error("a refused run wrote outputs")
+	}
+	err, code, out = runApp(t, append(args, "--approximate")...)
+	if err != nil || code != 0 {
+		t.Fatalf("--approximate: exit %d, %v\n%s", code, err, out)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "APPROXIMATE results") || !strings.Contains(first, "speed_file") {
+		t.Errorf("first summary line %q", first)
+	}
+}
+
+// A scheduler answering with an allocation up to the largest int makes
+// "bucma simulate --connect" stop with an error naming the text (it used to
+// expand the set until memory ran out).
+func TestSimulateConnectHugeAllocation(t *testing.T) {
+	for _, alloc := range []string{"0-9223372036854775807", "9223372036854775807"} {
+		t.Run(alloc, func(t *testing.T) {
+			ep := fakeScheduler(t, func(msg []byte) string {
+				if m := jobIDRE.FindSubmatch(msg); m != nil {
+					return `{"now":0.000015,"events":[{"timestamp":0.000015,"type":"EXECUTE_JOB","data":{"job_id":"` + string(m[1]) + `","alloc":"` + alloc + `"}}]}`
+				}
+				return `{"now":0,"events":[]}`
+			})
+			err, code, out := runApp(t, simulateArgs(filepath.Join(t.TempDir(), "out"), "--connect", ep, "--timeout", "30s", "-q")...)
+			if code != 1 || err == nil || !strings.Contains(err.Error(), `"`+alloc+`"`) {
+				t.Fatalf("exit %d: %v\n%s", code, err, out)
+			}
+		})
+	}
+}
+
+var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
+
+// newSocket returns a ZeroMQ socket of type typ, without linger, closed
+// (with its context) when the test ends.
+func newSocket(t *testing.T, typ zmq4.Type) *zmq4.Socket {
+	t.Helper()
+	ctx, err := zmq4.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock, err := ctx.NewSocket(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = sock.Close()
+		_ = ctx.Term()
+	})
+	_ = sock.SetLinger(0)
+	return sock
+}
+
+// fakeScheduler binds a REP socket on a loopback port and answers every
+// message with answer(message) until the test ends; it returns the endpoint.
+func fakeScheduler(t *testing.T, answer func([]byte) string) string {
+	t.Helper()
+	sock := newSocket(t, zmq4.REP)
+	if err := sock.Bind("tcp://127.0.0.1:*"); err != nil {
+		t.Fatal(err)
+	}
+	ep, err := sock.GetLastEndpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		poller := zmq4.NewPoller()
+		poller.Add(sock, zmq4.POLLIN)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			polled, err := poller.Poll(50 * time.Millisecond)
+			if err != nil {
+				return
+			}
+			if len(polled) == 0 {
+				continue
+			}
+			msg, err := sock.RecvBytes(0)
+			if err != nil {
+				return
+			}
+			if _, err := sock.Send(answer(msg), 0); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { // before newSocket's: the socket is closed once unused
+		close(stop)
+		<-stopped
+	})
+	return ep
+}
+
+// Errors about an input file name it once ("bad.json: bad.json: ..." used
+// to be printed), and a workload with an empty job id stops the simulation
+// before it starts, with the file and the job named.
+func TestSimulateInputErrorsNameTheFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
+	cases := []struct {
+		name, file, want string
+	}{
+		{"empty file", write("empty.json", ""), "invalid JSON"},
+		{"truncated", write("cut.json", `{"nb_res": 2, "jobs": [`), "invalid JSON"},
+		{"empty job id", write("noid.json", `{"nb_res":2,"jobs":[{"id":"","subtime":0,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`), "job '#1': empty job id"},
+		{"missing file", filepath.Join(dir, "nope.json"), "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := filepath.Join(dir, "out")
+			err, code, out := runApp(t, "simulate", "-p", "lille", "-w", c.file, "--scheduler", "fcfs", "-e", prefix)
+			if code != 1 || err == nil {
+				t.Fatalf("exit %d: %v\n%s", code, err, out)
+			}
+			if n := strings.Count(err.Error(), c.file); n != 1 || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error names %s %d times, want once, with %q: %v", c.file, n, c.want, err)
+			}
+			if _, err := os.Stat(prefix + "_jobs.csv"); !os.IsNotExist(err) {
+				t.Errorf("an output was written for a bad input: %v", err)
+			}
+		})
+	}
+}
+
+// A failed simulation leaves the outputs of an earlier one with the same
+// names untouched: bad inputs are found before any output is opened, and a
+// run failing midway keeps its rows as PREFIX_jobs.csv.partial and says so.
+func TestSimulateOutputsKeptOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	prefix, trace := filepath.Join(dir, "out"), filepath.Join(dir, "trace.csv")
+	if err, code, out := runApp(t, simulateArgs(prefix, "--scheduler", "fcfs", "--trace", trace, "-q")...); code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	files := []string{prefix + "_jobs.csv", prefix + "_schedule.csv", trace}
+	before := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = string(b)
+	}
+	unchanged := func(t *testing.T, extra ...string) {
+		t.Helper()
+		for f, want := range before {
+			if got, _ := os.ReadFile(f); string(got) != want {
+				t.Errorf("%s changed", f)
+			}
+		}
+		ents, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if len(names) != len(files)+len(extra) {
+			t.Errorf("directory holds %v", names)
+		}
+		for _, x := range extra {
+			if _, err := os.Stat(x); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+
+	t.Run("bad inputs", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"simulate", "-p", "lille", "-w", filepath.Join(dir, "missing.json"), "--scheduler", "fcfs", "-e", prefix, "--trace", trace},
+			{"simulate", "-p", filepath.Join(dir, "missing.xml"), "-w", corpus.Path(simulateCase, "workload.json"), "--scheduler", "fcfs", "-e", prefix, "--trace", trace},
+			simulateArgs(prefix, "--scheduler", "fcfs", "-o", "hosts=slowest", "--trace", trace),
+		} {
+			if err, code, _ := runApp(t, args...); code == 0 {
+				t.Fatalf("%v: exit 0 (%v)", args, err)
+			}
+			unchanged(t)
+		}
+	})
+	t.Run("failure midway", func(t *testing.T) {
+		// The scheduler rejects the jobs of the first two submissions (5 jobs), then
+		// answers garbage.
+		n := 0
+		ep := fakeScheduler(t, func(msg []byte) string {
+			n++
+			ids := jobIDRE.FindAllSubmatch(msg, -1)
+			if n == 4 {
+				return "not JSON"
+			}
+			var evs []string
+			for _, m := range ids {
+				evs = append(evs, `{"timestamp":0,"type":"REJECT_JOB","data":{"job_id":"`+string(m[1])+`"}}`)
+			}
+			return `{"now":0,"events":[` + strings.Join(evs, ",") + `]}`
+		})
+		err, code, out := runApp(t, simulateArgs(prefix, "--connect", ep, "--timeout", "30s", "-q")...)
+		partial := prefix + "_jobs.csv.partial"
+		if code != 1 || err == nil || !strings.Contains(err.Error(), "the rows written before the failure are in "+partial) {
+			t.Fatalf("exit %d: %v\n%s", code, err, out)
+		}
+		unchanged(t, partial)
+		rows, _ := os.ReadFile(partial)
+		if n := strings.Count(string(rows), "REJECTED"); n != 5 || !strings.HasPrefix(string(rows), "job_id,") {
+			t.Errorf("partial rows (%d rejected):\n%s", n, rows)
+		}
+	})
+}
+
+// TestSimulateEnergy: a policy that switches hosts turns --energy on; the
+// summary gives the energy and the energy files are written. Without
+// --energy, a power-state request stops the run with Batsim's reason.
+func TestSimulateEnergy(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "bots.json")
+	if err, code, msg := runApp(t, "workload", "bot", "--bots", "H1-1", "--out", wl); code != 0 {
+		t.Fatalf("workload bot: %v (exit %d) %s", err, code, msg)
+	}
+	prefix := filepath.Join(dir, "out")
+	err, code, out := runApp(t, "simulate", "-p", "bot", "-w", wl, "--scheduler", "threshold-vm-consolidation", "-o", "power=on", "-o", "place=pack", "-e", prefix)
+	if code != 0 {
+		t.Fatalf("simulate: %v (exit %d) %s", err, code, out)
+	}
+	if !strings.Contains(out, "energy ") || !strings.Contains(out, "_pstate_changes.csv") {
+		t.Errorf("summary without the energy:\n%s", out)
+	}
+	pc, err := os.ReadFile(prefix + "_pstate_changes.csv")
+	if err != nil || !strings.Contains(string(pc), ",1\n") {
+		t.Errorf("no host went to sleep (pstate 1): %v\n%s", err, pc)
+	}
+	err, code, out = runApp(t, "simulate", "-p", "bot", "-w", wl, "--scheduler", "threshold-vm-consolidation", "-o", "power=on", "-o", "place=pack", "--energy=false", "-e", prefix+"2")
+	if code == 0 || !strings.Contains(out+fmt.Sprint(err), "energy support") {
+		t.Errorf("without --energy: exit %d, %v %s", code, err, out)
+	}
+}

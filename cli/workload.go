@@ -1,0 +1,695 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/workloads"
+)
+
+// workloadCommand groups the workload tools: check, and the generators.
+func workloadCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "workload",
+		Usage: "check, generate and convert Batsim workload files",
+		Subcommands: []*cli.Command{
+			workloadCheckCommand(),
+			workloadLilleCommand(),
+			workloadInsertCommand(),
+			workloadPreciseCommand(),
+			workloadOSEPCommand(),
+			workloadSGECommand(),
+			workloadGangCommand(),
+			workloadBotCommand(),
+			workloadSWFCommand(),
+			workloadDelaysCommand(),
+		},
+	}
+}
+
+var (
+	seedFlag = &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed (same seed, same output bytes)"}
+	outFlag  = &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "-", Usage: "output file (written atomically); - for standard output"}
+)
+
+// positional returns the positional arguments of the command, also
+// accepting the command's flags written after them (urfave/cli stops at
+// the first positional argument otherwise).
+func positional(c *cli.Context) ([]string, error) {
+	args := c.Args().Slice()
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var fl cli.Flag
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					fl = f
+				}
+			}
+		}
+		if fl == nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: unknown option %s", c.Command.Name, a), 2)
+		}
+		if _, isBool := fl.(*cli.BoolFlag); isBool && !hasVal {
+			val = "true"
+		} else if !hasVal {
+			if i+1 >= len(args) {
+				return nil, cli.Exit(fmt.Sprintf("%s: option %s needs a value", c.Command.Name, a), 2)
+			}
+			i++
+			val = args[i]
+		}
+		if err := c.Set(fl.Names()[0], val); err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: bad value %q for option %s: %v", c.Command.Name, val, a, err), 2)
+		}
+	}
+	return pos, nil
+}
+
+func onePositional(c *cli.Context, what string) (string, error) {
+	pos, err := positional(c)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", cli.Exit(fmt.Sprintf("%s: expected exactly one %s argument, got %d", c.Command.Name, what, len(pos)), 2)
+	}
+	return pos[0], nil
+}
+
+func noPositional(c *cli.Context) error {
+	pos, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return cli.Exit(fmt.Sprintf("%s: unexpected argument %q", c.Command.Name, pos[0]), 2)
+	}
+	return nil
+}
+
+// writeOutput writes data to path atomically, or to stdout for "-" or "".
+func writeOutput(c *cli.Context, path string, w *workloads.Workload) error {
+	data, err := w.Bytes()
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	if path == "" || path == "-" {
+		_, err := stdout(c).Write(data)
+		return err
+	}
+	if err := workloads.WriteFileAtomic(path, data); err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	return nil
+}
+
+func stdout(c *cli.Context) io.Writer {
+	if c.App != nil && c.App.Writer != nil {
+		return c.App.Writer
+	}
+	return os.Stdout
+}
+
+func stderr(c *cli.Context) io.Writer {
+	if c.App != nil && c.App.ErrWriter != nil {
+		return c.App.ErrWriter
+	}
+	return os.Stderr
+}
+
+// loadInput loads a workload given on the command line; problems are
+// input-data errors (exit status 1).
+func loadInput(path string) (*workloads.Workload, error) {
+	w, err := workloads.Load(path)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	return w, nil
+}
+
+func workloadCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "check a workload file the way Batsim 4.2.1 reads it (exit 1 if Batsim would abort)",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "platform", Usage: "platform name or file: jobs asking for more hosts than it has are errors"},
+			&cli.StringFlag{Name: "workload-name", Value: "w0", Usage: "the name Batsim gives the workload"},
+		},
+		Action: func(c *cli.Context) error {
+			path, err := onePositional(c, "FILE")
+			if err != nil {
+				return err
+			}
+			opts := workloads.ValidateOptions{WorkloadName: c.String("workload-name")}
+			if p := c.String("platform"); p != "" {
+				speeds, err := resolvePlatformSpeeds(p)
+				if err != nil {
+					return cli.Exit(fmt.Sprintf("check: platform %s: %v", p, err), 2)
+				}
+				opts.PlatformHosts = len(speeds)
+			}
+			out := stdout(c)
+			w, err := workloads.Load(path)
+			if err != nil {
+				var le *workloads.LoadError
+				if errors.As(err, &le) {
+					for _, f := range le.Problems {
+						fmt.Fprintln(out, f.String())
+					}
+					return cli.Exit("", 1)
+				}
+				return cli.Exit(err.Error(), 1)
+			}
+			errs, warns := w.Validate(opts)
+			for _, f := range errs {
+				fmt.Fprintln(out, f.String())
+			}
+			for _, f := range warns {
+				fmt.Fprintln(out, f.String())
+			}
+			fmt.Fprintf(stderr(c), "%s: %d jobs, %d profiles, nb_res %d: %d error(s), %d warning(s)\n",
+				path, len(w.Jobs), len(w.Profiles), w.NbRes, len(errs), len(warns))
+			if len(errs) > 0 {
+				return cli.Exit("", 1)
+			}
+			return nil
+		},
+	}
+}
+
+// resolvePlatformSpeeds returns the compute host speeds of a platform given
+// by name or file; the Lille speeds are also built in (used if the bundled
+// platform cannot be loaded).
+func resolvePlatformSpeeds(p string) ([]float64, error) {
+	s, err := platformSpeeds(p)
+	if err != nil && p == "lille" {
+		return workloads.LilleHostSpeeds(), nil
+	}
+	return s, err
+}
+
+func workloadLilleCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "lille",
+		Usage: "generate a synthetic stand-in for the Lille 2020 Grid'5000 trace (see workloads/README.md)",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: 7056, Usage: "number of jobs"},
+			seedFlag,
+			&cli.Float64Flag{Name: "load", Value: 0.85, Usage: "offered load Σ(res × run time) / (hosts × span), run times on the reference speed"},
+			&cli.StringFlag{Name: "platform", Value: "lille", Usage: "platform (name or file) giving the number of hosts"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference host speed (flop/s): cpu = run time × ref-speed (default: the platform's slowest host, 5.632e11 on lille)"},
+			&cli.BoolFlag{Name: "at-once", Usage: "submit every job at time 0 (the same jobs otherwise)"},
+			&cli.Float64Flag{Name: "runtime-scale", Value: 1, Usage: "multiply every run time (and so the walltimes drawn from them)"},
+			&cli.Float64Flag{Name: "one-node-share", Value: 0.55, Usage: "probability of a one-node request (the wider sizes share the rest in their proportions)"},
+			&cli.StringFlag{Name: "user-mix", Value: "6/10/24", Usage: "precise/medium/imprecise users (40 in all)"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if c.Int("jobs") < 1 {
+				return cli.Exit(fmt.Sprintf("lille: --jobs must be ≥ 1 (got %d)", c.Int("jobs")), 2)
+			}
+			if !(c.Float64("load") > 0) {
+				return cli.Exit(fmt.Sprintf("lille: --load must be > 0 (got %g)", c.Float64("load")), 2)
+			}
+			if c.IsSet("ref-speed") && !(c.Float64("ref-speed") > 0) {
+				return cli.Exit(fmt.Sprintf("lille: --ref-speed must be > 0 (got %g)", c.Float64("ref-speed")), 2)
+			}
+			if !(c.Float64("runtime-scale") > 0) {
+				return cli.Exit(fmt.Sprintf("lille: --runtime-scale must be > 0 (got %g)", c.Float64("runtime-scale")), 2)
+			}
+			if v := c.Float64("one-node-share"); !(v > 0 && v <= 1) {
+				return cli.Exit(fmt.Sprintf("lille: --one-node-share must be in (0, 1] (got %g)", v), 2)
+			}
+			mix, err := workloads.ParseUserMix(c.String("user-mix"))
+			if err != nil {
+				return cli.Exit("lille: --user-mix: "+err.Error(), 2)
+			}
+			if err := checkSeed(c, "lille"); err != nil {
+				return err
+			}
+			speeds, err := resolvePlatformSpeeds(c.String("platform"))
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("lille: platform %s: %v", c.String("platform"), err), 2)
+			}
+			o := workloads.LilleOptions{
+				Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
+				HostSpeeds: speeds, RefSpeed: c.Float64("ref-speed"), Platform: c.String("platform"),
+				AtOnce: c.Bool("at-once"), RuntimeScale: c.Float64("runtime-scale"),
+				OneNodeShare: c.Float64("one-node-share"), UserMix: mix,
+			}
+			if o.RefSpeed == 0 {
+				o.RefSpeed = workloads.SlowestSpeed(speeds)
+			}
+			w, err := workloads.GenerateLille(o)
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadDelaysCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "delays",
+		Usage: "generate the engine benchmark's workload: Poisson arrivals of delay jobs of 1 to 64 hosts, and its platform",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: 20000, Usage: "number of jobs"},
+			&cli.IntFlag{Name: "hosts", Value: 128, Usage: "hosts of the platform"},
+			&cli.Float64Flag{Name: "load", Value: 0.95, Usage: "offered load Σ(res × delay) / (hosts × span)"},
+			&cli.Float64Flag{Name: "mean-delay", Value: 600, Usage: "mean delay (s), exponential"},
+			seedFlag,
+			&cli.StringFlag{Name: "platform-out", Usage: "also write the platform (a star of 1 Gflop/s hosts) to `FILE`"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if err := checkSeed(c, "delays"); err != nil {
+				return err
+			}
+			w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: c.Int("jobs"), Hosts: c.Int("hosts"),
+				Load: c.Float64("load"), MeanDelay: c.Float64("mean-delay"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			if p := c.String("platform-out"); p != "" {
+				if err := workloads.WriteFileAtomic(p, platforms.Star(c.Int("hosts"))); err != nil {
+					return err
+				}
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadInsertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "bucma-insert",
+		Usage:     "add the BUCMA paper's 300 one-node requests of walltime 3600 s in three precision profiles",
+		ArgsUsage: "IN",
+		Flags: []cli.Flag{
+			seedFlag,
+			&cli.IntFlag{Name: "per-class", Value: 100, Usage: "requests per precision profile"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 5.632e11, the slowest Lille node)"},
+			&cli.IntFlag{Name: "bursts", Usage: "submit the requests in this many bursts at random times instead of spreading them (0: spread)"},
+			&cli.Float64Flag{Name: "burst-width", Value: 300, Usage: "seconds over which the requests of a burst are submitted"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			in, err := onePositional(c, "IN")
+			if err != nil {
+				return err
+			}
+			if c.Int("bursts") < 0 {
+				return cli.Exit(fmt.Sprintf("bucma-insert: --bursts must be ≥ 0 (got %d)", c.Int("bursts")), 2)
+			}
+			if !(c.Float64("burst-width") >= 1) {
+				return cli.Exit(fmt.Sprintf("bucma-insert: --burst-width must be at least 1 s (got %g)", c.Float64("burst-width")), 2)
+			}
+			if c.Int("per-class") < 1 || c.Int("per-class") > 999 {
+				return cli.Exit(fmt.Sprintf("bucma-insert: --per-class must be in 1..999 (got %d)", c.Int("per-class")), 2)
+			}
+			if err := checkSeedAndRefSpeed(c, "bucma-insert"); err != nil {
+				return err
+			}
+			src, err := loadInput(in)
+			if err != nil {
+				return err
+			}
+			w, err := workloads.BucmaInsert(src, workloads.InsertOptions{
+				Seed: c.Uint64("seed"), PerClass: c.Int("per-class"), RefSpeed: c.Float64("ref-speed"),
+				Bursts: c.Int("bursts"), BurstWidth: c.Float64("burst-width"),
+			})
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			if err := writeOutput(c, c.String("out"), w); err != nil {
+				return err
+			}
+			opt := workloads.PinnedScoresOption()
+			if o := c.String("out"); o == "" || o == "-" {
+				fmt.Fprintln(stderr(c), opt)
+			} else {
+				fmt.Fprintln(stdout(c), opt)
+			}
+			return nil
+		},
+	}
+}
+
+func workloadPreciseCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "precise",
+		Usage:     "rewrite walltimes to be precise: W = Te / U(0.85, 1.0), Te = run time on the reference speed",
+		ArgsUsage: "IN",
+		Flags: []cli.Flag{
+			seedFlag,
+			&cli.Float64Flag{Name: "p-min", Value: 0.85, Usage: "lower bound of the precision P = Te/W"},
+			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 5.632e11, the slowest Lille node)"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			in, err := onePositional(c, "IN")
+			if err != nil {
+				return err
+			}
+			if p := c.Float64("p-min"); !(p > 0 && p <= 1) {
+				return cli.Exit(fmt.Sprintf("precise: --p-min must be in (0, 1] (got %g)", p), 2)
+			}
+			if err := checkSeedAndRefSpeed(c, "precise"); err != nil {
+				return err
+			}
+			src, err := loadInput(in)
+			if err != nil {
+				return err
+			}
+			w, err := workloads.MakePrecise(src, workloads.PreciseOptions{
+				Seed: c.Uint64("seed"), PMin: c.Float64("p-min"), RefSpeed: c.Float64("ref-speed"),
+			})
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadOSEPCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "osep",
+		Usage: "generate an OSEP demand: 4 users × 10 sequential tasks, one user late",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "demand", Value: "medium", Usage: "small, medium or large"},
+			&cli.StringFlag{Name: "late", Value: "user1", Usage: "the user who submits late: user1 or user4"},
+			&cli.Float64Flag{Name: "late-by", Value: 360, Usage: "submission time of the late user (seconds)"},
+			seedFlag,
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if err := checkSeed(c, "osep"); err != nil {
+				return err
+			}
+			d := c.String("demand")
+			if d != "small" && d != "medium" && d != "large" {
+				return cli.Exit(fmt.Sprintf("osep: --demand must be small, medium or large (got %q)", d), 2)
+			}
+			l := c.String("late")
+			if l != "user1" && l != "user4" {
+				return cli.Exit(fmt.Sprintf("osep: --late must be user1 or user4 (got %q)", l), 2)
+			}
+			if c.Float64("late-by") < 0 {
+				return cli.Exit(fmt.Sprintf("osep: --late-by must be ≥ 0 (got %g)", c.Float64("late-by")), 2)
+			}
+			w, err := workloads.GenerateOSEP(workloads.OSEPOptions{Demand: d, Late: l, LateBy: c.Float64("late-by"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadSGECommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sge",
+		Usage: "generate an SGE load-balancing scenario: n identical sequential tasks at t=0 (pi50 on sge-pi50.xml, pi80 and sw on sge.xml)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "app", Value: "pi80", Usage: "pi50, pi80 or sw"},
+			&cli.IntFlag{Name: "tasks", Value: 13, Usage: "number of tasks (the paper: 5, 9, 13; sw also 17)"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			w, err := workloads.GenerateSGE(workloads.SGEOptions{App: c.String("app"), Tasks: c.Int("tasks")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadGangCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "gang",
+		Usage: "generate a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: 3000, Usage: "number of jobs"},
+			&cli.Float64Flag{Name: "load", Value: 0.7, Usage: "offered load at the reference speed (2 Gflop/s per task)"},
+			&cli.IntFlag{Name: "hosts", Value: 384, Usage: "processors of the platform (mcmca: 384)"},
+			seedFlag,
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if err := checkSeed(c, "gang"); err != nil {
+				return err
+			}
+			if l := c.Float64("load"); !(l > 0) || l > 100 {
+				return cli.Exit(fmt.Sprintf("gang: --load must be > 0 and at most 100 (got %g)", l), 2)
+			}
+			if c.Int("jobs") < 1 || c.Int("hosts") < 1 {
+				return cli.Exit(fmt.Sprintf("gang: --jobs and --hosts must be at least 1 (got %d, %d)", c.Int("jobs"), c.Int("hosts")), 2)
+			}
+			w, err := workloads.GenerateGang(workloads.GangOptions{Jobs: c.Int("jobs"), Load: c.Float64("load"), Hosts: c.Int("hosts"), Seed: c.Uint64("seed")})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadBotCommand() *cli.Command {
+	return &cli.Command{
+		Name: "bot",
+		Usage: "generate bags of tasks (the BoT consolidation thesis): one job per task step, the published BoTs (" +
+			strings.Join(workloads.BotNames(), ", ") + ") or BoTs drawn from the thesis' classes",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "bots", Usage: "comma-separated published BoTs (" + strings.Join(workloads.BotNames(), ", ") +
+				") and/or classes to draw a BoT from (" + strings.Join(workloads.BotProfileNames(), ", ") + "), in arrival order"},
+			&cli.StringFlag{Name: "class", Usage: `a class to draw one more BoT from, named "custom", e.g. "Q10 N4^10 S1^3 L2^10 I1^2" (needs --vms)`},
+			&cli.IntFlag{Name: "vms", Usage: "VMs of every BoT (default: each BoT's own)"},
+			&cli.StringFlag{Name: "interval", Usage: `Weibull law of the steps between two BoTs' arrivals, e.g. "I4^8" (default: every BoT at step 0)`},
+			&cli.Float64Flag{Name: "step", Value: 300, Usage: "seconds per step"},
+			&cli.Float64Flag{Name: "core-speed", Value: 1e9, Usage: "flop/s of a core: a step at c percent is c/100 × step × core-speed flop"},
+			&cli.IntFlag{Name: "hosts", Value: 36, Usage: "nb_res of the workload (the thesis: 9 nodes × 4 cores)"},
+			&cli.IntFlag{Name: "background", Usage: "external load, percent of every host, one job per host and step (0: none)"},
+			&cli.IntFlag{Name: "background-steps", Usage: "steps of background load (required with --background)"},
+			seedFlag,
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			if err := checkSeed(c, "bot"); err != nil {
+				return err
+			}
+			usage := func(format string, a ...any) error { return cli.Exit("bot: "+fmt.Sprintf(format, a...), 2) }
+			switch {
+			case !(c.Float64("step") > 0):
+				return usage("--step must be > 0 seconds (got %g)", c.Float64("step"))
+			case !(c.Float64("core-speed") > 0):
+				return usage("--core-speed must be > 0 flop/s (got %g)", c.Float64("core-speed"))
+			case c.Int("hosts") < 1:
+				return usage("--hosts must be at least 1 (got %d)", c.Int("hosts"))
+			case c.Int("background") < 0 || c.Int("background") > 100:
+				return usage("--background must be in 0..100 percent (got %d)", c.Int("background"))
+			case c.Int("background-steps") < 0:
+				return usage("--background-steps must be ≥ 0 (got %d)", c.Int("background-steps"))
+			case c.Int("background") > 0 && c.Int("background-steps") == 0:
+				return usage("--background needs --background-steps")
+			case c.Int("background") == 0 && c.Int("background-steps") > 0:
+				return usage("--background-steps needs --background")
+			case c.IsSet("vms") && c.Int("vms") < 1:
+				return usage("--vms must be at least 1 (got %d)", c.Int("vms"))
+			case c.String("bots") == "" && c.String("class") == "":
+				return usage("give --bots (%s, or a class: %s) or --class",
+					strings.Join(workloads.BotNames(), ", "), strings.Join(workloads.BotProfileNames(), ", "))
+			case c.String("class") != "" && !c.IsSet("vms"):
+				return usage("--class needs --vms")
+			}
+			// Draw order: the BoTs of --bots in order, the --class BoT, then
+			// the arrival intervals, all from one source seeded by --seed.
+			rng := workloads.NewBotRand(c.Uint64("seed"))
+			var bots []workloads.BotSpec
+			classes := map[string]string{}
+			seen := map[string]bool{}
+			if s := c.String("bots"); s != "" {
+				for _, name := range strings.Split(s, ",") {
+					name = strings.TrimSpace(name)
+					var b workloads.BotSpec
+					if nb, ok := workloads.NamedBoT(name); ok {
+						b = nb
+					} else if cl, vms, ok := workloads.BotProfileClass(name); ok {
+						var err error
+						if b, err = workloads.GenerateBoT(workloads.BotProfileName(name), cl, vms, rng); err != nil {
+							return usage("--bots: %v", err)
+						}
+						classes[b.Name] = cl.String()
+					} else {
+						return usage("--bots: unknown BoT or class %q (want %s, or a class: %s)", name,
+							strings.Join(workloads.BotNames(), ", "), strings.Join(workloads.BotProfileNames(), ", "))
+					}
+					if seen[b.Name] {
+						return usage("--bots: %s given twice", b.Name)
+					}
+					seen[b.Name] = true
+					bots = append(bots, b)
+				}
+			}
+			if s := c.String("class"); s != "" {
+				cl, err := workloads.ParseBotClass(s)
+				if err != nil {
+					return usage("--class: %v", err)
+				}
+				b, err := workloads.GenerateBoT("custom", cl, c.Int("vms"), rng)
+				if err != nil {
+					return usage("--class: %v", err)
+				}
+				if seen[b.Name] {
+					return usage("--class: a BoT of --bots is already named %s", b.Name)
+				}
+				classes[b.Name] = cl.String()
+				bots = append(bots, b)
+			}
+			if c.IsSet("vms") {
+				for i := range bots {
+					bots[i].VMs = c.Int("vms")
+				}
+			}
+			meta := map[string]any{"seed": c.Uint64("seed")}
+			if len(classes) > 0 {
+				meta["classes"] = classes
+			}
+			if s := c.String("interval"); s != "" {
+				shape, scale, err := workloads.ParseBotInterval(s)
+				if err != nil {
+					return usage("--interval: %v", err)
+				}
+				for i, a := range workloads.BotArrivals(len(bots), shape, scale, rng) {
+					bots[i].Arrival = a
+				}
+				meta["interval"] = fmt.Sprintf("I%g^%g", shape, scale)
+			}
+			w, err := workloads.BotWorkload(bots, workloads.BotWorkloadOptions{
+				Step: c.Float64("step"), CoreSpeed: c.Float64("core-speed"), Hosts: c.Int("hosts"),
+				Background: c.Int("background"), BackgroundSteps: c.Int("background-steps"), Meta: meta,
+			})
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			for _, b := range bots {
+				fmt.Fprintf(stderr(c), "bot: %s: %d quadruples, %d tasks, %d jobs, %d VMs, arrival step %d\n",
+					b.Name, len(b.Quads), b.Tasks(), b.Jobs(), b.VMs, b.Arrival)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+func workloadSWFCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "from-swf",
+		Usage:     "convert a Standard Workload Format trace (Parallel Workloads Archive) to a Batsim workload",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "ppn", Value: 1, Usage: "processors per node: res = ceil(processors / ppn)"},
+			&cli.Float64Flag{Name: "from", Value: 0, Usage: "keep jobs submitted at or after this SWF time (s)"},
+			&cli.Float64Flag{Name: "to", Value: 0, Usage: "keep jobs submitted before this SWF time (s); 0 = no bound"},
+			&cli.BoolFlag{Name: "keep-cancelled", Usage: "keep cancelled jobs (status 5) that have a run time"},
+			outFlag,
+		},
+		Action: func(c *cli.Context) error {
+			in, err := onePositional(c, "FILE")
+			if err != nil {
+				return err
+			}
+			if c.Int("ppn") < 1 {
+				return cli.Exit(fmt.Sprintf("from-swf: --ppn must be ≥ 1 (got %d)", c.Int("ppn")), 2)
+			}
+			if c.Float64("to") > 0 && c.Float64("to") <= c.Float64("from") {
+				return cli.Exit(fmt.Sprintf("from-swf: --to (%g) must be after --from (%g)", c.Float64("to"), c.Float64("from")), 2)
+			}
+			f, err := os.Open(in)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("from-swf: %v", err), 1)
+			}
+			defer f.Close()
+			w, st, err := workloads.FromSWF(f, workloads.SWFOptions{
+				PPN: c.Int("ppn"), From: c.Float64("from"), To: c.Float64("to"),
+				KeepCancelled: c.Bool("keep-cancelled"), Source: in,
+			})
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("%s: %v", in, err), 1)
+			}
+			fmt.Fprintf(stderr(c), "from-swf: %s: %s\n", in, st)
+			if st.Kept == 0 {
+				return cli.Exit(fmt.Sprintf("from-swf: %s: no job left to convert", in), 1)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+// platformSpeeds loads a platform (bundled name or file) and returns the
+// speeds of its compute hosts.
+func platformSpeeds(p string) ([]float64, error) {
+	pl, err := platforms.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	s := make([]float64, len(pl.Hosts))
+	for i, h := range pl.Hosts {
+		s[i] = h.Speed
+	}
+	return s, nil
+}
+
+// checkSeed checks the --seed flag of a generator (seeds start at 1).
+func checkSeed(c *cli.Context, cmd string) error {
+	if c.Uint64("seed") == 0 {
+		return cli.Exit(cmd+": --seed must be ≥ 1", 2)
+	}
+	return nil
+}
+
+// checkSeedAndRefSpeed checks the --seed and --ref-speed flags of the
+// commands that rewrite a workload (a zero --ref-speed means "the input's").
+func checkSeedAndRefSpeed(c *cli.Context, cmd string) error {
+	if c.Float64("ref-speed") < 0 || c.Uint64("seed") == 0 {
+		return cli.Exit(cmd+": --ref-speed must be > 0 and --seed ≥ 1", 2)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bucma-sched/bucma/workloads"
+)
+
+// The bucma workload subcommands, end to end through the CLI.
+
+func TestWorkloadGeneratorsThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, out := range []string{a, b} {
+		if err, code, msg := runApp(t, "workload", "lille", "--jobs", "50", "--seed", "7", "--out", out); code != 0 {
+			t.Fatalf("lille: %v (exit %d) %s", err, code, msg)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if len(da) == 0 || !bytes.Equal(da, db) {
+		t.Fatal("the same seed must give the same bytes")
+	}
+	w, err := workloads.Load(a)
+	if err != nil || len(w.Jobs) != 50 {
+		t.Fatalf("generated workload: %v, %d jobs", err, len(w.Jobs))
+	}
+	ins := filepath.Join(dir, "ins.json")
+	err, code, msg := runApp(t, "workload", "bucma-insert", a, "--out", ins)
+	if code != 0 {
+		t.Fatalf("bucma-insert: %v (exit %d) %s", err, code, msg)
+	}
+	wi, err := workloads.Load(ins)
+	if err != nil || len(wi.Jobs) != 350 {
+		t.Fatalf("inserted workload: %v, %d jobs (want 50 + 300)", err, len(wi.Jobs))
+	}
+	prec := filepath.Join(dir, "precise.json")
+	if err, code, msg := runApp(t, "workload", "precise", a, "--out", prec); code != 0 {
+		t.Fatalf("precise: %v (exit %d) %s", err, code, msg)
+	}
+	if err, code, msg := runApp(t, "workload", "check", prec, "--platform", "lille"); code != 0 {
+		t.Fatalf("check of a generated workload: %v (exit %d) %s", err, code, msg)
+	}
+}
+
+// TestWorkloadSGEThroughCLI: "bucma workload sge" writes the scenario
+// (n tasks at 0, one profile) that checks on the prototype; a bad
+// application or task count is a usage error.
+func TestWorkloadSGEThroughCLI(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sw.json")
+	if err, code, msg := runApp(t, "workload", "sge", "--app", "sw", "--tasks", "17", "--out", out); code != 0 {
+		t.Fatalf("sge: %v (exit %d) %s", err, code, msg)
+	}
+	w, err := workloads.Load(out)
+	if err != nil || len(w.Jobs) != 17 || len(w.Profiles) != 1 || w.Jobs[16].Subtime != 0 || w.Profiles["sw"].CPU != 39.6*1.1e9 {
+		t.Fatalf("sge workload: %v, %d jobs, %d profiles", err, len(w.Jobs), len(w.Profiles))
+	}
+	if err, code, msg := runApp(t, "workload", "check", out, "--platform", "sge"); code != 0 {
+		t.Fatalf("check: %v (exit %d) %s", err, code, msg)
+	}
+	for _, args := range [][]string{{"--app", "pi100"}, {"--tasks", "0"}} {
+		err, code, msg := runApp(t, append([]string{"workload", "sge", "--out", out}, args...)...)
+		if code != 2 || !strings.Contains(msg+fmt.Sprint(err), strings.TrimPrefix(args[1], "-")) {
+			t.Errorf("%v: exit %d, %v %s", args, code, err, msg)
+		}
+	}
+}
+
+// TestWorkloadGangThroughCLI: "bucma workload gang" writes the paper's
+// job sizes in proportion, seeded, and checks on the multicluster.
+func TestWorkloadGangThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, out := range []string{a, b} {
+		if err, code, msg := runApp(t, "workload", "gang", "--jobs", "300", "--seed", "3", "--out", out); code != 0 {
+			t.Fatalf("gang: %v (exit %d) %s", err, code, msg)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if len(da) == 0 || !bytes.Equal(da, db) {
+		t.Fatal("the same seed must give the same bytes")
+	}
+	w, err := workloads.Load(a)
+	if err != nil || len(w.Jobs) != 300 {
+		t.Fatalf("gang workload: %v, %d jobs", err, len(w.Jobs))
+	}
+	sizes := map[int]int{}
+	for _, j := range w.Jobs {
+		sizes[j.Res]++
+	}
+	if sizes[32] != 186 || sizes[128] != 33 || sizes[1] != 3 {
+		t.Errorf("sizes %v, want the paper's proportions (32: 186, 128: 33, 1: 3 of 300)", sizes)
+	}
+	if err, code, msg := runApp(t, "workload", "check", a, "--platform", "mcmca"); code != 0 {
+		t.Fatalf("check: %v (exit %d) %s", err, code, msg)
+	}
+	if _, code, _ := runApp(t, "workload", "gang", "--load", "0", "--out", a); code != 2 {
+		t.Errorf("--load 0: exit %d, want 2", code)
+	}
+}
+
+func TestWorkloadCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string { return writeFile(t, dir, name, text) }
+	good := write("good.json", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`)
+	if err, code, _ := runApp(t, "workload", "check", good); code != 0 {
+		t.Fatalf("valid workload: %v (exit %d)", err, code)
+	}
+	cases := []struct{ name, text, want string }{
+		{"missing profile", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"nope"}],"profiles":{}}`, "nope"},
+		{"duplicate id", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":1,"profile":"d"},{"id":1,"subtime":1,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`, "duplicate"},
+		{"not json", `{"nb_res":`, "dup.json"},
+		{"empty id", `{"nb_res":4,"jobs":[{"id":"","subtime":0,"res":1,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`, `job '#1': empty job id`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := write("dup.json", c.text)
+			err, code, out := runApp(t, "workload", "check", p)
+			if code != 1 {
+				t.Fatalf("exit %d (%v), want 1", code, err)
+			}
+			all := out
+			if err != nil {
+				all += err.Error()
+			}
+			if !strings.Contains(all, c.want) {
+				t.Fatalf("findings %q do not mention %q", all, c.want)
+			}
+		})
+	}
+	// A job larger than the platform can never run: an error with --platform.
+	big := write("big.json", `{"nb_res":64,"jobs":[{"id":1,"subtime":0,"res":40,"profile":"d"}],"profiles":{"d":{"type":"delay","delay":5}}}`)
+	if err, code, _ := runApp(t, "workload", "check", big); code != 0 {
+		t.Fatalf("without a platform: %v (exit %d)", err, code)
+	}
+	if _, code, _ := runApp(t, "workload", "check", big, "--platform", "lille"); code != 1 {
+		t.Fatalf("40 nodes on the 39-node Lille platform: exit %d, want 1", code)
+	}
+	if _, code, _ := runApp(t, "workload", "lille", "--jobs", "x"); code != 2 {
+		t.Fatalf("bad flag value: exit %d, want 2", code)
+	}
+}
+
+// writeFile writes text to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestWorkloadBotThroughCLI: "bucma workload bot" writes one job per task
+// step of the published BoTs, draws the thesis' classes from the seed
+// (same seed, same bytes), and rejects bad flags with exit 2 naming them.
+func TestWorkloadBotThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "h2.json")
+	if err, code, msg := runApp(t, "workload", "bot", "--bots", "H2-1,h2-2", "--hosts", "8", "--out", out); code != 0 {
+		t.Fatalf("bot: %v (exit %d) %s", err, code, msg)
+	}
+	w, err := workloads.Load(out)
+	if err != nil || len(w.Jobs) != 57+95 || w.NbRes != 8 || w.Jobs[0].ID != "H2-1-q0-t0-s0" || w.Profiles["c84"].CPU != 0.84*300*1e9 {
+		t.Fatalf("bot workload: %v, %d jobs", err, len(w.Jobs))
+	}
+	if err, code, msg := runApp(t, "workload", "check", out); code != 0 {
+		t.Fatalf("check: %v (exit %d) %s", err, code, msg)
+	}
+	// Drawn BoTs with arrival intervals, a custom class and a background.
+	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
+	for i, o := range []string{a, b, c} {
+		seed := []string{"3", "3", "4"}[i]
+		if err, code, msg := runApp(t, "workload", "bot", "--bots", "up-1,UP-9,leve", "--class", "Q5 N2^4 S1^3 L2^10 I1^2", "--vms", "6",
+			"--interval", "I4^8", "--background", "50", "--background-steps", "2", "--hosts", "4", "--seed", seed, "--out", o); code != 0 {
+			t.Fatalf("bot: %v (exit %d) %s", err, code, msg)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	dc, _ := os.ReadFile(c)
+	if len(da) == 0 || !bytes.Equal(da, db) || bytes.Equal(da, dc) {
+		t.Fatal("the same seed must give the same bytes, another seed other bytes")
+	}
+	w, err = workloads.Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := map[string]float64{} // first subtime of each BoT
+	vms := map[string]bool{}
+	for _, j := range w.Jobs {
+		var f struct {
+			Bot string
+			VMs int
+		}
+		if err := json.Unmarshal(j.Raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := bots[f.Bot]; !ok {
+			bots[f.Bot] = j.Subtime
+		}
+		if f.Bot != "background" {
+			vms[fmt.Sprint(f.VMs)] = true
+		}
+	}
+	if len(bots) != 5 || bots["background"] != 0 || bots["UP-1"] != 0 || !(bots["UP-9"] > 0) || !(bots["custom"] > bots["leve"]) {
+		t.Errorf("BoTs and first subtimes %v", bots)
+	}
+	if len(vms) != 1 || !vms["6"] {
+		t.Errorf("--vms 6 gives VMs %v", vms)
+	}
+	var meta struct {
+		Seed     int
+		Interval string
+		Classes  map[string]string
+	}
+	if err := json.Unmarshal(w.Meta("meta"), &meta); err != nil || meta.Seed != 3 || meta.Interval != "I4^8" || meta.Classes["UP-9"] != "Q20 N2^4 S1^3 L2^10 I1^2" {
+		t.Errorf("meta %+v (%v)", meta, err)
+	}
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{nil, "--bots"},
+		{[]string{"--bots", "H9-9"}, "--bots"},
+		{[]string{"--bots", "H2-1,H2-1"}, "--bots"},
+		{[]string{"--class", "Q5 N2^4 S1^3 L2^10 I1^2"}, "--vms"},
+		{[]string{"--class", "Q5 N2 S1^3 L2^10 I1^2", "--vms", "2"}, "--class"},
+		{[]string{"--bots", "H2-1", "--vms", "0"}, "--vms"},
+		{[]string{"--bots", "H2-1", "--interval", "N4^8"}, "--interval"},
+		{[]string{"--bots", "H2-1", "--step", "0"}, "--step"},
+		{[]string{"--bots", "H2-1", "--core-speed", "-1"}, "--core-speed"},
+		{[]string{"--bots", "H2-1", "--hosts", "0"}, "--hosts"},
+		{[]string{"--bots", "H2-1", "--background", "101", "--background-steps", "1"}, "--background"},
+		{[]string{"--bots", "H2-1", "--background", "50"}, "--background-steps"},
+		{[]string{"--bots", "H2-1", "--seed", "0"}, "--seed"},
+	} {
+		err, code, msg := runApp(t, append([]string{"workload", "bot", "--out", out}, c.args...)...)
+		if code != 2 || !strings.Contains(msg+fmt.Sprint(err), c.flag) {
+			t.Errorf("%v: exit %d, %v %s; want 2 naming %s", c.args, code, err, msg, c.flag)
+		}
+	}
+}

@@ -1,0 +1,746 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/bucma-sched/bucma/batsim"
+)
+
+// A jobSeq keeps the waiting jobs sorted by one queue order, so that a
+// decision walks the order instead of copying and sorting the queue. The
+// State maintains every jobSeq a policy asked for (seqFor) as jobs join and
+// leave the queue.
+//
+// Layout: the jobs are kept in blocks of at most seqBlockMax entries, the
+// blocks in order, and a segment tree over the blocks holds their
+// aggregates (entries, live entries, smallest size, users, smallest and
+// largest walltime, earliest and latest submission). A walk jumps from block to block
+// to the next job that fits in O(log n); an entry costs 32 bytes.
+//
+// A job that leaves the queue (started or rejected) stays in place as a
+// dead entry until the next purge: positions do not move during a decision,
+// and the ranks a decision computes (BUCMA's base rank) are those of the
+// queue as it was when the decision began. The State purges after every
+// decision; a policy that needs exact ranks purges when its decision starts.
+
+// seqOrder names an order a jobSeq can keep: a float key, ascending, ties
+// by lessBySubmit (submission time, then job id, then arrival rank).
+type seqOrder uint8
+
+const (
+	seqBySubmit       seqOrder = iota // FCFSOrder
+	seqByWalltime                     // WalltimeOrder (no walltime = +Inf, last)
+	seqByWalltimeDesc                 // WalltimeOrder{Descending: true}
+	seqByArea                         // AreaOrder: walltime × res
+	seqByAreaDesc                     // AreaOrder{Descending: true}
+	seqByKey                          // a KeyOrder: the jobSeq's custom key
+)
+
+// seqKeyed is implemented by the orders a jobSeq can keep.
+type seqKeyed interface {
+	seqOrder() seqOrder
+}
+
+func (FCFSOrder) seqOrder() seqOrder { return seqBySubmit }
+
+func (o WalltimeOrder) seqOrder() seqOrder {
+	if o.Descending {
+		return seqByWalltimeDesc
+	}
+	return seqByWalltime
+}
+
+func (o AreaOrder) seqOrder() seqOrder {
+	if o.Descending {
+		return seqByAreaDesc
+	}
+	return seqByArea
+}
+
+// key is the job's primary key in the order. Keys compare as floats: equal
+// keys fall back to lessBySubmit. A NaN key (walltime × res of a job with
+// res 0 and no walltime: a refused job, rejected before any order is
+// walked) is mapped to +Inf so that the order stays total.
+func (k seqOrder) key(j *Job) float64 {
+	var v float64
+	switch k {
+	case seqBySubmit:
+		v = j.submit
+	case seqByWalltime:
+		v = j.WalltimeOrInf()
+	case seqByWalltimeDesc:
+		v = -j.WalltimeOrInf()
+	case seqByArea:
+		v = j.WalltimeOrInf() * float64(j.res)
+	case seqByAreaDesc:
+		v = -(j.WalltimeOrInf() * float64(j.res))
+	}
+	if math.IsNaN(v) {
+		return math.Inf(1)
+	}
+	return v
+}
+
+const (
+	seqBlockMax  = 128 // a block holding more is split in two
+	seqBlockMin  = 32  // a block holding fewer is merged with a neighbour
+	seqBlockFill = 112 // entries per block when a sequence is built at once
+	seqNoRes     = math.MaxInt32
+	seqDead      = -1 // res of a dead entry
+)
+
+type seqEntry struct {
+	j    *Job
+	key  float64
+	wall float64 // j.Walltime (what BUCMA's Sf reads without touching the job)
+	res  int32   // max(Res, 0), at most seqNoRes-1; seqDead once the job left
+	uid  int32   // the user's index in the State (State.userID)
+}
+
+// seqAgg aggregates a range of entries. Every field but n is over the live
+// entries only.
+type seqAgg struct {
+	n       int32   // entries, dead ones included
+	live    int32   // live entries
+	minRes  int32   // smallest res (seqNoRes when none)
+	users   uint64  // bit uid%64 of every user
+	minW    float64 // smallest WalltimeOrInf (+Inf when none)
+	maxWall float64 // largest walltime of the jobs that have one (0 when none)
+	noWall  int32   // jobs without walltime
+	minSub  float64 // earliest submission (+Inf when none)
+	maxSub  float64 // latest submission (-Inf when none)
+}
+
+var emptySeqAgg = seqAgg{minRes: seqNoRes, minW: math.Inf(1), minSub: math.Inf(1), maxSub: math.Inf(-1)}
+
+func (a *seqAgg) addEntry(e *seqEntry) {
+	a.n++
+	if e.res == seqDead {
+		return
+	}
+	j := e.j
+	a.live++
+	a.minRes = min(a.minRes, e.res)
+	a.users |= 1 << (uint32(e.uid) % 64)
+	a.minW = min(a.minW, j.WalltimeOrInf())
+	if j.HasWalltime() {
+		a.maxWall = max(a.maxWall, j.walltime)
+	} else {
+		a.noWall++
+	}
+	a.minSub = min(a.minSub, j.submit)
+	a.maxSub = max(a.maxSub, j.submit)
+}
+
+func combineSeqAgg(a, b seqAgg) seqAgg {
+	return seqAgg{
+		n: a.n + b.n, live: a.live + b.live,
+		minRes: min(a.minRes, b.minRes), users: a.users | b.users,
+		minW: min(a.minW, b.minW), maxWall: max(a.maxWall, b.maxWall), noWall: a.noWall + b.noWall,
+		minSub: min(a.minSub, b.minSub), maxSub: max(a.maxSub, b.maxSub),
+	}
+}
+
+type seqBlock struct {
+	e   []seqEntry
+	agg seqAgg
+	// um is each user's shortest walltime among the block's live jobs
+	// (BUCMA's walk bounds a block with it), valid while umOK.
+	um   []seqUserMin
+	umOK bool
+}
+
+// seqUserMin is a user's shortest WalltimeOrInf in a block.
+type seqUserMin struct {
+	uid  int32
+	minW float64
+}
+
+// userMins returns um, computed again after a change.
+func (b *seqBlock) userMins() []seqUserMin {
+	if b.umOK {
+		return b.um
+	}
+	b.um = b.um[:0]
+	for i := range b.e {
+		e := &b.e[i]
+		if e.res == seqDead {
+			continue
+		}
+		w := e.j.WalltimeOrInf()
+		k := 0
+		for k < len(b.um) && b.um[k].uid != e.uid {
+			k++
+		}
+		if k == len(b.um) {
+			b.um = append(b.um, seqUserMin{uid: e.uid, minW: w})
+		} else {
+			b.um[k].minW = min(b.um[k].minW, w)
+		}
+	}
+	b.umOK = true
+	return b.um
+}
+
+func (b *seqBlock) recompute() {
+	b.umOK = false
+	b.agg = emptySeqAgg
+	for i := range b.e {
+		b.agg.addEntry(&b.e[i])
+	}
+}
+
+type jobSeq struct {
+	order  seqOrder
+	custom *KeyOrder // the order when order is seqByKey
+	blocks []*seqBlock
+	p      int      // leaves of the tree: a power of two >= len(blocks)
+	tree   []seqAgg // 1-based heap layout, leaf i at p+i
+	// stale is the first leaf whose block moved (blocks split, merged or
+	// dropped) since the tree was laid out, math.MaxInt when none: the
+	// tree is laid out again when next read (ready), once for all the
+	// moves of a burst of arrivals.
+	stale int
+	dead  []*Job // dead entries, purged by purge
+}
+
+func newJobSeq(order seqOrder, custom *KeyOrder) *jobSeq {
+	q := &jobSeq{order: order, custom: custom, stale: 0}
+	q.ready()
+	return q
+}
+
+// cmp orders two entries: key, then lessBySubmit.
+func cmpSeqEntry(a, b *seqEntry) int {
+	switch {
+	case a.key < b.key:
+		return -1
+	case a.key > b.key:
+		return 1
+	case a.j == b.j:
+		return 0
+	case lessBySubmit(a.j, b.j):
+		return -1
+	}
+	return 1
+}
+
+// build replaces the contents with the given jobs (any order).
+func (q *jobSeq) build(s *State, jobs []*Job) {
+	es := make([]seqEntry, 0, len(jobs))
+	for _, j := range jobs {
+		es = append(es, q.entry(s, j))
+	}
+	slices.SortFunc(es, func(a, b seqEntry) int { return cmpSeqEntry(&a, &b) })
+	q.blocks = q.blocks[:0]
+	nb := (len(es) + seqBlockFill - 1) / seqBlockFill
+	for i := 0; i < nb; i++ {
+		k := len(es) / (nb - i) // spread evenly: at most seqBlockFill each
+		b := &seqBlock{e: make([]seqEntry, k, seqBlockMax)}
+		copy(b.e, es[:k])
+		b.recompute()
+		q.blocks = append(q.blocks, b)
+		es = es[k:]
+	}
+	q.dead = q.dead[:0]
+	q.stale = 0
+}
+
+// key is job j's key in the sequence's order.
+func (q *jobSeq) key(j *Job) float64 {
+	if q.custom != nil {
+		v := q.custom.key(j)
+		if math.IsNaN(v) {
+			return math.Inf(1)
+		}
+		return v
+	}
+	return q.order.key(j)
+}
+
+func (q *jobSeq) entry(s *State, j *Job) seqEntry {
+	res := int32(min(max(j.res, 0), seqNoRes-1))
+	return seqEntry{j: j, key: q.key(j), wall: j.walltime, res: res, uid: s.userID(j.user)}
+}
+
+// moved records that the blocks from index from on changed index.
+func (q *jobSeq) moved(from int) { q.stale = min(q.stale, from) }
+
+// ready lays the leaves out anew from the first stale one on (the blocks
+// before it kept their index) and recomputes the inner nodes above them.
+// Every read of the tree goes through it.
+func (q *jobSeq) ready() {
+	if q.stale == math.MaxInt {
+		return
+	}
+	from := q.stale
+	q.stale = math.MaxInt
+	nb := len(q.blocks)
+	if nb > q.p || q.p == 0 || (q.p > 64 && nb < q.p/4) {
+		p := 1
+		for p < nb {
+			p *= 2
+		}
+		q.p = p
+		q.tree = make([]seqAgg, 2*p)
+		from = 0
+	}
+	for i := from; i < q.p; i++ {
+		if i < nb {
+			q.tree[q.p+i] = q.blocks[i].agg
+		} else {
+			q.tree[q.p+i] = emptySeqAgg
+		}
+	}
+	lo, hi := (q.p+from)/2, (2*q.p-1)/2
+	for lo >= 1 {
+		for i := lo; i <= hi; i++ {
+			q.tree[i] = combineSeqAgg(q.tree[2*i], q.tree[2*i+1])
+		}
+		lo, hi = lo/2, hi/2
+	}
+}
+
+// fix updates the tree above block bi after its aggregate changed (the
+// next ready does, when the block moved).
+func (q *jobSeq) fix(bi int) {
+	if bi >= q.stale {
+		return
+	}
+	i := q.p + bi
+	q.tree[i] = q.blocks[bi].agg
+	for i /= 2; i >= 1; i /= 2 {
+		q.tree[i] = combineSeqAgg(q.tree[2*i], q.tree[2*i+1])
+	}
+}
+
+// root is the aggregate of the whole sequence.
+func (q *jobSeq) root() seqAgg {
+	q.ready()
+	return q.tree[1]
+}
+
+// findBlock is the block an entry belongs to: the last one whose first
+// entry is not after it (block 0 when there is none).
+func (q *jobSeq) findBlock(e *seqEntry) int {
+	lo, hi := 0, len(q.blocks) // the answer is the last i in [0, hi) with first <= e
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if cmpSeqEntry(&q.blocks[m].e[0], e) <= 0 {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// lowerBound is the first index of b whose entry is not before e.
+func lowerBound(b *seqBlock, e *seqEntry) int {
+	lo, hi := 0, len(b.e)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cmpSeqEntry(&b.e[m], e) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// locate finds job j: its block and index, ok false when it is not there.
+func (q *jobSeq) locate(j *Job) (bi, ei int, ok bool) {
+	if len(q.blocks) == 0 {
+		return 0, 0, false
+	}
+	e := seqEntry{j: j, key: q.key(j)}
+	bi = q.findBlock(&e)
+	b := q.blocks[bi]
+	ei = lowerBound(b, &e)
+	return bi, ei, ei < len(b.e) && b.e[ei].j == j
+}
+
+// insert adds job j (not in the sequence).
+func (q *jobSeq) insert(s *State, j *Job) {
+	e := q.entry(s, j)
+	if len(q.blocks) == 0 {
+		q.blocks = append(q.blocks, &seqBlock{e: make([]seqEntry, 0, seqBlockMax), agg: emptySeqAgg})
+		q.moved(0)
+	}
+	var bi, ei int
+	if last := q.blocks[len(q.blocks)-1]; len(last.e) == 0 || cmpSeqEntry(&last.e[len(last.e)-1], &e) < 0 {
+		bi, ei = len(q.blocks)-1, len(last.e) // the usual case in submission order
+	} else {
+		bi = q.findBlock(&e)
+		ei = lowerBound(q.blocks[bi], &e)
+	}
+	b := q.blocks[bi]
+	if len(b.e) == seqBlockMax {
+		// Full: split in two halves first (a block never outgrows its
+		// array).
+		h := seqBlockMax / 2
+		nb := &seqBlock{e: make([]seqEntry, seqBlockMax-h, seqBlockMax)}
+		copy(nb.e, b.e[h:])
+		clear(b.e[h:])
+		b.e = b.e[:h]
+		b.recompute()
+		nb.recompute()
+		q.blocks = slices.Insert(q.blocks, bi+1, nb)
+		q.moved(bi)
+		if ei > h {
+			bi, ei, b = bi+1, ei-h, nb
+		}
+	}
+	b.e = slices.Insert(b.e, ei, e)
+	b.agg.addEntry(&e)
+	b.umOK = false
+	q.fix(bi)
+}
+
+// kill marks job j dead: it no longer counts in the live aggregates, but
+// keeps its place (and its rank) until the next purge.
+func (q *jobSeq) kill(j *Job) {
+	bi, ei, ok := q.locate(j)
+	if !ok || q.blocks[bi].e[ei].res == seqDead {
+		return
+	}
+	b := q.blocks[bi]
+	b.e[ei].res = seqDead
+	b.recompute()
+	q.fix(bi)
+	q.dead = append(q.dead, j)
+}
+
+// purge drops the dead entries.
+func (q *jobSeq) purge() {
+	if len(q.dead) == 0 {
+		return
+	}
+	moved := math.MaxInt // the blocks from here on changed index
+	for _, j := range q.dead {
+		bi, ei, ok := q.locate(j)
+		if !ok {
+			continue
+		}
+		b := q.blocks[bi]
+		b.e = slices.Delete(b.e, ei, ei+1)
+		b.agg.n--
+		b.umOK = false
+		switch {
+		case len(b.e) == 0:
+			q.blocks = slices.Delete(q.blocks, bi, bi+1)
+			moved = min(moved, bi)
+		case len(b.e) < seqBlockMin && len(q.blocks) > 1:
+			k := min(bi, len(q.blocks)-2)
+			if q.merge(k) {
+				moved = min(moved, k)
+			} else if k+1 < moved {
+				q.fix(k)
+				q.fix(k + 1)
+			} else if k < moved {
+				q.fix(k)
+			}
+		case bi < moved:
+			q.fix(bi)
+		}
+	}
+	clear(q.dead)
+	q.dead = q.dead[:0]
+	if moved != math.MaxInt {
+		q.moved(moved)
+	}
+}
+
+// merge joins blocks k and k+1 when they fit in one block (it reports
+// true: the blocks after k moved) or shares their entries evenly.
+func (q *jobSeq) merge(k int) bool {
+	a, b := q.blocks[k], q.blocks[k+1]
+	if len(a.e)+len(b.e) <= seqBlockMax {
+		a.e = append(a.e, b.e...)
+		a.recompute()
+		q.blocks = slices.Delete(q.blocks, k+1, k+2)
+		return true
+	}
+	all := make([]seqEntry, 0, len(a.e)+len(b.e))
+	all = append(append(all, a.e...), b.e...)
+	h := len(all) / 2
+	a.e = append(a.e[:0], all[:h]...)
+	b.e = append(b.e[:0], all[h:]...)
+	a.recompute()
+	b.recompute()
+	return false
+}
+
+// prefixN is the number of entries (dead ones included) in the blocks
+// before block bi.
+func (q *jobSeq) prefixN(bi int) int {
+	q.ready()
+	n := 0
+	for i := q.p + bi; i > 1; i /= 2 {
+		if i%2 == 1 {
+			n += int(q.tree[i-1].n)
+		}
+	}
+	return n
+}
+
+// rank is the 0-based position of job j among the entries (dead ones
+// included), -1 when it is not there.
+func (q *jobSeq) rank(j *Job) int {
+	bi, ei, ok := q.locate(j)
+	if !ok {
+		return -1
+	}
+	return q.prefixN(bi) + ei
+}
+
+// nextBlock is the first block index >= from holding a live entry of res
+// <= limit, or -1.
+func (q *jobSeq) nextBlock(from, limit int) int {
+	lim := int32(min(limit, seqNoRes-1))
+	return q.nextBlockWhere(from, func(a *seqAgg) bool { return a.minRes <= lim })
+}
+
+// seqWalk walks a jobSeq in order.
+type seqWalk struct {
+	q      *jobSeq
+	bi, ei int
+}
+
+// Next implements Walk: the next live job of res <= limit.
+func (w *seqWalk) Next(limit int) *Job {
+	lim := int32(min(limit, seqNoRes-1))
+	return w.nextWhere(func(a *seqAgg) bool { return a.minRes <= lim },
+		func(e *seqEntry) bool { return e.res <= lim })
+}
+
+// nextWhere is the next live entry's job that ok accepts, skipping the
+// blocks (and ranges) whose aggregate may rules out: may must hold for a
+// range holding an entry ok accepts.
+func (w *seqWalk) nextWhere(may func(a *seqAgg) bool, ok func(e *seqEntry) bool) *Job {
+	q := w.q
+	for w.bi < len(q.blocks) {
+		b := q.blocks[w.bi]
+		if may(&b.agg) {
+			for w.ei < len(b.e) {
+				e := &b.e[w.ei]
+				w.ei++
+				if e.res != seqDead && ok(e) {
+					return e.j
+				}
+			}
+		}
+		w.bi = q.nextBlockWhere(w.bi+1, may)
+		w.ei = 0
+		if w.bi < 0 {
+			w.bi = len(q.blocks)
+		}
+	}
+	return nil
+}
+
+// nextStartable is next(free) restricted to the jobs that could be
+// backfilled now: res <= small, or res <= free and now + walltime <=
+// shadow (Backfill's very test). A range is skipped when its smallest res
+// and shortest walltime rule all of its jobs out; now + walltime grows
+// with the walltime, so the test on the shortest is exact.
+func (w *seqWalk) nextStartable(free, small int, now, shadow float64) *Job {
+	lf, ls := int32(min(free, seqNoRes-1)), int32(min(small, seqNoRes-1))
+	return w.nextWhere(func(a *seqAgg) bool { return a.minRes <= ls || (a.minRes <= lf && now+a.minW <= shadow) },
+		func(e *seqEntry) bool {
+			// e.wall is the job's walltime, 0 without (WalltimeOrInf
+			// without going to the job).
+			w := e.wall
+			if !(w > 0) {
+				w = math.Inf(1)
+			}
+			return e.res <= lf && (e.res <= ls || now+w <= shadow)
+		})
+}
+
+// nextBlockWhere is the first block index >= from whose aggregate, and
+// those of the tree's ranges above it, satisfy may, or -1. may must hold
+// for a range whenever it holds for one of its parts.
+func (q *jobSeq) nextBlockWhere(from int, may func(a *seqAgg) bool) int {
+	if from >= len(q.blocks) {
+		return -1
+	}
+	q.ready()
+	i := q.p + from
+	if may(&q.tree[i]) {
+		return from
+	}
+	for {
+		for i%2 == 1 {
+			i /= 2
+			if i == 0 {
+				return -1
+			}
+		}
+		i++
+		if may(&q.tree[i]) {
+			break
+		}
+	}
+	for i < q.p {
+		if may(&q.tree[2*i]) {
+			i = 2 * i
+		} else {
+			i = 2*i + 1
+		}
+	}
+	if i-q.p >= len(q.blocks) {
+		return -1
+	}
+	return i - q.p
+}
+
+// each calls f on every live entry in order with its rank (dead entries
+// count in the ranks).
+func (q *jobSeq) each(f func(e *seqEntry, rank int)) {
+	r := 0
+	for _, b := range q.blocks {
+		for i := range b.e {
+			if b.e[i].res != seqDead {
+				f(&b.e[i], r)
+			}
+			r++
+		}
+	}
+}
+
+// ---------------------------------------------------------------- State side
+
+// userID is the index of a user name in the State (assigned on first
+// sight).
+func (s *State) userID(name string) int32 {
+	if id, ok := s.users[name]; ok {
+		return id
+	}
+	if s.users == nil {
+		s.users = map[string]int32{}
+	}
+	id := int32(len(s.userNames))
+	s.users[name] = id
+	s.userNames = append(s.userNames, name)
+	return id
+}
+
+// seqFor returns the State's jobSeq of an order, building it from the
+// waiting queue the first time; from then on the State keeps it up to
+// date. ok is false when the order is not one a jobSeq keeps.
+func (s *State) seqFor(o Order) (*jobSeq, bool) {
+	if k, ok := o.(*KeyOrder); ok {
+		for _, q := range s.seqs {
+			if q.custom == k {
+				return q, true
+			}
+		}
+		q := newJobSeq(seqByKey, k)
+		q.build(s, s.WaitingCopy())
+		s.seqs = append(s.seqs, q)
+		return q, true
+	}
+	k, ok := o.(seqKeyed)
+	if !ok {
+		return nil, false
+	}
+	return s.seqOf(k.seqOrder()), true
+}
+
+func (s *State) seqOf(order seqOrder) *jobSeq {
+	for _, q := range s.seqs {
+		if q.order == order {
+			return q
+		}
+	}
+	q := newJobSeq(order, nil)
+	q.build(s, s.WaitingCopy())
+	s.seqs = append(s.seqs, q)
+	return q
+}
+
+// checkSeqs verifies every jobSeq against the waiting queue: the live
+// entries are exactly the waiting jobs, in order, and every aggregate
+// holds.
+func (s *State) checkSeqs() error {
+	for _, q := range s.seqs {
+		if err := q.check(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q *jobSeq) check(s *State) error {
+	q.ready()
+	want := map[*Job]bool{}
+	for _, j := range s.waiting {
+		if j.state == batsim.StateSubmitted {
+			want[j] = true
+		}
+	}
+	live, total := 0, 0
+	var prev *seqEntry
+	for bi, b := range q.blocks {
+		if len(b.e) == 0 || len(b.e) > seqBlockMax {
+			return fmt.Errorf("order index %d: block %d holds %d entries", q.order, bi, len(b.e))
+		}
+		agg := b.agg
+		var um []seqUserMin
+		if b.umOK {
+			um = slices.Clone(b.um)
+		}
+		b.recompute()
+		if um != nil && !slices.Equal(um, b.userMins()) {
+			return fmt.Errorf("order index %d: block %d users' shortest walltimes %v, recomputed %v", q.order, bi, um, b.um)
+		}
+		if agg != b.agg {
+			return fmt.Errorf("order index %d: block %d aggregate %+v, recomputed %+v", q.order, bi, agg, b.agg)
+		}
+		if q.tree[q.p+bi] != b.agg {
+			return fmt.Errorf("order index %d: block %d leaf differs from its aggregate", q.order, bi)
+		}
+		for i := range b.e {
+			e := &b.e[i]
+			total++
+			if e.key != q.key(e.j) && !(math.IsNaN(e.key) && math.IsNaN(q.key(e.j))) {
+				return fmt.Errorf("order index %d: job %s has key %v, want %v", q.order, e.j.id, e.key, q.key(e.j))
+			}
+			if e.wall != e.j.walltime || e.uid < 0 || int(e.uid) >= len(s.userNames) || s.userNames[e.uid] != e.j.user {
+				return fmt.Errorf("order index %d: job %s: entry holds walltime %v user %d", q.order, e.j.id, e.wall, e.uid)
+			}
+			if prev != nil && cmpSeqEntry(prev, e) >= 0 {
+				return fmt.Errorf("order index %d: %s is not before %s", q.order, prev.j.id, e.j.id)
+			}
+			prev = e
+			if e.res == seqDead {
+				continue
+			}
+			live++
+			if !want[e.j] {
+				return fmt.Errorf("order index %d: job %s (%s) is not waiting", q.order, e.j.id, e.j.state)
+			}
+		}
+	}
+	if live != len(want) {
+		return fmt.Errorf("order index %d: %d live entries, %d waiting jobs", q.order, live, len(want))
+	}
+	if total-live != len(q.dead) {
+		return fmt.Errorf("order index %d: %d dead entries, %d recorded", q.order, total-live, len(q.dead))
+	}
+	for i := q.p - 1; i >= 1; i-- {
+		if q.tree[i] != combineSeqAgg(q.tree[2*i], q.tree[2*i+1]) {
+			return fmt.Errorf("order index %d: tree node %d is stale", q.order, i)
+		}
+	}
+	for i := len(q.blocks); i < q.p; i++ {
+		if q.tree[q.p+i] != emptySeqAgg {
+			return fmt.Errorf("order index %d: leaf %d beyond the blocks is not empty", q.order, i)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/bucma-sched/bucma/batsim"
+)
+
+// Policy decides, at each decision point, which waiting jobs start where.
+// Decide is called once per Batsim message (after the message's events have
+// been applied to the state) unless the message was SIMULATION_ENDS.
+// Implementations must be deterministic functions of what they are given.
+type Policy interface {
+	Decide(s *State, d *Decider)
+}
+
+// SubmitObserver is implemented by policies that track submissions (called
+// once per JOB_SUBMITTED, after the job joined the waiting queue).
+type SubmitObserver interface {
+	JobSubmitted(s *State, j *Job)
+}
+
+// EndObserver is implemented by policies that learn from job ends (called
+// once per finished or rejected job, with j.State final and j.End set).
+type EndObserver interface {
+	JobEnded(s *State, j *Job)
+}
+
+// Starter is implemented by policies that need to set up once the platform
+// is known (SIMULATION_BEGINS).
+type Starter interface {
+	SimulationBegins(s *State) error
+}
+
+// Admitter is implemented by policies that refuse some jobs at submission,
+// on top of the jobs that can never run. Admits is called once per
+// JOB_SUBMITTED; a job it refuses is Refused and is rejected like a job that
+// can never run.
+type Admitter interface {
+	Admits(s *State, j *Job) bool
+}
+
+// InPlaceRejecter is implemented by policies that place the rejections of
+// refused jobs in their reply themselves. By default the framework rejects
+// the refused jobs of a message, in arrival order, before the policy
+// decides; when RejectsInPlace is true they stay in the waiting queue
+// during Decide, the policy rejects them (Decider.Reject) where its walk of
+// the queue reaches them, and the framework rejects those it left, in
+// arrival order, after its decisions. A refused job can never be started.
+type InPlaceRejecter interface {
+	RejectsInPlace() bool
+}
+
+// Registrar is implemented by policies that register dynamic jobs
+// themselves (Decider.Resubmit). For other policies, when Batsim runs with
+// dynamic jobs enabled, the framework sends NOTIFY registration_finished at
+// once so that the simulation can end. For a Registrar, it sends it after
+// the first decision at which no registration can come any more: Batsim
+// submitted every static job, no job is waiting, no kill is under way and
+// every registered job was acknowledged (a policy resubmits the work of
+// jobs it killed, and kills only to serve waiting jobs).
+type Registrar interface {
+	RegistersDynamicJobs() bool
+}
+
+// RefusalExplainer is implemented by Admitters that say why they refuse a
+// job; the framework logs the reason (warning level).
+type RefusalExplainer interface {
+	Refusal(j *Job) string
+}
+
+// Decider collects a policy's decisions for one message, checks each against
+// the known state and applies it to the state at once (so the policy sees the
+// effect of its own earlier decisions within the same call).
+type Decider struct {
+	s     *State
+	sess  *Session
+	reply *batsim.Reply
+	err   error
+	// submitted holds the pieces registered and queued in this decision
+	// (dynamic jobs without acknowledgment).
+	submitted []*Job
+	// started and rejected in this decision, in order.
+	started  []*Job
+	rejected []*Job
+}
+
+// Err is the first invalid decision, if any.
+func (d *Decider) Err() error { return d.err }
+
+func (d *Decider) fail(format string, args ...any) bool {
+	if d.err == nil {
+		d.err = fmt.Errorf("invalid decision at t=%v: "+format, append([]any{d.s.now}, args...)...)
+	}
+	return false
+}
+
+// Start starts waiting job j on hosts (len(hosts) must equal j.Res, every host
+// free). It returns false, records an error and changes nothing when the
+// decision is invalid.
+func (d *Decider) Start(j *Job, hosts []int) bool { return d.StartAt(j, hosts, d.reply.Now()) }
+
+// StartAt is Start with the EXECUTE_JOB dated at (at most the message's
+// now). A date earlier than the reply's previous decision is moved to that
+// decision's: Batsim applies a reply's events in order.
+func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
+	if d.err != nil {
+		return false
+	}
+	if j.state != batsim.StateSubmitted {
+		return d.fail("start %s: job is %s, not waiting", j.id, j.state)
+	}
+	if cur, ok := d.s.jobs[j.id]; !ok || cur != j {
+		return d.fail("start %s: unknown job", j.id)
+	}
+	if j.refused {
+		return d.fail("start %s: the job was refused at submission", j.id)
+	}
+	if len(hosts) != j.res {
+		return d.fail("start %s: %d hosts given for res=%d", j.id, len(hosts), j.res)
+	}
+	for _, h := range hosts {
+		if h < 0 || h >= len(d.s.hosts) {
+			return d.fail("start %s: host %d does not exist", j.id, h)
+		}
+		if !d.s.hosts[h].Free() {
+			if d.s.hosts[h].Capacity() > 1 && !d.s.hosts[h].unavailable {
+				return d.fail("start %s: host %d has no free slot (%d jobs for %d slots)", j.id, h, len(d.s.hosts[h].jobs), d.s.hosts[h].Capacity())
+			}
+			return d.fail("start %s: host %d is not free", j.id, h)
+		}
+	}
+	alloc := batsim.NewIntervalSet(hosts...) // sorted, duplicates merged
+	if len(alloc) != len(hosts) {
+		return d.fail("start %s: a host is given twice in %v", j.id, hosts)
+	}
+	if d.reply.Len() > 0 {
+		at = max(at, d.reply.LastDate())
+	}
+	if err := d.reply.ExecuteJobAt(batsim.ExecuteJob{JobID: j.id, Alloc: alloc}, at); err != nil {
+		return d.fail("%v", err)
+	}
+	for _, h := range alloc {
+		host := &d.s.hosts[h]
+		host.jobs = append(host.jobs, j)
+		if !host.Free() {
+			d.s.nfree--
+		}
+	}
+	d.s.dequeued(j)
+	j.state = batsim.StateRunning
+	j.start = d.s.now
+	j.alloc = alloc
+	d.s.running[j.id] = j
+	d.started = append(d.started, j)
+	return true
+}
+
+// Reject rejects waiting job j.
+func (d *Decider) Reject(j *Job) bool {
+	if d.err != nil {
+		return false
+	}
+	if j.state != batsim.StateSubmitted {
+		return d.fail("reject %s: job is %s, not waiting", j.id, j.state)
+	}
+	if err := d.reply.RejectJob(j.id); err != nil {
+		return d.fail("%v", err)
+	}
+	d.s.dequeued(j)
+	j.state = batsim.StateRejected
+	d.rejected = append(d.rejected, j)
+	return true
+}
+
+// Kill asks Batsim to kill running jobs. Their hosts are freed when
+// JOB_COMPLETED(COMPLETED_KILLED) arrives.
+func (d *Decider) Kill(jobs ...*Job) bool {
+	if d.err != nil || len(jobs) == 0 {
+		return false
+	}
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		if j.state != batsim.StateRunning {
+			return d.fail("kill %s: job is %s, not running", j.id, j.state)
+		}
+		if cur, ok := d.s.running[j.id]; !ok || cur != j {
+			return d.fail("kill %s: unknown job", j.id)
+		}
+		if j.killing {
+			return d.fail("kill %s: a kill of this job is already under way", j.id)
+		}
+		for _, k := range jobs[:i] {
+			if k == j {
+				return d.fail("kill %s: job given twice", j.id)
+			}
+		}
+		ids[i] = j.id
+	}
+	if err := d.reply.KillJobs(ids...); err != nil {
+		return d.fail("%v", err)
+	}
+	for _, j := range jobs {
+		j.killing = true
+	}
+	d.s.nkilling += len(jobs)
+	return true
+}
+
+// CallMeLater asks Batsim for a REQUESTED_CALL at t (strictly in the future:
+// at least batsim.MinCallMeLaterDelay after now).
+func (d *Decider) CallMeLater(t float64) bool {
+	if d.err != nil {
+		return false
+	}
+	if err := d.reply.CallMeLater(t); err != nil {
+		return d.fail("%v", err)
+	}
+	return true
+}
+
+// Reply gives access to the protocol reply for decisions the Decider has no
+// method for (dynamic job registration, metadata). Such events are checked
+// by the protocol encoder only.
+func (d *Decider) Reply() *batsim.Reply { return d.reply }
+
+// Started lists the jobs started so far in this decision.
+func (d *Decider) Started() []*Job { return d.started }
