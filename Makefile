@@ -6,7 +6,9 @@
 #   make serve    build, then serve one Batsim simulation with EASY backfilling
 #                 on tcp://*:28000 (start Batsim in another terminal)
 #   make test     go vet + the whole test suite with the race detector (the
-#                 real-Batsim tier without it, one seed per case)
+#                 real-Batsim tier without it, one seed per case), then
+#                 make test-examples
+#   make test-examples  vet and test the examples module (examples/)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make bench-engine  the embedded engine on 20 000 jobs and on a million
 #                 jobs, every policy (scripts/bench-engine)
@@ -34,7 +36,7 @@ SEEDS      ?= 20
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build run serve test test-fast test-batsim vet fuzz bench bench-batsim bench-engine deps clean
+.PHONY: all build run serve test test-examples test-fast test-batsim vet fuzz bench bench-batsim bench-engine deps clean
 
 all: build
 
@@ -57,6 +59,13 @@ TIER = github.com/bucma-sched/bucma/internal/realbatsim
 test: deps vet
 	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -vx '$(TIER)')
 	$(GO) test -count=1 -timeout 30m $(TIER)
+	$(MAKE) --no-print-directory test-examples
+
+# The examples module (examples/go.mod, another module that uses bucma's
+# public API through a replace of this checkout): vet, build and test it,
+# so that the API cannot break silently.
+test-examples: deps
+	cd examples && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The real-Batsim tier alone: each differential case with SEEDS seeds, and a
 # count of identical cases at the end of each test.
@@ -104,7 +113,7 @@ fuzz: deps
 	done
 
 bench: deps
-	$(GO) test ./schedulers -run '^$$' -bench . -benchmem
+	$(GO) test ./sched ./policies -run '^$$' -bench . -benchmem
 
 # bucma against batsched easy_bf_fast on the real Batsim (same generated
 # workload, one run), and the embedded engine: the speed targets as ratios.

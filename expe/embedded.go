@@ -54,18 +54,10 @@ func policyFlags(reg *sched.Registry, policy string) []string {
 	if reg == nil {
 		reg = policies.Builtin()
 	}
-	s, ok := reg.Get(policy)
-	var out []string
-	if ok && s.DynamicJobs {
-		out = append(out, DynamicJobFlags...)
+	if s, ok := reg.Get(policy); ok {
+		return s.BatsimFlags()
 	}
-	if ok && s.ComputeSharing {
-		out = append(out, ComputeSharingFlag)
-	}
-	if ok && s.Energy {
-		out = append(out, EnergyFlag)
-	}
-	return out
+	return nil
 }
 
 // CommandLine implements Engine: the equivalent "bucma simulate" command.

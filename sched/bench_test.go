@@ -195,3 +195,46 @@ func testSpec(name string) *Spec {
 	s := BaseSpec(name, name, Base{Order: FCFSOrder{}, Rule: rule})
 	return &s
 }
+
+// sortedWalltime is the walltime order as a policy of its own would write
+// it without the framework's index: a sort of a copy of the queue at every
+// decision.
+type sortedWalltime struct{}
+
+func (sortedWalltime) Sort(s *State, q []*Job) { WalltimeOrder{}.Sort(s, q) }
+
+// BenchmarkKeyOrder times one decision at 100 000 waiting jobs of the same
+// order given three ways: the built-in WalltimeOrder, a KeyOrder of the
+// same key (what a user's own order is), and an Order that sorts the queue
+// (what a user's order would cost without the index); under the greedy
+// scan and under EASY, on the loaded platform of BenchmarkPolicyDecision
+// ("blocked": no waiting job fits).
+func BenchmarkKeyOrder(b *testing.B) {
+	orders := []struct {
+		name  string
+		order Order
+	}{
+		{"builtin", WalltimeOrder{}},
+		{"keyorder", NewKeyOrder("walltime", (*Job).WalltimeOrInf)},
+		{"sorted", sortedWalltime{}},
+	}
+	for _, rule := range []StartRule{Greedy{}, EASY{}} {
+		for _, o := range orders {
+			s := loadedPlatform(100_000, true)
+			p := &Composite{Order: o.order, Rule: rule, Hosts: Fastest{}}
+			decide := func() {
+				d := &Decider{s: s, reply: batsim.NewReply(s.Now())}
+				p.Decide(s, d)
+				if d.Err() != nil || len(d.Started()) != 0 {
+					b.Fatalf("decision changed the state: %v, %d started", d.Err(), len(d.Started()))
+				}
+			}
+			decide() // builds the order's index once, as the first decision of a run does
+			b.Run(fmt.Sprintf("%T/%s/waiting=100000", rule, o.name), func(b *testing.B) {
+				for b.Loop() {
+					decide()
+				}
+			})
+		}
+	}
+}

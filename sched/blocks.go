@@ -43,6 +43,18 @@ type HostSelector interface {
 // job id, then arrival rank.
 func LessBySubmit(a, b *Job) bool { return lessBySubmit(a, b) }
 
+// Compare is LessBySubmit as a comparison for slices.SortFunc: -1 when a
+// comes first, 1 when b does, 0 for the same job.
+func Compare(a, b *Job) int {
+	switch {
+	case a == b:
+		return 0
+	case lessBySubmit(a, b):
+		return -1
+	}
+	return 1
+}
+
 func lessBySubmit(a, b *Job) bool {
 	if a.submit != b.submit {
 		return a.submit < b.submit

@@ -533,7 +533,9 @@ func (s *State) WaitingCopy() []*Job {
 	return out
 }
 
-// Running returns the running jobs (any order).
+// Running returns the running jobs by id. A map: sort what you take from
+// it (Compare) before an order can matter, or decisions vary from run to
+// run. The map is the framework's: do not modify it.
 func (s *State) Running() map[string]*Job { return s.running }
 
 // Job returns a job that is waiting or running.

@@ -13,12 +13,21 @@ import (
 	"github.com/bucma-sched/bucma/workloads"
 )
 
-// Platform builds a SimGrid platform of the hosts (h0, h1, ...) in one
+// Platform is PlatformXML parsed; the test fails on an error.
+func Platform(t testing.TB, hosts []Host) *platforms.Platform {
+	t.Helper()
+	p, err := platforms.Parse(strings.NewReader(PlatformXML(hosts)), "testkit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// PlatformXML is a SimGrid platform of the hosts (h0, h1, ...) in one
 // Full zone with a master host: each host has its speed (1e9 flop/s when
 // 0) as its speed and "speed" property, and its properties; each is
 // reached from the master by a link of its own (10 GB/s, 10 us).
-func Platform(t testing.TB, hosts []Host) *platforms.Platform {
-	t.Helper()
+func PlatformXML(hosts []Host) string {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -45,11 +54,7 @@ func Platform(t testing.TB, hosts []Host) *platforms.Platform {
 		fmt.Fprintf(&b, "<route src=\"master\" dst=\"h%d\"><link_ctn id=\"l%d\"/></route>\n", i, i)
 	}
 	b.WriteString("</zone></platform>\n")
-	p, err := platforms.Parse(strings.NewReader(b.String()), "testkit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return b.String()
 }
 
 // PropHost is a host of given speed whose property (PropHosts' prop) has
@@ -68,10 +73,19 @@ func PropHosts(prop string, hosts ...PropHost) []Host {
 	return out
 }
 
-// Workload builds a Batsim workload of delay jobs (each job's Run is its
-// delay, on a profile of its own), with its walltime and user when set.
+// Workload is WorkloadJSON parsed; the test fails on an error.
 func Workload(t testing.TB, jobs []Job) *workloads.Workload {
 	t.Helper()
+	w, err := workloads.Parse(WorkloadJSON(jobs), "testkit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// WorkloadJSON is a Batsim workload of delay jobs (each job's Run is its
+// delay, on a profile of its own), with its walltime and user when set.
+func WorkloadJSON(jobs []Job) []byte {
 	type wjob struct {
 		ID       string   `json:"id"`
 		Subtime  float64  `json:"subtime"`
@@ -100,11 +114,7 @@ func Workload(t testing.TB, jobs []Job) *workloads.Workload {
 	}
 	raw, err := json.Marshal(doc)
 	if err != nil {
-		t.Fatal(err)
+		panic(err) // plain values: cannot fail
 	}
-	w, err := workloads.Parse(raw, "testkit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return raw
 }

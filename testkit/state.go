@@ -33,9 +33,16 @@ type StateSpec struct {
 	Running []Running
 	Waiting []Job
 	// Spec, when set, is the policy whose needs the state follows (slots
-	// for compute sharing, kept profiles, JSON); nil: a policy that asks
-	// for nothing.
+	// for compute sharing, dynamic jobs, kept profiles, JSON): Batsim's
+	// configuration says what the spec asks, as bucma's runners start
+	// Batsim; nil: a policy that asks for nothing.
 	Spec *sched.Spec
+	// Policy, when set, sees the state being built as in a run: its
+	// SimulationBegins (Starter), Admits, JobSubmitted and JobEnded hooks
+	// are called; the decisions that build the state are the hand-made
+	// ones, not its own (a job it does not admit cannot be running). Pass
+	// the same policy to Hand.Decide.
+	Policy sched.Policy
 }
 
 // Hand is a hand-built state and a way to ask a policy for its decision
@@ -71,7 +78,7 @@ func NewState(sp StateSpec) (*Hand, error) {
 	if sp.Spec != nil {
 		base = *sp.Spec
 	}
-	pl := &placer{}
+	pl := &placer{watch: sp.Policy}
 	spec := base
 	spec.Options = nil
 	spec.New = func(sched.Options) (sched.Policy, error) { return pl, nil }
@@ -89,9 +96,14 @@ func NewState(sp StateSpec) (*Hand, error) {
 		speeds[i] = h.Speed
 	}
 	begin := BeginMessage(speeds, props, "")
+	sb := begin.Events[0].Data.(*batsim.SimulationBegins)
+	if base.DynamicJobs {
+		sb.Config.DynamicJobsEnabled, sb.Config.DynamicJobsAcknowledged = true, true
+	}
+	sb.AllowComputeSharing = base.ComputeSharing
 	for i, h := range sp.Hosts {
 		if h.Speed == 0 {
-			delete(begin.Events[0].Data.(*batsim.SimulationBegins).ComputeResources[i].Properties, "speed")
+			delete(sb.ComputeResources[i].Properties, "speed")
 		}
 	}
 	if _, err := sess.Handle(begin); err != nil {
@@ -166,11 +178,38 @@ func (h *Hand) Decide(p sched.Policy) ([]string, error) {
 }
 
 // placer starts the jobs it is told to, where it is told to, or hands the
-// decision to delegate.
+// decision to delegate; watch, when set, sees the hooks of a run.
 type placer struct {
 	starts   []Running
 	err      error
 	delegate sched.Policy
+	watch    sched.Policy
+}
+
+func (p *placer) SimulationBegins(s *sched.State) error {
+	if st, ok := p.watch.(sched.Starter); ok {
+		return st.SimulationBegins(s)
+	}
+	return nil
+}
+
+func (p *placer) Admits(s *sched.State, j *sched.Job) bool {
+	if a, ok := p.watch.(sched.Admitter); ok {
+		return a.Admits(s, j)
+	}
+	return true
+}
+
+func (p *placer) JobSubmitted(s *sched.State, j *sched.Job) {
+	if o, ok := p.watch.(sched.SubmitObserver); ok {
+		o.JobSubmitted(s, j)
+	}
+}
+
+func (p *placer) JobEnded(s *sched.State, j *sched.Job) {
+	if o, ok := p.watch.(sched.EndObserver); ok {
+		o.JobEnded(s, j)
+	}
 }
 
 func (p *placer) Decide(s *sched.State, d *sched.Decider) {

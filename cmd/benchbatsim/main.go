@@ -51,9 +51,9 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
-	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
 

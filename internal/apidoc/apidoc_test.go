@@ -17,7 +17,7 @@ import (
 // another module imports; the test walks their files (tests excluded).
 var public = []string{
 	"sched", "sched/xtime", "policies", "policies/basic", "policies/bucma", "policies/wtrust",
-	"policies/osep", "policies/sge", "policies/gang", "policies/bot", "testkit", "cli",
+	"policies/osep", "policies/sge", "policies/gang", "policies/bot", "testkit", "testkit/batsimrun", "cli",
 	"batsim", "batsim/zmq", "sim", "workloads", "platforms", "expe",
 }
 

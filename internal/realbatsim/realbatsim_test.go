@@ -16,11 +16,11 @@ import (
 
 	"github.com/bucma-sched/bucma/policies"
 
-	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
 

@@ -16,11 +16,11 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/expe"
-	"github.com/bucma-sched/bucma/internal/batsimrun"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
+	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
 

@@ -1,8 +1,13 @@
-// Package batsimrun runs the real Batsim simulator against a scheduler:
-// bucma's own (served in-process on a port the system picks) or batsched.
-// It is what the real-Batsim test tier is built on. Batsim and batsched are
-// found through the BATSIM and BATSCHED environment variables (paths to the
-// executables) or on PATH.
+// Package batsimrun runs the real Batsim simulator (4.2.1) against a
+// scheduler: a policy served in-process on a loopback port the system picks
+// (Policy, WithHandler), batsched (WithBatsched) or any scheduler command
+// (WithScheduler). It is what bucma's real-Batsim test tier is built on,
+// and what a policy's own differential test uses: the same platform and
+// workload through the embedded engine (testkit.Simulate) and through
+// Batsim must give the same _jobs.csv. Batsim and batsched are found
+// through the BATSIM and BATSCHED environment variables (paths to the
+// executables) or on PATH; Batsim and Batsched skip a test where there is
+// none. It links libzmq (cgo), as package batsim/zmq does.
 package batsimrun
 
 import (
@@ -22,6 +27,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/sched"
 )
 
 // Version is the Batsim version the tier is written against.
@@ -186,10 +192,12 @@ type BatschedFailure struct {
 	Log string // batsched's standard output and error
 }
 
+// Error implements error.
 func (e *BatschedFailure) Error() string {
 	return fmt.Sprintf("batsched: %v\nbatsched's output (end):\n%s", e.Err, tail(e.Log, 2000))
 }
 
+// Unwrap gives the process error.
 func (e *BatschedFailure) Unwrap() error { return e.Err }
 
 // WithBatsched runs Batsim against batsched's variant (e.g. "fcfs_fast",
@@ -286,4 +294,17 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Policy runs Batsim against spec with options opts (Batsim's flags from
+// Spec.BatsimFlags added, the Session's audit on), on the platform and
+// workload files, with its outputs in dir (out_jobs.csv, ...).
+func Policy(ctx context.Context, o Options, spec *sched.Spec, opts sched.Options, platform, workload, dir string) (*Result, error) {
+	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: true,
+		Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	o.Args = append(spec.BatsimFlags(), o.Args...)
+	return WithHandler(ctx, o, platform, workload, dir, sess)
 }
