@@ -291,7 +291,7 @@ func makeEngine(c *cli.Context, name, batsimBin string) (expe.Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("expe run: locating the bucma executable: %w", err)
 		}
-		return &expe.BatsimEngine{Batsim: bin, Bucma: self}, nil
+		return &expe.BatsimEngine{Batsim: bin, Bucma: self, Registry: registry(c)}, nil
 	}
 	return nil, cli.Exit(fmt.Sprintf("expe run: --engine %q: valid engines are embedded, batsim", name), 2)
 }
