@@ -15,7 +15,7 @@ func ExampleComposite() {
 	p := &sched.Composite{Order: area, Rule: sched.EASY{}, Hosts: sched.FirstFit{}}
 
 	h, _ := testkit.NewState(testkit.StateSpec{Now: 5, Hosts: testkit.Hosts(1, 1, 1, 1), Waiting: []testkit.Job{
-		{Name: "big", Submit: 1, Res: 3, Walltime: 100}, // area 300
+		{Name: "big", Submit: 1, Res: 3, Walltime: 100},  // area 300
 		{Name: "small", Submit: 2, Res: 2, Walltime: 50}, // area 100: first
 	}})
 	got, _ := h.Decide(p)

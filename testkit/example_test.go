@@ -17,7 +17,7 @@ func ExampleNewState() {
 	h, _ := testkit.NewState(testkit.StateSpec{Now: 10, Hosts: testkit.Hosts(1, 1, 1),
 		Running: []testkit.Running{{Job: testkit.Job{Name: "r", Res: 2, Walltime: 100}, Hosts: []int{0, 1}}},
 		Waiting: []testkit.Job{
-			{Name: "wide", Submit: 5, Res: 3, Walltime: 50}, // waits for r: reserved at 100
+			{Name: "wide", Submit: 5, Res: 3, Walltime: 50},  // waits for r: reserved at 100
 			{Name: "short", Submit: 6, Res: 1, Walltime: 80}, // ends by 100: backfilled
 		}})
 	got, _ := h.Decide(p)
