@@ -156,6 +156,7 @@ error or a timeout, 2 on a bad command line or option, 130 when interrupted
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE`"},
+			batsim5Flag(),
 		},
 		Action: runAction,
 	}
@@ -225,7 +226,8 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	err = serve(ctx, cfg, sess, c.String("endpoint-file"), spec.Name)
+	start := edcStarter(spec, sess, log, c.Bool("verbose"))
+	err = serve(ctx, cfg, sess, start, c.Bool("batsim5"), c.String("endpoint-file"), spec.Name)
 	if err == nil {
 		return trace.commit()
 	}
@@ -237,8 +239,9 @@ func runAction(c *cli.Context) error {
 }
 
 // serve binds the socket, writes the endpoint file (when path is not
-// empty), then serves the simulation.
-func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, path, scheduler string) error {
+// empty), then serves the simulation: Batsim 4 with h, Batsim 5 with the
+// decision component start builds (only Batsim 5 with v5only).
+func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, start zmq.EDCStarter, v5only bool, path, scheduler string) error {
 	l, err := zmq.Listen(cfg)
 	if err != nil {
 		return err
@@ -254,7 +257,10 @@ func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, path, sch
 	if serveBound != nil {
 		serveBound(ep)
 	}
-	return l.Serve(ctx, h)
+	if v5only {
+		return l.ServeV5(ctx, start)
+	}
+	return l.ServeAuto(ctx, h, start)
 }
 
 // rootAction runs for "bucma" without a command: help, or exit status 2 for

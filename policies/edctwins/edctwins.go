@@ -1,0 +1,90 @@
+// Package edctwins holds policies that take the decisions of Batsim 5's own
+// test decision components (Batsim's test/edc-lib: exec1by1, rejecter,
+// killer), so that bucma's Batsim 5 path can be compared with them output
+// file for output file. Their FCFS and EASY components are matched by
+// bucma's own fcfs and easy policies (see the Batsim 5 tier).
+//
+// The package uses only exported names of package schedulers (Spec,
+// OptionSpec, Options, Policy, Admitter, State, Decider, Job), so it stays
+// outside the framework: Specs lists the policies for a registry to add.
+package edctwins
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/schedulers"
+)
+
+// Specs are the twin policies.
+func Specs() []schedulers.Spec {
+	return []schedulers.Spec{
+		{
+			Name:        "edc-exec1by1",
+			Description: "Batsim 5's test EDC exec1by1: one job at a time, in submission order, on hosts 0..res-1",
+			New:         func(schedulers.Options) (schedulers.Policy, error) { return &exec1by1{}, nil },
+		},
+		{
+			Name:        "edc-rejecter",
+			Description: "Batsim 5's test EDC rejecter: rejects every job",
+			New:         func(schedulers.Options) (schedulers.Policy, error) { return rejecter{}, nil },
+		},
+		{
+			Name:        "edc-killer",
+			Description: "Batsim 5's test EDC killer: exec1by1 that kills each job kill-delay seconds after starting it (the kill is dated then, in the same reply)",
+			Options: []schedulers.OptionSpec{{Name: "kill-delay", Default: "5",
+				Help: "seconds between a job's start and its kill (the reply's now moves that far)"}},
+			New: func(opts schedulers.Options) (schedulers.Policy, error) {
+				d, err := strconv.ParseFloat(opts["kill-delay"], 64)
+				if err != nil || d < 0 || d != d || d > 1e15 {
+					return nil, &schedulers.OptionError{Msg: fmt.Sprintf("edc-killer: kill-delay=%q: want a number of seconds >= 0", opts["kill-delay"])}
+				}
+				return &exec1by1{killDelay: d, kill: true}, nil
+			},
+		},
+	}
+}
+
+// exec1by1 runs the oldest waiting job alone on hosts 0..res-1 once no job
+// runs; with kill, it kills the job killDelay seconds after its start, in
+// the same reply. A job asking for more hosts than the platform has is
+// rejected at submission (the framework's rule, and the test EDCs').
+type exec1by1 struct {
+	killDelay float64
+	kill      bool
+}
+
+func (p *exec1by1) Decide(s *schedulers.State, d *schedulers.Decider) {
+	if len(s.Running()) > 0 {
+		return
+	}
+	var next *schedulers.Job
+	for _, j := range s.Waiting() {
+		if j.State == batsim.StateSubmitted && !j.Refused() {
+			next = j
+			break
+		}
+	}
+	if next == nil {
+		return
+	}
+	hosts := make([]int, next.Res)
+	for i := range hosts {
+		hosts[i] = i
+	}
+	if !d.Start(next, hosts) || !p.kill {
+		return
+	}
+	if err := d.Reply().AdvanceTo(d.Reply().Now() + p.killDelay); err != nil {
+		return
+	}
+	d.Kill(next)
+}
+
+// rejecter refuses every job: the framework rejects it at submission.
+type rejecter struct{}
+
+func (rejecter) Decide(*schedulers.State, *schedulers.Decider) {}
+
+func (rejecter) Admits(*schedulers.State, *schedulers.Job) bool { return false }
