@@ -46,6 +46,7 @@ type Adapter struct {
 	alloc    map[string]string  // running job -> its allocation as sent
 	profiles map[string]Profile // "workload!name" -> forwarded or registered profile
 	calls    int
+	now      float64 // the now of the last message translated (as printed by Batsim)
 	power    power
 	hello    bool // a BatsimHelloEvent asks for the hello in the next reply
 	ended    bool
@@ -99,6 +100,7 @@ func (a *Adapter) warnOnce(key, msg string, args ...any) {
 // process written for Batsim 4 understands. Events with no Batsim 4
 // equivalent are kept as *batsim.Unknown (the process ignores them).
 func (a *Adapter) ToV4(m *Message) (*batsim.Message, error) {
+	a.now = m.Now
 	out := &batsim.Message{Now: m.Now, Events: make([]batsim.Event, 0, len(m.Events)+1)}
 	add := func(e Event, typ string, data any) {
 		out.Events = append(out.Events, batsim.Event{Timestamp: e.Timestamp, Type: typ, Data: data})
@@ -402,13 +404,28 @@ var ErrNoEquivalent = errors.New("no Batsim 5 equivalent")
 // out (with a warning, once); the other decisions Batsim 5 cannot express
 // (CHANGE_JOB_STATE, QUERY, ANSWER, TO_JOB_MSG, continue_registration,
 // additional_io_job) are errors.
+//
+// Batsim 5 writes times in JSON with 12 decimals, so the now a decision
+// process reads may be a little later than Batsim's own; a reply dated at
+// that now would tell Batsim the process took that little time, and Batsim
+// would wait for it, which can move the next events into another message.
+// Times not later than the message's now are therefore written no later
+// than the earliest time Batsim's own now can be (NotAfter), as a decision
+// component that reads the binary form, with Batsim's exact now, answers.
 func (a *Adapter) FromV4(r *batsim.Reply) (*Message, error) {
-	out := &Message{Now: r.Now(), Events: make([]Event, 0, r.Len()+1)}
+	clamp := func(t float64) float64 {
+		if t <= a.now {
+			return math.Min(t, NotAfter(a.now))
+		}
+		return t
+	}
+	out := &Message{Now: clamp(r.Now()), Events: make([]Event, 0, r.Len()+1)}
 	if a.hello {
 		a.hello = false
-		out.Events = append(out.Events, Event{Timestamp: r.Now(), Type: TypeEDCHello, Data: a.HelloEvent()})
+		out.Events = append(out.Events, Event{Timestamp: out.Now, Type: TypeEDCHello, Data: a.HelloEvent()})
 	}
 	for i, e := range r.Events() {
+		e.Timestamp = clamp(e.Timestamp)
 		ev, err := a.decision(e)
 		if err != nil {
 			return nil, fmt.Errorf("decision %d (%s): %w", i, e.Type, err)
@@ -422,6 +439,23 @@ func (a *Adapter) FromV4(r *batsim.Reply) (*Message, error) {
 		}
 	}
 	return out, nil
+}
+
+// CallMeLaterMillis is the whole millisecond at which the adapter asks
+// Batsim 5 to call back for a Batsim 4 CALL_ME_LATER at t (batprotocol's
+// OneShot takes whole seconds or milliseconds): the first one not before
+// t (t is taken as a whole millisecond when within a nanosecond of one).
+func CallMeLaterMillis(t float64) float64 { return math.Ceil(t*1000 - 1e-6) }
+
+// NotAfter is the earliest time a time printed by Batsim as p (JSON, 12
+// decimals, rounded to nearest) can stand for: p less 5e-13, rounded down
+// to a double; p itself where doubles are coarser than the 12th decimal
+// (there the print is exact).
+func NotAfter(p float64) float64 {
+	if math.Nextafter(p, math.Inf(1))-p >= 1e-12 {
+		return p
+	}
+	return math.Nextafter(p-5e-13, math.Inf(-1))
 }
 
 func (a *Adapter) decision(e batsim.Event) (any, error) {
@@ -452,9 +486,7 @@ func (a *Adapter) decision(e batsim.Event) (any, error) {
 	case *batsim.KillJob:
 		return &KillJobs{JobIDs: append([]string(nil), d.JobIDs...)}, nil
 	case *batsim.CallMeLater:
-		// Batsim 5 calls back at a whole number of milliseconds: the call
-		// is asked for at the first one not before the Batsim 4 date.
-		ms := math.Ceil(d.At*1000 - 1e-6)
+		ms := CallMeLaterMillis(d.At)
 		if !(ms >= 0 && ms < 1<<63) {
 			return nil, fmt.Errorf("CALL_ME_LATER at %v: out of range", d.At)
 		}

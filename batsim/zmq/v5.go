@@ -49,6 +49,9 @@ func (l *Listener) v5Step(start EDCStarter) func(raw []byte) ([]byte, bool, erro
 			}
 			if l.cfg.Observe != nil {
 				l.cfg.Observe(batsim.FromBatsim, raw)
+				if edc.Observe == nil {
+					edc.Observe = l.cfg.Observe
+				}
 			}
 			return helloFrame(edc.Hello()), false, nil
 		}

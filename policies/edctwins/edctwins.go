@@ -1,12 +1,14 @@
 // Package edctwins holds policies that take the decisions of Batsim 5's own
-// test decision components (Batsim's test/edc-lib: exec1by1, rejecter,
+// test decision components (Batsim's test/edc-lib: fcfs, exec1by1, rejecter,
 // killer), so that bucma's Batsim 5 path can be compared with them output
-// file for output file. Their FCFS and EASY components are matched by
-// bucma's own fcfs and easy policies (see the Batsim 5 tier).
+// file for output file. Batsim's easy is matched by bucma's own easy policy
+// (first-fit hosts, jobs without walltime rejected), and its fcfs by
+// bucma's fcfs with one difference of placement, kept in edc-fcfs.
 //
 // The package uses only exported names of package schedulers (Spec,
-// OptionSpec, Options, Policy, Admitter, State, Decider, Job), so it stays
-// outside the framework: Specs lists the policies for a registry to add.
+// OptionSpec, Options, OptionError, Policy, State, Decider, Job, Builtin,
+// Composite), so it stays outside the framework: Specs lists the policies
+// for a registry to add.
 package edctwins
 
 import (
@@ -20,6 +22,12 @@ import (
 // Specs are the twin policies.
 func Specs() []schedulers.Spec {
 	return []schedulers.Spec{
+		{
+			Name: "edc-fcfs",
+			Description: "Batsim 5's test EDC fcfs: bucma's fcfs with first-fit hosts, the rejections of jobs that can never run placed before the starts " +
+				"(Batsim's fcfs rejects as it reads the submissions; bucma's fcfs where its walk of the queue meets them, as batsched does)",
+			New: newFCFS,
+		},
 		{
 			Name:        "edc-exec1by1",
 			Description: "Batsim 5's test EDC exec1by1: one job at a time, in submission order, on hosts 0..res-1",
@@ -44,6 +52,30 @@ func Specs() []schedulers.Spec {
 			},
 		},
 	}
+}
+
+// fcfsTwin is bucma's fcfs policy with the refused jobs rejected before
+// its decisions rather than in place: Batsim 5 applies a reply's events one
+// after the other, each costing simulated time, so the order of a rejection
+// and a start in one reply shows in the start time.
+type fcfsTwin struct{ *schedulers.Composite }
+
+func (fcfsTwin) RejectsInPlace() bool { return false }
+
+func newFCFS(schedulers.Options) (schedulers.Policy, error) {
+	spec, ok := schedulers.Builtin().Get("fcfs")
+	if !ok {
+		return nil, fmt.Errorf("edc-fcfs: bucma has no fcfs policy")
+	}
+	p, err := spec.Build(schedulers.Options{"hosts": "first-fit"})
+	if err != nil {
+		return nil, err
+	}
+	c, ok := p.(*schedulers.Composite)
+	if !ok {
+		return nil, fmt.Errorf("edc-fcfs: bucma's fcfs is a %T, not a composite policy", p)
+	}
+	return fcfsTwin{c}, nil
 }
 
 // exec1by1 runs the oldest waiting job alone on hosts 0..res-1 once no job
