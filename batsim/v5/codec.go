@@ -257,7 +257,7 @@ func (m *Message) Encode() ([]byte, error) {
 		b = append(b, `{"timestamp":`...)
 		b = appendFloat(b, e.Timestamp)
 		b = append(b, `,"event_type":`...)
-		b = strconv.AppendQuote(b, typ)
+		b = appendString(b, typ)
 		b = append(b, `,"event":`...)
 		b = append(b, data...)
 		b = append(b, '}')
@@ -331,7 +331,7 @@ func (w *objWriter) key(k string) {
 	} else {
 		w.b = append(w.b, ',')
 	}
-	w.b = strconv.AppendQuote(w.b, k)
+	w.b = appendString(w.b, k)
 	w.b = append(w.b, ':')
 }
 

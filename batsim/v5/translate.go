@@ -146,7 +146,7 @@ func (a *Adapter) ToV4(m *Message) (*batsim.Message, error) {
 			if json.Unmarshal([]byte(d.Data), &n) == nil && n.Type != "" {
 				add(e, batsim.TypeNotify, &batsim.Notify{Kind: n.Type, Resources: n.Resources, Raw: json.RawMessage(d.Data)})
 			} else {
-				add(e, e.Type, &batsim.Unknown{Raw: json.RawMessage(strconv.Quote(d.Data))})
+				add(e, e.Type, &batsim.Unknown{Raw: json.RawMessage(appendString(nil, d.Data))})
 			}
 		case *HostsPStateChanged:
 			add(e, batsim.TypeResourceStateChanged, &batsim.ResourceStateChanged{Resources: d.HostIDs, State: strconv.FormatUint(uint64(d.PState), 10)})
@@ -264,13 +264,13 @@ func JobToV4(id string, subtime float64, j *Job) json.RawMessage {
 	wl, _ := splitID(id, "")
 	b := make([]byte, 0, 96+len(j.ExtraData))
 	b = append(b, `{"id":`...)
-	b = strconv.AppendQuote(b, id)
+	b = appendString(b, id)
 	b = append(b, `,"subtime":`...)
 	b = batsimfmt.AppendDouble(b, subtime)
 	b = append(b, `,"res":`...)
 	b = strconv.AppendUint(b, uint64(j.ResourceRequest), 10)
 	b = append(b, `,"profile":`...)
-	b = strconv.AppendQuote(b, localName(j.ProfileID, wl))
+	b = appendString(b, localName(j.ProfileID, wl))
 	if j.Walltime != nil {
 		b = append(b, `,"walltime":`...)
 		b = batsimfmt.AppendDouble(b, *j.Walltime)
@@ -286,13 +286,13 @@ func JobToV4(id string, subtime float64, j *Job) json.RawMessage {
 					continue
 				}
 				b = append(b, ',')
-				b = strconv.AppendQuote(b, m.key)
+				b = appendString(b, m.key)
 				b = append(b, ':')
 				b = append(b, m.raw...)
 			}
 		} else {
 			b = append(b, `,"extra_data":`...)
-			b = strconv.AppendQuote(b, j.ExtraData)
+			b = appendString(b, j.ExtraData)
 		}
 	}
 	return append(b, '}')
@@ -580,7 +580,7 @@ func JobFromV4(id string, raw json.RawMessage) (*Job, error) {
 			} else {
 				extra = append(extra, ',')
 			}
-			extra = strconv.AppendQuote(extra, m.key)
+			extra = appendString(extra, m.key)
 			extra = append(extra, ':')
 			extra = append(extra, m.raw...)
 		}

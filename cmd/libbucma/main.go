@@ -6,7 +6,9 @@
 //	batsim5 -p platform.xml -w workload.json -l ./libbucma.so '{"policy": "easy", "options": {"hosts": "first-fit"}}'
 //
 // It exports Batsim's C interface (test/edc-lib/batsim_edc.h):
-// batsim_edc_init, batsim_edc_take_decisions and batsim_edc_deinit. Messages
+// batsim_edc_init, batsim_edc_take_decisions and batsim_edc_deinit, C
+// functions (trampoline.c) that hand each call to one worker thread, which
+// runs bucmaInit, bucmaTakeDecisions and bucmaDeinit below. Messages
 // are batprotocol's JSON form (the init answers with the JSON flag). The
 // init string is package edc's: a policy, its options, "validate" and
 // "verbose" (warnings only by default, on standard error).
@@ -88,8 +90,8 @@ func recovered(status *C.uint8_t) {
 	}
 }
 
-//export batsim_edc_init
-func batsim_edc_init(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t, replyData **C.uint8_t, replySize *C.uint32_t) (status C.uint8_t) {
+//export bucmaInit
+func bucmaInit(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t, replyData **C.uint8_t, replySize *C.uint32_t) (status C.uint8_t) {
 	defer recovered(&status)
 	mu.Lock()
 	defer mu.Unlock()
@@ -122,8 +124,8 @@ func batsim_edc_init(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t
 	return 0
 }
 
-//export batsim_edc_take_decisions
-func batsim_edc_take_decisions(what *C.uint8_t, whatSize C.uint32_t, decisions **C.uint8_t, decisionsSize *C.uint32_t) (status C.uint8_t) {
+//export bucmaTakeDecisions
+func bucmaTakeDecisions(what *C.uint8_t, whatSize C.uint32_t, decisions **C.uint8_t, decisionsSize *C.uint32_t) (status C.uint8_t) {
 	defer recovered(&status)
 	mu.Lock()
 	defer mu.Unlock()
@@ -146,8 +148,8 @@ func batsim_edc_take_decisions(what *C.uint8_t, whatSize C.uint32_t, decisions *
 	return 0
 }
 
-//export batsim_edc_deinit
-func batsim_edc_deinit() (status C.uint8_t) {
+//export bucmaDeinit
+func bucmaDeinit() (status C.uint8_t) {
 	defer recovered(&status)
 	mu.Lock()
 	defer mu.Unlock()

@@ -170,7 +170,7 @@ func TestBatsim4Versus5(t *testing.T) {
 				s5, _ := strconv.ParseFloat(b.start, 64)
 				maxShift = math.Max(maxShift, math.Abs(s4-s5))
 				if diff <= 3 {
-					t.Logf("job %s: Batsim 4 start %s hosts %q %s; Batsim 5 start %s hosts %q %s", k, a.start, a.alloc, a.state, b.start, b.alloc, b.state)
+					t.Logf("job %s differs: start %s hosts %q %s on Batsim 4, start %s hosts %q %s on Batsim 5", k, a.start, a.alloc, a.state, b.start, b.alloc, b.state)
 				}
 			}
 			if diff == 0 {
