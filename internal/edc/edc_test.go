@@ -52,8 +52,8 @@ func TestNew(t *testing.T) {
 
 func TestRequested(t *testing.T) {
 	reg := Registry()
-	if n, b := len(reg.Names()), len(schedulers.Builtin().Names()); n != b+4 {
-		t.Errorf("the registry has %d policies, want the %d built-in ones and 4 twins", n, b)
+	if n, b := len(reg.Names()), len(schedulers.Builtin().Names()); n != b+5 {
+		t.Errorf("the registry has %d policies, want the %d built-in ones and 5 twins", n, b)
 	}
 	for _, c := range []struct {
 		policy                    string

@@ -98,9 +98,10 @@ func library(t testing.TB) string {
 
 // result is one finished Batsim 5 run.
 type result struct {
-	Dir  string
-	Jobs []byte // jobs.csv
-	Log  string // Batsim's output (its end)
+	Dir      string
+	Jobs     []byte // jobs.csv
+	Schedule []byte // schedule.json
+	Log      string // Batsim's output (its end)
 }
 
 func tail(s string, n int) string {
@@ -147,6 +148,7 @@ func collect(dir string, log *boundedLog, runErr error) (*result, int, error) {
 	if r.Jobs, err = os.ReadFile(filepath.Join(dir, "jobs.csv")); err != nil && runErr == nil {
 		runErr = err
 	}
+	r.Schedule, _ = os.ReadFile(filepath.Join(dir, "schedule.json"))
 	if runErr != nil {
 		return r, log.switches, fmt.Errorf("%w\nBatsim 5's output (end):\n%s", runErr, tail(r.Log, 3000))
 	}

@@ -2,6 +2,7 @@ package realbatsim5
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"fmt"
 	"log/slog"
@@ -178,12 +179,45 @@ func TestBatsim4Versus5(t *testing.T) {
 			} else {
 				t.Logf("%d of %d jobs differ", diff, len(keys))
 			}
+			if spec.Energy {
+				e4, e5 := joules4(t, r4.Schedule), joules5(t, r5.Schedule)
+				t.Logf("energy (%s): %.0f J on Batsim 4, %.0f J on Batsim 5 (%+.2f %%)", c.name(), e4, e5, 100*(e5-e4)/e4)
+			}
 		})
 	}
 	t.Logf("Batsim 4.2.1 vs Batsim 5: %d/%d cases identical (start times to the microsecond, hosts, states); jobs: %d/%d identical, %d/%d same hosts and state; largest start shift %s s",
 		sameCases, len(cases), sameJobs, jobs, allocOK, jobs, fmt.Sprintf("%.6f", maxShift))
 	t.Logf("Batsim 4.2.1 with CALL_ME_LATER rounded up to the millisecond vs Batsim 5: %d/%d cases with the same decisions (hosts, states, start times within %g s; largest shift %.6f s), %d explained by the precision of a killed job's progress; the rounding changes %d cases on Batsim 4 (the policies that call themselves back)",
 		sameRounded, len(cases), eventCost, maxRounded, progress, callers)
+}
+
+// joules4 is the consumed_joules of Batsim 4's _schedule.csv.
+func joules4(t *testing.T, schedule []byte) float64 {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(string(schedule)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("_schedule.csv: %d lines", len(lines))
+	}
+	keys, vals := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
+	for i, k := range keys {
+		if k == "consumed_joules" && i < len(vals) {
+			return seconds(vals[i])
+		}
+	}
+	t.Fatal("_schedule.csv: no consumed_joules")
+	return 0
+}
+
+// joules5 is the consumed_joules of Batsim 5's schedule.json.
+func joules5(t *testing.T, schedule []byte) float64 {
+	t.Helper()
+	var s struct {
+		Joules float64 `json:"consumed_joules"`
+	}
+	if err := json.Unmarshal(schedule, &s); err != nil {
+		t.Fatalf("schedule.json: %v", err)
+	}
+	return s.Joules
 }
 
 // explainedByProgress reports whether a and b differ only from the end of a

@@ -1,9 +1,10 @@
 // Package edctwins holds policies that take the decisions of Batsim 5's own
-// test decision components (Batsim's test/edc-lib: fcfs, exec1by1, rejecter,
-// killer), so that bucma's Batsim 5 path can be compared with them output
-// file for output file. Batsim's easy is matched by bucma's own easy policy
-// (first-fit hosts, jobs without walltime rejected), and its fcfs by
-// bucma's fcfs with one difference of placement, kept in edc-fcfs.
+// test decision components (Batsim's test/edc-lib: fcfs, easy, exec1by1,
+// rejecter, killer), so that bucma's Batsim 5 path can be compared with
+// them output file for output file. Batsim's fcfs is bucma's fcfs with one
+// difference of placement (edc-fcfs); its easy is bucma's easy (first-fit
+// hosts, jobs without walltime rejected) but where jobs end at the same
+// instant (edc-easy).
 //
 // The package uses only exported names of package schedulers (Spec,
 // OptionSpec, Options, OptionError, Policy, State, Decider, Job, Builtin,
@@ -27,6 +28,12 @@ func Specs() []schedulers.Spec {
 			Description: "Batsim 5's test EDC fcfs: bucma's fcfs with first-fit hosts, the rejections of jobs that can never run placed before the starts " +
 				"(Batsim's fcfs rejects as it reads the submissions; bucma's fcfs where its walk of the queue meets them, as batsched does)",
 			New: newFCFS,
+		},
+		{
+			Name: "edc-easy",
+			Description: "Batsim 5's test EDC easy: EASY backfilling on first-fit hosts, jobs without walltime rejected, with that component's reservation " +
+				"(jobs ending at the same instant counted in its C++ containers' order) and single-precision dates",
+			New: newEasy,
 		},
 		{
 			Name:        "edc-exec1by1",
