@@ -2,8 +2,8 @@ package realbatsim5
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
