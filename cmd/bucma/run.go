@@ -125,7 +125,7 @@ func commandPath(c *cli.Context) string {
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
-		Usage: "serve one Batsim simulation with a scheduling policy (Batsim connects to us over ZeroMQ)",
+		Usage: "serve one Batsim simulation with a scheduling policy (Batsim 4 or 5 connects to us over ZeroMQ)",
 		Description: `Binds a ZeroMQ REP socket and answers Batsim's messages until SIMULATION_ENDS.
 Start Batsim with a matching --socket-endpoint (its default, tcp://localhost:28000,
 reaches bucma's default tcp://*:28000), in either order:
@@ -140,8 +140,14 @@ With -s 'tcp://127.0.0.1:*' the system picks a free port as the socket binds;
    until [ -s ep ]; do sleep 0.1; done
    batsim -p platform.xml -w workload.json -s "$(cat ep)"
 
+Batsim 5 is served too (the first message tells the two apart; --batsim5
+requires it): start it with -s ENDPOINT INIT, INIT empty or bucma's init string
+('{"options": {...}}'):
+
+   batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28000 '' -e out/
+
 Policy options come from --option key=value (repeatable) and from Batsim's
---sched-cfg '{"key": value, ...}'; --option wins. 'bucma list' shows every policy
+--sched-cfg '{"key": value, ...}' (Batsim 5: the init string's options); --option wins. 'bucma list' shows every policy
 and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
 error or a timeout, 2 on a bad command line or option, 130 when interrupted
 (SIGINT, SIGTERM or SIGQUIT).`,

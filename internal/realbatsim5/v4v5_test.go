@@ -3,7 +3,6 @@ package realbatsim5
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
