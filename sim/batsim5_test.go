@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/edc"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
@@ -31,7 +32,7 @@ func TestBatsim5Jobs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {
-			want, err := os.ReadFile(filepath.Join("..", "batsim", "v5", "testdata", c.golden+".jobs.csv"))
+			want, err := os.ReadFile(filepath.Join(corpus.Batsim5Dir(), c.golden+".jobs.csv"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,70 +1,24 @@
 package v5_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
+	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/edc"
 )
 
-// line is one message of a recorded Batsim 5 session (testdata/*.jsonl,
-// recorded by internal/realbatsim5's TestRecordTranscripts against
-// batsim5 5.0.0-rc2): the first is Batsim's init (u32 size + init string),
-// the second bucma's hello, then Batsim's messages and bucma's replies.
-type line struct {
-	Dir string `json:"dir"`
-	Raw string `json:"raw"`
-}
+func transcript(t testing.TB, name string) []corpus.Line { return corpus.ReadBatsim5Session(t, name) }
 
-func transcript(t testing.TB, name string) []line {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []line
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var l line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 4 {
-		t.Fatalf("%s: %d lines", name, len(out))
-	}
-	return out
-}
-
-func transcripts(t testing.TB) []string {
-	t.Helper()
-	m, err := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	if err != nil || len(m) == 0 {
-		t.Fatalf("no transcripts in testdata: %v", err)
-	}
-	for i := range m {
-		m[i] = filepath.Base(m[i])
-	}
-	return m
-}
+func transcripts(t testing.TB) []string { return corpus.Batsim5Sessions(t) }
 
 // TestReplayTranscripts replays Batsim 5's side of each recorded session
+// (internal/corpus.Batsim5Dir)
 // into a decision component started from the same init string: every
 // reply, the hello included, must be the recorded one, byte for byte.
 func TestReplayTranscripts(t *testing.T) {

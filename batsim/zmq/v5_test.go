@@ -1,47 +1,17 @@
 package zmq_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/edc"
 )
-
-type v5line struct {
-	Dir string `json:"dir"`
-	Raw string `json:"raw"`
-}
-
-// v5Transcript is a recorded Batsim 5 session (batsim/v5/testdata).
-func v5Transcript(t *testing.T, name string) []v5line {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "v5", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []v5line
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var l v5line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, l)
-	}
-	return out
-}
 
 func edcStarter(b []byte) (*v5.EDC, error) {
 	e, _, err := edc.New(b, "test", discard())
@@ -73,7 +43,7 @@ func TestServeV5Transcripts(t *testing.T) {
 		{"easy.jsonl", "", true}, {"osep.jsonl", "", false}, {"killer.jsonl", zmq.TransportLibzmq, true},
 	} {
 		t.Run(c.name+"/"+c.transport, func(t *testing.T) {
-			lines := v5Transcript(t, c.name)
+			lines := corpus.ReadBatsim5Session(t, c.name)
 			ep, done := startListener(t, c.transport, func(l *zmq.Listener) error {
 				if c.auto {
 					h := batsim.HandlerFunc(func(*batsim.Message) (*batsim.Reply, error) {

@@ -1,47 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	json "github.com/goccy/go-json"
-
+	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/workloads"
 )
-
-// v5Lines reads a recorded Batsim 5 session (batsim/v5/testdata).
-func v5Lines(t *testing.T, name string) []struct{ Dir, Raw string } {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "batsim", "v5", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []struct{ Dir, Raw string }
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var l struct {
-			Dir string `json:"dir"`
-			Raw string `json:"raw"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, struct{ Dir, Raw string }{l.Dir, l.Raw})
-	}
-	return out
-}
 
 // bucma run serves Batsim 5 too: the first message tells it (no flag), and
 // the replies are those recorded against the real Batsim 5.
 func TestRunServesBatsim5(t *testing.T) {
 	for _, args := range [][]string{{"--scheduler", "easy"}, {"--scheduler", "easy", "--batsim5", "--transport", "libzmq"}} {
-		lines := v5Lines(t, "easy.jsonl")
+		lines := corpus.ReadBatsim5Session(t, "easy.jsonl")
 		ep, done, _ := startRun(t, args...)
 		c := dialBatsim(t, ep)
 		hello := request(t, c, lines[0].Raw)

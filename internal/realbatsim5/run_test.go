@@ -210,19 +210,7 @@ func serveZMQ(t testing.TB, observe func(batsim.Direction, []byte), plat, wl, di
 	}
 	ran := make(chan error, 1)
 	go func() { ran <- cmd.Wait() }()
-	var runErr, serveErr error
-	select {
-	case runErr = <-ran:
-		if runErr != nil {
-			cancel()
-		}
-		serveErr = <-served
-	case serveErr = <-served:
-		if serveErr != nil {
-			cancel() // Batsim would wait for the answer forever
-		}
-		runErr = <-ran
-	}
+	runErr, serveErr := batsimrun.Await(ran, served, cancel)
 	if serveErr != nil && !errors.Is(serveErr, zmq.ErrInterrupted) {
 		return collect(dir, log, fmt.Errorf("decision component: %w", serveErr))
 	}
@@ -376,32 +364,8 @@ func shared(rows []row) bool {
 }
 
 // firstDiff describes the first differing line of two files.
-func firstDiff(a, b []byte) string {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, x, y)
-		}
-	}
-	return "none"
-}
+func firstDiff(want, got []byte) string { return batsimrun.FirstDiff(want, got) }
 
 // seeds is how many seeds the differential cases run (BUCMA_DIFF_SEEDS,
 // default def).
-func seeds(t testing.TB, def int) int {
-	if s := os.Getenv("BUCMA_DIFF_SEEDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			t.Fatalf("BUCMA_DIFF_SEEDS=%q: want a number of seeds", s)
-		}
-		return n
-	}
-	return def
-}
+func seeds(t testing.TB, def int) int { return batsimrun.Seeds(t, def) }

@@ -61,22 +61,9 @@ func (p *edcEasy) JobEnded(_ *schedulers.State, j *schedulers.Job) {
 	p.decide = true
 }
 
-// firstFree is easy's available_hosts.left(n): the n lowest free hosts.
-func firstFree(s *schedulers.State, n int) []int {
-	out := make([]int, 0, n)
-	for i := range s.Hosts {
-		if len(out) == n {
-			break
-		}
-		if s.Hosts[i].Free() {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 func (p *edcEasy) start(s *schedulers.State, d *schedulers.Decider, e *edcJob, maxFinish float64) bool {
-	if !d.Start(e.job, firstFree(s, e.job.Res)) {
+	// available_hosts.left(n): the n lowest free hosts.
+	if !d.Start(e.job, schedulers.FirstFit{}.Select(s, e.job, e.job.Res)) {
 		return false
 	}
 	e.maxFinish = maxFinish
