@@ -161,8 +161,8 @@ func (a *Adapter) ToV4(m *Message) (*batsim.Message, error) {
 		case *Unknown:
 			add(e, e.Type, &batsim.Unknown{Raw: d.Raw})
 		default:
-			// HostsTurnedOnOff, ProbeDataEmitted and decisions: nothing a
-			// Batsim 4 process was told of.
+			// ProbeDataEmitted and decisions: nothing a Batsim 4 process
+			// was told of.
 			raw, err := json.Marshal(e.Data)
 			if err != nil {
 				raw = json.RawMessage("{}")
