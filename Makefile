@@ -1,6 +1,8 @@
 # bucma — build, simulate, test and serve Batsim.
 #
 #   make build    compile bin/bucma
+#   make lib      compile bin/libbucma.so, bucma as a Batsim 5 decision
+#                 component library (batsim5 -l bin/libbucma.so '{"policy":...}')
 #   make run      build, then simulate EASY backfilling on the bundled Lille
 #                 platform and workload with the embedded engine (out/lille-easy_*)
 #   make serve    build, then serve one Batsim simulation with EASY backfilling
@@ -18,6 +20,9 @@
 #   make test-batsim  the real-Batsim tier alone, verbose, with SEEDS seeds per
 #                 case (it needs batsim, and batsched, on PATH or in BATSIM /
 #                 BATSCHED; make test runs it too, with one seed per case)
+#   make test-batsim5 the Batsim 5 tier alone, verbose, with SEEDS seeds per
+#                 twin case (it needs batsim5 on PATH or in BATSIM5; make test
+#                 runs it too, with two seeds)
 #
 # Variables: GO (go command), SIM_ARGS (extra arguments of "bucma simulate",
 # e.g. SIM_ARGS='--scheduler bucma5302'), RUN_ARGS (extra arguments of
@@ -27,6 +32,7 @@
 
 GO         ?= go
 BIN        ?= bin/bucma
+LIB        ?= bin/libbucma.so
 RUN_ARGS   ?=
 SIM_ARGS   ?=
 TEST_FLAGS ?= -race
@@ -36,12 +42,15 @@ SEEDS      ?= 20
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build run serve test test-examples test-fast test-batsim vet fuzz bench bench-batsim bench-engine deps clean
+.PHONY: all build lib run serve test test-examples test-fast test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean
 
 all: build
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/bucma
+
+lib: deps
+	$(GO) build -buildmode=c-shared -o $(LIB) ./cmd/libbucma
 
 run: build
 	@mkdir -p out
@@ -54,11 +63,15 @@ serve: build
 # The real-Batsim tier (internal/realbatsim) compares output files with the
 # real Batsim's: it runs without the race detector (the code it drives is
 # race-tested by its own packages' tests), one seed per case.
+# The Batsim 5 tier (internal/realbatsim5) likewise: batsim5 against bucma
+# over ZeroMQ and as a library, and Batsim's own test components.
 TIER = github.com/bucma-sched/bucma/internal/realbatsim
+TIER5 = github.com/bucma-sched/bucma/internal/realbatsim5
 
 test: deps vet
-	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -vx '$(TIER)')
+	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -vx -e '$(TIER)' -e '$(TIER5)')
 	$(GO) test -count=1 -timeout 30m $(TIER)
+	@$(MAKE) --no-print-directory test-batsim5 SEEDS=2
 	$(MAKE) --no-print-directory test-examples
 
 # The examples module (examples/go.mod, another module that uses bucma's
@@ -78,6 +91,16 @@ test-batsim: deps
 		/(engine|bucma) vs/ || /^(ok|FAIL|PASS)/ {print; next} p {print}' $$log; \
 	exit $$rc
 
+# The Batsim 5 tier alone, verbose: its counts, and each failing case.
+# Printed: the tests' summaries (their counts), each skip, and each failing
+# case with its messages.
+test-batsim5: deps
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	BUCMA_DIFF_SEEDS=$(SEEDS) $(GO) test ./internal/realbatsim5 -count=1 -v -timeout 1h >$$log 2>&1; rc=$$?; \
+	awk '/^ *--- FAIL/ {p=1; print; next} /^ *--- (PASS|SKIP)/ || /^=== / {p=0; next} \
+		/^    [a-z0-9_]+_test\.go:[0-9]+: / && !/ differs: start / && !/ jobs differ$$/ || /skipped/ || /^(ok|FAIL|PASS)/ {print; next} p {print}' $$log; \
+	exit $$rc
+
 # The suite without the race detector (about ten times faster).
 test-fast: deps
 	$(GO) test ./...
@@ -88,7 +111,7 @@ vet: deps
 # Every decoder's fuzz target, $(FUZZTIME) each: package:target pairs. Each
 # target fails on an input that takes more than 2 s (internal/fuzzguard).
 FUZZ_TARGETS = \
-	batsim:FuzzDecode batsim:FuzzParseIntervalSet batsim/zmq:FuzzZMTPRecv \
+	batsim:FuzzDecode batsim:FuzzParseIntervalSet batsim/zmq:FuzzZMTPRecv batsim/v5:FuzzDecode \
 	workloads:FuzzParse workloads:FuzzFromSWF \
 	platforms:FuzzParse \
 	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \

@@ -101,6 +101,18 @@ func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
 	return nil
 }
 
+// AdvanceTo moves the reply's now to t, not earlier than its now: the
+// decision process says it decided until t. The events added afterwards are
+// dated t, and Batsim (4 as 5) applies them at t, later than the message it
+// answers.
+func (r *Reply) AdvanceTo(t float64) error {
+	if math.IsNaN(t) || math.IsInf(t, 0) || t < r.now {
+		return fmt.Errorf("reply now=%v: cannot move to %v (a reply's now never goes back)", r.now, t)
+	}
+	r.now = t
+	return nil
+}
+
 // LastDate is the date of the reply's last event (now when it has none).
 func (r *Reply) LastDate() float64 {
 	if n := len(r.events); n > 0 {

@@ -125,7 +125,7 @@ func commandPath(c *cli.Context) string {
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
-		Usage: "serve one Batsim simulation with a scheduling policy (Batsim connects to us over ZeroMQ)",
+		Usage: "serve one Batsim simulation with a scheduling policy (Batsim 4 or 5 connects to us over ZeroMQ)",
 		Description: `Binds a ZeroMQ REP socket and answers Batsim's messages until SIMULATION_ENDS.
 Start Batsim with a matching --socket-endpoint (its default, tcp://localhost:28000,
 reaches bucma's default tcp://*:28000), in either order:
@@ -140,8 +140,14 @@ With -s 'tcp://127.0.0.1:*' the system picks a free port as the socket binds;
    until [ -s ep ]; do sleep 0.1; done
    batsim -p platform.xml -w workload.json -s "$(cat ep)"
 
+Batsim 5 is served too (the first message tells the two apart; --batsim5
+requires it): start it with -s ENDPOINT INIT, INIT empty or bucma's init string
+('{"options": {...}}'):
+
+   batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28000 '' -e out/
+
 Policy options come from --option key=value (repeatable) and from Batsim's
---sched-cfg '{"key": value, ...}'; --option wins. 'bucma list' shows every policy
+--sched-cfg '{"key": value, ...}' (Batsim 5: the init string's options); --option wins. 'bucma list' shows every policy
 and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
 error or a timeout, 2 on a bad command line or option, 130 when interrupted
 (SIGINT, SIGTERM or SIGQUIT).`,
@@ -156,6 +162,7 @@ error or a timeout, 2 on a bad command line or option, 130 when interrupted
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE`"},
+			batsim5Flag(),
 		},
 		Action: runAction,
 	}
@@ -225,7 +232,8 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	err = serve(ctx, cfg, sess, c.String("endpoint-file"), spec.Name)
+	start := edcStarter(spec, sess, log, c.Bool("verbose"))
+	err = serve(ctx, cfg, sess, start, c.Bool("batsim5"), c.String("endpoint-file"), spec.Name)
 	if err == nil {
 		return trace.commit()
 	}
@@ -237,8 +245,9 @@ func runAction(c *cli.Context) error {
 }
 
 // serve binds the socket, writes the endpoint file (when path is not
-// empty), then serves the simulation.
-func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, path, scheduler string) error {
+// empty), then serves the simulation: Batsim 4 with h, Batsim 5 with the
+// decision component start builds (only Batsim 5 with v5only).
+func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, start zmq.EDCStarter, v5only bool, path, scheduler string) error {
 	l, err := zmq.Listen(cfg)
 	if err != nil {
 		return err
@@ -254,7 +263,10 @@ func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, path, sch
 	if serveBound != nil {
 		serveBound(ep)
 	}
-	return l.Serve(ctx, h)
+	if v5only {
+		return l.ServeV5(ctx, start)
+	}
+	return l.ServeAuto(ctx, h, start)
 }
 
 // rootAction runs for "bucma" without a command: help, or exit status 2 for

@@ -61,6 +61,7 @@ SIGTERM or SIGQUIT).`,
 			&cli.StringFlag{Name: "sched-cfg", Usage: "string forwarded as config.sched-config (policy options as a JSON object)"},
 			&cli.StringFlag{Name: "sched-cfg-file", Usage: "read the sched-config string from `FILE`"},
 			&cli.StringFlag{Name: "latency", Value: "batsim", Usage: "internal message latencies: batsim or none"},
+			jobsFormatFlag(),
 			&cli.BoolFlag{Name: "approximate", Usage: "simulate inputs the engine does not reproduce exactly (traces, routes it cannot compute) instead of refusing them; the summary says the results are approximate"},
 			&cli.BoolFlag{Name: "validate", Usage: "audit the in-process scheduler's whole state after every decision"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE` (in-process only)"},
@@ -208,6 +209,7 @@ func simulateAction(c *cli.Context) error {
 		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
 		Approximate: c.Bool("approximate"), WorkloadsChecked: true,
 		ComputeSharing: c.Bool("enable-compute-sharing"), Energy: c.Bool("energy"),
+		Batsim5Jobs: c.String("jobs-format") == "batsim5",
 	}
 	if scfg.Spec != nil && scfg.Spec.Energy && !c.IsSet("energy") {
 		cfg.Energy = true

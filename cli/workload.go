@@ -29,6 +29,7 @@ func workloadCommand() *cli.Command {
 			workloadBotCommand(),
 			workloadSWFCommand(),
 			workloadDelaysCommand(),
+			workloadToV5Command(),
 		},
 	}
 }

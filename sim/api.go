@@ -67,7 +67,12 @@ type Config struct {
 	Preloaded []*Preloaded
 	// ExportPrefix is Batsim's --export: PREFIX_jobs.csv and
 	// PREFIX_schedule.csv are written; "" writes nothing.
-	ExportPrefix          string
+	ExportPrefix string
+	// Batsim5Jobs writes PREFIX_jobs.csv as Batsim 5.0.0-rc2 writes its
+	// jobs.csv: the same columns, the profile column in "workload!name"
+	// form, the metadata column empty rather than "" (Batsim 5 has no job
+	// metadata). The other columns and the row order are Batsim 4's.
+	Batsim5Jobs           bool
 	Latency               Latency
 	ForwardProfiles       bool // --forward-profiles-on-submission
 	DynamicJobs           bool // --enable-dynamic-jobs

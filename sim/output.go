@@ -303,6 +303,10 @@ func (e *engine) writeJob(j *job) error {
 	b = append(b, ',')
 	b = append(b, j.wl.name...)
 	b = append(b, ',')
+	if e.cfg.Batsim5Jobs {
+		b = append(b, j.wl.name...)
+		b = append(b, '!')
+	}
 	b = append(b, j.prof.name...)
 	b = append(b, ',')
 	b = batsimfmt.AppendFloat(b, j.subtime)
@@ -337,11 +341,15 @@ func (e *engine) writeJob(j *job) error {
 		// The execution is over; the row was its last use.
 		j.run = nil
 	}
-	b = append(b, '"')
-	if j.hasMetadata {
-		b = append(b, e.metadata[j]...)
+	if e.cfg.Batsim5Jobs {
+		b = append(b, '\n')
+	} else {
+		b = append(b, '"')
+		if j.hasMetadata {
+			b = append(b, e.metadata[j]...)
+		}
+		b = append(b, '"', '\n')
 	}
-	b = append(b, '"', '\n')
 	e.out.scratch = b
 	// The row was the last use of the job's profile.
 	j.prof = nil

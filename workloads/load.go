@@ -114,9 +114,15 @@ func LoadChecked(path string, opts ValidateOptions) (*Workload, []Finding, error
 // other than delay, parallel, parallel_homogeneous,
 // parallel_homogeneous_total and composed. Value checks (duplicate ids,
 // negative subtimes, unknown profiles, ...) are left to Validate.
+//
+// A Batsim 5 workload (profile types DelayProfile, ...) is converted to
+// Batsim 4's form first (FromV5), and the result has V5 set.
 func Parse(data []byte, name string) (*Workload, error) {
 	if w := parseFast(data, name); w != nil {
 		return w, nil
+	}
+	if IsV5(data) {
+		return FromV5(data, name)
 	}
 	return parseTree(data, name)
 }

@@ -16,6 +16,10 @@ type Workload struct {
 	// (e.g. "meta" written by the generators), in file order.
 	Extra []KeyValue
 
+	// V5 says the file was in Batsim 5's format, converted to Batsim 4's
+	// when it was read (see FromV5).
+	V5 bool
+
 	// parseWarnings holds what Parse noticed but Batsim tolerates
 	// (duplicate keys); Validate reports them.
 	parseWarnings []Finding

@@ -224,12 +224,16 @@ func (l *Listener) close(linger time.Duration) (err error) {
 // the conversation without an answer (an invalid answer would make Batsim
 // abort anyway).
 func (l *Listener) Serve(ctx context.Context, h batsim.Handler) error {
+	return l.ServeRaw(ctx, l.v4Step(h))
+}
+
+// v4Step is Serve's step: it answers one Batsim 4 message with h's reply,
+// and says whether the reply ends the simulation.
+func (l *Listener) v4Step(h batsim.Handler) func(raw []byte) ([]byte, bool, error) {
 	cfg, log := l.cfg, l.log
 	dec := batsim.NewDecoder(log)
 	received := 0
-	// step answers one message: the reply to send, and whether it ends the
-	// simulation.
-	step := func(raw []byte) ([]byte, bool, error) {
+	return func(raw []byte) ([]byte, bool, error) {
 		received++
 		if cfg.Observe != nil {
 			cfg.Observe(batsim.FromBatsim, raw)
@@ -256,7 +260,6 @@ func (l *Listener) Serve(ctx context.Context, h batsim.Handler) error {
 		}
 		return out, done, nil
 	}
-	return l.ServeRaw(ctx, step)
 }
 
 // ServeRaw serves one simulation at the level of raw messages: step gets

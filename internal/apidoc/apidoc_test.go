@@ -18,7 +18,7 @@ import (
 var public = []string{
 	"sched", "sched/xtime", "policies", "policies/basic", "policies/bucma", "policies/wtrust",
 	"policies/osep", "policies/sge", "policies/gang", "policies/bot", "testkit", "testkit/batsimrun", "cli",
-	"batsim", "batsim/zmq", "sim", "workloads", "platforms", "expe",
+	"batsim", "batsim/v5", "batsim/zmq", "sim", "workloads", "platforms", "expe",
 }
 
 func TestExportedNamesDocumented(t *testing.T) {

@@ -149,7 +149,12 @@ func Transcripts(t testing.TB) []Transcript {
 // ReadTranscript reads a transcript of a case (at least one line).
 func ReadTranscript(t testing.TB, name, file string) []Line {
 	t.Helper()
-	path := Path(name, file)
+	return readLines(t, Path(name, file))
+}
+
+// readLines reads a file of JSON lines (at least one).
+func readLines(t testing.TB, path string) []Line {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

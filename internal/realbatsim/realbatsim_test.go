@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,16 +25,7 @@ import (
 
 // seeds is how many seeds each (shape, mix) combination runs:
 // BUCMA_DIFF_SEEDS overrides the default (one: make test-batsim runs 20).
-func seeds(t *testing.T, def int) int {
-	if s := os.Getenv("BUCMA_DIFF_SEEDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			t.Fatalf("BUCMA_DIFF_SEEDS=%q: want a number of seeds", s)
-		}
-		return n
-	}
-	return def
-}
+func seeds(t *testing.T, def int) int { return batsimrun.Seeds(t, def) }
 
 // mixes are the kinds of workloads the differential tests cover.
 var mixes = map[string]scenario.Mix{
@@ -138,23 +128,9 @@ func writeInputs(t *testing.T, dir string, platformXML []byte, w *workloads.Work
 	return plat, wl
 }
 
-// firstDiff describes the first differing line of two CSV files.
-func firstDiff(a, b []byte) string {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  batsim: %s\n  bucma:  %s", i+1, x, y)
-		}
-	}
-	return "identical"
-}
+// firstDiff describes the first differing line of two CSV files (want:
+// the real Batsim's, got: bucma's).
+func firstDiff(a, b []byte) string { return batsimrun.FirstDiff(a, b) }
 
 // tally counts cases and identical results for the summary line, and the
 // cases without a reference (the reference scheduler aborted).

@@ -161,7 +161,36 @@ func WithHandler(ctx context.Context, o Options, platform, workload, dir string,
 	}
 	ran := make(chan error, 1)
 	go func() { ran <- cmd.Wait() }()
-	var runErr, serveErr error
+	runErr, serveErr := Await(ran, served, cancel)
+	switch {
+	case serveErr != nil && !errors.Is(serveErr, zmq.ErrInterrupted):
+		return collect(dir, log.Bytes(), fmt.Errorf("scheduler: %w", serveErr))
+	case runErr != nil:
+		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))
+	}
+	return collect(dir, log.Bytes(), nil)
+}
+
+// Seeds is how many seeds a differential case of a tier runs:
+// BUCMA_DIFF_SEEDS overrides def (make test-batsim and make test-batsim5
+// set it from SEEDS).
+func Seeds(t testing.TB, def int) int {
+	t.Helper()
+	if s := os.Getenv("BUCMA_DIFF_SEEDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			t.Fatalf("BUCMA_DIFF_SEEDS=%q: want a number of seeds", s)
+		}
+		return n
+	}
+	return def
+}
+
+// Await waits for a Batsim process (its Wait's result on ran) and the
+// scheduler served in this process (its Serve's result on served): when one
+// fails, cancel stops the other (a scheduler that stopped leaves Batsim
+// waiting forever, and a Batsim that stopped leaves the scheduler waiting).
+func Await(ran, served <-chan error, cancel func()) (runErr, serveErr error) {
 	select {
 	case runErr = <-ran:
 		if runErr != nil {
@@ -170,18 +199,30 @@ func WithHandler(ctx context.Context, o Options, platform, workload, dir string,
 		serveErr = <-served
 	case serveErr = <-served:
 		if serveErr != nil {
-			// A scheduler that stopped leaves Batsim waiting forever.
 			cancel()
 		}
 		runErr = <-ran
 	}
-	switch {
-	case serveErr != nil && !errors.Is(serveErr, zmq.ErrInterrupted):
-		return collect(dir, log.Bytes(), fmt.Errorf("scheduler: %w", serveErr))
-	case runErr != nil:
-		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))
+	return runErr, serveErr
+}
+
+// FirstDiff describes the first differing line of two text files, a the
+// reference (want) and b the result (got); "identical" when they are.
+func FirstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(la) || i < len(lb); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, x, y)
+		}
 	}
-	return collect(dir, log.Bytes(), nil)
+	return "identical"
 }
 
 // BatschedFailure is a batsched that stopped on an error (an assertion,
