@@ -94,7 +94,7 @@ type Options struct {
 	Batsim string
 	// Args are added to Batsim's command line (e.g. --enable-dynamic-jobs).
 	Args []string
-	// Timeout bounds the whole run (default 2 minutes).
+	// Timeout bounds the whole run (default 5 minutes: a large case on a loaded 2-core machine takes more than 2).
 	Timeout time.Duration
 	// Prefix, when set, runs Batsim through this command (e.g. taskset -c 0).
 	Prefix []string
@@ -104,7 +104,7 @@ func (o Options) timeout() time.Duration {
 	if o.Timeout > 0 {
 		return o.Timeout
 	}
-	return 2 * time.Minute
+	return 5 * time.Minute
 }
 
 func batsimCmd(ctx context.Context, o Options, platform, workload, dir, endpoint string) *exec.Cmd {
