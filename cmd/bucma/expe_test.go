@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,8 +22,12 @@ import (
 // "bucma simulate" processes.
 func TestMain(m *testing.M) {
 	if os.Getenv("BUCMA_TEST_MAIN") == "1" {
-		exitOnQuit()
-		os.Exit(exitCode(newApp().Run(os.Args)))
+		exitOnInterrupt()
+		if os.Getenv("BUCMA_TEST_SIGNALS_READY") == "1" {
+			// Tests that signal the process wait for this line.
+			fmt.Fprintln(os.Stderr, "signal handlers installed")
+		}
+		os.Exit(exitCode(runCLI(newApp(), os.Args)))
 	}
 	os.Exit(m.Run())
 }

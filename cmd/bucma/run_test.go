@@ -380,12 +380,27 @@ func TestRunProcessSIGQUIT(t *testing.T) {
 // returns it once it listens, with its endpoint and its standard error.
 func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuffer) {
 	t.Helper()
+	// The debug log names the endpoint once the socket is bound.
+	cmd, m, logs := startProcess(t, nil, endpointRE, append([]string{"run", "-s", "tcp://127.0.0.1:*", "-v"}, args...)...)
+	return cmd, m[1], logs
+}
+
+// startProcess starts a real "bucma args..." process (the test binary
+// acting as bucma, see TestMain) with stdin as its standard input (nil:
+// none), and returns it once a line of its standard error matches ready
+// (with the submatches), with its standard error. The process's signal
+// handlers are installed before it logs anything.
+func startProcess(t *testing.T, stdin *os.File, ready *regexp.Regexp, args ...string) (*exec.Cmd, []string, *syncBuffer) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, append([]string{"run", "-s", "tcp://127.0.0.1:*", "-v"}, args...)...)
-	cmd.Env = append(os.Environ(), "BUCMA_TEST_MAIN=1")
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), "BUCMA_TEST_MAIN=1", "BUCMA_TEST_SIGNALS_READY=1")
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -394,8 +409,7 @@ func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuff
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	// The debug log names the endpoint once the socket is bound.
-	endpoint := make(chan string, 1)
+	matched := make(chan []string, 1)
 	logs := &syncBuffer{}
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -404,19 +418,19 @@ func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuff
 		for sc.Scan() {
 			line := sc.Text()
 			logs.Write([]byte(line + "\n"))
-			if m := endpointRE.FindStringSubmatch(line); m != nil && !sent {
-				endpoint <- m[1]
+			if m := ready.FindStringSubmatch(line); m != nil && !sent {
+				matched <- m
 				sent = true
 			}
 		}
 	}()
 	select {
-	case ep := <-endpoint:
-		return cmd, ep, logs
+	case m := <-matched:
+		return cmd, m, logs
 	case <-time.After(runGuard):
-		t.Fatalf("bucma run did not log its endpoint:\n%s", logs.String())
+		t.Fatalf("bucma %s never logged a line matching %s:\n%s", strings.Join(args, " "), ready, logs.String())
 	}
-	return nil, "", nil
+	return nil, nil, nil
 }
 
 // waitProcess waits for cmd to exit and returns its Wait error.
