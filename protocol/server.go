@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -20,7 +21,8 @@ const DefaultEndpoint = "tcp://*:28000"
 
 // Handler answers one Batsim message. schedulers.Session satisfies it.
 // A nil reply with a nil error is answered with an empty reply at the
-// message's now. An error ends the conversation without an answer.
+// message's now. An error ends the conversation: the message is answered
+// with StopReply.
 type Handler interface {
 	Handle(*Message) (*Reply, error)
 }
@@ -113,6 +115,34 @@ func (e *TimeoutError) Error() string {
 	}
 	return fmt.Sprintf("no message from Batsim for %v (after %d messages)", e.Timeout, e.Messages)
 }
+
+// StopReply is the answer to a message the scheduler cannot go on from (a
+// message that does not decode, an error of the handler): a reply that
+// makes Batsim stop rather than wait forever. Batsim has no event by which
+// a scheduler ends a simulation, and a closed connection does not end its
+// wait (its REQ socket reconnects and keeps waiting); but a SET_RESOURCE_STATE
+// whose resources do not parse as an interval set makes Batsim 3 and 4 throw
+// a runtime error that it handles like a broken connection: it logs it
+// ("Runtime error received: Invalid JSON message: ... part
+// 'bucma_stopped_on_an_error:see_the_scheduler's_log' cannot be parsed"),
+// writes its output files with the jobs done so far, and aborts (Batsim
+// 4.2.1 exits with status 134). bucma's embedded engine refuses it as an
+// invalid interval set naming the same text.
+func StopReply(now float64) []byte {
+	if math.IsNaN(now) || math.IsInf(now, 0) || now < 0 {
+		now = 0
+	}
+	b := append([]byte(`{"now":`), appendFloat(nil, now)...)
+	b = append(b, `,"events":[{"timestamp":`...)
+	b = appendFloat(b, now)
+	b = append(b, `,"type":"`+TypeSetResourceState+`","data":{"resources":`...)
+	b = appendString(b, stopResources)
+	return append(b, `,"state":"0"}}]}`...)
+}
+
+// stopResources is the resources of StopReply: no interval set, the first
+// word of which Batsim quotes in its log.
+const stopResources = "bucma_stopped_on_an_error:see_the_scheduler's_log"
 
 // pollSlice bounds each wait so that cancellation is noticed promptly.
 const pollSlice = 100 * time.Millisecond
@@ -232,8 +262,8 @@ func (l *Listener) close(linger time.Duration) (err error) {
 // answer is flushed before the socket closes), ErrInterrupted when ctx is
 // cancelled, a *TimeoutError when Batsim is silent too long, and the error
 // otherwise: a message that does not decode or an error of the handler ends
-// the conversation without an answer (an invalid answer would make Batsim
-// abort anyway).
+// the conversation, the message answered with StopReply so that Batsim
+// stops (writing its output files) rather than wait forever.
 func (l *Listener) Serve(ctx context.Context, h Handler) error {
 	cfg, log := l.cfg, l.log
 	dec := NewDecoder(log)
@@ -248,11 +278,11 @@ func (l *Listener) Serve(ctx context.Context, h Handler) error {
 		msg, err := dec.Decode(raw, FromBatsim)
 		if err != nil {
 			log.Error("cannot decode a message from Batsim", "message", received, "error", err, "text", excerpt(raw, 200))
-			return nil, false, fmt.Errorf("message %d from Batsim: %w", received, err)
+			return StopReply(0), true, fmt.Errorf("message %d from Batsim: %w", received, err)
 		}
 		reply, err := h.Handle(msg)
 		if err != nil {
-			return nil, false, fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
+			return StopReply(msg.Now), true, fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
 		}
 		if reply == nil {
 			reply = NewReply(msg.Now)
@@ -273,9 +303,11 @@ func (l *Listener) Serve(ctx context.Context, h Handler) error {
 // ServeRaw serves one simulation at the level of raw messages: step gets
 // each message's bytes as received and returns the reply's bytes, sent as
 // they are, and whether the reply ends the conversation (Serve's step says
-// so after SIMULATION_ENDS). ServeRaw checks nothing in the messages; it
-// is for tools that measure the transport (a replay of recorded replies).
-// Its errors, cancellation and timeouts are Serve's.
+// so after SIMULATION_ENDS). When step fails, the reply it returned (if
+// any: Serve's is StopReply) is sent before ServeRaw returns the error.
+// ServeRaw checks nothing in the messages; it is for tools that measure the
+// transport (a replay of recorded replies). Its errors, cancellation and
+// timeouts are Serve's.
 func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []byte, done bool, err error)) (err error) {
 	cfg, sock := l.cfg, l.sock
 	linger := cfg.Linger
@@ -310,15 +342,15 @@ func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []
 		}
 		received++
 		out, done, err := step(frames[0])
-		if err != nil {
+		if err != nil && out == nil {
 			return err
 		}
-		if _, err := sock.SendBytes(out, 0); err != nil {
-			return fmt.Errorf("replying to Batsim: %w", err)
+		if _, serr := sock.SendBytes(out, 0); serr != nil && err == nil {
+			return fmt.Errorf("replying to Batsim: %w", serr)
 		}
-		if done {
+		if done || err != nil {
 			finalLinger = linger
-			return nil
+			return err
 		}
 	}
 }

@@ -163,7 +163,9 @@ func WithHandler(ctx context.Context, o Options, platform, workload, dir string,
 		serveErr = <-served
 	case serveErr = <-served:
 		if serveErr != nil {
-			// A scheduler that stopped leaves Batsim waiting forever.
+			// A scheduler that stopped answered with
+			// protocol.StopReply, which ends Batsim; stop it at once
+			// anyway (nor is a failed run's output compared).
 			cancel()
 		}
 		runErr = <-ran
