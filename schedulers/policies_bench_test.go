@@ -6,7 +6,10 @@ import (
 	"strconv"
 	"testing"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/bucma-sched/bucma/protocol"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 // benchState builds a loaded platform: 1000 hosts (four speeds), 990 of
@@ -49,25 +52,24 @@ func benchState(n int) *State {
 }
 
 // BenchmarkDecide times one decision of every registered policy with 10k
-// and 100k waiting jobs on 1000 hosts.
+// and 100k waiting jobs, none of which the decision can start (so that each
+// iteration is the same decision), on a state that fits the policy:
+//
+//   - the queue policies and gang: benchState's 1000 hosts, 990 of them busy,
+//     jobs of 11 to 64 hosts waiting (gang gets them through a session, so
+//     that its host queues hold them);
+//   - the SGE policies: 1000 hosts of 4 slots, every slot busy with a
+//     sequential job, sequential jobs waiting;
+//   - the bag-of-tasks policies: 1000 cores in nodes of 4, BoTs of 100
+//     tasks whose first steps run, the later steps waiting;
+//   - the OSEP policies: osepBenchState's owned hosts, all busy.
 func BenchmarkDecide(b *testing.B) {
 	reg := Builtin()
 	for _, n := range []int{10_000, 100_000} {
-		s := benchState(n)
+		plain := benchState(n)
 		for _, name := range reg.Names() {
 			spec, _ := reg.Get(name)
-			if spec.DynamicJobs {
-				continue // sequential jobs on owned hosts: BenchmarkDecideOSEP
-			}
-			p, err := spec.Build(nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if st, ok := p.(Starter); ok {
-				if err := st.SimulationBegins(s); err != nil {
-					b.Fatal(err)
-				}
-			}
+			s, p := benchFixture(b, spec, n, plain)
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				for b.Loop() {
 					d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
@@ -79,6 +81,136 @@ func BenchmarkDecide(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchFixture returns the state and the policy BenchmarkDecide times for
+// spec with n waiting jobs (plain is benchState(n), shared by the queue
+// policies).
+func benchFixture(b *testing.B, spec *Spec, n int, plain *State) (*State, Policy) {
+	b.Helper()
+	switch {
+	case spec.DynamicJobs:
+		s := osepBenchState(n)
+		return s, builtPolicy(b, spec, s)
+	case spec.Energy:
+		return sessionFixture(b, spec, botBenchMessages(b, n))
+	case spec.ComputeSharing:
+		return sessionFixture(b, spec, sgeBenchMessages(n))
+	case spec.Profiles:
+		return sessionFixture(b, spec, queueBenchMessages(n))
+	}
+	return plain, builtPolicy(b, spec, plain)
+}
+
+// builtPolicy builds spec's policy with its defaults on s.
+func builtPolicy(b *testing.B, spec *Spec, s *State) Policy {
+	b.Helper()
+	p, err := spec.Build(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if st, ok := p.(Starter); ok {
+		if err := st.SimulationBegins(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return p
+}
+
+// benchHostsBegins is SIMULATION_BEGINS on 1000 hosts of four speeds, each
+// with the properties the policies read: slots (4), node (4 cores each)
+// and cluster (two of 500).
+func benchHostsBegins(sharing bool) protocol.Event {
+	res := make([]protocol.Resource, 1000)
+	for i := range res {
+		sp := strconv.FormatFloat(float64(1+i%4)*1e9, 'g', -1, 64)
+		res[i] = protocol.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{
+			"speed": sp, "slots": "4", "node": "n" + strconv.Itoa(i/4), "cluster": "c" + strconv.Itoa(i/500)}}
+	}
+	return protocol.Event{Type: protocol.TypeSimulationBegins, Data: &protocol.SimulationBegins{
+		NbResources: len(res), NbComputeResources: len(res), AllowComputeSharing: sharing, ComputeResources: res,
+		Profiles: map[string]map[string]json.RawMessage{"w0": {"d": json.RawMessage(`{"type":"delay","delay":3600}`)}}}}
+}
+
+// submitted is JOB_SUBMITTED of job id with the members of its description
+// after its id.
+func submitted(at float64, id, rest string) protocol.Event {
+	full := "w0!" + id
+	return protocol.Event{Timestamp: at, Type: protocol.TypeJobSubmitted,
+		Data: &protocol.JobSubmitted{JobID: full, Job: json.RawMessage(`{"id":"` + full + `",` + rest + `}`)}}
+}
+
+// queueBenchMessages: 99 jobs of 10 hosts start, then n jobs of 11 to 64
+// hosts wait (benchState's situation, through submissions).
+func queueBenchMessages(n int) []*protocol.Message {
+	r := rand.New(rand.NewPCG(uint64(n), 42))
+	first := &protocol.Message{Events: []protocol.Event{benchHostsBegins(false)}}
+	for k := 0; k < 99; k++ {
+		first.Events = append(first.Events, submitted(0, fmt.Sprintf("r%d", k), fmt.Sprintf(`"subtime":0,"res":10,"walltime":%d,"profile":"d","user":"u%d"`, 600+r.IntN(86400), r.IntN(200))))
+	}
+	next := &protocol.Message{Now: 1000}
+	for i := 0; i < n; i++ {
+		wall := ""
+		if r.IntN(20) > 0 {
+			wall = fmt.Sprintf(`"walltime":%d,`, 60+r.IntN(86400))
+		}
+		next.Events = append(next.Events, submitted(1000, strconv.Itoa(i), fmt.Sprintf(`"subtime":1000,"res":%d,%s"profile":"d","user":"u%d"`, 11+r.IntN(54), wall, r.IntN(200))))
+	}
+	return []*protocol.Message{first, next}
+}
+
+// sgeBenchMessages: 4000 sequential jobs fill every slot, then n more
+// wait.
+func sgeBenchMessages(n int) []*protocol.Message {
+	first := &protocol.Message{Events: []protocol.Event{benchHostsBegins(true)}}
+	for k := 0; k < 4000; k++ {
+		first.Events = append(first.Events, submitted(0, fmt.Sprintf("r%d", k), `"subtime":0,"res":1,"profile":"d"`))
+	}
+	next := &protocol.Message{Now: 1000}
+	for i := 0; i < n; i++ {
+		next.Events = append(next.Events, submitted(1000, strconv.Itoa(i), `"subtime":1000,"res":1,"profile":"d"`))
+	}
+	return []*protocol.Message{first, next}
+}
+
+// botBenchMessages: n/10000 BoTs of 100 tasks of 100 steps at 50 % arrive
+// at once, with 250 VMs each; their first steps run.
+func botBenchMessages(b *testing.B, n int) []*protocol.Message {
+	b.Helper()
+	var bots []workloads.BotSpec
+	for i := 0; i < n/10_000; i++ {
+		bots = append(bots, workloads.BotSpec{Name: fmt.Sprintf("b%d", i), VMs: 250, Quads: []workloads.BotQuad{{A: 0, D: 100, B: 100, C: 50}}})
+	}
+	w, err := workloads.BotWorkload(bots, workloads.BotWorkloadOptions{Hosts: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := &protocol.Message{Events: []protocol.Event{benchHostsBegins(true)}}
+	for _, j := range w.Jobs {
+		full := "w0!" + j.ID
+		raw, err := workloads.AppendForwardedJob(nil, j.Raw, full)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Events = append(m.Events, protocol.Event{Type: protocol.TypeJobSubmitted, Data: &protocol.JobSubmitted{JobID: full, Job: raw}})
+	}
+	return []*protocol.Message{m}
+}
+
+// sessionFixture plays msgs to a session of spec and returns its state
+// and policy once they are answered.
+func sessionFixture(b *testing.B, spec *Spec, msgs []*protocol.Message) (*State, Policy) {
+	b.Helper()
+	sess, err := NewSession(SessionConfig{Spec: spec})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range msgs {
+		if _, err := sess.Handle(m); err != nil {
+			b.Fatalf("%s: %v", spec.Name, err)
+		}
+	}
+	return sess.State(), sess.Policy()
 }
 
 // BenchmarkBUCMASubmission times BUCMA's work when a job arrives on a full
@@ -133,31 +265,4 @@ func osepBenchState(n int) *State {
 	s.Now = t + 1
 	s.reindexHosts()
 	return s
-}
-
-// BenchmarkDecideOSEP times one decision of the OSEP policies (no free
-// host, no round due) with 10k and 100k waiting jobs on 1000 owned hosts.
-func BenchmarkDecideOSEP(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		for _, name := range []string{"osep", "osep-hetero"} {
-			s := osepBenchState(n)
-			spec, _ := Builtin().Get(name)
-			p, err := spec.Build(nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := p.(Starter).SimulationBegins(s); err != nil {
-				b.Fatal(err)
-			}
-			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
-				for b.Loop() {
-					d := &Decider{s: s, reply: protocol.NewReply(s.Now)}
-					p.Decide(s, d)
-					if d.Err() != nil || len(d.Started()) != 0 {
-						b.Fatalf("decision changed the state: %v, %d started", d.Err(), len(d.Started()))
-					}
-				}
-			})
-		}
-	}
 }
