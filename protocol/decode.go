@@ -20,10 +20,12 @@ import (
 // enforces on its own: a message Decode accepts from a scheduler is one Batsim
 // would parse without aborting (state-dependent rules such as "the job is
 // waiting" are the engine's business). Decoding Batsim's message checks
-// what every message of Batsim satisfies: event timestamps in
-// non-decreasing order and none after now, a final job_state in
-// JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id (rules
-// that need the conversation's history are the scheduler framework's).
+// what every message of Batsim satisfies: a now that is not negative, event
+// timestamps in non-decreasing order and none after now, resource counts in
+// SIMULATION_BEGINS that match its lists, a final job_state in
+// JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id and a
+// walltime of -1 or more than 0 (rules that need the conversation's history
+// are the scheduler framework's).
 // Numbers are read as rapidjson 1.1 reads them (Double), in both
 // directions: bucma holds the doubles batsched holds of Batsim's messages,
 // and the engine those Batsim holds of a scheduler's reply.

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // blockGuard bounds each block, and makeGuard the build: guards against a
@@ -23,20 +25,6 @@ const (
 	blockGuard = 10 * time.Minute
 	makeGuard  = 10 * time.Minute
 )
-
-// repoRoot is the repository's root (the tests run in this package's
-// directory).
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("no go.mod in %s", root)
-	}
-	return root
-}
 
 // allBlocks parses every document, failing t on any problem.
 func allBlocks(t *testing.T, root string) []Block {
@@ -61,7 +49,7 @@ func allBlocks(t *testing.T, root string) []Block {
 
 // Every shell block of the documentation says how it is tested.
 func TestDocsBlocksAreMarked(t *testing.T) {
-	blocks := allBlocks(t, repoRoot(t))
+	blocks := allBlocks(t, corpus.ModuleRoot())
 	counts := map[string]int{}
 	for _, b := range blocks {
 		counts[b.Kind]++
@@ -114,7 +102,7 @@ func TestDocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the documentation's commands are not run with -short")
 	}
-	root := repoRoot(t)
+	root := corpus.ModuleRoot()
 	blocks := allBlocks(t, root)
 	if t.Failed() {
 		return
@@ -296,4 +284,3 @@ func tail(b []byte, n int) string {
 	}
 	return string(b)
 }
-

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/internal/batsimrun"
+	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/protocol"
 	"github.com/bucma-sched/bucma/schedulers"
 )
@@ -23,7 +24,7 @@ import (
 // line quoting the reply, instead of waiting forever for an answer.
 func TestStopReplyEndsBatsim(t *testing.T) {
 	bin := batsimrun.Batsim(t)
-	root := repoRoot(t)
+	root := corpus.ModuleRoot()
 	spec, err := schedulers.Builtin().Lookup("fcfs")
 	if err != nil {
 		t.Fatal(err)
@@ -76,20 +77,6 @@ func TestStopReplyEndsBatsim(t *testing.T) {
 		t.Errorf("Batsim's jobs file: %v %q", err, jobs)
 	}
 	t.Logf("Batsim ended after the stop reply: %v", ee)
-}
-
-// repoRoot is the module's root directory (the tests run in their
-// package's).
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		t.Fatalf("no go.mod in %s", dir)
-	}
-	return dir
 }
 
 func tailOf(s string) string {
