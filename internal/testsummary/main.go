@@ -253,8 +253,15 @@ func (s *summary) packageEnded(p *pkg, e event) {
 	default:
 		fmt.Fprintf(s.w, "ok    %-58s %8s  %s\n", p.name, elapsed, counts)
 	}
-	for _, t := range slices.Sorted(maps.Keys(p.skipped)) {
-		fmt.Fprintf(s.w, "      skipped %s: %s\n", t, shorten(p.skipped[t], 200))
+	// Tests skipped for one reason (Batsim is not installed) share a line.
+	byReason := map[string][]string{}
+	for t, why := range p.skipped {
+		byReason[why] = append(byReason[why], t)
+	}
+	for _, why := range slices.Sorted(maps.Keys(byReason)) {
+		tests := byReason[why]
+		slices.Sort(tests)
+		fmt.Fprintf(s.w, "      skipped %s: %s\n", strings.Join(tests, ", "), shorten(why, 200))
 	}
 }
 

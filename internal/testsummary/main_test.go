@@ -21,6 +21,8 @@ func TestSummary(t *testing.T) {
 		`{"Action":"fail","Package":"m/a","Test":"TestTwo","Elapsed":0}`,
 		`{"Action":"output","Package":"m/a","Test":"TestBatsim","Output":"    b_test.go:12: real-Batsim tier skipped: batsim is not on PATH\n"}`,
 		`{"Action":"skip","Package":"m/a","Test":"TestBatsim","Elapsed":0}`,
+		`{"Action":"output","Package":"m/a","Test":"TestAlsoBatsim","Output":"    c_test.go:7: real-Batsim tier skipped: batsim is not on PATH\n"}`,
+		`{"Action":"skip","Package":"m/a","Test":"TestAlsoBatsim","Elapsed":0}`,
 		`{"Action":"fail","Package":"m/a","Elapsed":1.5}`,
 		`{"ImportPath":"m/b [m/b.test]","Action":"build-output","Output":"b.go:3:1: syntax error\n"}`,
 		`{"ImportPath":"m/b [m/b.test]","Action":"build-fail"}`,
@@ -42,7 +44,7 @@ func TestSummary(t *testing.T) {
 	}
 	text := out.String()
 	lines := strings.Split(strings.TrimSpace(text), "\n")
-	if last := lines[len(lines)-1]; last != "2 passed, 3 failed, 1 skipped" {
+	if last := lines[len(lines)-1]; last != "2 passed, 3 failed, 2 skipped" {
 		t.Errorf("last line %q\n%s", last, text)
 	}
 	if strings.Contains(text, "m/d") {
@@ -50,7 +52,7 @@ func TestSummary(t *testing.T) {
 	}
 	for _, w := range []string{
 		"FAIL  m/a", "2 failed", "--- TestTwo/sub:", "got 3, want 4",
-		"skipped TestBatsim: real-Batsim tier skipped: batsim is not on PATH",
+		"skipped TestAlsoBatsim, TestBatsim: real-Batsim tier skipped: batsim is not on PATH",
 		"FAIL  m/b", "b.go:3:1: syntax error",
 		"ok    m/c", "a line that is not an event",
 	} {
