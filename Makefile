@@ -3,15 +3,21 @@
 #   make build    compile bin/bucma
 #   make lib      compile bin/libbucma.so, bucma as a Batsim 5 decision
 #                 component library (batsim5 -l bin/libbucma.so '{"policy":...}')
-#   make run      build, then simulate EASY backfilling on the bundled Lille
-#                 platform and workload with the embedded engine (out/lille-easy_*)
-#   make serve    build, then serve one Batsim simulation with EASY backfilling
-#                 on tcp://*:28000 (start Batsim in another terminal)
+#   make run      build, then simulate a policy (SCHED, default easy) on the
+#                 bundled Lille platform and workload with the embedded engine
+#                 (out/lille-SCHED_jobs.csv, _schedule.csv, _trace.csv)
+#   make serve    build, then serve one Batsim simulation with SCHED on
+#                 tcp://*:28000 (start Batsim in another terminal)
 #   make test     go vet + the whole test suite with the race detector (the
-#                 real-Batsim tier without it, one seed per case), then
-#                 make test-examples
-#   make test-examples  vet and test the examples module (examples/)
+#                 real-Batsim tiers without it: Batsim 4 with one seed per
+#                 case, Batsim 5 with two), and the examples module, shown
+#                 package by package, then "N passed, N failed, N skipped"
+#   make test-examples  vet and test the examples module (examples/) alone
+#   make test-docs  the runnable command blocks of README.md and docs/*.md
+#                 alone (make test runs them too)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
+#   make bench    one decision of every policy with 10k and 100k waiting jobs
+#                 (BENCHTIME per benchmark, default 1s; CI runs BENCHTIME=1x)
 #   make bench-engine  the embedded engine on 20 000 jobs and on a million
 #                 jobs, every policy (scripts/bench-engine)
 #   make deps     install libzmq's development files and pkg-config if missing
@@ -24,25 +30,31 @@
 #                 twin case (it needs batsim5 on PATH or in BATSIM5; make test
 #                 runs it too, with two seeds)
 #
-# Variables: GO (go command), SIM_ARGS (extra arguments of "bucma simulate",
-# e.g. SIM_ARGS='--scheduler bucma5302'), RUN_ARGS (extra arguments of
-# "bucma run", e.g. RUN_ARGS='-v --socket-endpoint tcp://*:28001'),
+# Variables: GO (go command), SCHED (the policy of make run and make serve,
+# default easy; it also names make run's output files), OUT (make run's
+# output prefix, default out/lille-SCHED), SIM_ARGS (extra arguments of
+# "bucma simulate", e.g. SIM_ARGS='-o hosts=first-fit'), RUN_ARGS (extra
+# arguments of "bucma run", e.g. RUN_ARGS='-v --socket-endpoint tcp://*:28001'),
 # TEST_FLAGS (default -race), FUZZTIME (duration of each fuzz target, default
-# 10s; e.g. FUZZTIME=5m make fuzz).
+# 10s; e.g. FUZZTIME=5m make fuzz), BENCHTIME (go test -benchtime of make
+# bench, default 1s).
 
 GO         ?= go
 BIN        ?= bin/bucma
 LIB        ?= bin/libbucma.so
+SCHED      ?= easy
+OUT        ?= out/lille-$(SCHED)
 RUN_ARGS   ?=
 SIM_ARGS   ?=
 TEST_FLAGS ?= -race
 FUZZTIME   ?= 10s
+BENCHTIME  ?= 1s
 SEEDS      ?= 20
 
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean
+.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean
 
 all: build
 
@@ -52,13 +64,17 @@ build: deps
 lib: deps
 	$(GO) build -buildmode=c-shared -o $(LIB) ./cmd/libbucma
 
+# The policy is SCHED, which also names the output files: a policy given in
+# SIM_ARGS would write its results under another policy's name.
 run: build
-	@mkdir -p out
-	./$(BIN) simulate --platform lille --workload workloads/lille-7056.json --scheduler easy \
-		--export out/lille-easy --trace out/lille-easy_trace.csv $(SIM_ARGS)
+	$(if $(findstring --scheduler,$(SIM_ARGS)),$(error make run: give the policy as SCHED=NAME (it names the output files $(OUT)_*), not in SIM_ARGS))
+	@mkdir -p $(dir $(OUT))
+	./$(BIN) simulate --platform lille --workload workloads/lille-7056.json --scheduler $(SCHED) \
+		--export $(OUT) --trace $(OUT)_trace.csv $(SIM_ARGS)
 
 serve: build
-	./$(BIN) run --scheduler easy $(RUN_ARGS)
+	$(if $(findstring --scheduler,$(RUN_ARGS)),$(error make serve: give the policy as SCHED=NAME, not in RUN_ARGS))
+	./$(BIN) run --scheduler $(SCHED) $(RUN_ARGS)
 
 # The real-Batsim tier (internal/realbatsim) compares output files with the
 # real Batsim's: it runs without the race detector (the code it drives is
@@ -68,17 +84,31 @@ serve: build
 TIER = github.com/bucma-sched/bucma/internal/realbatsim
 TIER5 = github.com/bucma-sched/bucma/internal/realbatsim5
 
+# The tests' events (go test -json) are shown by internal/testsummary: a
+# line per package as it ends (with the output of any failed test), a line
+# every 30 s naming the packages still running, and the totals last; the
+# exit status is non-zero when anything failed.
+TESTSUMMARY = bin/testsummary
+
 test: deps vet
-	$(GO) test $(TEST_FLAGS) $$($(GO) list ./... | grep -vx -e '$(TIER)' -e '$(TIER5)')
-	$(GO) test -count=1 -timeout 30m $(TIER)
-	@$(MAKE) --no-print-directory test-batsim5 SEEDS=2
-	$(MAKE) --no-print-directory test-examples
+	$(GO) -C examples vet ./...
+	@$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
+	@./$(TESTSUMMARY) "$(GO) test $(TEST_FLAGS) -json $$($(GO) list ./... | grep -vx -e '$(TIER)' -e '$(TIER5)')" \
+		"$(GO) test -json -count=1 -timeout 30m $(TIER)" \
+		"$(GO) test -json -count=1 -timeout 1h $(TIER5)" \
+		"$(GO) -C examples test -json -count=1 ./..."
 
 # The examples module (examples/go.mod, another module that uses bucma's
 # public API through a replace of this checkout): vet, build and test it,
-# so that the API cannot break silently.
+# so that the API cannot break silently (make test runs it too).
 test-examples: deps
-	cd examples && $(GO) vet ./... && $(GO) test -count=1 ./...
+	$(GO) -C examples vet ./...
+	$(GO) -C examples test -count=1 ./...
+
+# The runnable blocks of README.md and docs/*.md, from a fresh copy of the
+# repository (internal/doctest).
+test-docs: deps
+	$(GO) test -count=1 -v -run 'TestDocs' ./internal/doctest
 
 # The real-Batsim tier alone: each differential case with SEEDS seeds, and a
 # count of identical cases at the end of each test.
@@ -115,7 +145,7 @@ FUZZ_TARGETS = \
 	workloads:FuzzParse workloads:FuzzFromSWF \
 	platforms:FuzzParse \
 	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \
-	policies:FuzzParseSchedConfig
+	policies:FuzzParseSchedConfig internal/jsonspan:FuzzValid
 
 # Go 1.26's fuzzer may end a loaded run with a bare "context deadline
 # exceeded" and no failing input (golang/go#75804, fixed in Go 1.27): that
@@ -136,7 +166,7 @@ fuzz: deps
 	done
 
 bench: deps
-	$(GO) test ./sched ./policies -run '^$$' -bench . -benchmem
+	$(GO) test ./sched ./policies -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME)
 
 # bucma against batsched easy_bf_fast on the real Batsim (same generated
 # workload, one run), and the embedded engine: the speed targets as ratios.

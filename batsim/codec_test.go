@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -349,8 +350,49 @@ func TestDecodeBatsimRules(t *testing.T) {
 		{"job_id differs from job.id", msg("1", fmt.Sprintf(sub, "1", `"w0!2"`)), `event 0 (JOB_SUBMITTED): job_id "w0!1" differs from the job's id "w0!2"`},
 		{"job.id not a string", msg("1", fmt.Sprintf(sub, "1", `1`)), `job_id "w0!1" differs from the job's id 1`},
 		{"job not an object", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":[1]}}`), `"job" is not an object`},
+		{"negative now", msg("-0.5"), "now=-0.5 is negative"},
+		{"no walltime", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":"w0!1","walltime":-1}}}`), ""},
+		{"negative walltime", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":"w0!1","walltime":-2}}}`), "job w0!1: walltime -2 is neither -1 (none) nor positive"},
+		{"walltime not a number", msg("1", `{"timestamp":1,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":"w0!1","walltime":"1h"}}}`), `job w0!1: walltime "1h" is not a number`},
 	}
 	checkDecodeCases(t, FromBatsim, cases)
+}
+
+// A large message is read in place: a JOB_SUBMITTED of 3 MB decodes to the
+// same event as through the small messages' way, its job a slice of the
+// message, and the decoding allocates a small part of the message's size.
+func TestDecodeLargeMessageInPlace(t *testing.T) {
+	note := strings.Repeat("0123456789", 300_000)
+	b := []byte(`{"now":2,"events":[{"timestamp":2,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":"w0!1","res":1,"walltime":10,"note":"` + note + `"}}}]}`)
+	if len(b) < largeMessage {
+		t.Fatalf("message of %d bytes, not large", len(b))
+	}
+	dec := quietDecoder()
+	var m *Message
+	var err error
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, err = dec.Decode(b, FromBatsim)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(b))/10 {
+		t.Errorf("decoding a message of %d bytes allocated %d", len(b), alloc)
+	}
+	js, ok := m.Events[0].Data.(*JobSubmitted)
+	if !ok || js.JobID != "w0!1" || !strings.Contains(string(js.Job), note) {
+		t.Fatalf("event %+v", m.Events[0])
+	}
+	if start := bytes.Index(b, []byte(`{"id"`)); &b[start] != &js.Job[0] {
+		t.Error("the job is a copy, not a slice of the message")
+	}
+	small := quietDecoder()
+	small.inPlaceFrom = math.MaxInt
+	want, err := small.Decode(b, FromBatsim)
+	if err != nil || !reflect.DeepEqual(m, want) {
+		t.Errorf("in place: %+v; decoded: %+v, %v", m, want, err)
+	}
 }
 
 // replyNumbers finds the times of a scheduler's reply.

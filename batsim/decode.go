@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/bucma-sched/bucma/internal/jsonspan"
 )
 
 // Decoder turns wire messages into typed Messages. Unknown event types and
@@ -18,10 +20,12 @@ import (
 // enforces on its own: a message Decode accepts from a scheduler is one Batsim
 // would parse without aborting (state-dependent rules such as "the job is
 // waiting" are the engine's business). Decoding Batsim's message checks
-// what every message of Batsim satisfies: event timestamps in
-// non-decreasing order and none after now, a final job_state in
-// JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id (rules
-// that need the conversation's history are the scheduler framework's).
+// what every message of Batsim satisfies: a now that is not negative, event
+// timestamps in non-decreasing order and none after now, resource counts in
+// SIMULATION_BEGINS that match its lists, a final job_state in
+// JOB_COMPLETED, and JOB_SUBMITTED's job_id equal to its job's id and a
+// walltime of -1 or more than 0 (rules that need the conversation's history
+// are the scheduler framework's).
 // Numbers are read as rapidjson 1.1 reads them (Double), in both
 // directions: bucma holds the doubles batsched holds of Batsim's messages,
 // and the engine those Batsim holds of a scheduler's reply.
@@ -29,6 +33,17 @@ type Decoder struct {
 	Log  *slog.Logger // nil: slog.Default()
 	mu   sync.Mutex
 	seen map[string]bool
+	// inPlaceFrom, when set, replaces largeMessage (tests compare the two
+	// ways of reading a message).
+	inPlaceFrom int
+}
+
+// inPlace reports whether data of n bytes is read in place.
+func (d *Decoder) inPlace(n int) bool {
+	if d.inPlaceFrom > 0 {
+		return n >= d.inPlaceFrom
+	}
+	return n >= largeMessage
 }
 
 // NewDecoder returns a Decoder that logs to log (nil: slog.Default()).
@@ -82,10 +97,19 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("invalid message: event %d: %s", e.Event, e.Rule)
 }
 
-// Decode parses one message sent in direction dir.
+// largeMessage is the size from which a message is split in place
+// (internal/jsonspan: its events, and a JOB_SUBMITTED's job and profile, are
+// slices of the message) rather than decoded into copies, so that a message
+// of 50 MB does not take several times its size in memory.
+const largeMessage = 1 << 20
+
+// Decode parses one message sent in direction dir. The Message may refer to
+// b (a JOB_SUBMITTED's job and profile of a large message are slices of it):
+// b must not change while the Message is in use.
 func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
-	var env rawEnvelope
-	if err := json.Unmarshal(b, &env); err != nil {
+	large := d.inPlace(len(b))
+	env, err := splitEnvelope(b, large)
+	if err != nil {
 		return nil, &DecodeError{Event: -1, Rule: "not a JSON object: " + err.Error()}
 	}
 	if env.Now == nil {
@@ -95,9 +119,12 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		return nil, &DecodeError{Event: -1, Rule: `missing array "events"`}
 	}
 	msg := &Message{Now: float64(*env.Now), Events: make([]Event, 0, len(*env.Events))}
+	if dir == FromBatsim && msg.Now < 0 {
+		return nil, &DecodeError{Event: -1, Rule: fmt.Sprintf("now=%g is negative (Batsim's time starts at 0)", msg.Now)}
+	}
 	for i, rawEv := range *env.Events {
-		var re rawEvent
-		if err := json.Unmarshal(rawEv, &re); err != nil {
+		re, err := splitEvent(rawEv, large)
+		if err != nil {
 			return nil, &DecodeError{Event: i, Rule: "not an object with a numeric timestamp, a string type and data: " + err.Error()}
 		}
 		if re.Timestamp == nil {
@@ -129,6 +156,84 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		msg.Events = append(msg.Events, Event{Timestamp: ts, Type: *re.Type, Data: data})
 	}
 	return msg, nil
+}
+
+// splitEnvelope reads a message's now and its events, unparsed: by
+// decoding (copies of the events), or, for a large message, in place.
+func splitEnvelope(b []byte, large bool) (rawEnvelope, error) {
+	var env rawEnvelope
+	if !large {
+		err := json.Unmarshal(b, &env)
+		return env, err
+	}
+	err := jsonspan.Object(b, func(key string, v []byte) error {
+		switch {
+		case keyIs(key, "now"):
+			n, err := spanDouble(v)
+			env.Now = n
+			return err
+		case keyIs(key, "events"):
+			if string(v) == "null" {
+				env.Events = nil
+				return nil
+			}
+			var events []json.RawMessage
+			if err := jsonspan.Array(v, func(e []byte) error { events = append(events, e); return nil }); err != nil {
+				return errors.New(`"events" is not an array`)
+			}
+			env.Events = &events
+		}
+		return nil
+	})
+	return env, err
+}
+
+// splitEvent reads an event's timestamp, type and data (see
+// splitEnvelope).
+func splitEvent(b []byte, large bool) (rawEvent, error) {
+	var re rawEvent
+	if !large {
+		err := json.Unmarshal(b, &re)
+		return re, err
+	}
+	err := jsonspan.Object(b, func(key string, v []byte) error {
+		switch {
+		case keyIs(key, "timestamp"):
+			n, err := spanDouble(v)
+			re.Timestamp = n
+			return err
+		case keyIs(key, "type"):
+			if string(v) == "null" {
+				re.Type = nil
+				return nil
+			}
+			t, err := jsonspan.String(v)
+			if err != nil {
+				return errors.New(`"type" is not a string`)
+			}
+			re.Type = &t
+		case keyIs(key, "data"):
+			re.Data = v
+		}
+		return nil
+	})
+	return re, err
+}
+
+// keyIs reports whether the key of a member read in place names field, as
+// the decoder matches keys to fields: regardless of case.
+func keyIs(key, field string) bool { return strings.EqualFold(key, field) }
+
+// spanDouble reads a number value found by jsonspan (nil for null).
+func spanDouble(v []byte) (*Double, error) {
+	if string(v) == "null" {
+		return nil, nil
+	}
+	var n Double
+	if err := n.UnmarshalJSON(v); err != nil {
+		return nil, err
+	}
+	return &n, nil
 }
 
 // strict decodes b into v; unknown keys are logged once and then ignored.
@@ -168,10 +273,14 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	var v any
 	switch typ {
 	case TypeSimulationBegins:
-		v = &SimulationBegins{}
+		// Counts Batsim leaves out stay negative: checkBegins says so.
+		v = &SimulationBegins{NbResources: -1, NbComputeResources: -1, NbStorageResources: -1}
 	case TypeSimulationEnds:
 		return &SimulationEnds{}, nil
 	case TypeJobSubmitted:
+		if d.inPlace(len(b)) {
+			return d.largeSubmitted(b)
+		}
 		v = &JobSubmitted{}
 	case TypeJobCompleted:
 		v = &JobCompleted{}
@@ -209,10 +318,11 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	}
 	switch e := v.(type) {
 	case *JobSubmitted:
-		if e.JobID == "" {
-			return nil, errors.New(`missing "job_id"`)
+		if err := checkSubmitted(e); err != nil {
+			return nil, err
 		}
-		if err := checkSubmittedJobID(e); err != nil {
+	case *SimulationBegins:
+		if err := checkBegins(e); err != nil {
 			return nil, err
 		}
 	case *JobCompleted:
@@ -228,25 +338,99 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	return v, nil
 }
 
-// checkSubmittedJobID checks that the job object of a JOB_SUBMITTED, when
-// Batsim forwards one, carries the event's job_id as its "id" (Batsim
-// rewrites it to the full "workload!name" form).
-func checkSubmittedJobID(e *JobSubmitted) error {
+// largeSubmitted decodes the data of a large JOB_SUBMITTED in place: its
+// job and profile are slices of b.
+func (d *Decoder) largeSubmitted(b []byte) (*JobSubmitted, error) {
+	e := &JobSubmitted{}
+	err := jsonspan.Object(b, func(key string, v []byte) error {
+		switch {
+		case keyIs(key, "job_id"):
+			id, err := jsonspan.String(v)
+			if err != nil {
+				return errors.New(`"job_id" is not a string`)
+			}
+			e.JobID = id
+		case keyIs(key, "job"):
+			e.Job = v
+		case keyIs(key, "profile"):
+			e.Profile = v
+		default:
+			d.logOnce(TypeJobSubmitted+"|"+key, "ignoring unknown key in event data", "type", TypeJobSubmitted, "detail", fmt.Sprintf("unknown field %q", key))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, checkSubmitted(e)
+}
+
+// checkSubmitted checks a JOB_SUBMITTED: a job_id, and the job object, when
+// Batsim forwards one, carrying the event's job_id as its "id" (Batsim
+// rewrites it to the full "workload!name" form) and a walltime of -1 (none)
+// or more than 0 (Batsim refuses any other when it loads the workload). The
+// job is read in place, whatever its size.
+func checkSubmitted(e *JobSubmitted) error {
+	if e.JobID == "" {
+		return errors.New(`missing "job_id"`)
+	}
 	if len(e.Job) == 0 {
 		return nil
 	}
-	var j struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := json.Unmarshal(e.Job, &j); err != nil {
+	var id, walltime []byte
+	err := jsonspan.Object(e.Job, func(key string, v []byte) error {
+		switch key {
+		case "id":
+			if id == nil {
+				id = v
+			}
+		case "walltime":
+			if walltime == nil {
+				walltime = v
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("job %s: \"job\" is not an object", e.JobID)
 	}
-	if len(j.ID) == 0 {
-		return nil
+	if id != nil {
+		if s, err := jsonspan.String(id); err != nil || s != e.JobID {
+			return fmt.Errorf("job_id %q differs from the job's id %s", e.JobID, id)
+		}
 	}
-	var id string
-	if err := json.Unmarshal(j.ID, &id); err != nil || id != e.JobID {
-		return fmt.Errorf("job_id %q differs from the job's id %s", e.JobID, j.ID)
+	if walltime != nil {
+		w, err := spanDouble(walltime)
+		if err != nil || w == nil {
+			return fmt.Errorf("job %s: walltime %s is not a number", e.JobID, walltime)
+		}
+		if *w != -1 && !(*w > 0) {
+			return fmt.Errorf("job %s: walltime %v is neither -1 (none) nor positive (Batsim refuses it when it loads the workload)", e.JobID, float64(*w))
+		}
+	}
+	return nil
+}
+
+// checkBegins checks that SIMULATION_BEGINS counts its resources as it
+// lists them, as Batsim always does: nb_compute_resources compute resources,
+// nb_storage_resources storage resources, nb_resources in all.
+func checkBegins(e *SimulationBegins) error {
+	counts := []struct {
+		name string
+		n    int
+	}{{"nb_resources", e.NbResources}, {"nb_compute_resources", e.NbComputeResources}, {"nb_storage_resources", e.NbStorageResources}}
+	for _, c := range counts {
+		if c.n < 0 {
+			return fmt.Errorf("%q is missing or negative (%d)", c.name, c.n)
+		}
+	}
+	switch {
+	case e.NbComputeResources != len(e.ComputeResources):
+		return fmt.Errorf("nb_compute_resources is %d but compute_resources lists %d", e.NbComputeResources, len(e.ComputeResources))
+	case e.NbStorageResources != len(e.StorageResources):
+		return fmt.Errorf("nb_storage_resources is %d but storage_resources lists %d", e.NbStorageResources, len(e.StorageResources))
+	case e.NbResources != e.NbComputeResources+e.NbStorageResources:
+		return fmt.Errorf("nb_resources is %d, not nb_compute_resources + nb_storage_resources = %d", e.NbResources, e.NbComputeResources+e.NbStorageResources)
 	}
 	return nil
 }

@@ -44,6 +44,13 @@ func checkDecode(b []byte, fromScheduler bool) error {
 	}
 	dec := quietDecoder()
 	m, err := dec.Decode(b, dir)
+	// A large message is read in place (internal/jsonspan): the same
+	// message, or an error where the other way errs.
+	inPlace := quietDecoder()
+	inPlace.inPlaceFrom = 1
+	if mp, errp := inPlace.Decode(b, dir); (err == nil) != (errp == nil) || !reflect.DeepEqual(m, mp) {
+		return fmt.Errorf("read in place: %+v, %v; decoded: %+v, %v", mp, errp, m, err)
+	}
 	if err != nil {
 		if m != nil {
 			return errors.New("Decode returned a message and an error")

@@ -421,3 +421,31 @@ func appendSchedulerData(b []byte, data any) []byte {
 	}
 	return append(b, "{}"...)
 }
+
+// StopReply is the answer to a message the scheduler cannot go on from (a
+// message that does not decode, an error of the handler): a reply that
+// makes Batsim stop rather than wait forever. Batsim has no event by which
+// a scheduler ends a simulation, and a closed connection does not end its
+// wait (its REQ socket reconnects and keeps waiting); but a SET_RESOURCE_STATE
+// whose resources do not parse as an interval set makes Batsim 3 and 4 throw
+// a runtime error that it handles like a broken connection: it logs it
+// ("Runtime error received: Invalid JSON message: ... part
+// 'bucma_stopped_on_an_error:see_the_scheduler's_log' cannot be parsed"),
+// writes its output files with the jobs done so far, and aborts (Batsim
+// 4.2.1 exits with status 134). bucma's embedded engine refuses it as an
+// invalid interval set naming the same text.
+func StopReply(now float64) []byte {
+	if math.IsNaN(now) || math.IsInf(now, 0) || now < 0 {
+		now = 0
+	}
+	b := append([]byte(`{"now":`), appendFloat(nil, now)...)
+	b = append(b, `,"events":[{"timestamp":`...)
+	b = appendFloat(b, now)
+	b = append(b, `,"type":"`+TypeSetResourceState+`","data":{"resources":`...)
+	b = appendString(b, stopResources)
+	return append(b, `,"state":"0"}}]}`...)
+}
+
+// stopResources is the resources of StopReply: no interval set, the first
+// word of which Batsim quotes in its log.
+const stopResources = "bucma_stopped_on_an_error:see_the_scheduler's_log"

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,8 +32,8 @@ var version = "0.1.0"
 // 1 for any other error, 130 when interrupted. It stops the process at once
 // on a second interrupt.
 func Main(args []string, reg *sched.Registry) int {
-	exitOnQuit()
-	return exitCode(newApp(reg).Run(args))
+	exitOnInterrupt()
+	return exitCode(runCLI(newApp(reg), args))
 }
 
 func newApp(reg *sched.Registry) *cli.App {
@@ -75,14 +76,50 @@ func registry(c *cli.Context) *sched.Registry {
 }
 
 // setUsageErrors makes a flag error of any command or subcommand a usage
-// error (exit status 2).
+// error (exit status 2), and so an unknown subcommand of a command that has
+// subcommands ("bucma expe frobnicate").
 func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			c.Action = unknownSubcommand
+		}
 		setUsageErrors(c.Subcommands)
 	}
+}
+
+// unknownSubcommand runs for a command that has subcommands when none of
+// them is named: its help, or exit status 2 for an unknown name.
+func unknownSubcommand(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowSubcommandHelp(c)
+	}
+	var names []string
+	for _, sub := range c.Command.Subcommands {
+		if !sub.Hidden {
+			names = append(names, sub.Name)
+		}
+	}
+	return cli.Exit(fmt.Sprintf("%s: unknown command %q (valid: %s)", commandPath(c), c.Args().First(), strings.Join(names, ", ")), 2)
+}
+
+// helpTopicCode is the exit status urfave/cli gives "help NAME" for an
+// unknown NAME ("No help topic for 'NAME'").
+const helpTopicCode = 3
+
+// runCLI runs app with args. urfave/cli answers "help NAME" for an unknown
+// NAME with exit status 3; bucma makes it a usage error like any other.
+func runCLI(app *cli.App, args []string) error {
+	err := app.Run(args)
+	var ce cli.ExitCoder
+	if errors.As(err, &ce) && ce.ExitCode() == helpTopicCode {
+		if topic, ok := strings.CutPrefix(err.Error(), "No help topic for "); ok {
+			return cli.Exit("help: unknown command "+topic, 2)
+		}
+	}
+	return err
 }
 
 // exitCode prints err and maps it to the process exit code: 0 for success,

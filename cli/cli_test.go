@@ -17,7 +17,7 @@ func runApp(t *testing.T, args ...string) (error, int, string) {
 	app := newApp(policies.Builtin())
 	var out bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &out
-	err := app.Run(append([]string{"bucma"}, args...))
+	err := runCLI(app, append([]string{"bucma"}, args...))
 	return err, exitCode(err), out.String()
 }
 
@@ -49,6 +49,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"connect port out of range", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:99999"}, []string{"simulate: --connect", `port "99999"`}},
 		{"connect wildcard port", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:*"}, []string{"simulate: --connect", "must be a number in 1..65535"}},
 		{"flag after argument", []string{"expe", "run", "walltime-trust", "--nope"}, []string{"nope", "bucma expe run --help"}},
+		{"unknown expe command", []string{"expe", "frobnicate"}, []string{`expe: unknown command "frobnicate"`, "run, report"}},
+		{"unknown workload command", []string{"workload", "frobnicate"}, []string{`workload: unknown command "frobnicate"`, "check, lille"}},
+		{"unknown help topic", []string{"help", "frobnicate"}, []string{"unknown command 'frobnicate'"}},
+		{"unknown nested help topic", []string{"expe", "help", "frobnicate"}, []string{"unknown command 'frobnicate'"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,8 +22,12 @@ import (
 // "bucma simulate" processes.
 func TestMain(m *testing.M) {
 	if os.Getenv("BUCMA_TEST_MAIN") == "1" {
-		exitOnQuit()
-		os.Exit(exitCode(newApp(policies.Builtin()).Run(os.Args)))
+		exitOnInterrupt()
+		if os.Getenv("BUCMA_TEST_SIGNALS_READY") == "1" {
+			// Tests that signal the process wait for this line.
+			fmt.Fprintln(os.Stderr, "signal handlers installed")
+		}
+		os.Exit(exitCode(runCLI(newApp(policies.Builtin()), os.Args)))
 	}
 	os.Exit(m.Run())
 }
@@ -348,6 +352,11 @@ func checkReplay(t *testing.T, dir string, n int, edit func(string) string) {
 				t.Errorf("%s: the replayed %s differs (%v)", id, f, err)
 			}
 		}
+		// The replayed run verifies: "expe report" and a resumed
+		// campaign keep it.
+		if err := expe.VerifyRun(replay, id); err != nil {
+			t.Errorf("%s: the replayed run does not verify: %v", id, err)
+		}
 	}
 }
 
@@ -355,19 +364,11 @@ func checkReplay(t *testing.T, dir string, n int, edit func(string) string) {
 // (scheduling_time, simulation_time).
 func withoutWallClock(t *testing.T, data []byte) []byte {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil || len(rows) != 2 {
+	out, err := expe.WithoutColumns(data, expe.WallClockColumns)
+	if err != nil || bytes.Count(out, []byte("\n")) != 2 {
 		t.Fatalf("schedule file: %v\n%s", err, data)
 	}
-	for i, k := range rows[0] {
-		if k == "scheduling_time" || k == "simulation_time" {
-			rows[1][i] = ""
-		}
-	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.WriteAll(rows)
-	return b.Bytes()
+	return out
 }
 
 // The bag-of-tasks plan through the command line: listed by "expe plans",

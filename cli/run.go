@@ -33,7 +33,7 @@ var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGQUI
 
 // handlingInterrupts counts the commands in progress that stop cleanly on
 // interruptSignals (see interruptContext); while it is zero, main exits with
-// exitInterrupted on SIGQUIT.
+// exitInterrupted on any of them.
 var handlingInterrupts atomic.Int32
 
 // interruptContext returns a context cancelled by any of interruptSignals;
@@ -50,13 +50,16 @@ func interruptContext(parent context.Context) (context.Context, context.CancelFu
 	}
 }
 
-// exitOnQuit makes SIGQUIT end the process with exitInterrupted when no
-// command is stopping cleanly on it.
-func exitOnQuit() {
-	quit := make(chan os.Signal, 1)
-	signal.Notify(quit, syscall.SIGQUIT)
+// exitOnInterrupt makes SIGINT, SIGTERM and SIGQUIT end the process at once
+// with exitInterrupted when no command is stopping cleanly on them: while a
+// command reads its inputs (a large workload, a platform), before it has
+// written anything, and for SIGQUIT instead of Go's goroutine dump and
+// status 2.
+func exitOnInterrupt() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, interruptSignals...)
 	go func() {
-		for range quit {
+		for range sigs {
 			if handlingInterrupts.Load() == 0 {
 				fmt.Fprintln(os.Stderr, "bucma: interrupted")
 				os.Exit(exitInterrupted)

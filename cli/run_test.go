@@ -383,12 +383,27 @@ func TestRunProcessSIGQUIT(t *testing.T) {
 // returns it once it listens, with its endpoint and its standard error.
 func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuffer) {
 	t.Helper()
+	// The debug log names the endpoint once the socket is bound.
+	cmd, m, logs := startProcess(t, nil, endpointRE, append([]string{"run", "-s", "tcp://127.0.0.1:*", "-v"}, args...)...)
+	return cmd, m[1], logs
+}
+
+// startProcess starts a real "bucma args..." process (the test binary
+// acting as bucma, see TestMain) with stdin as its standard input (nil:
+// none), and returns it once a line of its standard error matches ready
+// (with the submatches), with its standard error. The process's signal
+// handlers are installed before it logs anything.
+func startProcess(t *testing.T, stdin *os.File, ready *regexp.Regexp, args ...string) (*exec.Cmd, []string, *syncBuffer) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, append([]string{"run", "-s", "tcp://127.0.0.1:*", "-v"}, args...)...)
-	cmd.Env = append(os.Environ(), "BUCMA_TEST_MAIN=1")
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), "BUCMA_TEST_MAIN=1", "BUCMA_TEST_SIGNALS_READY=1")
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -397,8 +412,7 @@ func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuff
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	// The debug log names the endpoint once the socket is bound.
-	endpoint := make(chan string, 1)
+	matched := make(chan []string, 1)
 	logs := &syncBuffer{}
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -407,19 +421,19 @@ func startRunProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuff
 		for sc.Scan() {
 			line := sc.Text()
 			logs.Write([]byte(line + "\n"))
-			if m := endpointRE.FindStringSubmatch(line); m != nil && !sent {
-				endpoint <- m[1]
+			if m := ready.FindStringSubmatch(line); m != nil && !sent {
+				matched <- m
 				sent = true
 			}
 		}
 	}()
 	select {
-	case ep := <-endpoint:
-		return cmd, ep, logs
+	case m := <-matched:
+		return cmd, m, logs
 	case <-time.After(runGuard):
-		t.Fatalf("bucma run did not log its endpoint:\n%s", logs.String())
+		t.Fatalf("bucma %s never logged a line matching %s:\n%s", strings.Join(args, " "), ready, logs.String())
 	}
-	return nil, "", nil
+	return nil, nil, nil
 }
 
 // waitProcess waits for cmd to exit and returns its Wait error.
@@ -479,7 +493,8 @@ func mustOpen(t *testing.T, path string) io.Reader {
 // Batsim's own rules (time order, final states, consistent ids, the
 // allocation given, known jobs) or asks for an absurd interval set ends
 // "bucma run" with exit status 1 and an error naming the message, the
-// event and the rule; that message is never answered. Each case starts
+// event and the rule; that message is answered with batsim.StopReply,
+// which makes Batsim write its outputs and stop. Each case starts
 // with SIMULATION_BEGINS (4 hosts) and job w0!1 submitted at t=1, which
 // FCFS first-fit starts on host 0.
 func TestRunRefusesMessagesOutOfOrder(t *testing.T) {
@@ -507,18 +522,21 @@ func TestRunRefusesMessagesOutOfOrder(t *testing.T) {
 			[]string{"event 0 (JOB_KILLED)", "job w0!7 was never submitted"}},
 		{"largest int as a resource", unavailable("9223372036854775807"), []string{"event 0 (NOTIFY)", `"9223372036854775807" is above the largest resource id`}},
 		{"interval up to the largest int", unavailable("0-9223372036854775807"), []string{"event 0 (NOTIFY)", `interval set "0-9223372036854775807"`}},
+		{"negative now", `{"now":-1,"events":[]}`, []string{"now=-1 is negative"}},
+		{"negative walltime", `{"now":2,"events":[{"timestamp":2,"type":"JOB_SUBMITTED","data":{"job_id":"w0!2","job":{"id":"w0!2","subtime":2,"res":1,"walltime":-5,"profile":"d5"}}}]}`,
+			[]string{"event 0 (JOB_SUBMITTED)", "walltime -5 is neither -1 (none) nor positive"}},
+		{"zero walltime", `{"now":2,"events":[{"timestamp":2,"type":"JOB_SUBMITTED","data":{"job_id":"w0!2","job":{"id":"w0!2","subtime":2,"res":1,"walltime":0,"profile":"d5"}}}]}`,
+			[]string{"event 0 (JOB_SUBMITTED)", "walltime 0 is neither -1 (none) nor positive"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ep, done, errOut := startRun(t, "--scheduler", "fcfs", "-o", "hosts=first-fit")
-			replies, answered := sendToRun(t, ep, []string{begin, submit, c.msg})
+			replies, last := sendToRun(t, ep, []string{begin, submit, c.msg})
 			err := waitRun(t, done)
 			if len(replies) != 2 || !strings.Contains(string(replies[1]), `"alloc":"0"`) {
 				t.Fatalf("replies before the bad message: %q", replies)
 			}
-			if answered() {
-				t.Fatal("the bad message was answered")
-			}
+			checkStopReply(t, last())
 			if code := exitCode(err); code != 1 {
 				t.Fatalf("exit code %d (%v), want 1\n%s", code, err, errOut)
 			}
@@ -531,10 +549,53 @@ func TestRunRefusesMessagesOutOfOrder(t *testing.T) {
 	}
 }
 
+// checkStopReply checks that reply is batsim.StopReply.
+func checkStopReply(t *testing.T, reply []byte) {
+	t.Helper()
+	var r struct {
+		Now    float64
+		Events []struct {
+			Type string
+			Data map[string]string
+		}
+	}
+	if err := json.Unmarshal(reply, &r); err != nil || len(r.Events) != 1 || r.Events[0].Type != batsim.TypeSetResourceState ||
+		!strings.HasPrefix(r.Events[0].Data["resources"], "bucma_stopped_on_an_error") || string(batsim.StopReply(r.Now)) != string(reply) {
+		t.Fatalf("the bad message was answered %q, want batsim.StopReply", reply)
+	}
+}
+
+// TestRunRefusesInconsistentBegins: a SIMULATION_BEGINS whose resource
+// counts disagree with its lists (or that has none) stops "bucma run" with
+// exit status 1 and an error naming them, answered with StopReply.
+func TestRunRefusesInconsistentBegins(t *testing.T) {
+	begin := runTranscript(t, "hetero4_delays")[0].Raw
+	for _, c := range []struct{ name, old, new, want string }{
+		{"nb_resources too large", `"nb_resources":4`, `"nb_resources":2147483647`, "nb_resources is 2147483647, not nb_compute_resources + nb_storage_resources = 4"},
+		{"nb_compute_resources disagrees", `"nb_compute_resources":4`, `"nb_compute_resources":2`, "nb_compute_resources is 2 but compute_resources lists 4"},
+		{"no nb_resources", `"nb_resources":4,`, ``, `"nb_resources" is missing`},
+		{"negative nb_storage_resources", `"nb_storage_resources":0`, `"nb_storage_resources":-3`, `"nb_storage_resources" is missing or negative (-3)`},
+		{"a storage resource not counted", `"storage_resources":[]`, `"storage_resources":[{"id":4,"name":"s","state":"idle","properties":{},"zone_properties":{}}]`, "nb_storage_resources is 0 but storage_resources lists 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(begin, c.old) {
+				t.Fatalf("SIMULATION_BEGINS lacks %s", c.old)
+			}
+			ep, done, errOut := startRun(t, "--scheduler", "easy")
+			_, last := sendToRun(t, ep, []string{strings.Replace(begin, c.old, c.new, 1)})
+			err := waitRun(t, done)
+			checkStopReply(t, last())
+			if code := exitCode(err); code != 1 || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "event 0 (SIMULATION_BEGINS)") {
+				t.Fatalf("exit code %d (%v), want 1 and %q\n%s", code, err, c.want, errOut)
+			}
+		})
+	}
+}
+
 // sendToRun sends msgs in turn over a REQ socket and returns the replies to
-// all but the last; answered reports (once "bucma run" has returned)
-// whether the last was answered.
-func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, answered func() bool) {
+// all but the last; last returns (once "bucma run" has returned) the reply
+// to the last, nil if none.
+func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, last func() []byte) {
 	t.Helper()
 	c := dialBatsim(t, endpoint)
 	for _, m := range msgs[:len(msgs)-1] {
@@ -543,12 +604,15 @@ func sendToRun(t *testing.T, endpoint string, msgs []string) (replies [][]byte, 
 	if err := c.Send([]byte(msgs[len(msgs)-1])); err != nil {
 		t.Fatal(err)
 	}
-	// The server sends a reply before it returns, if ever: once it has
-	// returned, a reply would already be readable.
-	return replies, func() bool {
-		c.Timeout = time.Millisecond
-		_, err := c.Receive()
-		return err == nil
+	return replies, func() []byte {
+		// The reply, sent before "bucma run" returned, may still be on
+		// its way through libzmq's I/O thread.
+		c.Timeout = 5 * time.Second
+		reply, err := c.Receive()
+		if err != nil {
+			return nil
+		}
+		return reply
 	}
 }
 

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -400,5 +403,47 @@ func TestSimulateEnergy(t *testing.T) {
 	err, code, out = runApp(t, "simulate", "-p", "bot", "-w", wl, "--scheduler", "threshold-vm-consolidation", "-o", "power=on", "-o", "place=pack", "--energy=false", "-e", prefix+"2")
 	if code == 0 || !strings.Contains(out+fmt.Sprint(err), "energy support") {
 		t.Errorf("without --energy: exit %d, %v %s", code, err, out)
+	}
+}
+
+// A signal stops "bucma simulate" with status 130 whatever it is doing:
+// reading a workload that never ends (a pipe), or simulating a job of 10^8
+// tasks that never waits on the scheduler.
+func TestSimulateProcessInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.json")
+	if err := os.WriteFile(long, []byte(`{"nb_res":2,"jobs":[{"id":1,"subtime":0,"res":1,"profile":"p"}],
+		"profiles":{"p":{"type":"composed","repeat":100000000,"seq":["q"]},"q":{"type":"delay","delay":1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, ready string
+		args        []string
+		want        string
+	}{
+		{"reading", "signal handlers installed", []string{"simulate", "-p", "lille", "-w", "/dev/stdin", "--scheduler", "fcfs", "-e", filepath.Join(dir, "r")}, "bucma: interrupted"},
+		// -v logs every message: the job has started once EXECUTE_JOB is sent.
+		{"simulating", "EXECUTE_JOB", []string{"simulate", "-p", "lille", "-w", long, "--scheduler", "fcfs", "-v", "-e", filepath.Join(dir, "s")}, "simulate: interrupted"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pr, pw, err := os.Pipe() // never written: reading it never ends
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			defer pr.Close()
+			cmd, _, logs := startProcess(t, pr, regexp.MustCompile(c.ready), c.args...)
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			err = waitProcess(t, cmd)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("exit: %v, want status %d\n%s", err, exitInterrupted, logs.String())
+			}
+			if !strings.Contains(logs.String(), c.want) {
+				t.Errorf("standard error lacks %q:\n%s", c.want, logs.String())
+			}
+		})
 	}
 }

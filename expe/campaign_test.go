@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -469,4 +470,64 @@ func mustRun(t *testing.T, camp *Campaign) Result {
 		t.Fatalf("%d of %d runs done", res.Done, n)
 	}
 	return res
+}
+
+// The schedule file of a run is verified without its wall-clock columns
+// (a run replayed with its cmd.txt writes other times there), and with
+// every other value; a run.json written before the columns were left out
+// (no without_columns) still verifies the whole file.
+func TestVerifyScheduleWithoutWallClock(t *testing.T) {
+	dir := t.TempDir()
+	runDir := RunDir(dir, "r")
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	jobs := "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n" +
+		`1,w0,p,0.000000,1,10.000000,1,COMPLETED_SUCCESSFULLY,0.000000,5.000000,5.000000,0.000000,5.000000,1.000000,0,-1.000000,""` + "\n"
+	schedule := func(makespan, sched, wall string) string {
+		return "batsim_version,makespan,scheduling_time,simulation_time\nbucma," + makespan + "," + sched + "," + wall + "\n"
+	}
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(runDir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(JobsFile, jobs)
+	write(ScheduleFile, schedule("5.000000", "0.000119", "0.000452"))
+	info := RunInfo{Run: Run{ID: "r"}}
+	if err := recordOutputs(runDir, 1, &info); err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Outputs) != 2 || !slices.Equal(info.Outputs[1].WithoutColumns, WallClockColumns) {
+		t.Fatalf("outputs %+v", info.Outputs)
+	}
+	saveInfo := func(info RunInfo) {
+		data, _ := json.Marshal(info)
+		write(RunInfoFile, string(data))
+	}
+	saveInfo(info)
+	// Replayed: other times, longer ones too.
+	write(ScheduleFile, schedule("5.000000", "12.345678", "100.000001"))
+	if err := VerifyRun(dir, "r"); err != nil {
+		t.Fatalf("a schedule file with other wall-clock times: %v", err)
+	}
+	write(ScheduleFile, schedule("6.000000", "0.000119", "0.000452"))
+	if err := VerifyRun(dir, "r"); err == nil || !strings.Contains(err.Error(), ScheduleFile) {
+		t.Fatalf("a schedule file with another makespan: %v", err)
+	}
+	// Recorded whole (an older run.json): any change is one.
+	write(ScheduleFile, schedule("5.000000", "0.000119", "0.000452"))
+	whole, err := fileDigest(filepath.Join(runDir, ScheduleFile), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Outputs[1] = whole
+	saveInfo(info)
+	if err := VerifyRun(dir, "r"); err != nil {
+		t.Fatal(err)
+	}
+	write(ScheduleFile, schedule("5.000000", "0.000120", "0.000452"))
+	if err := VerifyRun(dir, "r"); err == nil || !strings.Contains(err.Error(), "content changed") {
+		t.Fatalf("a whole-file checksum: %v", err)
+	}
 }

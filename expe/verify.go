@@ -1,13 +1,16 @@
 package expe
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	json "github.com/goccy/go-json"
 )
@@ -25,6 +28,58 @@ type OutputDigest struct {
 	File   string `json:"file"` // name inside the run directory
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"` // hex
+	// WithoutColumns, when set, are the columns of a CSV file whose values
+	// Bytes and SHA256 leave out (ScheduleFile's wall-clock times, which
+	// differ from one execution of the run to the next): they count the
+	// file with those values emptied.
+	WithoutColumns []string `json:"without_columns,omitempty"`
+}
+
+// WallClockColumns are the columns of ScheduleFile that measure the
+// execution rather than the simulation: a run replayed with its cmd.txt
+// writes other values there, and verification leaves them out.
+var WallClockColumns = []string{"scheduling_time", "simulation_time"}
+
+// WithoutColumns returns the CSV data with the values of the named columns
+// emptied (the header kept), re-encoded as encoding/csv writes it.
+func WithoutColumns(data []byte, columns []string) ([]byte, error) {
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("no header")
+	}
+	for i, k := range rows[0] {
+		if slices.Contains(columns, k) {
+			for _, r := range rows[1:] {
+				if i < len(r) {
+					r[i] = ""
+				}
+			}
+		}
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.WriteAll(rows); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// columnsDigest is the digest of the CSV file at path without the values
+// of columns.
+func columnsDigest(path string, columns []string) (OutputDigest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return OutputDigest{}, err
+	}
+	kept, err := WithoutColumns(data, columns)
+	if err != nil {
+		return OutputDigest{}, fmt.Errorf("not a CSV file: %w", err)
+	}
+	sum := sha256.Sum256(kept)
+	return OutputDigest{File: filepath.Base(path), Bytes: int64(len(kept)), SHA256: hex.EncodeToString(sum[:]), WithoutColumns: columns}, nil
 }
 
 // VerifyError is a completed run whose outputs are not the ones it
@@ -106,7 +161,13 @@ func recordOutputs(runDir string, jobs int, info *RunInfo) error {
 	}
 	info.Jobs, info.Outputs = len(rows), []OutputDigest{d}
 	for _, name := range outputFiles[1:] {
-		d, err := fileDigest(filepath.Join(runDir, name), nil)
+		var d OutputDigest
+		var err error
+		if name == ScheduleFile {
+			d, err = columnsDigest(filepath.Join(runDir, name), WallClockColumns)
+		} else {
+			d, err = fileDigest(filepath.Join(runDir, name), nil)
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -121,8 +182,9 @@ func recordOutputs(runDir string, jobs int, info *RunInfo) error {
 // VerifyRun checks that the completed run id of the campaign in dir still
 // holds the outputs it finished with: its run.json records the job count
 // and the checksums of its outputs, and every recorded file is there, with
-// that checksum (the jobs file also with that many rows). The error is a
-// *VerifyError naming the run and the file.
+// that checksum (the jobs file also with that many rows; the schedule file
+// but for its wall-clock columns, so that a run replayed with its cmd.txt
+// still verifies). The error is a *VerifyError naming the run and the file.
 func VerifyRun(dir, id string) error {
 	runDir := RunDir(dir, id)
 	bad := func(file, format string, args ...any) error {
@@ -151,7 +213,12 @@ func VerifyRun(dir, id string) error {
 		if i == 0 {
 			rowsp = &rows
 		}
-		got, err := fileDigest(filepath.Join(runDir, want.File), rowsp)
+		var got OutputDigest
+		if len(want.WithoutColumns) > 0 {
+			got, err = columnsDigest(filepath.Join(runDir, want.File), want.WithoutColumns)
+		} else {
+			got, err = fileDigest(filepath.Join(runDir, want.File), rowsp)
+		}
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			return bad(want.File, "missing (it was written when the run finished)")

@@ -1,95 +1,190 @@
 package policies_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/bucma"
 	"github.com/bucma-sched/bucma/sched"
-	"github.com/bucma-sched/bucma/testkit"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
-// benchState builds a loaded platform: 1000 hosts (four speeds), 990 of
-// them busy with 99 running jobs of 10 hosts, and n waiting jobs that each
-// need 11 to 64 hosts. No waiting job fits, so every policy has to look at
-// its whole queue (order it, scan it, reserve, try to backfill) and the
-// state is left as it was: each iteration is one full decision.
-func benchState(b *testing.B, n int, spec *sched.Spec, p sched.Policy) *testkit.Hand {
-	r := rand.New(rand.NewPCG(uint64(n), 42))
-	sp := testkit.StateSpec{Spec: spec, Policy: p}
-	for i := range 1000 {
-		sp.Hosts = append(sp.Hosts, testkit.Host{Speed: float64(1+i%4) * 1e9})
-	}
-	for k := 0; k < 99; k++ {
-		j := testkit.Job{Name: fmt.Sprintf("r%d", k), Res: 10, Walltime: float64(600 + r.IntN(86400)), User: "u" + strconv.Itoa(r.IntN(200))}
-		start := float64(r.IntN(1000))
-		j.Submit = start
-		var hosts []int
-		for h := 10 * k; h < 10*k+10; h++ {
-			hosts = append(hosts, h)
-		}
-		sp.Running = append(sp.Running, testkit.Running{Job: j, Start: start, Hosts: hosts})
-	}
-	t := 1000.0
-	for i := 0; i < n; i++ {
-		t += float64(r.IntN(3))
-		j := testkit.Job{Name: strconv.Itoa(i), Submit: t, Res: 11 + r.IntN(54), User: "u" + strconv.Itoa(r.IntN(200))}
-		if r.IntN(20) > 0 {
-			j.Walltime = float64(60 + r.IntN(86400))
-		}
-		sp.Waiting = append(sp.Waiting, j)
-	}
-	sp.Now = t + 1
-	h, err := testkit.NewState(sp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return h
-}
-
-// decideOnce times one decision of p on h, checking that it starts,
-// rejects and kills nothing (the state stays as it was; a request for a
-// call is no change).
-func decideOnce(b *testing.B, h *testkit.Hand, p sched.Policy) {
-	b.Helper()
-	got, err := h.Decide(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, d := range got {
-		if !strings.HasPrefix(d, "C ") {
-			b.Fatalf("decision changed the state: %q", got)
-		}
-	}
-}
-
 // BenchmarkDecide times one decision of every registered policy with 10k
-// and 100k waiting jobs on 1000 hosts (through the Session, as one
-// message costs).
+// and 100k waiting jobs, none of which the decision can start (so that each
+// iteration is the same decision), through its Session as a message costs
+// it (an empty message at the same date), on a state that fits the policy,
+// built by the policy itself from Batsim's messages:
+//
+//   - the queue policies and gang: 1000 hosts (four speeds), 99 jobs of 10
+//     hosts running, jobs of 11 to 64 hosts waiting;
+//   - the SGE policies: 1000 hosts of 4 slots, every slot busy with a
+//     sequential job, sequential jobs waiting;
+//   - the bag-of-tasks policies: 1000 cores in nodes of 4, BoTs of 100
+//     tasks whose first steps run, the later steps waiting;
+//   - the OSEP policies: 1000 hosts owned by 200 users, all busy with
+//     sequential jobs, sequential jobs waiting.
 func BenchmarkDecide(b *testing.B) {
 	reg := policies.Builtin()
 	for _, n := range []int{10_000, 100_000} {
 		for _, name := range reg.Names() {
 			spec, _ := reg.Get(name)
-			if spec.DynamicJobs {
-				continue // sequential jobs on owned hosts: BenchmarkDecideOSEP
-			}
-			p, err := spec.Build(nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := benchState(b, n, spec, p)
+			sess, now := benchSession(b, spec, n, nil)
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				for b.Loop() {
-					decideOnce(b, h, p)
+					decideOnce(b, sess, now)
 				}
 			})
 		}
 	}
+}
+
+// decideOnce has the session decide once more at now, checking that the
+// decision starts, rejects and kills nothing (the state stays as it was;
+// a request for a call is no change).
+func decideOnce(b *testing.B, sess *sched.Session, now float64) {
+	reply, err := sess.Handle(&batsim.Message{Now: now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ev := range reply.Events() {
+		switch ev.Data.(type) {
+		case *batsim.CallMeLater:
+		default:
+			b.Fatalf("decision changed the state: %s", ev.Type)
+		}
+	}
+}
+
+// benchSession plays the messages that fit spec (see BenchmarkDecide) to a
+// session of spec with its defaults and returns it with the date of its
+// last message.
+func benchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Observer) (*sched.Session, float64) {
+	b.Helper()
+	var msgs []*batsim.Message
+	switch {
+	case spec.DynamicJobs:
+		msgs = osepBenchMessages(n)
+	case spec.Energy:
+		msgs = botBenchMessages(b, n)
+	case spec.ComputeSharing:
+		msgs = sgeBenchMessages(n)
+	default:
+		msgs = queueBenchMessages(n)
+	}
+	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Observers: obs, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range msgs {
+		if _, err := sess.Handle(m); err != nil {
+			b.Fatalf("%s: %v", spec.Name, err)
+		}
+	}
+	return sess, msgs[len(msgs)-1].Now
+}
+
+// benchHostsBegins is SIMULATION_BEGINS on 1000 hosts of four speeds, each
+// with the properties the policies read: slots (4), node (4 cores each),
+// cluster (two of 500) and owner (200 users).
+func benchHostsBegins(sharing, dynamic bool) batsim.Event {
+	res := make([]batsim.Resource, 1000)
+	for i := range res {
+		sp := strconv.FormatFloat(float64(1+i%4)*1e9, 'g', -1, 64)
+		res[i] = batsim.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{
+			"speed": sp, "slots": "4", "node": "n" + strconv.Itoa(i/4), "cluster": "c" + strconv.Itoa(i/500),
+			"owner": "u" + strconv.Itoa(i%200)}}
+	}
+	return batsim.Event{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
+		NbResources: len(res), NbComputeResources: len(res), AllowComputeSharing: sharing, ComputeResources: res,
+		Config:   batsim.Config{DynamicJobsEnabled: dynamic, DynamicJobsAcknowledged: dynamic},
+		Profiles: map[string]map[string]json.RawMessage{"w0": {"d": json.RawMessage(`{"type":"delay","delay":3600}`)}}}}
+}
+
+// submitted is JOB_SUBMITTED of job id with the members of its description
+// after its id.
+func submitted(at float64, id, rest string) batsim.Event {
+	full := "w0!" + id
+	return batsim.Event{Timestamp: at, Type: batsim.TypeJobSubmitted,
+		Data: &batsim.JobSubmitted{JobID: full, Job: json.RawMessage(`{"id":"` + full + `",` + rest + `}`)}}
+}
+
+// queueBenchMessages: 99 jobs of 10 hosts start, then n jobs of 11 to 64
+// hosts wait.
+func queueBenchMessages(n int) []*batsim.Message {
+	r := rand.New(rand.NewPCG(uint64(n), 42))
+	first := &batsim.Message{Events: []batsim.Event{benchHostsBegins(false, false)}}
+	for k := 0; k < 99; k++ {
+		first.Events = append(first.Events, submitted(0, fmt.Sprintf("r%d", k), fmt.Sprintf(`"subtime":0,"res":10,"walltime":%d,"profile":"d","user":"u%d"`, 600+r.IntN(86400), r.IntN(200))))
+	}
+	next := &batsim.Message{Now: 1000}
+	for i := 0; i < n; i++ {
+		wall := ""
+		if r.IntN(20) > 0 {
+			wall = fmt.Sprintf(`"walltime":%d,`, 60+r.IntN(86400))
+		}
+		next.Events = append(next.Events, submitted(1000, strconv.Itoa(i), fmt.Sprintf(`"subtime":1000,"res":%d,%s"profile":"d","user":"u%d"`, 11+r.IntN(54), wall, r.IntN(200))))
+	}
+	return []*batsim.Message{first, next}
+}
+
+// sgeBenchMessages: 4000 sequential jobs fill every slot, then n more
+// wait.
+func sgeBenchMessages(n int) []*batsim.Message {
+	first := &batsim.Message{Events: []batsim.Event{benchHostsBegins(true, false)}}
+	for k := 0; k < 4000; k++ {
+		first.Events = append(first.Events, submitted(0, fmt.Sprintf("r%d", k), `"subtime":0,"res":1,"profile":"d"`))
+	}
+	next := &batsim.Message{Now: 1000}
+	for i := 0; i < n; i++ {
+		next.Events = append(next.Events, submitted(1000, strconv.Itoa(i), `"subtime":1000,"res":1,"profile":"d"`))
+	}
+	return []*batsim.Message{first, next}
+}
+
+// osepBenchMessages: 1000 sequential jobs of users take every (owned)
+// host, then n more wait.
+func osepBenchMessages(n int) []*batsim.Message {
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	first := &batsim.Message{Events: []batsim.Event{benchHostsBegins(false, true)}}
+	for k := 0; k < 1000; k++ {
+		first.Events = append(first.Events, submitted(0, fmt.Sprintf("r%d", k), fmt.Sprintf(`"subtime":0,"res":1,"profile":"d","user":"u%d"`, r.IntN(200))))
+	}
+	next := &batsim.Message{Now: 1000}
+	for i := 0; i < n; i++ {
+		next.Events = append(next.Events, submitted(1000, strconv.Itoa(i), fmt.Sprintf(`"subtime":1000,"res":1,"profile":"d","user":"u%d"`, r.IntN(200))))
+	}
+	return []*batsim.Message{first, next}
+}
+
+// botBenchMessages: n/10000 BoTs of 100 tasks of 100 steps at 50 % arrive
+// at once, with 250 VMs each; their first steps run.
+func botBenchMessages(b *testing.B, n int) []*batsim.Message {
+	b.Helper()
+	var bots []workloads.BotSpec
+	for i := 0; i < n/10_000; i++ {
+		bots = append(bots, workloads.BotSpec{Name: fmt.Sprintf("b%d", i), VMs: 250, Quads: []workloads.BotQuad{{A: 0, D: 100, B: 100, C: 50}}})
+	}
+	w, err := workloads.BotWorkload(bots, workloads.BotWorkloadOptions{Hosts: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := &batsim.Message{Events: []batsim.Event{benchHostsBegins(true, false)}}
+	for _, j := range w.Jobs {
+		full := "w0!" + j.ID
+		raw, err := workloads.AppendForwardedJob(nil, j.Raw, full)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Events = append(m.Events, batsim.Event{Type: batsim.TypeJobSubmitted, Data: &batsim.JobSubmitted{JobID: full, Job: raw}})
+	}
+	return []*batsim.Message{m}
 }
 
 // BenchmarkBUCMASubmission times BUCMA's work when a job arrives on a full
@@ -98,63 +193,15 @@ func BenchmarkDecide(b *testing.B) {
 func BenchmarkBUCMASubmission(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		spec, _ := policies.Builtin().Get("bucma")
-		p, _ := spec.Build(nil)
-		h := benchState(b, n, spec, p)
-		bu := p.(*bucma.BUCMA)
-		bu.RecordSubmissions() // as with a decision trace
-		w := h.State().Waiting()
+		sess, now := benchSession(b, spec, n, []sched.Observer{sched.NewTrace(io.Discard)}) // a trace has BUCMA record submissions
+		bu := sess.Policy().(*bucma.BUCMA)
+		w := sess.State().Waiting()
 		last := w[len(w)-1]
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				bu.JobSubmitted(h.State(), last)
-				decideOnce(b, h, bu)
+				bu.JobSubmitted(sess.State(), last)
+				decideOnce(b, sess, now)
 			}
 		})
-	}
-}
-
-// osepBenchState is the OSEP grid's situation at scale: 1000 hosts owned by
-// 200 users, all busy with sequential jobs, and n sequential jobs waiting.
-func osepBenchState(b *testing.B, n int, spec *sched.Spec, p sched.Policy) *testkit.Hand {
-	r := rand.New(rand.NewPCG(uint64(n), 7))
-	sp := testkit.StateSpec{Spec: spec, Policy: p}
-	for i := range 1000 {
-		sp.Hosts = append(sp.Hosts, testkit.Host{Speed: float64(1+i%4) * 1e9, Properties: map[string]string{"owner": "u" + strconv.Itoa(i%200)}})
-	}
-	for h := range 1000 {
-		start := float64(r.IntN(1000))
-		j := testkit.Job{Name: fmt.Sprintf("r%d", h), Submit: start, Res: 1, User: "u" + strconv.Itoa(r.IntN(200))}
-		sp.Running = append(sp.Running, testkit.Running{Job: j, Start: start, Hosts: []int{h}})
-	}
-	t := 1000.0
-	for i := 0; i < n; i++ {
-		t += float64(r.IntN(3))
-		sp.Waiting = append(sp.Waiting, testkit.Job{Name: strconv.Itoa(i), Submit: t, Res: 1, User: "u" + strconv.Itoa(r.IntN(200))})
-	}
-	sp.Now = t + 1
-	h, err := testkit.NewState(sp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return h
-}
-
-// BenchmarkDecideOSEP times one decision of the OSEP policies (no free
-// host, no round due) with 10k and 100k waiting jobs on 1000 owned hosts.
-func BenchmarkDecideOSEP(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		for _, name := range []string{"osep", "osep-hetero"} {
-			spec, _ := policies.Builtin().Get(name)
-			p, err := spec.Build(nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			h := osepBenchState(b, n, spec, p)
-			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
-				for b.Loop() {
-					decideOnce(b, h, p)
-				}
-			})
-		}
 	}
 }

@@ -31,6 +31,8 @@ type engine struct {
 
 	k      kernel
 	server *mailbox
+	// seqTasks counts the tasks of registered composed profiles.
+	seqTasks *workloads.SequenceCounter[*profile]
 	// kernel host indexes: compute hosts 0..nhosts-1, storage hosts
 	// next, the master last.
 	nhosts, nstore int
@@ -105,6 +107,9 @@ func Run(ctx context.Context, cfg Config, sched Scheduler) (*Result, error) {
 	}
 	// cfg is not used from here on (nor are its workloads, which the
 	// caller may then free).
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if prefix != "" {
 		if e.out, err = openOutputs(prefix); err != nil {
 			return nil, err
@@ -149,6 +154,7 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 		njobs += len(w.Jobs)
 	}
 	e := &engine{ctx: ctx, cfg: cfg, sched: sched, log: log, workloads: map[string]*workload{}, jobs: make(map[string]*job, njobs)}
+	e.k.interrupted = ctx.Err
 	e.nhosts = len(p.Hosts)
 	e.nstore = len(p.Storage)
 	e.master = e.nhosts + e.nstore
@@ -205,6 +211,9 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	}
 	e.expectedJS = len(cfg.Workloads) + len(cfg.Preloaded)
 	for i, w := range cfg.Workloads {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if err := e.addStaticWorkload(fmt.Sprintf("w%d", i), w); err != nil {
 			return nil, err
 		}

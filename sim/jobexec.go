@@ -14,23 +14,32 @@ import (
 // and the server is told when the job ends.
 
 // task is Batsim's BatTask: one node of a job's profile tree.
+//
+// Batsim builds a sequence's whole tree when the job starts (one BatTask per
+// part and repetition, recursively); the engine makes a sequence's parts as
+// it reaches them and keeps only the one running, which is all that Batsim
+// ever reads of the others (the progress of a killed job and the task to
+// cancel are those of sub_tasks[current_task_index]): a sequence repeated
+// a billion times costs one task per level of nesting, not a billion.
 type task struct {
 	prof *profile
-	subs []*task
-	// cur is current_task_index.
+	// sub is, for a sequence, its part at index cur (Batsim's
+	// sub_tasks[current_task_index]); nil for a leaf.
+	sub *task
+	// cur is current_task_index: repetition × parts + part.
 	cur           int
 	exec          *execAct
 	delayStart    float64
 	delayRequired float64
 }
 
+// newTask is the task of profile p before it starts: a sequence holds its
+// first part (as Batsim's tree does before the sequence runs).
 func newTask(p *profile) *task {
 	t := &task{prof: p, delayStart: -1}
 	if p.typ == workloads.TypeComposed {
-		for r := 0; r < int(p.repeat); r++ {
-			for _, s := range p.seq() {
-				t.subs = append(t.subs, newTask(s))
-			}
+		if seq := p.seq(); p.repeat > 0 && len(seq) > 0 {
+			t.sub = newTask(seq[0])
 		}
 	}
 	return t
@@ -41,8 +50,8 @@ func (t *task) progress(now float64) *batsim.JobProgress {
 	if t.prof.typ == workloads.TypeComposed {
 		idx := t.cur
 		jp := &batsim.JobProgress{ProfileName: t.prof.name, CurrentTaskIndex: &idx}
-		if t.cur < len(t.subs) {
-			jp.CurrentTask = t.subs[t.cur].progress(now)
+		if t.sub != nil {
+			jp.CurrentTask = t.sub.progress(now)
 		}
 		return jp
 	}
@@ -272,9 +281,13 @@ func (e *engine) execTask(a *actor, j *job, t *task, remaining *float64) int {
 	case p.typ == workloads.TypeComposed:
 		seq := p.seq()
 		for it := 0; it < int(p.repeat); it++ {
-			for i := range seq {
+			for i, part := range seq {
+				if it > 0 || i > 0 {
+					// The part at index 0 is the one newTask made.
+					t.sub = newTask(part)
+				}
 				t.cur = it*len(seq) + i
-				if ret := e.execTask(a, j, t.subs[t.cur], remaining); ret != 0 {
+				if ret := e.execTask(a, j, t.sub, remaining); ret != 0 {
 					return ret
 				}
 			}
@@ -473,8 +486,8 @@ func (e *engine) cancelPtask(a *actor, t *task) bool {
 		a.cancelExec(t.exec)
 		cancelled = true
 	}
-	if len(t.subs) > 0 && !cancelled {
-		cancelled = e.cancelPtask(a, t.subs[t.cur])
+	if t.sub != nil && !cancelled {
+		cancelled = e.cancelPtask(a, t.sub)
 	}
 	return cancelled
 }

@@ -292,6 +292,11 @@ type kernel struct {
 	workers, idle []*worker
 	// steps counts the clock advances (for tests and statistics).
 	steps int
+	// interrupted, when set, is asked every interruptEvery rounds whether
+	// to stop (a signal): a job of a billion tasks, which never waits on
+	// the scheduler, must not hold the process.
+	interrupted func() error
+	rounds      uint32
 	// Ended actions and finished communications, for reuse: the engine
 	// creates and ends several of each per job.
 	freeActions []*action
@@ -495,6 +500,10 @@ func (k *kernel) post(a *action, finished bool) {
 
 // run is EngineImpl::run: rounds until nothing is left to do, the
 // simulation ends (stop returns true) or an actor aborts.
+// interruptEvery is how many rounds of the kernel run between two looks at
+// kernel.interrupted (a round takes well under a microsecond).
+const interruptEvery = 4096
+
 func (k *kernel) run(stop func() bool) error {
 	for {
 		for len(k.toRun) > 0 {
@@ -524,6 +533,11 @@ func (k *kernel) run(stop func() bool) error {
 			k.handleEnded()
 			if stop() {
 				return nil
+			}
+		}
+		if k.rounds++; k.rounds%interruptEvery == 0 && k.interrupted != nil {
+			if err := k.interrupted(); err != nil {
+				return err
 			}
 		}
 		delta := k.nextEvent()

@@ -98,6 +98,14 @@ func (p *profile) hasCom() bool {
 	return false
 }
 
+// newSequenceCounter counts the tasks of the engine's profiles (see
+// workloads.MaxSequenceTasks).
+func newSequenceCounter() *workloads.SequenceCounter[*profile] {
+	return workloads.NewSequenceCounter(func(p *profile) (int, []*profile, bool) {
+		return int(p.repeat), p.seq(), p.typ == workloads.TypeComposed
+	})
+}
+
 // workload is a workload as the engine knows it (static or registered by
 // the scheduler).
 type workload struct {

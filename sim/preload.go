@@ -69,12 +69,16 @@ func preload(data []byte, path, name string) *Preloaded {
 	index := make(map[string]*job, len(p.jobs))
 	jobs := p.jobs
 	used := make(map[*profile]bool)
+	tasks := newSequenceCounter()
 	begin := 0
 	for i, j := range jobs {
 		j.id = allIDs[begin:p.ends[i]]
 		begin = p.ends[i]
 		pr, ok := wl.profiles[p.profNames[i]]
 		if !ok || (pr.typ == workloads.TypeParallel && len(pr.cpus()) != j.res) {
+			return nil
+		}
+		if pr.typ == workloads.TypeComposed && tasks.Tasks(pr) > workloads.MaxSequenceTasks {
 			return nil
 		}
 		j.prof = pr

@@ -525,6 +525,12 @@ func (e *engine) registerProfile(d *batsim.RegisterProfile) error {
 			}
 			p.ext.seq = append(p.ext.seq, s)
 		}
+		if e.seqTasks == nil {
+			e.seqTasks = newSequenceCounter()
+		}
+		if n := e.seqTasks.Tasks(p); n > workloads.MaxSequenceTasks {
+			return e.fail(name, "composed profile runs %d tasks per execution (repeat × parts, nested sequences multiplied out), more than the %d the engine accepts (Batsim builds every task when the job starts)", n, workloads.MaxSequenceTasks)
+		}
 	}
 	wl.profiles[d.ProfileName] = p
 	return nil

@@ -33,7 +33,8 @@ type ValidateOptions struct {
 // rewrite gives invalid JSON, or a number too large for its %f buffer);
 // invalid profile values (delay ≤ 0, negative cpu/com, empty cpu array,
 // com not n×n, repeat ≤ 0, empty seq, seq naming an unknown profile,
-// composed profiles forming a cycle); res above PlatformHosts.
+// composed profiles forming a cycle, a job's composed profile expanding to
+// more than MaxSequenceTasks tasks); res above PlatformHosts.
 //
 // Warnings: res above nb_res (Batsim only uses nb_res for
 // --mmax-workload); res = 0; subtimes not sorted (Batsim sorts them); ids
@@ -106,7 +107,8 @@ func (w *Workload) Validate(opts ValidateOptions) (errs, warnings []Finding) {
 			}
 		}
 	}
-	for _, name := range w.composedCycles() {
+	cycles := w.composedCycles()
+	for _, name := range cycles {
 		add(Error, "", name, "composed profiles form a cycle through this profile (execution would never end)")
 	}
 
@@ -172,6 +174,20 @@ func (w *Workload) Validate(opts ValidateOptions) (errs, warnings []Finding) {
 	}
 	if unsorted > 0 {
 		add(Warning, firstUnsorted, "", "subtimes are not in increasing order (%d job(s) submitted before the job preceding them in the file); Batsim sorts jobs by subtime", unsorted)
+	}
+
+	// The composed profiles of jobs (those Batsim executes): bounded.
+	if len(cycles) == 0 {
+		tasks := w.sequenceCounter()
+		for _, name := range w.ProfileOrder {
+			p := w.Profiles[name]
+			if !used[name] || p.Type != TypeComposed {
+				continue
+			}
+			if n := tasks.Tasks(name); n > MaxSequenceTasks {
+				add(Error, "", name, "one execution runs %s tasks (repeat %d × %d part(s), nested sequences multiplied out), more than the %d a job's composed profile may expand to (Batsim builds every task when the job starts)", countText(n), p.Repeat, len(p.Seq), MaxSequenceTasks)
+			}
+		}
 	}
 
 	// Profiles reached through composed profiles count as used.

@@ -221,8 +221,8 @@ func (l *Listener) close(linger time.Duration) (err error) {
 // answer is flushed before the socket closes), ErrInterrupted when ctx is
 // cancelled, a *TimeoutError when Batsim is silent too long, and the error
 // otherwise: a message that does not decode or an error of the handler ends
-// the conversation without an answer (an invalid answer would make Batsim
-// abort anyway).
+// the conversation, the message answered with batsim.StopReply so that Batsim
+// stops (writing its output files) rather than wait forever.
 func (l *Listener) Serve(ctx context.Context, h batsim.Handler) error {
 	return l.ServeRaw(ctx, l.v4Step(h))
 }
@@ -241,11 +241,11 @@ func (l *Listener) v4Step(h batsim.Handler) func(raw []byte) ([]byte, bool, erro
 		msg, err := dec.Decode(raw, batsim.FromBatsim)
 		if err != nil {
 			log.Error("cannot decode a message from Batsim", "message", received, "error", err, "text", excerpt(raw, 200))
-			return nil, false, fmt.Errorf("message %d from Batsim: %w", received, err)
+			return batsim.StopReply(0), true, fmt.Errorf("message %d from Batsim: %w", received, err)
 		}
 		reply, err := h.Handle(msg)
 		if err != nil {
-			return nil, false, fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
+			return batsim.StopReply(msg.Now), true, fmt.Errorf("message %d from Batsim (now=%v): %w", received, msg.Now, err)
 		}
 		if reply == nil {
 			reply = batsim.NewReply(msg.Now)
@@ -265,9 +265,11 @@ func (l *Listener) v4Step(h batsim.Handler) func(raw []byte) ([]byte, bool, erro
 // ServeRaw serves one simulation at the level of raw messages: step gets
 // each message's bytes as received and returns the reply's bytes, sent as
 // they are, and whether the reply ends the conversation (Serve's step says
-// so after SIMULATION_ENDS). ServeRaw checks nothing in the messages; it
-// is for tools that measure the transport (a replay of recorded replies).
-// Its errors, cancellation and timeouts are Serve's.
+// so after SIMULATION_ENDS). When step fails, the reply it returned (if
+// any: Serve's is StopReply) is sent before ServeRaw returns the error.
+// ServeRaw checks nothing in the messages; it is for tools that measure the
+// transport (a replay of recorded replies). Its errors, cancellation and
+// timeouts are Serve's.
 func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []byte, done bool, err error)) (err error) {
 	cfg, sock := l.cfg, l.sock
 	linger := cfg.Linger
@@ -302,15 +304,15 @@ func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []
 		}
 		received++
 		out, done, err := step(frames[0])
-		if err != nil {
+		if err != nil && out == nil {
 			return err
 		}
-		if _, err := sock.SendBytes(out, 0); err != nil {
-			return fmt.Errorf("replying to Batsim: %w", err)
+		if _, serr := sock.SendBytes(out, 0); serr != nil && err == nil {
+			return fmt.Errorf("replying to Batsim: %w", serr)
 		}
-		if done {
+		if done || err != nil {
 			finalLinger = linger
-			return nil
+			return err
 		}
 	}
 }

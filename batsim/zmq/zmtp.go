@@ -2,7 +2,6 @@ package zmq
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -35,6 +34,12 @@ const (
 	zmtpCommand = 0x04
 	// zmtpMaxFrame bounds a frame (and a message) from the peer.
 	zmtpMaxFrame = 1 << 31
+	// zmtpTrusted is the largest frame read into a buffer of the size
+	// announced at once (one allocation, no copy: its pages are only
+	// touched as bytes arrive); a larger one grows with the bytes that
+	// arrive, so that a peer announcing 2 GiB and sending nothing cannot
+	// make the process reserve it.
+	zmtpTrusted = 64 << 20
 )
 
 // zmtpGreeting is this side's greeting.
@@ -222,22 +227,30 @@ func (z *zmtpConn) frame() (flags byte, body []byte, err error) {
 	if size > zmtpMaxFrame {
 		return 0, nil, fmt.Errorf("frame of %d bytes", size)
 	}
-	if size <= 1<<20 {
+	if size <= zmtpTrusted {
 		body = make([]byte, size)
 		_, err = io.ReadFull(z.r, body)
-		return flags, body, err
-	}
-	// A large frame grows with the bytes that arrive, not with the size
-	// announced.
-	var buf bytes.Buffer
-	buf.Grow(1 << 20)
-	if _, err := io.CopyN(&buf, z.r, int64(size)); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return 0, nil, err
+		return flags, body, err
 	}
-	return flags, buf.Bytes(), nil
+	// Beyond zmtpTrusted the frame grows with the bytes that arrive, not
+	// with the size announced, each step to at most twice the last.
+	body = make([]byte, zmtpTrusted)
+	n, err := io.ReadFull(z.r, body)
+	for err == nil && uint64(n) < size {
+		grown := make([]byte, min(size, 2*uint64(n)))
+		copy(grown, body)
+		body = nil
+		var m int
+		m, err = io.ReadFull(z.r, grown[n:])
+		body, n = grown, n+m
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return flags, body[:n], err
 }
 
 // recv reads one request: the envelope up to the empty delimiter, then
@@ -353,14 +366,14 @@ func (l *Listener) zmtpServe(ctx context.Context, step func(raw []byte) (out []b
 		}
 		received++
 		out, done, err := step(raw)
-		if err != nil {
+		if err != nil && out == nil {
 			return err
 		}
-		if err := z.send(out); err != nil {
-			return fmt.Errorf("replying to Batsim: %w", err)
+		if serr := z.send(out); serr != nil && err == nil {
+			return fmt.Errorf("replying to Batsim: %w", serr)
 		}
-		if done {
-			return nil
+		if done || err != nil {
+			return err
 		}
 	}
 }

@@ -50,22 +50,22 @@ type Line struct {
 func (l Line) FromBatsim() bool { return l.Dir == FromBatsim }
 
 var (
-	dirOnce sync.Once
-	dir     string
+	rootOnce sync.Once
+	root     string
 )
 
-// Dir is the absolute path of the corpus (this package's testdata
-// directory), found from the module root above the working directory,
-// which is a package directory when tests run.
-func Dir() string {
-	dirOnce.Do(func() {
+// ModuleRoot is the absolute path of the module's root directory (the one
+// holding go.mod), found above the working directory, which is a package
+// directory when tests run.
+func ModuleRoot() string {
+	rootOnce.Do(func() {
 		d, err := os.Getwd()
 		if err != nil {
 			panic("corpus: " + err.Error())
 		}
 		for {
 			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				dir = filepath.Join(d, "internal", "corpus", "testdata")
+				root = d
 				return
 			}
 			up := filepath.Dir(d)
@@ -75,8 +75,12 @@ func Dir() string {
 			d = up
 		}
 	})
-	return dir
+	return root
 }
+
+// Dir is the absolute path of the corpus (this package's testdata
+// directory).
+func Dir() string { return filepath.Join(ModuleRoot(), "internal", "corpus", "testdata") }
 
 // Path is the path of a file of a case: Path("hetero4_delays",
 // "platform.xml").

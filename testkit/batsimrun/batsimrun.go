@@ -94,7 +94,10 @@ type Options struct {
 	Batsim string
 	// Args are added to Batsim's command line (e.g. --enable-dynamic-jobs).
 	Args []string
-	// Timeout bounds the whole run (default 5 minutes: a large case on a loaded 2-core machine takes more than 2).
+	// Timeout bounds the whole run (default 10 minutes): a guard against a
+	// hang, not a timing (the tier's largest case, 1024 hosts with
+	// communications, took Batsim more than 2 minutes on a 2-core machine
+	// under a load of 13).
 	Timeout time.Duration
 	// Prefix, when set, runs Batsim through this command (e.g. taskset -c 0).
 	Prefix []string
@@ -104,7 +107,7 @@ func (o Options) timeout() time.Duration {
 	if o.Timeout > 0 {
 		return o.Timeout
 	}
-	return 5 * time.Minute
+	return 10 * time.Minute
 }
 
 func batsimCmd(ctx context.Context, o Options, platform, workload, dir, endpoint string) *exec.Cmd {
@@ -199,6 +202,9 @@ func Await(ran, served <-chan error, cancel func()) (runErr, serveErr error) {
 		serveErr = <-served
 	case serveErr = <-served:
 		if serveErr != nil {
+			// A scheduler that stopped answered with
+			// batsim.StopReply, which ends Batsim; stop it at once
+			// anyway (nor is a failed run's output compared).
 			cancel()
 		}
 		runErr = <-ran

@@ -1,0 +1,114 @@
+package jsonspan
+
+import (
+	stdjson "encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var seeds = []string{
+	`{}`, `[]`, `{"a":1}`, ` {"a" : [1, 2.5e-3, -0, true, false, null, "x\"\u00e9\\"], "b":{"c":{}}} `,
+	`{"now":1.000000,"events":[{"timestamp":1.000000,"type":"JOB_SUBMITTED","data":{"job_id":"w0!1","job":{"id":"w0!1","res":1}}}]}`,
+	`"s"`, `12`, `-1.5E+10`, `0.1`, `1e5`, `01`, `1.`, `.5`, `-`, `1e`, `+1`, `"\x"`, "\"\x01\"", `"\u12"`, `[1,]`, `{"a":1,}`,
+	`{"a"}`, `{a:1}`, `[1 2]`, `tru`, `nul`, `{"a":1}x`, `"\ud800"`, "\"\xff\"", `[[[[]]]]`, `{"":""}`, `{"a":"b","a":"c"}`,
+}
+
+// Valid agrees with encoding/json on every seed and on random mutations of
+// them.
+func TestValidAsEncodingJSON(t *testing.T) {
+	check := func(s string) {
+		if got, want := Valid([]byte(s)), stdjson.Valid([]byte(s)); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
+		}
+	}
+	for _, s := range seeds {
+		check(s)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := `{}[]":,.-+eE0123456789tfnrul\ ` + "\x01\xff"
+	for _, s := range seeds {
+		for k := 0; k < 2000; k++ {
+			b := []byte(s)
+			for m := 0; m <= r.IntN(3); m++ {
+				p := r.IntN(len(b) + 1)
+				c := alphabet[r.IntN(len(alphabet))]
+				switch r.IntN(3) {
+				case 0:
+					b = append(b[:p], append([]byte{c}, b[p:]...)...)
+				case 1:
+					if p < len(b) {
+						b[p] = c
+					}
+				default:
+					if p < len(b) {
+						b = append(b[:p], b[p+1:]...)
+					}
+				}
+			}
+			check(string(b))
+		}
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), stdjson.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+// Object and Array hand out each value as the very bytes of the input, keys
+// decoded.
+func TestObjectAndArraySpans(t *testing.T) {
+	in := []byte(` { "a" : [1, {"x":2}] , "b\u00e9" :"s" ,"c":null} `)
+	var keys, vals []string
+	err := Object(in, func(k string, v []byte) error {
+		keys, vals = append(keys, k), append(vals, string(v))
+		if &v[0] == nil || !strings.Contains(string(in), string(v)) {
+			t.Errorf("value %q is not a slice of the input", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(keys, []string{"a", "bé", "c"}) || !reflect.DeepEqual(vals, []string{`[1, {"x":2}]`, `"s"`, "null"}) {
+		t.Fatalf("keys %q, values %q", keys, vals)
+	}
+	var elems []string
+	if err := Array([]byte(`[1, {"x":2}]`), func(v []byte) error { elems = append(elems, string(v)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(elems, []string{"1", `{"x":2}`}) {
+		t.Fatalf("elements %q", elems)
+	}
+	for _, bad := range []string{`[1]`, `{"a":1`, `{"a":1}}`, `{"a":01}`} {
+		if Object([]byte(bad), func(string, []byte) error { return nil }) == nil {
+			t.Errorf("Object(%q) accepted", bad)
+		}
+	}
+	if s, err := String([]byte(`"a\nb"`)); err != nil || s != "a\nb" {
+		t.Errorf("String: %q, %v", s, err)
+	}
+	if _, err := String([]byte(`12`)); err == nil {
+		t.Error("String of a number")
+	}
+}
+
+// Nesting is limited: deep input is an error, not a stack overflow.
+func TestMaxDepth(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	if Valid([]byte(deep)) {
+		t.Error("nesting beyond MaxDepth accepted")
+	}
+	ok := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	if !Valid([]byte(ok)) {
+		t.Error("nesting of MaxDepth refused")
+	}
+}

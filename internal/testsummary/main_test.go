@@ -1,0 +1,100 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A stream of go test's events: counts by package and in all, the output
+// of failed tests, why tests were skipped, a package that does not build,
+// and the total as the last line.
+func TestSummary(t *testing.T) {
+	events := strings.Join([]string{
+		`{"Action":"start","Package":"m/a"}`,
+		`{"Action":"run","Package":"m/a","Test":"TestOne"}`,
+		`{"Action":"output","Package":"m/a","Test":"TestOne","Output":"=== RUN   TestOne\n"}`,
+		`{"Action":"pass","Package":"m/a","Test":"TestOne","Elapsed":0.1}`,
+		`{"Action":"run","Package":"m/a","Test":"TestTwo"}`,
+		`{"Action":"output","Package":"m/a","Test":"TestTwo/sub","Output":"    a_test.go:9: got 3, want 4\n"}`,
+		`{"Action":"fail","Package":"m/a","Test":"TestTwo/sub","Elapsed":0}`,
+		`{"Action":"fail","Package":"m/a","Test":"TestTwo","Elapsed":0}`,
+		`{"Action":"output","Package":"m/a","Test":"TestBatsim","Output":"    b_test.go:12: real-Batsim tier skipped: batsim is not on PATH\n"}`,
+		`{"Action":"skip","Package":"m/a","Test":"TestBatsim","Elapsed":0}`,
+		`{"Action":"output","Package":"m/a","Test":"TestAlsoBatsim","Output":"    c_test.go:7: real-Batsim tier skipped: batsim is not on PATH\n"}`,
+		`{"Action":"skip","Package":"m/a","Test":"TestAlsoBatsim","Elapsed":0}`,
+		`{"Action":"fail","Package":"m/a","Elapsed":1.5}`,
+		`{"ImportPath":"m/b [m/b.test]","Action":"build-output","Output":"b.go:3:1: syntax error\n"}`,
+		`{"ImportPath":"m/b [m/b.test]","Action":"build-fail"}`,
+		`{"Action":"start","Package":"m/b"}`,
+		`{"Action":"output","Package":"m/b","Output":"FAIL\tm/b [build failed]\n"}`,
+		`{"Action":"fail","Package":"m/b","Elapsed":0,"FailedBuild":"m/b [m/b.test]"}`,
+		`{"Action":"start","Package":"m/c"}`,
+		`{"Action":"pass","Package":"m/c","Test":"TestX","Elapsed":0}`,
+		`{"Action":"pass","Package":"m/c","Elapsed":0.2}`,
+		`{"Action":"start","Package":"m/d"}`,
+		`{"Action":"skip","Package":"m/d","Elapsed":0}`,
+		`a line that is not an event`,
+	}, "\n")
+	var out strings.Builder
+	s := newSummary(&out, time.Now)
+	s.read(strings.NewReader(events))
+	if !s.finish() {
+		t.Error("finish reports no failure")
+	}
+	text := out.String()
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if last := lines[len(lines)-1]; last != "2 passed, 3 failed, 2 skipped" {
+		t.Errorf("last line %q\n%s", last, text)
+	}
+	if strings.Contains(text, "m/d") {
+		t.Errorf("a package without tests is listed:\n%s", text)
+	}
+	for _, w := range []string{
+		"FAIL  m/a", "2 failed", "--- TestTwo/sub:", "got 3, want 4",
+		"skipped TestAlsoBatsim, TestBatsim: real-Batsim tier skipped: batsim is not on PATH",
+		"FAIL  m/b", "b.go:3:1: syntax error",
+		"ok    m/c", "a line that is not an event",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+// All passed: status 0, the counts as the last line; a package still
+// running is listed by progress.
+func TestSummaryPassAndProgress(t *testing.T) {
+	var out strings.Builder
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newSummary(&out, func() time.Time { return clock })
+	s.read(strings.NewReader(`{"Action":"start","Package":"github.com/o/r/slow"}
+{"Action":"pass","Package":"github.com/o/r/slow","Test":"TestA","Elapsed":0}`))
+	clock = clock.Add(95 * time.Second)
+	s.progress()
+	if !strings.Contains(out.String(), "… 1m35s: running slow (1m35s, 1 passed)") {
+		t.Errorf("progress line missing:\n%s", out.String())
+	}
+	s.read(strings.NewReader(`{"Action":"pass","Package":"github.com/o/r/slow","Elapsed":95}`))
+	if s.finish() {
+		t.Error("finish reports a failure")
+	}
+	if !strings.HasSuffix(out.String(), "\n1 passed, 0 failed, 0 skipped\n") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// A command that fails without any event of a failure (a bad flag) is one
+// failure, and the exit status says so.
+func TestSummaryCommandFails(t *testing.T) {
+	var out strings.Builder
+	s := newSummary(&out, time.Now)
+	if err := s.run([]string{"sh", "-c", "echo 'flag provided but not defined: -x'; exit 2"}, time.Hour); err == nil {
+		t.Fatal("the command's failure is not reported")
+	} else {
+		s.commandFailed([]string{"sh"}, err)
+	}
+	if !s.finish() || !strings.HasSuffix(out.String(), "0 passed, 1 failed, 0 skipped\n") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
