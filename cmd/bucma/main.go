@@ -7,20 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/bucma-sched/bucma/schedulers"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0"
+// version is what --version prints. make build and make image set it with
+// -ldflags "-X main.version=..." (scripts/version: git describe); without it,
+// appVersion falls back to the module version of a `go install ...@version`
+// build, then to 0.1.0-dev.
+var version = ""
+
+func appVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	return "0.1.0-dev"
+}
 
 func newApp() *cli.App {
 	app := &cli.App{
 		Name:    "bucma",
 		Usage:   "scheduling policies for the Batsim simulator, and an embedded engine to run them",
-		Version: version,
+		Version: appVersion(),
 		Commands: []*cli.Command{
 			runCommand(),
 			listCommand(),
