@@ -29,6 +29,13 @@
 #   make test-batsim5 the Batsim 5 tier alone, verbose, with SEEDS seeds per
 #                 twin case (it needs batsim5 on PATH or in BATSIM5; make test
 #                 runs it too, with two seeds)
+#   make image    the Docker image $(IMAGE) (default bucma:local), with the
+#                 version of this checkout
+#   make test-containers  the container tier (scripts/test-containers): the
+#                 images, every Docker command of README.md and docs/,
+#                 docker compose against Batsim's image; it needs a Docker
+#                 engine (started if it does not answer, as root) and skips
+#                 with one line where none can run
 #
 # Variables: GO (go command), SCHED (the policy of make run and make serve,
 # default easy; it also names make run's output files), OUT (make run's
@@ -37,7 +44,10 @@
 # arguments of "bucma run", e.g. RUN_ARGS='-v --socket-endpoint tcp://*:28001'),
 # TEST_FLAGS (default -race), FUZZTIME (duration of each fuzz target, default
 # 10s; e.g. FUZZTIME=5m make fuzz), BENCHTIME (go test -benchtime of make
-# bench, default 1s).
+# bench, default 1s), VERSION (what bucma --version prints; default
+# scripts/version: git describe), IMAGE (make image's tag),
+# DOCKER_BUILD_FLAGS (extra docker build flags of make image, e.g.
+# --network none), CONTEXT (make image's build context, default .).
 
 GO         ?= go
 BIN        ?= bin/bucma
@@ -50,16 +60,21 @@ TEST_FLAGS ?= -race
 FUZZTIME   ?= 10s
 BENCHTIME  ?= 1s
 SEEDS      ?= 20
+VERSION    ?= $(shell scripts/version)
+LDFLAGS    ?= -X github.com/bucma-sched/bucma/cli.version=$(VERSION)
+IMAGE      ?= bucma:local
+CONTEXT    ?= .
+DOCKER_BUILD_FLAGS ?=
 
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean
+.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean image test-containers
 
 all: build
 
 build: deps
-	$(GO) build -o $(BIN) ./cmd/bucma
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/bucma
 
 lib: deps
 	$(GO) build -buildmode=c-shared -o $(LIB) ./cmd/libbucma
@@ -201,6 +216,19 @@ deps:
 		echo "  macOS:          brew install zeromq pkg-config" >&2; \
 		exit 1; \
 	fi
+
+# The Docker image (Dockerfile), labelled with the version, commit and date.
+image:
+	docker build $(DOCKER_BUILD_FLAGS) -t $(IMAGE) -f Dockerfile \
+		--build-arg VERSION='$(VERSION)' \
+		--build-arg REVISION="$$(git rev-parse HEAD 2>/dev/null)" \
+		--build-arg CREATED="$$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+		$(CONTEXT)
+
+# The container tier: scripts/test-containers (its header says what it runs
+# and checks).
+test-containers: build
+	scripts/test-containers
 
 clean:
 	rm -rf bin out

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -22,9 +23,21 @@ import (
 	"github.com/bucma-sched/bucma/sched"
 )
 
-// version is set at build time with -ldflags
-// "-X github.com/bucma-sched/bucma/cli.version=...".
-var version = "0.1.0"
+// version is what --version prints. make build and make image set it with
+// -ldflags "-X github.com/bucma-sched/bucma/cli.version=..." (scripts/version:
+// git describe); without it, appVersion falls back to the main module's
+// version of a `go install ...@version` build, then to 0.1.0-dev.
+var version = ""
+
+func appVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	return "0.1.0-dev"
+}
 
 // Main runs the command line args (args[0] is the program's name) with the
 // policies of reg and returns the process's exit status: 0 on success, 2
@@ -40,7 +53,7 @@ func newApp(reg *sched.Registry) *cli.App {
 	app := &cli.App{
 		Name:    "bucma",
 		Usage:   "scheduling policies for the Batsim simulator, and an embedded engine to run them",
-		Version: version,
+		Version: appVersion(),
 		Commands: []*cli.Command{
 			runCommand(),
 			listCommand(),
