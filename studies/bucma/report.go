@@ -1,46 +1,17 @@
-package expe
+package bucma
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+
+	"github.com/bucma-sched/bucma/expe"
 )
 
-// FigDir is the folder of a report's figures, inside the campaign directory.
-const FigDir = "fig"
-
-// ReportFile is the report's file name, inside the campaign directory.
-const ReportFile = "report.md"
-
-// WriteReport analyses the campaign in dir and writes dir/report.md and its
-// figures (dir/fig/*.png and *.svg). It returns the report's path.
-func WriteReport(dir string) (string, error) {
-	a, err := Analyze(dir)
-	if err != nil {
-		return "", err
-	}
-	if len(a.Runs) == 0 {
-		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: bucma expe run %s --out %s)", dir, a.Plan.Name, dir)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
-		return "", err
-	}
-	var b bytes.Buffer
-	r := &reporter{a: a, b: &b}
-	if err := r.write(); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, ReportFile)
-	return path, WriteFileAtomic(path, b.Bytes())
-}
-
 type reporter struct {
-	a *Analysis
-	b *bytes.Buffer
+	*expe.Report
+	a *expe.Analysis
 	// agreement bookkeeping for "where and why we differ"
 	signCells, signAgree int
 	signMiss             []string // opposite sign, 95 % interval excluding 0
@@ -53,23 +24,11 @@ type gainCell struct {
 	ours, paper float64
 }
 
-func (r *reporter) p(format string, args ...any) { fmt.Fprintf(r.b, format, args...) }
+func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
 func (r *reporter) write() error {
 	a := r.a
 	pl := a.Plan
-	if pl.Kind == "osep" {
-		return r.osep()
-	}
-	if pl.Kind == SGEPlan {
-		return r.sge()
-	}
-	if pl.Kind == GangPlan {
-		return r.gang()
-	}
-	if pl.Kind == BotPlan {
-		return r.bot()
-	}
 	if IsSensitivity(pl.Kind) {
 		return r.sensitivity()
 	}
@@ -89,8 +48,8 @@ func (r *reporter) write() error {
 	}
 	r.p(".\n")
 	r.p("- Platform `%s` (%d compute hosts); workload: `%s` generator with %s jobs, then %s; seeds %s; load levels %s.\n",
-		pl.Platform, a.Hosts, pl.Workload.Generator, jobs, steps, seedList(pl.Seeds), loadList(pl.Loads))
-	r.p("- Engines: %s.\n", strings.Join(r.engines(), ", "))
+		pl.Platform, a.Hosts, pl.Workload.Generator, jobs, steps, expe.SeedList(pl.Seeds), expe.LoadList(pl.Loads))
+	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed: ")
 	r.p("a change is computed on each seed's pair of runs, same workload, then averaged). The paper's value follows in parentheses.\n\n")
 	r.p("Definitions: makespan = last finish − first submission (Batsim's `makespan` is max(finish_time)); waiting time = start − submission; ")
@@ -99,7 +58,7 @@ func (r *reporter) write() error {
 
 	for _, load := range pl.Loads {
 		if len(pl.Loads) > 1 {
-			r.p("## Load %s\n\n", FormatLoad(load))
+			r.p("## Load %s\n\n", expe.FormatLoad(load))
 		}
 		var err error
 		switch pl.Kind {
@@ -122,36 +81,15 @@ func (r *reporter) write() error {
 	return nil
 }
 
-func (r *reporter) engines() []string {
-	seen := map[string]bool{}
-	for _, rd := range r.a.Runs {
-		var info RunInfo
-		if data, err := os.ReadFile(filepath.Join(RunDir(r.a.Dir, rd.Run.ID), RunInfoFile)); err == nil {
-			if jsonUnmarshal(data, &info) == nil && info.Engine != "" {
-				seen[info.Engine] = true
-			}
-		}
-	}
-	var out []string
-	for e := range seen {
-		out = append(out, e)
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		out = []string{"unknown"}
-	}
-	return out
-}
-
 func (r *reporter) figName(name string, load float64) string {
-	return name + "_load" + FormatLoad(load)
+	return name + "_load" + expe.FormatLoad(load)
 }
 
 // ---------------------------------------------------------------- BUCMA model
 
 func (r *reporter) bucmaModel(load float64) error {
 	a := r.a
-	classes := a.Classes()
+	classes := classesOf(a)
 	r.p("### Table 3: change of the mean waiting time of the inserted requests, BUCMA vs the base alone (%%)\n\n")
 	if len(classes) == 0 {
 		r.p("No job of the workload has a `profile_class` field: this table needs the inserted requests (workload step `bucma-insert`).\n\n")
@@ -161,14 +99,14 @@ func (r *reporter) bucmaModel(load float64) error {
 			for _, c := range classes {
 				r.p("| %s | %s |", BaseTitle(m), c)
 				for _, b := range BaseNames {
-					est := Estimate95(a.Paired(m+"-"+b, b, load, func(x, ref *RunData) float64 {
-						return Change(x.Classes[c].MeanWait, ref.Classes[c].MeanWait)
+					est := expe.Estimate95(a.Paired(m+"-"+b, b, load, func(x, ref *expe.RunData) float64 {
+						return expe.Change(extra(x).Classes[c].MeanWait, extra(ref).Classes[c].MeanWait)
 					}))
 					paper, hasPaper := PaperTable3[m][c][b]
-					cell := fmtEst(est, 1, true)
+					cell := expe.FmtEst(est, 1, true)
 					if hasPaper {
-						cell += fmt.Sprintf(" (%s)", fmtSigned(paper, 1))
-						r.sign(fmt.Sprintf("Table 3, %s %s %s, load %s", BaseTitle(m), c, BaseTitle(b), FormatLoad(load)), est, paper)
+						cell += fmt.Sprintf(" (%s)", expe.FmtSigned(paper, 1))
+						r.sign(fmt.Sprintf("Table 3, %s %s %s, load %s", BaseTitle(m), c, BaseTitle(b), expe.FormatLoad(load)), est, paper)
 					}
 					r.p(" %s |", cell)
 				}
@@ -178,38 +116,38 @@ func (r *reporter) bucmaModel(load float64) error {
 		r.p("\n")
 		// Figure: one bar group per base, one bar per profile, per model.
 		for _, m := range BUCMAModels {
-			bars := make([][]Bar, len(classes))
+			bars := make([][]expe.Bar, len(classes))
 			for ci, c := range classes {
 				for _, b := range BaseNames {
-					est := Estimate95(a.Paired(m+"-"+b, b, load, func(x, ref *RunData) float64 {
-						return Change(x.Classes[c].MeanWait, ref.Classes[c].MeanWait)
+					est := expe.Estimate95(a.Paired(m+"-"+b, b, load, func(x, ref *expe.RunData) float64 {
+						return expe.Change(extra(x).Classes[c].MeanWait, extra(ref).Classes[c].MeanWait)
 					}))
 					paper, ok := PaperTable3[m][c][b]
 					if !ok {
 						paper = math.NaN()
 					}
-					bars[ci] = append(bars[ci], Bar{Group: BaseTitle(b), Est: est, Paper: paper})
+					bars[ci] = append(bars[ci], expe.Bar{Group: BaseTitle(b), Est: est, Paper: paper})
 				}
 			}
 			name := r.figName("table3_"+m, load)
-			title := fmt.Sprintf("%s: waiting-time change of the inserted requests (load %s)", BaseTitle(m), FormatLoad(load))
-			if err := ChangeBarPlot(filepath.Join(a.Dir, FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
+			title := fmt.Sprintf("%s: waiting-time change of the inserted requests (load %s)", BaseTitle(m), expe.FormatLoad(load))
+			if err := expe.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
 				return err
 			}
-			r.p("![%s](%s/%s.png)\n\n", title, FigDir, name)
+			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
 		}
 		r.p("Mean waiting time of the inserted requests (s), per variant:\n\n")
 		r.p("| variant | %s |\n|---|%s\n", strings.Join(classes, " | "), strings.Repeat("---|", len(classes)))
 		for _, v := range a.Plan.Variants {
 			r.p("| %s |", v.Name)
 			for _, c := range classes {
-				est := Estimate95(a.Values(v.Name, load, func(x *RunData) float64 {
-					if s, ok := x.Classes[c]; ok {
+				est := expe.Estimate95(a.Values(v.Name, load, func(x *expe.RunData) float64 {
+					if s, ok := extra(x).Classes[c]; ok {
 						return s.MeanWait
 					}
 					return math.NaN()
 				}))
-				r.p(" %s |", fmtEst(est, 0, false))
+				r.p(" %s |", expe.FmtEst(est, 0, false))
 			}
 			r.p("\n")
 		}
@@ -219,19 +157,19 @@ func (r *reporter) bucmaModel(load float64) error {
 	r.p("### Figures 1–2: median queue-position gain at submission by Su band (%%)\n\n")
 	r.p("Gains pooled over the seeds; `n` is the number of submissions in the band. The paper gives FCFS and MIN-MIN; ")
 	r.p("it says EASY behaves like FCFS and MAX-MIN like MIN-MIN, so those rows are compared with FCFS's and MIN-MIN's values (marked ~).\n\n")
-	r.p("| base | model | %s |\n|---|---|%s\n", strings.Join(SuBands, " | "), strings.Repeat("---|", len(SuBands)))
+	r.p("| base | model | %s |\n|---|---|%s\n", strings.Join(expe.SuBands, " | "), strings.Repeat("---|", len(expe.SuBands)))
 	anyGain := false
 	for _, b := range BaseNames {
 		for _, m := range BUCMAModels {
-			g := a.PooledGains(m+"-"+b, load)
+			g := pooledGains(a, m+"-"+b, load)
 			r.p("| %s | %s |", BaseTitle(b), BaseTitle(m))
 			like := PaperGainsLike[b]
-			for _, band := range SuBands {
+			for _, band := range expe.SuBands {
 				vals := g[band]
 				cell := "–"
 				if len(vals) > 0 {
 					anyGain = true
-					med := Quantile(vals, 0.5)
+					med := expe.Quantile(vals, 0.5)
 					cell = fmt.Sprintf("%.1f (n=%d)", med, len(vals))
 					if pg, ok := PaperGains[like][m][band]; ok {
 						mark := ""
@@ -239,7 +177,7 @@ func (r *reporter) bucmaModel(load float64) error {
 							mark = "~"
 						}
 						cell += fmt.Sprintf(" (%s%s)", mark, pg.Text)
-						r.gainCells = append(r.gainCells, gainCell{fmt.Sprintf("%s %s Su %s, load %s", BaseTitle(b), BaseTitle(m), band, FormatLoad(load)), med, pg.Value})
+						r.gainCells = append(r.gainCells, gainCell{fmt.Sprintf("%s %s Su %s, load %s", BaseTitle(b), BaseTitle(m), band, expe.FormatLoad(load)), med, pg.Value})
 					}
 				}
 				r.p(" %s |", cell)
@@ -249,24 +187,24 @@ func (r *reporter) bucmaModel(load float64) error {
 	}
 	r.p("\n")
 	if !anyGain {
-		r.p("No queue-position gain recorded: the runs have no decision trace (`%s`).\n\n", TraceFile)
+		r.p("No queue-position gain recorded: the runs have no decision trace (`%s`).\n\n", expe.TraceFile)
 		return nil
 	}
 	r.p("Mean waiting time (s) of all jobs by the owner's Su band at submission (BUCMA runs; mean over seeds):\n\n")
-	r.p("| variant | %s |\n|---|%s\n", strings.Join(SuBands, " | "), strings.Repeat("---|", len(SuBands)))
+	r.p("| variant | %s |\n|---|%s\n", strings.Join(expe.SuBands, " | "), strings.Repeat("---|", len(expe.SuBands)))
 	for _, v := range a.Plan.Variants {
 		if v.Model == "" {
 			continue
 		}
 		r.p("| %s |", v.Name)
-		for _, band := range SuBands {
-			est := Estimate95(a.Values(v.Name, load, func(x *RunData) float64 {
-				if w, ok := x.BandWait[band]; ok {
+		for _, band := range expe.SuBands {
+			est := expe.Estimate95(a.Values(v.Name, load, func(x *expe.RunData) float64 {
+				if w, ok := extra(x).BandWait[band]; ok {
 					return w
 				}
 				return math.NaN()
 			}))
-			r.p(" %s |", fmtEst(est, 0, false))
+			r.p(" %s |", expe.FmtEst(est, 0, false))
 		}
 		r.p("\n")
 	}
@@ -274,23 +212,23 @@ func (r *reporter) bucmaModel(load float64) error {
 	for _, m := range BUCMAModels {
 		data := map[string]map[string][]float64{}
 		for _, b := range BaseNames {
-			data[b] = a.PooledGains(m+"-"+b, load)
+			data[b] = pooledGains(a, m+"-"+b, load)
 		}
 		name := r.figName("gains_"+m, load)
-		title := fmt.Sprintf("%s: queue-position gain by Su band (load %s)", BaseTitle(m), FormatLoad(load))
-		if err := GainBoxPlot(filepath.Join(a.Dir, FigDir, name), title, BaseNames, titles(BaseNames), data); err != nil {
+		title := fmt.Sprintf("%s: queue-position gain by Su band (load %s)", BaseTitle(m), expe.FormatLoad(load))
+		if err := expe.GainBoxPlot(filepath.Join(a.Dir, expe.FigDir, name), title, BaseNames, titles(BaseNames), data); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
 	}
 	return nil
 }
 
 // ---------------------------------------------------------------- walltime trust
 
-func (r *reporter) wtrustChange(metric, base string, load float64) Estimate {
-	return Estimate95(r.a.Paired("wtrust", base, load, func(x, ref *RunData) float64 {
-		return Change(wtrustMetric(metric, x), wtrustMetric(metric, ref))
+func (r *reporter) wtrustChange(metric, base string, load float64) expe.Estimate {
+	return expe.Estimate95(r.a.Paired("wtrust", base, load, func(x, ref *expe.RunData) float64 {
+		return expe.Change(wtrustMetric(metric, x), wtrustMetric(metric, ref))
 	}))
 }
 
@@ -305,23 +243,23 @@ func (r *reporter) wtrust(load float64) error {
 		for _, b := range BaseNames {
 			est := r.wtrustChange(m, b, load)
 			pg := PaperWtrust[m][b]
-			r.p(" %s (%s) |", fmtEst(est, 1, true), pg.Text)
-			r.sign(fmt.Sprintf("Figures 3–4, %s vs %s, load %s", wtrustTitles[m], BaseTitle(b), FormatLoad(load)), est, pg.Value)
+			r.p(" %s (%s) |", expe.FmtEst(est, 1, true), pg.Text)
+			r.sign(fmt.Sprintf("Figures 3–4, %s vs %s, load %s", wtrustTitles[m], BaseTitle(b), expe.FormatLoad(load)), est, pg.Value)
 		}
 		r.p("\n")
 	}
 	r.p("\n")
 	for _, m := range WtrustMetrics {
-		var bars []Bar
+		var bars []expe.Bar
 		for _, b := range BaseNames {
-			bars = append(bars, Bar{Group: BaseTitle(b), Est: r.wtrustChange(m, b, load), Paper: PaperWtrust[m][b].Value})
+			bars = append(bars, expe.Bar{Group: BaseTitle(b), Est: r.wtrustChange(m, b, load), Paper: PaperWtrust[m][b].Value})
 		}
 		name := r.figName("wtrust_"+m, load)
-		title := fmt.Sprintf("walltime-trust vs base: %s (load %s)", wtrustTitles[m], FormatLoad(load))
-		if err := ChangeBarPlot(filepath.Join(a.Dir, FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]Bar{bars}); err != nil {
+		title := fmt.Sprintf("walltime-trust vs base: %s (load %s)", wtrustTitles[m], expe.FormatLoad(load))
+		if err := expe.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]expe.Bar{bars}); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
 	}
 	return nil
 }
@@ -329,7 +267,7 @@ func (r *reporter) wtrust(load float64) error {
 func (r *reporter) wtrustSweep() error {
 	r.p("## Gains against load\n\n")
 	for _, m := range WtrustMetrics {
-		ests := make([][]Estimate, len(BaseNames))
+		ests := make([][]expe.Estimate, len(BaseNames))
 		for bi, b := range BaseNames {
 			for _, l := range r.a.Plan.Loads {
 				ests[bi] = append(ests[bi], r.wtrustChange(m, b, l))
@@ -337,16 +275,16 @@ func (r *reporter) wtrustSweep() error {
 		}
 		name := "wtrust_" + m + "_vs_load"
 		title := fmt.Sprintf("walltime-trust vs each base: %s against load", wtrustTitles[m])
-		if err := ChangeLinePlot(filepath.Join(r.a.Dir, FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
+		if err := expe.ChangeLinePlot(filepath.Join(r.a.Dir, expe.FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
 		r.p("Change of the %s, walltime-trust vs each base (%%), by load level:\n\n", wtrustTitles[m])
 		r.p("| load | %s |\n|---|%s\n", strings.Join(titles(BaseNames), " | "), strings.Repeat("---|", len(BaseNames)))
 		for _, l := range r.a.Plan.Loads {
-			r.p("| %s |", FormatLoad(l))
+			r.p("| %s |", expe.FormatLoad(l))
 			for _, b := range BaseNames {
-				r.p(" %s |", fmtEst(r.wtrustChange(m, b, l), 1, true))
+				r.p(" %s |", expe.FmtEst(r.wtrustChange(m, b, l), 1, true))
 			}
 			r.p("\n")
 		}
@@ -359,24 +297,24 @@ func (r *reporter) wtrustSweep() error {
 
 func (r *reporter) variantTable(load float64) {
 	a := r.a
-	r.p("### Every variant (absolute values, load %s)\n\n", FormatLoad(load))
+	r.p("### Every variant (absolute values, load %s)\n\n", expe.FormatLoad(load))
 	r.p("| variant | runs | makespan (s) | mean wait (s) | median wait (s) | p95 wait (s) | max wait (s) | mean slowdown | mean bounded slowdown | utilization |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, v := range a.Plan.Variants {
-		get := func(f func(*RunData) float64) Estimate { return Estimate95(a.Values(v.Name, load, f)) }
-		mk := get(func(x *RunData) float64 { return x.Metrics.Makespan })
-		r.p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, mk.N, fmtEst(mk, 0, false),
-			fmtEst(get(func(x *RunData) float64 { return x.Metrics.MeanWait }), 0, false),
-			fmtEst(get(func(x *RunData) float64 { return x.Metrics.MedianWait }), 0, false),
-			fmtEst(get(func(x *RunData) float64 { return x.Metrics.P95Wait }), 0, false),
-			fmtEst(get(func(x *RunData) float64 { return x.Metrics.MaxWait }), 0, false),
-			fmtEst(get(func(x *RunData) float64 { return x.Metrics.MeanSlowdown }), 1, false),
-			fmtEst(get(func(x *RunData) float64 { return x.Metrics.MeanBSLD }), 1, false),
-			fmtEst(get(func(x *RunData) float64 { return x.Metrics.Utilization }), 3, false))
+		get := func(f func(*expe.RunData) float64) expe.Estimate { return expe.Estimate95(a.Values(v.Name, load, f)) }
+		mk := get(func(x *expe.RunData) float64 { return x.Metrics.Makespan })
+		r.p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, mk.N, expe.FmtEst(mk, 0, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.P95Wait }), 0, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MaxWait }), 0, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanSlowdown }), 1, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanBSLD }), 1, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3, false))
 	}
 	r.p("\n")
 }
 
-func (r *reporter) sign(label string, ours Estimate, paper float64) {
+func (r *reporter) sign(label string, ours expe.Estimate, paper float64) {
 	if math.IsNaN(ours.Mean) {
 		return
 	}
@@ -385,7 +323,7 @@ func (r *reporter) sign(label string, ours Estimate, paper float64) {
 		r.signAgree++
 		return
 	}
-	line := fmt.Sprintf("%s: ours %s, paper %s", label, fmtEst(ours, 1, true), fmtSigned(paper, 1))
+	line := fmt.Sprintf("%s: ours %s, paper %s", label, expe.FmtEst(ours, 1, true), expe.FmtSigned(paper, 1))
 	if !math.IsNaN(ours.Half) && math.Abs(ours.Mean) > ours.Half {
 		r.signMiss = append(r.signMiss, line)
 	} else {
@@ -461,10 +399,12 @@ func (r *reporter) differences() {
 func (r *reporter) starvation() {
 	a := r.a
 	for _, load := range a.Plan.Loads {
-		mean := func(v string, f func(*RunData) float64) float64 { return Estimate95(a.Values(v, load, f)).Mean }
-		med := func(x *RunData) float64 { return x.Metrics.MedianWait }
-		mx := func(x *RunData) float64 { return x.Metrics.MaxWait }
-		avg := func(x *RunData) float64 { return x.Metrics.MeanWait }
+		mean := func(v string, f func(*expe.RunData) float64) float64 {
+			return expe.Estimate95(a.Values(v, load, f)).Mean
+		}
+		med := func(x *expe.RunData) float64 { return x.Metrics.MedianWait }
+		mx := func(x *expe.RunData) float64 { return x.Metrics.MaxWait }
+		avg := func(x *expe.RunData) float64 { return x.Metrics.MeanWait }
 		wm, em := mean("wtrust", med), mean("easy", med)
 		if math.IsNaN(wm) || math.IsNaN(em) {
 			return
@@ -475,7 +415,7 @@ func (r *reporter) starvation() {
 		r.p("- *No starvation guard in walltime-trust (load %s).* Its median waiting time is %.0f s against EASY's %.0f s, but its longest wait "+
 			"is %.0f s against %.0f s and its mean %.0f s against %.0f s: jobs passed over again and again by the W×res order weigh on the mean. "+
 			"Compare the median and tail columns of the tables above.\n",
-			FormatLoad(load), wm, em, mean("wtrust", mx), mean("easy", mx), mean("wtrust", avg), mean("easy", avg))
+			expe.FormatLoad(load), wm, em, mean("wtrust", mx), mean("easy", mx), mean("wtrust", avg), mean("easy", avg))
 	}
 }
 
@@ -485,14 +425,14 @@ func (r *reporter) monotoneGains() string {
 	for _, b := range BaseNames {
 		for _, m := range BUCMAModels {
 			for _, load := range r.a.Plan.Loads {
-				g := r.a.PooledGains(m+"-"+b, load)
+				g := pooledGains(r.a, m+"-"+b, load)
 				prev := math.Inf(-1)
 				mono, n := true, 0
-				for _, band := range SuBands {
+				for _, band := range expe.SuBands {
 					if len(g[band]) == 0 {
 						continue
 					}
-					med := Quantile(g[band], 0.5)
+					med := expe.Quantile(g[band], 0.5)
 					if med < prev {
 						mono = false
 					}
@@ -506,7 +446,7 @@ func (r *reporter) monotoneGains() string {
 				if mono {
 					ok++
 				} else {
-					bad = append(bad, fmt.Sprintf("%s over %s (load %s)", BaseTitle(m), BaseTitle(b), FormatLoad(load)))
+					bad = append(bad, fmt.Sprintf("%s over %s (load %s)", BaseTitle(m), BaseTitle(b), expe.FormatLoad(load)))
 				}
 			}
 		}
@@ -531,55 +471,8 @@ func titles(names []string) []string {
 	return out
 }
 
-func fmtSigned(v float64, prec int) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%+.*f", prec, v)
-}
-
-func fmtEst(e Estimate, prec int, signed bool) string {
-	if e.N == 0 || math.IsNaN(e.Mean) {
-		return "n/a"
-	}
-	f := "%.*f"
-	if signed {
-		f = "%+.*f"
-	}
-	s := fmt.Sprintf(f, prec, e.Mean)
-	if !math.IsNaN(e.Half) {
-		s += fmt.Sprintf(" ± %.*f", prec, e.Half)
-	}
-	return s
-}
-
-func seedList(s []uint64) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	contiguous := true
-	for i := range s {
-		if s[i] != s[0]+uint64(i) {
-			contiguous = false
-		}
-	}
-	if contiguous && len(s) > 2 {
-		return fmt.Sprintf("%d–%d", s[0], s[len(s)-1])
-	}
-	parts := make([]string, len(s))
-	for i, v := range s {
-		parts[i] = fmt.Sprint(v)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func loadList(l []float64) string {
-	parts := make([]string, len(l))
-	for i, v := range l {
-		parts[i] = FormatLoad(v)
-		if v == 0 {
-			parts[i] = "the trace's own"
-		}
-	}
-	return strings.Join(parts, ", ")
+// engineNames lists the engines of the completed runs.
+func (r *reporter) engineNames() []string {
+	engines, _, _ := r.RunInfos()
+	return engines
 }

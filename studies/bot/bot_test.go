@@ -1,4 +1,4 @@
-package expe
+package bot
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
 
 	"github.com/bucma-sched/bucma/sched"
@@ -226,7 +227,7 @@ func botTestReport(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, expe.FigDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -274,7 +275,7 @@ func TestBotCampaignReport(t *testing.T) {
 		t.Errorf("report:\n%s", report)
 	}
 	for _, f := range []string{"bot-table7.png", "bot-table8.svg", "bot-profiles.png"} {
-		if _, err := os.Stat(filepath.Join(dir, FigDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, f)); err != nil {
 			t.Error(err)
 		}
 	}

@@ -1,10 +1,12 @@
-package expe
+package sge
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bucma-sched/bucma/expe"
 )
 
 // TestSGEPlan: the ten scenarios, each on the platform its application is
@@ -68,7 +70,7 @@ func TestSGECampaignReport(t *testing.T) {
 		}
 	}
 	for _, ext := range []string{".png", ".svg"} {
-		if _, err := os.Stat(filepath.Join(dir, FigDir, "sge-gains"+ext)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, "sge-gains"+ext)); err != nil {
 			t.Error(err)
 		}
 	}

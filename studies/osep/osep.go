@@ -1,4 +1,4 @@
-package expe
+package osep
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -17,12 +18,6 @@ import (
 // workload file and the platform, like every other metric of the package,
 // and follow each preempted job through its resubmitted pieces (see
 // OriginalJob).
-
-// KilledState is the final_state of a job killed by the scheduler.
-const KilledState = "COMPLETED_KILLED"
-
-// SuccessState is the final_state of a job that completed.
-const SuccessState = "COMPLETED_SUCCESSFULLY"
 
 // GridHost is a compute host of an owner-share grid.
 type GridHost struct {
@@ -118,7 +113,7 @@ func ParseOSEPJobs(data []byte) ([]OSEPJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := ParseJobInfo(data)
+	info, err := expe.ParseJobInfo(data)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +240,7 @@ func OwnerAloneCompletion(jobs []OSEPJob, g *OSEPGrid) (map[string]float64, erro
 		byUser[j.User] = append(byUser[j.User], j)
 	}
 	out := make(map[string]float64, len(jobs))
-	for _, u := range sortedKeys(byUser) {
+	for _, u := range expe.SortedKeys(byUser) {
 		owned := g.Owned(u)
 		if len(owned) == 0 {
 			continue
@@ -269,20 +264,20 @@ type jobOutcome struct {
 
 // outcomes maps each original job of jobs to its outcome; rows that belong
 // to no job of jobs are counted in orphans.
-func outcomes(rows []JobRow, jobs []OSEPJob) (out map[string]*jobOutcome, orphans int) {
+func outcomes(rows []expe.JobRow, jobs []OSEPJob) (out map[string]*jobOutcome, orphans int) {
 	out = make(map[string]*jobOutcome, len(jobs))
 	for _, j := range jobs {
 		out[j.ID] = &jobOutcome{}
 	}
 	for i := range rows {
 		r := &rows[i]
-		_, name, _ := OriginalJob(r.Workload, r.ID)
+		_, name, _ := expe.OriginalJob(r.Workload, r.ID)
 		o, ok := out[name]
 		if !ok {
 			orphans++
 			continue
 		}
-		if r.FinalState == SuccessState && r.HasTimes {
+		if r.FinalState == expe.SuccessState && r.HasTimes {
 			if o.completed == 0 || r.Finish > o.finish {
 				o.finish = r.Finish
 			}
@@ -310,7 +305,7 @@ type UserSatisfaction struct {
 // CT_ideal_j its completion time in ideal (OwnerAloneCompletion). A job is
 // 100 % satisfied when it ends when its owner alone would have ended it;
 // more than 100 % when it ends sooner.
-func Satisfaction(rows []JobRow, jobs []OSEPJob, ideal map[string]float64) map[string]UserSatisfaction {
+func Satisfaction(rows []expe.JobRow, jobs []OSEPJob, ideal map[string]float64) map[string]UserSatisfaction {
 	oc, _ := outcomes(rows, jobs)
 	type acc struct {
 		sum             float64
@@ -352,21 +347,11 @@ func Satisfaction(rows []JobRow, jobs []OSEPJob, ideal map[string]float64) map[s
 	return out
 }
 
-// ShareSeries is each user's share of the grid's power over time, a step
-// function: on [Times[k], Times[k+1]) user u runs jobs on hosts whose speeds
-// add up to Share[u][k] × the grid's total speed. After the last time every
-// share is 0.
-type ShareSeries struct {
-	Users []string
-	Times []float64
-	Share map[string][]float64
-}
-
 // PowerShares computes the share of the grid's power each user held over
 // time: every row with a start, killed ones included, occupies its hosts
 // from starting_time to finish_time on behalf of the user of its original
 // job. Rows of jobs not in jobs are left out.
-func PowerShares(rows []JobRow, jobs []OSEPJob, g *OSEPGrid) (*ShareSeries, error) {
+func PowerShares(rows []expe.JobRow, jobs []OSEPJob, g *OSEPGrid) (*expe.ShareSeries, error) {
 	user := make(map[string]string, len(jobs))
 	for _, j := range jobs {
 		user[j.ID] = j.User
@@ -398,7 +383,7 @@ func PowerShares(rows []JobRow, jobs []OSEPJob, g *OSEPGrid) (*ShareSeries, erro
 		if r.Rejected() || !(r.Finish > r.Start) {
 			continue
 		}
-		_, name, _ := OriginalJob(r.Workload, r.ID)
+		_, name, _ := expe.OriginalJob(r.Workload, r.ID)
 		u, ok := user[name]
 		if !ok {
 			continue
@@ -419,7 +404,7 @@ func PowerShares(rows []JobRow, jobs []OSEPJob, g *OSEPGrid) (*ShareSeries, erro
 		add(r.Start, u, speed)
 		add(r.Finish, u, -speed)
 	}
-	s := &ShareSeries{Users: users, Share: map[string][]float64{}}
+	s := &expe.ShareSeries{Users: users, Share: map[string][]float64{}}
 	for t := range deltas {
 		s.Times = append(s.Times, t)
 	}
@@ -434,26 +419,6 @@ func PowerShares(rows []JobRow, jobs []OSEPJob, g *OSEPGrid) (*ShareSeries, erro
 		}
 	}
 	return s, nil
-}
-
-// Mean is u's share averaged over [from, to] (NaN when the interval is
-// empty).
-func (s *ShareSeries) Mean(u string, from, to float64) float64 {
-	if !(to > from) {
-		return math.NaN()
-	}
-	sh := s.Share[u]
-	sum := 0.0
-	for k, t := range s.Times {
-		end := to
-		if k+1 < len(s.Times) {
-			end = math.Min(end, s.Times[k+1])
-		}
-		if lo := math.Max(t, from); end > lo {
-			sum += sh[k] * (end - lo)
-		}
-	}
-	return sum / (to - from)
 }
 
 // OSEPRunStats are the OSEP metrics of one run.
@@ -484,6 +449,8 @@ type OSEPRunStats struct {
 	// the original jobs that more than one row completed. Both are 0 in a
 	// consistent run.
 	Orphans, Duplicates int
+	// Shares is each user's share of the grid's power over time.
+	Shares *expe.ShareSeries
 }
 
 // Unfinished is the number of original jobs no row completed, over every
@@ -517,7 +484,7 @@ func (s *OSEPRunStats) TotalKilledExec() float64 {
 // ComputeOSEP computes the OSEP metrics of one run from its rows, the
 // original jobs of its workload, their owner-alone completion times
 // (OwnerAloneCompletion) and the grid.
-func ComputeOSEP(rows []JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSEPGrid) (*OSEPRunStats, error) {
+func ComputeOSEP(rows []expe.JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSEPGrid) (*OSEPRunStats, error) {
 	s := &OSEPRunStats{
 		Satisfaction: Satisfaction(rows, jobs, ideal),
 		Preemptions:  map[string]int{}, KilledExec: map[string]float64{},
@@ -528,6 +495,7 @@ func ComputeOSEP(rows []JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSE
 	if err != nil {
 		return nil, err
 	}
+	s.Shares = shares
 	oc, orphans := outcomes(rows, jobs)
 	s.Orphans = orphans
 	user := make(map[string]string, len(jobs))
@@ -558,7 +526,7 @@ func ComputeOSEP(rows []JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSE
 		if r.Rejected() {
 			continue
 		}
-		if _, name, _ := OriginalJob(r.Workload, r.ID); user[name] != "" {
+		if _, name, _ := expe.OriginalJob(r.Workload, r.ID); user[name] != "" {
 			// PowerShares has checked the allocations.
 			hosts, _ := r.Hosts()
 			u, d := user[name], r.Finish-r.Start
@@ -578,8 +546,8 @@ func ComputeOSEP(rows []JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSE
 		if math.IsNaN(s.Busy[1]) || r.Finish > s.Busy[1] {
 			s.Busy[1] = r.Finish
 		}
-		_, name, _ := OriginalJob(r.Workload, r.ID)
-		if u, ok := user[name]; ok && r.FinalState == KilledState {
+		_, name, _ := expe.OriginalJob(r.Workload, r.ID)
+		if u, ok := user[name]; ok && r.FinalState == expe.KilledState {
 			s.Preemptions[u]++
 			s.KilledExec[u] += r.Finish - r.Start
 		}
@@ -605,14 +573,4 @@ func ComputeOSEP(rows []JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSE
 		}
 	}
 	return s, nil
-}
-
-// sortedKeys returns the keys of a map, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,6 +1,10 @@
-package expe
+// Package gang is the MCMCA paper's gang-scheduling study (Tables 3 and 4,
+// Figures 11-14): its plan, the paper's numbers and findings, and the
+// report that checks them.
+package gang
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -8,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bucma-sched/bucma/workloads"
+	"github.com/bucma-sched/bucma/expe"
 )
 
 // The gang-scheduling experiment (docs/reproducing.md): the MCMCA paper's
@@ -18,8 +22,24 @@ import (
 // ART against the number of jobs executed (Tables 3 and 4), loss of
 // capacity and utilization.
 
-// GangPlan is the name of the plan.
+// GangPlan is the name and kind of the plan.
 const GangPlan = "gang"
+
+//go:embed plan.yaml
+var planFile []byte
+
+// Register adds the plan and its report.
+func Register(s *expe.Studies) {
+	s.Register(expe.Study{Kind: GangPlan, ReadRun: readRun, Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).gang() }})
+	s.AddPlan(GangPlan, planFile)
+}
+
+type reporter struct {
+	*expe.Report
+	a *expe.Analysis
+}
+
+func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
 // Sizes of the gang campaign: the paper's 3000 jobs and 10 simulations per
 // scenario; the offered load of its heavily loaded regime.
@@ -42,34 +62,6 @@ var (
 // GangVariantName names a variant: "jseq-afcfsm".
 func GangVariantName(ld, queue, suffix string) string { return ld + "-" + queue + suffix }
 
-func gangPlan() Plan {
-	var vs []Variant
-	for _, ld := range gangLDs {
-		for _, q := range gangQueues {
-			for _, m := range gangMigrations {
-				v := Variant{Name: GangVariantName(ld, q, m.suffix), Policy: "gang", Base: GangVariantName(ld, q, ""),
-					Options: map[string]string{"ld": ld, "queue": q, "migration": m.option}}
-				if m.suffix != "" {
-					v.Model = m.option
-				}
-				vs = append(vs, v)
-			}
-		}
-	}
-	return Plan{
-		Name: GangPlan, Kind: GangPlan, Title: "Gang scheduling with migration on a multicluster (Tables 3 and 4, Figures 11-14)",
-		Platform: "mcmca",
-		Workload: WorkloadRecipe{Generator: "gang", Jobs: GangJobs},
-		Variants: vs, Seeds: SeedRange(GangSeeds), Loads: []float64{GangLoad},
-		Description: "The gang family (grid dispatcher: least load) in the paper's two scenarios, S1 (local dispatcher OLB) and S2 " +
-			"(JSEQ), with the queue disciplines AFCFS, LXF and LJFS, each without migration, with local migration (the paper's " +
-			"AFCFSm, LXFm, LJFSm) and with local then external migration, on the bundled multicluster (clusters of 128 and 256 " +
-			"single-processor hosts, clocks drawn from the paper's nine values). The workload has the paper's job sizes " +
-			"(1 to 128 tasks, mostly 32); its run times and arrivals, which the paper's unnamed trace fixes, are drawn " +
-			"(workloads/README.md).",
-	}
-}
-
 // gangRun is what the gang report reads from one run.
 type gangRun struct {
 	artAt []float64 // ART over the first k completed jobs, k = gangKs
@@ -88,7 +80,7 @@ var gangKs = []int{500, 1000, 1500, 2000, 2500, 3000}
 // while some waiting job (submitted, not started) has at most n_j tasks,
 // summed over time, over N × (last end − first submission). Rejected jobs
 // never wait.
-func GangLoC(rows []JobRow, hosts int) float64 {
+func GangLoC(rows []expe.JobRow, hosts int) float64 {
 	type ev struct {
 		t     float64
 		kind  int // 0 end, 1 submit, 2 start: at one date, ends free processors first, a job is submitted before it starts
@@ -147,7 +139,7 @@ func GangLoC(rows []JobRow, hosts int) float64 {
 
 // GangUtilization is Eq. 6 with execution times (%): Σ tasks × execution
 // over N × (last end − first start).
-func GangUtilization(rows []JobRow, hosts int) float64 {
+func GangUtilization(rows []expe.JobRow, hosts int) float64 {
 	area, first, last := 0.0, math.Inf(1), math.Inf(-1)
 	for i := range rows {
 		r := &rows[i]
@@ -165,8 +157,8 @@ func GangUtilization(rows []JobRow, hosts int) float64 {
 
 // GangARTAt is the mean response time (finish − submission) of the first k
 // jobs to complete, for each k of ks (NaN past the jobs that ran).
-func GangARTAt(rows []JobRow, ks []int) []float64 {
-	var done []*JobRow
+func GangARTAt(rows []expe.JobRow, ks []int) []float64 {
+	var done []*expe.JobRow
 	for i := range rows {
 		if !rows[i].Rejected() {
 			done = append(done, &rows[i])
@@ -215,44 +207,44 @@ var gangPaperLoC = map[string]float64{
 // gangPaperLoCNone is the paper's loss of capacity without migration.
 const gangPaperLoCNone = 50.0
 
-// gangRuns reads the runs by load level, then variant.
+// gangRuns gathers the runs by load level, then variant.
 func (r *reporter) gangRuns() (map[string]map[string][]gangRun, error) {
 	out := map[string]map[string][]gangRun{}
 	for _, id := range r.a.RunIDs() {
 		rd := r.a.Runs[id]
-		rows, err := ReadJobsFile(filepath.Join(RunDir(r.a.Dir, id), JobsFile))
-		if err != nil {
-			return nil, err
-		}
-		n := r.a.HostsOf(rd.Run)
-		load := FormatLoad(rd.Run.Load)
+		load := expe.FormatLoad(rd.Run.Load)
 		if out[load] == nil {
 			out[load] = map[string][]gangRun{}
 		}
-		sum, count := map[int]float64{}, map[int]int{}
-		for i := range rows {
-			if !rows[i].Rejected() {
-				sum[rows[i].Res] += rows[i].Turnaround
-				count[rows[i].Res]++
-			}
-		}
-		bySize := map[int]float64{}
-		for k, v := range sum {
-			bySize[k] = v / float64(count[k])
-		}
-		out[load][rd.Run.Variant.Name] = append(out[load][rd.Run.Variant.Name], gangRun{
-			artAt: GangARTAt(rows, gangKs), loc: GangLoC(rows, n), util: GangUtilization(rows, n), ran: rd.Metrics.Ran, artBySize: bySize,
-		})
+		out[load][rd.Run.Variant.Name] = append(out[load][rd.Run.Variant.Name], *rd.Extra.(*gangRun))
 	}
 	return out, nil
 }
 
-func gangEstimate(runs []gangRun, f func(gangRun) float64) Estimate {
+// readRun computes the paper's metrics of a run.
+func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+	rows, n := in.Rows, in.Hosts
+	sum, count := map[int]float64{}, map[int]int{}
+	for i := range rows {
+		if !rows[i].Rejected() {
+			sum[rows[i].Res] += rows[i].Turnaround
+			count[rows[i].Res]++
+		}
+	}
+	bySize := map[int]float64{}
+	for k, v := range sum {
+		bySize[k] = v / float64(count[k])
+	}
+	rd.Extra = &gangRun{artAt: GangARTAt(rows, gangKs), loc: GangLoC(rows, n), util: GangUtilization(rows, n), ran: rd.Metrics.Ran, artBySize: bySize}
+	return nil
+}
+
+func gangEstimate(runs []gangRun, f func(gangRun) float64) expe.Estimate {
 	xs := make([]float64, len(runs))
 	for i, g := range runs {
 		xs[i] = f(g)
 	}
-	return Estimate95(xs)
+	return expe.Estimate95(xs)
 }
 
 func (r *reporter) gang() error {
@@ -262,20 +254,20 @@ func (r *reporter) gang() error {
 	if err != nil {
 		return err
 	}
-	r.intro(fmt.Sprintf("%d variants × %d seeds × %d load level(s)", len(pl.Variants), len(pl.Seeds), len(pl.Loads)), "the numbers below use the completed runs only")
-	engines, wall, _ := r.runInfos()
+	r.Intro(fmt.Sprintf("%d variants × %d seeds × %d load level(s)", len(pl.Variants), len(pl.Seeds), len(pl.Loads)), "the numbers below use the completed runs only")
+	engines, wall, _ := r.RunInfos()
 	r.p("- Platform `%s` (%d hosts); workload: `gang` generator, %d jobs, offered load %s at the reference speed; seeds %s.\n",
-		pl.Platform, a.Hosts, pl.Workload.Jobs, loadList(pl.Loads), seedList(pl.Seeds))
-	r.p("- Engines: %s. Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), fmtDuration(wall))
+		pl.Platform, a.Hosts, pl.Workload.Jobs, expe.LoadList(pl.Loads), expe.SeedList(pl.Seeds))
+	r.p("- Engines: %s. Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), expe.FmtDuration(wall))
 	r.p("- Values are means over seeds ± the half-width of their 95 %% confidence interval; the paper's value follows in parentheses.\n\n")
 	r.p("Definitions (the paper's section 7). *ART* at k jobs: mean response time (finish − submission) of the first k jobs to complete. ")
 	r.p("*Loss of capacity* (Eq. 4): Σ n_j (t_{j+1} − t_j) δ_j / (N (t_q − t_1)), over the intervals between submissions, starts and ends, ")
 	r.p("n_j idle processors, δ_j = 1 when some waiting job has at most n_j tasks, t_1 the first submission, t_q the last end. ")
 	r.p("*Utilization* (Eq. 6 with execution times, as a utilization): Σ tasks × execution / (N × (last end − first start)).\n\n")
 	for _, load := range pl.Loads {
-		runs := byLoad[FormatLoad(load)]
+		runs := byLoad[expe.FormatLoad(load)]
 		if len(pl.Loads) > 1 {
-			r.p("# Offered load %s\n\n", FormatLoad(load))
+			r.p("# Offered load %s\n\n", expe.FormatLoad(load))
 		}
 		if err := r.gangLoad(load, runs); err != nil {
 			return err
@@ -290,7 +282,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 	pl := a.Plan
 	suffix := ""
 	if len(pl.Loads) > 1 {
-		suffix = "-l" + FormatLoad(load)
+		suffix = "-l" + expe.FormatLoad(load)
 	}
 	for si, ld := range gangLDs {
 		table := []string{"Table 3", "Table 4"}[si]
@@ -311,7 +303,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 				for _, m := range gangMigrations {
 					name := GangVariantName(ld, q, m.suffix)
 					e := gangEstimate(runs[name], func(g gangRun) float64 { return g.artAt[ki] })
-					r.p(" %s", fmtEst(e, 0, false))
+					r.p(" %s", expe.FmtEst(e, 0, false))
 					if p, ok := gangPaperART[name]; ok {
 						r.p(" (%.0f)", p[ki])
 					}
@@ -323,7 +315,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 		r.p("\n")
 		// One figure per scenario: ART against jobs executed.
 		var series []string
-		var ests [][]Estimate
+		var ests [][]expe.Estimate
 		var xs []float64
 		for _, k := range gangKs {
 			if k <= pl.Workload.Jobs || pl.Workload.Jobs == 0 {
@@ -334,7 +326,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 			for _, m := range gangMigrations {
 				name := GangVariantName(ld, q, m.suffix)
 				series = append(series, strings.ToUpper(q)+m.title)
-				var es []Estimate
+				var es []expe.Estimate
 				for ki := range xs {
 					es = append(es, gangEstimate(runs[name], func(g gangRun) float64 { return g.artAt[ki] }))
 				}
@@ -342,24 +334,24 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 			}
 		}
 		fig := fmt.Sprintf("gang-art-s%d%s", si+1, suffix)
-		if err := LogLinePlot(filepath.Join(a.Dir, FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
+		if err := expe.LogLinePlot(filepath.Join(a.Dir, expe.FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
 			return err
 		}
-		r.p("![ART, S%d](%s/%s.png)\n\nLogarithmic axis; the 95 %% intervals are in the table.\n\n", si+1, FigDir, fig)
+		r.p("![ART, S%d](%s/%s.png)\n\nLogarithmic axis; the 95 %% intervals are in the table.\n\n", si+1, expe.FigDir, fig)
 	}
 
 	r.p("## Loss of capacity and utilization (Figures 11-14)\n\n")
 	r.p("| variant | loss of capacity (%%) | utilization (%%) | jobs run |\n|---|---|---|---|\n")
 	for _, v := range pl.Variants {
 		loc := gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.loc })
-		r.p("| %s | %s", v.Name, fmtEst(loc, 2, false))
+		r.p("| %s | %s", v.Name, expe.FmtEst(loc, 2, false))
 		if p, ok := gangPaperLoC[v.Name]; ok {
 			r.p(" (%.2f)", p)
 		} else if v.Model == "" {
 			r.p(" (≈ %.0f)", gangPaperLoCNone)
 		}
-		r.p(" | %s | %s |\n", fmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.util }), 1, false),
-			fmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return float64(g.ran) }), 0, false))
+		r.p(" | %s | %s |\n", expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.util }), 1, false),
+			expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return float64(g.ran) }), 0, false))
 	}
 	r.p("\n")
 	r.gangClaims(load, runs)
@@ -473,11 +465,6 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 	r.gangWhy(load, runs)
 }
 
-// gangWorkload makes the gang generator's workload of a recipe.
-func gangWorkload(r WorkloadRecipe, seed uint64, load float64, hosts int) (*workloads.Workload, error) {
-	return workloads.GenerateGang(workloads.GangOptions{Jobs: r.Jobs, Hosts: hosts, Load: load, Seed: seed})
-}
-
 // gangWhy explains, from the runs, where the campaign leaves the paper.
 func (r *reporter) gangWhy(load float64, runs map[string][]gangRun) {
 	mean := func(name string, f func(gangRun) float64) float64 {
@@ -491,7 +478,7 @@ func (r *reporter) gangWhy(load float64, runs map[string][]gangRun) {
 			sat = append(sat, fmt.Sprintf("%s %.1f %%", n, mean(n, func(g gangRun) float64 { return g.util })))
 		}
 	}
-	r.p("- **Without migration the queues never empty.** The offered load is %s, but without migration the schedulers keep ", FormatLoad(load))
+	r.p("- **Without migration the queues never empty.** The offered load is %s, but without migration the schedulers keep ", expe.FormatLoad(load))
 	r.p("the processors busy only %s of the time (utilization): work arrives faster than it is served, the queues grow for the whole ", strings.Join(sat, ", "))
 	r.p("run and ART keeps rising with the jobs executed. The paper's ART without migration flattens after 2500 jobs, so its trace's load was ")
 	r.p("within what its schedulers could serve; its trace is not named and its run times and arrivals are unknown, so ours are drawn ")

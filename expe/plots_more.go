@@ -148,3 +148,146 @@ func SharePlot(base, title string, panels []SharePanel) error {
 	}
 	return nil
 }
+
+// ShareSeries is each user's share of the grid's power over time, a step
+// function: on [Times[k], Times[k+1]) user u runs jobs on hosts whose speeds
+// add up to Share[u][k] × the grid's total speed. After the last time every
+// share is 0.
+type ShareSeries struct {
+	Users []string
+	Times []float64
+	Share map[string][]float64
+}
+
+// Mean is u's share averaged over [from, to] (NaN when the interval is
+// empty).
+func (s *ShareSeries) Mean(u string, from, to float64) float64 {
+	if !(to > from) {
+		return math.NaN()
+	}
+	sh := s.Share[u]
+	sum := 0.0
+	for k, t := range s.Times {
+		end := to
+		if k+1 < len(s.Times) {
+			end = math.Min(end, s.Times[k+1])
+		}
+		if lo := math.Max(t, from); end > lo {
+			sum += sh[k] * (end - lo)
+		}
+	}
+	return sum / (to - from)
+}
+
+// PaperBarPlot draws grouped bars of values with their 95 % intervals and
+// published values as triangles (paperLabel in the legend), the y axis
+// from 0 (or below for negative values).
+func PaperBarPlot(base, title, ylabel string, groups, series []string, bars [][]Bar, paperLabel string) error {
+	p, stride, ticks := groupedPlot(title, ylabel, groups, len(series))
+	lo, hi := 0.0, 1.0
+	for _, bs := range bars {
+		for _, b := range bs {
+			h := 0.0
+			if !math.IsNaN(b.Est.Half) {
+				h = b.Est.Half
+			}
+			if !math.IsNaN(b.Est.Mean) {
+				lo, hi = math.Min(lo, b.Est.Mean-h), math.Max(hi, b.Est.Mean+h)
+			}
+			if !math.IsNaN(b.Paper) {
+				lo, hi = math.Min(lo, b.Paper), math.Max(hi, b.Paper)
+			}
+		}
+	}
+	var paperPts plotter.XYs
+	for si, s := range series {
+		var errPts errPoints
+		var legend plot.Thumbnailer = legendSwatch{palette[si%len(palette)]}
+		for gi, b := range bars[si] {
+			x := float64(gi)*stride + float64(si)
+			if !math.IsNaN(b.Paper) {
+				paperPts = append(paperPts, plotter.XY{X: x, Y: b.Paper})
+			}
+			if math.IsNaN(b.Est.Mean) {
+				continue
+			}
+			bc, err := addBar(p, x, b.Est.Mean, vg.Points(math.Max(4, 60/float64(len(series)))), palette[si%len(palette)])
+			if err != nil {
+				return err
+			}
+			legend = bc
+			if !math.IsNaN(b.Est.Half) && b.Est.Half > 1e-9*math.Max(1, math.Abs(b.Est.Mean)) {
+				errPts = append(errPts, errPoint{x, b.Est.Mean, b.Est.Half})
+			}
+		}
+		p.Legend.Add(s, legend)
+		if err := addErrorBars(p, errPts); err != nil {
+			return err
+		}
+	}
+	if err := addPaperMarks(p, paperPts, paperLabel); err != nil {
+		return err
+	}
+	span := hi - lo
+	p.Y.Min, p.Y.Max = lo-0.02*span, hi+0.35*span // room for the legend
+	zero := plotter.NewFunction(func(float64) float64 { return 0 })
+	zero.Color = color.Gray{Y: 80}
+	p.Add(zero, plotter.NewGrid())
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
+	width := math.Max(560, 16*float64(len(groups))*stride)
+	return saveFigure(p, base, vg.Points(width), vg.Points(320))
+}
+
+// CDFPlot draws empirical distribution functions on a logarithmic x axis,
+// one line per series: at each edge x ≥ xmin, the share of the series'
+// values at most x. The values come as counts per bin: counts[s][i] counts
+// the values of series s at most edges[i] and above edges[i-1], the last
+// count those above every edge. A series without values is left out.
+func CDFPlot(base, title, xlabel string, series []string, edges []float64, counts [][]int, xmin float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = "share of the jobs (≤ x)"
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = -vg.Points(20)
+	xmax := xmin * 10
+	for si, s := range series {
+		total := 0
+		for _, n := range counts[si] {
+			total += n
+		}
+		if total == 0 {
+			continue
+		}
+		var pts plotter.XYs
+		cum := 0
+		for i, e := range edges {
+			cum += counts[si][i]
+			if e < xmin {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: e, Y: float64(cum) / float64(total)})
+			if counts[si][i] > 0 {
+				xmax = math.Max(xmax, e)
+			}
+		}
+		if counts[si][len(edges)] > 0 {
+			xmax = edges[len(edges)-1]
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = palette[si%len(palette)]
+		l.Width = vg.Points(1.5)
+		l.Dashes = [][]vg.Length{nil, {vg.Points(5), vg.Points(2)}, {vg.Points(1), vg.Points(2)}}[si/len(palette)%3]
+		p.Add(l)
+		p.Legend.Add(s, l)
+	}
+	p.Add(plotter.NewGrid())
+	p.X.Min, p.X.Max = xmin, xmax*1.2
+	p.Y.Min, p.Y.Max = 0, 1.02
+	return saveFigure(p, base, vg.Points(560), vg.Points(340))
+}

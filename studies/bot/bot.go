@@ -1,9 +1,12 @@
-package expe
+// Package bot is the bag-of-tasks consolidation thesis' study (Tables 7,
+// 8, 10, 11, 12 and 14): its plan, the published numbers, what a run of
+// bags of tasks shows (VM moves, energy) and the report.
+package bot
 
 import (
 	"cmp"
+	_ "embed"
 	"fmt"
-	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,12 +15,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies/bot"
 
 	json "github.com/goccy/go-json"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
@@ -35,8 +36,25 @@ import (
 // system level (threshold-vm-consolidation, nodes on or also switched off)
 // and the event-driven packing (bot-packing-online).
 
-// BotPlan is the name of the plan.
+// BotPlan is the name and kind of the plan.
 const BotPlan = "bot"
+
+//go:embed plan.yaml
+var planFile []byte
+
+// Register adds the plan and its report.
+func Register(s *expe.Studies) {
+	s.Register(expe.Study{Kind: BotPlan, Prepare: nodesOf, ReadWorkload: readWorkload, ReadRun: readRun,
+		Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).bot() }})
+	s.AddPlan(BotPlan, planFile)
+}
+
+type reporter struct {
+	*expe.Report
+	a *expe.Analysis
+}
+
+func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
 // Sizes of the bag-of-tasks campaign: seeds of the generated BoTs (the
 // published ones do not depend on the seed).
@@ -46,7 +64,7 @@ const (
 )
 
 // BotStep is the thesis' step, in seconds (5 minutes).
-const BotStep = 300.0
+const BotStep = expe.BotStep
 
 // The variants of plan bot.
 const (
@@ -85,179 +103,6 @@ const BotProductionCase = "production"
 // BotProfileCase names a user-profile case: "mediano-bg50".
 func BotProfileCase(profile string, background int) string {
 	return fmt.Sprintf("%s-bg%d", profile, background)
-}
-
-func botPlan() Plan {
-	var cases []WorkloadCase
-	for _, n := range []string{"H1-1", "H1-2", "H1-3"} {
-		cases = append(cases, WorkloadCase{Name: strings.ToLower(n), Title: n + " (trivial case 1, 36 cores)", Bots: n})
-	}
-	for _, n := range []string{"H2-1", "H2-2", "H2-3"} {
-		cases = append(cases, WorkloadCase{Name: strings.ToLower(n), Title: n + " (trivial case 2, 8 cores)", Bots: n, Platform: "bot-2nodes"})
-	}
-	for _, p := range BotProfiles {
-		for _, bg := range BotBackgrounds {
-			cases = append(cases, WorkloadCase{Name: BotProfileCase(p, bg), Title: fmt.Sprintf("%s BoT, external load %d %%", p, bg), Bots: p, Background: bg})
-		}
-	}
-	arr := make([]string, len(botProductionArrivals))
-	for i, a := range botProductionArrivals {
-		arr[i] = strconv.Itoa(a)
-	}
-	cases = append(cases, WorkloadCase{Name: BotProductionCase, Title: "UP-1 to UP-10, arriving as in Table 14",
-		Bots: strings.Join(botProductionOrder, ","), BotArrivals: strings.Join(arr, ",")})
-	thesis := func() map[string]string { return map[string]string{"alloc": "ciclico", "priority": "cost"} }
-	threshold := func(power string) map[string]string {
-		o := thesis()
-		o["high"], o["low"], o["power"] = "80", "20", power
-		return o
-	}
-	vs := []Variant{
-		{Name: BotConsolidationVariant, Policy: "bot-consolidation", Base: "bot-consolidation", Options: thesis()},
-		{Name: BotThresholdVariant, Policy: "threshold-vm-consolidation", Base: "bot-consolidation", Model: "threshold-vm-consolidation", Options: threshold("off")},
-		{Name: BotThresholdPowerVariant, Policy: "threshold-vm-consolidation", Base: "bot-consolidation", Model: "threshold-vm-consolidation", Options: threshold("on")},
-		{Name: BotPackingVariant, Policy: "bot-packing-online", Base: "bot-consolidation", Model: "bot-packing-online", Options: thesis()},
-	}
-	return Plan{
-		Name: BotPlan, Kind: BotPlan, Title: "Bag-of-tasks consolidation on a cloud cluster (Tables 7, 8, 10, 11, 12 and 14)",
-		Platform: "bot",
-		Workload: WorkloadRecipe{Generator: "bot"},
-		Cases:    cases, Variants: vs, Seeds: SeedRange(BotSeeds),
-		Description: "The thesis' bags of tasks, each consolidated on its VMs by Algorithm 1 (cíclico, lowest cost first, one " +
-			"Batsim job per unit step of each task, 1 step = 300 s) and replayed VM by VM on the thesis' cluster: `bot`, 9 nodes " +
-			"× 4 cores (36 single-core hosts, 1 Gflop/s, a step of c % being c/100 × 300 Gflop), or `bot-2nodes` (8 cores), the " +
-			"jobs of a core sharing it (Batsim's compute sharing; energy on). Cases: the published light BoTs H1-1..3 on 10 VMs " +
-			"and 36 cores (Table 7), the heavy H2-1..3 on 10, 17 and 24 VMs and 8 cores (Table 8), the user profiles leve, " +
-			"mediano and pesado (Table 9, drawn from their classes with the seed) under an external load of 0, 50 and 75 % of " +
-			"every core (Tables 10 to 12), and the ten production BoTs UP-1..UP-10 (Table 13, drawn) arriving at the dates of " +
-			"Table 14. Variants: the application level alone; with the threshold-based system level (Algorithm 5 as the thesis " +
-			"ran it: a node at ≥ 80 % sheds VMs, a node at ≤ 20 % hands its VMs over, every step), nodes always on or nodes " +
-			"without VMs switched off; and the event-driven packing of the tasks' steps without a plan.",
-	}
-}
-
-// BotSpecs returns the bags of tasks of a "bot" recipe for a seed (see
-// botSpecs).
-func BotSpecs(r WorkloadRecipe, seed uint64) ([]workloads.BotSpec, error) {
-	bots, _, err := botSpecs(r, seed)
-	return bots, err
-}
-
-// botSpecs returns the bags of tasks of a "bot" recipe for a seed and what
-// the workload's meta records of them, as "bucma workload bot" does: the
-// seed, the classes of the drawn BoTs, the law of drawn arrivals (and the
-// arrival steps when given). Each name
-// of r.Bots is a published BoT (workloads.NamedBoT, the seed unused) or a
-// profile class drawn from one random stream of the seed
-// (workloads.NewBotRand), in the order of the list, so that a case holding
-// one profile gets the same BoT under every external load. r.BotArrivals
-// gives the arrival steps, one per BoT ("0,13,22"), or a Weibull law of
-// the intervals between them in the thesis' notation ("I4^8", the first
-// BoT at 0), drawn after the BoTs.
-func botSpecs(r WorkloadRecipe, seed uint64) ([]workloads.BotSpec, map[string]any, error) {
-	if strings.TrimSpace(r.Bots) == "" {
-		return nil, nil, fmt.Errorf("bot: no bag of tasks (bots)")
-	}
-	if r.Background < 0 || r.Background > 100 {
-		return nil, nil, fmt.Errorf("bot: external load %d %%: want 0..100", r.Background)
-	}
-	rng := workloads.NewBotRand(seed)
-	meta := map[string]any{"seed": seed}
-	classes := map[string]string{}
-	var out []workloads.BotSpec
-	seen := map[string]bool{}
-	for _, n := range strings.Split(r.Bots, ",") {
-		n = strings.TrimSpace(n)
-		b, ok := workloads.NamedBoT(n)
-		if !ok {
-			cl, vms, isClass := workloads.BotProfileClass(n)
-			if !isClass {
-				return nil, nil, fmt.Errorf("bot: unknown bag of tasks %q (published: %s; classes: %s)", n,
-					strings.Join(workloads.BotNames(), ", "), strings.Join(workloads.BotProfileNames(), ", "))
-			}
-			var err error
-			if b, err = workloads.GenerateBoT(workloads.BotProfileName(n), cl, vms, rng); err != nil {
-				return nil, nil, err
-			}
-			classes[b.Name] = cl.String()
-		}
-		if seen[b.Name] {
-			return nil, nil, fmt.Errorf("bot: %s given twice", b.Name)
-		}
-		seen[b.Name] = true
-		out = append(out, b)
-	}
-	if len(classes) > 0 {
-		meta["classes"] = classes
-	}
-	arr := strings.TrimSpace(r.BotArrivals)
-	switch {
-	case arr == "":
-	case strings.HasPrefix(strings.ToUpper(arr), "I"):
-		shape, scale, err := workloads.ParseBotInterval(arr)
-		if err != nil {
-			return nil, nil, err
-		}
-		for i, a := range workloads.BotArrivals(len(out), shape, scale, rng) {
-			out[i].Arrival = a
-		}
-		meta["interval"] = fmt.Sprintf("I%g^%g", shape, scale)
-	default:
-		parts := strings.Split(arr, ",")
-		if len(parts) != len(out) {
-			return nil, nil, fmt.Errorf("bot: %d arrival steps for %d bags of tasks", len(parts), len(out))
-		}
-		steps := make([]int, len(parts))
-		for i, p := range parts {
-			a, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || a < 0 {
-				return nil, nil, fmt.Errorf("bot: arrival step %q: want an integer ≥ 0", p)
-			}
-			out[i].Arrival, steps[i] = a, a
-		}
-		meta["arrivals"] = steps
-	}
-	return out, meta, nil
-}
-
-// BotPredict is the thesis' consolidated plan of a BoT on vms VMs: cíclico,
-// the lowest cost first, the application-wide shift (its "Consolidado" is
-// T × 5 minutes).
-func BotPredict(quads []bot.BotQuad, vms int) (*bot.BotPlan, error) {
-	return bot.PlanBoT(quads, bot.BotPlanOptions{VMs: vms, Alloc: bot.BotCyclic, Priority: bot.BotPrioCost})
-}
-
-// botBackgroundSteps is how long the external load lasts: twice the
-// predicted end of the last BoT, plus 4 steps (the report checks that
-// every BoT ended before it).
-func botBackgroundSteps(bots []workloads.BotSpec) (int, error) {
-	end := 0
-	for _, b := range bots {
-		p, err := BotPredict(b.Quads, b.VMs)
-		if err != nil {
-			return 0, fmt.Errorf("bot %s: %w", b.Name, err)
-		}
-		end = max(end, b.Arrival+p.T)
-	}
-	return 2*end + 4, nil
-}
-
-// botWorkload makes the bot generator's workload of a recipe: the one
-// "bucma workload bot --bots ... --seed S --hosts H" writes (with
-// --background L --background-steps N under an external load), given
-// arrival steps aside.
-func botWorkload(r WorkloadRecipe, seed uint64, hosts int) (*workloads.Workload, error) {
-	bots, meta, err := botSpecs(r, seed)
-	if err != nil {
-		return nil, err
-	}
-	o := workloads.BotWorkloadOptions{Step: BotStep, Hosts: hosts, Background: r.Background, Meta: meta}
-	if r.Background > 0 {
-		if o.BackgroundSteps, err = botBackgroundSteps(bots); err != nil {
-			return nil, err
-		}
-	}
-	return workloads.BotWorkload(bots, o)
 }
 
 // ---------------------------------------------------------------- what the thesis publishes
@@ -371,7 +216,7 @@ type BotMoves struct {
 // jobs of one VM row start together on the VM's core, so only a change of
 // core between rows counts. Jobs without a vm (background, packing) and
 // jobs that did not run are left out.
-func BotVMMoves(rows []JobRow, nodeOf func(host int) string) (map[string]BotMoves, error) {
+func BotVMMoves(rows []expe.JobRow, nodeOf func(host int) string) (map[string]BotMoves, error) {
 	type ev struct {
 		start float64
 		host  int
@@ -493,7 +338,7 @@ func readBotWorkload(path string) (*botWorkloadInfo, error) {
 			b.tasks += q.B
 		}
 		b.uncontended = bot.BotUncontendedSteps(b.quads)
-		if b.plan, err = BotPredict(b.quads, b.vms); err != nil {
+		if b.plan, err = expe.BotPredict(b.quads, b.vms); err != nil {
 			return nil, fmt.Errorf("workload %s, BoT %s: %w", path, b.name, err)
 		}
 	}
@@ -552,66 +397,72 @@ type botRun struct {
 	end    float64 // last end of any job
 }
 
-// botRuns reads the runs: by case, then variant, then seed order.
+// botRuns gathers the runs: by case, then variant, then seed order.
 func (r *reporter) botRuns() (map[string]map[string][]*botRun, error) {
 	a := r.a
-	infos := map[string]*botWorkloadInfo{}
-	nodes := map[string][]string{} // platform file → node of each host
 	out := map[string]map[string][]*botRun{}
 	for _, c := range a.Plan.Cases {
 		for _, s := range a.Plan.Seeds {
 			for _, v := range a.Plan.Variants {
-				id := v.Name + "_" + CaseWorkloadKey(c.Name, s)
-				rd := a.Runs[id]
+				rd := a.GetCase(v.Name, c.Name, s)
 				if rd == nil {
 					continue
 				}
-				wk := rd.Run.Workload
-				info := infos[wk]
-				if info == nil {
-					var err error
-					if info, err = readBotWorkload(WorkloadPath(a.Dir, wk)); err != nil {
-						return nil, err
-					}
-					infos[wk] = info
-				}
-				pf := a.Plan.PlatformFileOf(c.Name)
-				nodeOf, ok := nodes[pf]
-				if !ok {
-					p, err := platforms.Load(filepath.Join(a.Dir, pf))
-					if err != nil {
-						return nil, fmt.Errorf("case %s: %w", c.Name, err)
-					}
-					for _, h := range p.Hosts {
-						n := h.Properties["node"]
-						if n == "" {
-							n = h.Name
-						}
-						nodeOf = append(nodeOf, n)
-					}
-					nodes[pf] = nodeOf
-				}
-				br, err := readBotRun(RunDir(a.Dir, id), info, nodeOf)
-				if err != nil {
-					return nil, fmt.Errorf("run %s: %w", id, err)
-				}
-				br.seed = s
 				if out[c.Name] == nil {
 					out[c.Name] = map[string][]*botRun{}
 				}
-				out[c.Name][v.Name] = append(out[c.Name][v.Name], br)
+				out[c.Name][v.Name] = append(out[c.Name][v.Name], rd.Extra.(*botRun))
 			}
 		}
 	}
 	return out, nil
 }
 
-// readBotRun reads one run directory.
-func readBotRun(dir string, info *botWorkloadInfo, nodeOf []string) (*botRun, error) {
-	rows, err := ReadJobsFile(filepath.Join(dir, JobsFile))
-	if err != nil {
-		return nil, err
+// nodesOf maps each platform file of the campaign to the node of each of
+// its hosts (its "node" property, else its name).
+func nodesOf(a *expe.Analysis) (any, error) {
+	nodes := map[string][]string{}
+	for _, c := range a.Plan.Cases {
+		pf := a.Plan.PlatformFileOf(c.Name)
+		if _, ok := nodes[pf]; ok {
+			continue
+		}
+		p, err := platforms.Load(filepath.Join(a.Dir, pf))
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.Name, err)
+		}
+		nodeOf := []string{}
+		for _, h := range p.Hosts {
+			n := h.Properties["node"]
+			if n == "" {
+				n = h.Name
+			}
+			nodeOf = append(nodeOf, n)
+		}
+		nodes[pf] = nodeOf
 	}
+	return nodes, nil
+}
+
+// readWorkload reads the BoTs of a workload.
+func readWorkload(_ *expe.Analysis, path string, _ map[string]expe.JobInfo) (any, error) {
+	return readBotWorkload(path)
+}
+
+// readRun reads what the report needs of a run.
+func readRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+	nodeOf := a.Data.(map[string][]string)[a.Plan.PlatformFileOf(rd.Run.Case)]
+	br, err := readBotRun(in.Dir, in.Rows, in.WorkloadData.(*botWorkloadInfo), nodeOf)
+	if err != nil {
+		return err
+	}
+	br.seed = rd.Run.Seed
+	rd.Extra = br
+	return nil
+}
+
+// readBotRun reads one run directory.
+func readBotRun(dir string, rows []expe.JobRow, info *botWorkloadInfo, nodeOf []string) (*botRun, error) {
 	br := &botRun{bots: map[string]*botBoTRun{}, joules: math.NaN()}
 	for _, b := range info.bots {
 		br.bots[b.name] = &botBoTRun{info: b}
@@ -665,7 +516,7 @@ func readBotRun(dir string, info *botWorkloadInfo, nodeOf []string) (*botRun, er
 			}
 		}
 	}
-	if j, err := botScheduleValue(filepath.Join(dir, ScheduleFile), "consumed_joules"); err == nil {
+	if j, err := expe.ScheduleValue(filepath.Join(dir, expe.ScheduleFile), "consumed_joules"); err == nil {
 		br.joules = j
 	}
 	return br, nil
@@ -682,7 +533,7 @@ type botVMRow struct {
 
 // botVMRows lists the VM rows of a run's jobs (jobs with a vm in their
 // metadata) and marks those that shared their core with another VM's row.
-func botVMRows(rows []JobRow) []botVMRow {
+func botVMRows(rows []expe.JobRow) []botVMRow {
 	type key struct {
 		bot       string
 		vm, host  int
@@ -729,40 +580,15 @@ func botVMRows(rows []JobRow) []botVMRow {
 	return out
 }
 
-// botScheduleValue reads one column of a Batsim _schedule.csv.
-func botScheduleValue(path, column string) (float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return math.NaN(), err
-	}
-	defer f.Close()
-	cr, col, err := csvWithHeader(f, "empty schedule file")
-	if err != nil {
-		return math.NaN(), err
-	}
-	i, ok := col[column]
-	if !ok {
-		return math.NaN(), fmt.Errorf("%s: no column %s", path, column)
-	}
-	rec, err := cr.Read()
-	if err != nil {
-		return math.NaN(), fmt.Errorf("%s: %w", path, err)
-	}
-	if i >= len(rec) {
-		return math.NaN(), fmt.Errorf("%s: no value for %s", path, column)
-	}
-	return strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
-}
-
 // ---------------------------------------------------------------- the report
 
 // botCell gathers one quantity over the seeds of a case and variant.
-func botCell(runs []*botRun, f func(*botRun) float64) Estimate {
+func botCell(runs []*botRun, f func(*botRun) float64) expe.Estimate {
 	xs := make([]float64, len(runs))
 	for i, br := range runs {
 		xs[i] = f(br)
 	}
-	return Estimate95(xs)
+	return expe.Estimate95(xs)
 }
 
 // botPaired collects f over the seeds where both xs and ys have a run.
@@ -790,20 +616,20 @@ func botOf(name string, f func(*botBoTRun) float64) func(*botRun) float64 {
 
 // fmtBotEst prints an estimate: the mean alone when every seed gave the
 // same value, else with its 95 % half-width.
-func fmtBotEst(e Estimate, prec int, signed bool) string {
+func fmtBotEst(e expe.Estimate, prec int, signed bool) string {
 	if math.Abs(e.Mean) < 0.5*math.Pow(10, -float64(prec)) {
 		e.Mean = 0 // no "-0.0"
 	}
 	if e.N > 0 && !math.IsNaN(e.Half) && e.Half < 0.5*math.Pow(10, -float64(prec)) {
 		e.Half = math.NaN()
 	}
-	return fmtEst(e, prec, signed)
+	return expe.FmtEst(e, prec, signed)
 }
 
 // botSpread is the largest difference, over the cases whose BoTs are all
 // published, between the makespans of one variant's seeds (they should all
 // be equal: nothing is drawn).
-func botSpread(cases []WorkloadCase, runs map[string]map[string][]*botRun) float64 {
+func botSpread(cases []expe.WorkloadCase, runs map[string]map[string][]*botRun) float64 {
 	spread := 0.0
 	for _, c := range cases {
 		if !botPublished(c) {
@@ -827,9 +653,9 @@ func botSpread(cases []WorkloadCase, runs map[string]map[string][]*botRun) float
 }
 
 // botCaseBots is the set of the canonical BoT names of a case.
-func botCaseBots(c WorkloadCase) map[string]bool {
+func botCaseBots(c expe.WorkloadCase) map[string]bool {
 	out := map[string]bool{}
-	for _, n := range strings.Split(c.Bots, ",") {
+	for _, n := range strings.Split(c.Param("bots"), ",") {
 		n = strings.TrimSpace(n)
 		if b, ok := workloads.NamedBoT(n); ok {
 			n = b.Name
@@ -843,13 +669,13 @@ func botCaseBots(c WorkloadCase) map[string]bool {
 
 // botPublished says whether every BoT of a case is published (the runs do
 // not depend on the seed).
-func botPublished(c WorkloadCase) bool {
-	for _, n := range strings.Split(c.Bots, ",") {
+func botPublished(c expe.WorkloadCase) bool {
+	for _, n := range strings.Split(c.Param("bots"), ",") {
 		if _, ok := workloads.NamedBoT(n); !ok {
 			return false
 		}
 	}
-	return !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(c.BotArrivals)), "I")
+	return !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(c.Param("bot_arrivals"))), "I")
 }
 
 // botHasVariant says whether the plan has that variant.
@@ -869,9 +695,9 @@ func (r *reporter) bot() error {
 	if err != nil {
 		return err
 	}
-	r.intro(fmt.Sprintf("%d variants × %d cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
-	engines, wall, _ := r.runInfos()
-	r.p("- Engines: %s (compute sharing and energy on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), fmtDuration(wall))
+	r.Intro(fmt.Sprintf("%d variants × %d cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
+	engines, wall, _ := r.RunInfos()
+	r.p("- Engines: %s (compute sharing and energy on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), expe.FmtDuration(wall))
 	r.p("- Variants: ")
 	var vs []string
 	for _, v := range pl.Variants {
@@ -889,7 +715,7 @@ func (r *reporter) bot() error {
 	r.p("simulated job computes its c/100 × 300 Gflop in c %% of the step). *Difference* = ")
 	r.p("(makespan − Consolidado) / Consolidado × 100, the thesis' formula. *Migrations*: two consecutive rows of a VM (the `vm=` of each ")
 	r.p("job's metadata) on cores of different nodes. The published BoTs (H1, H2) do not depend on the seed: one value; the drawn ones ")
-	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", seedList(pl.Seeds))
+	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", expe.SeedList(pl.Seeds))
 	r.p("The thesis' value follows in parentheses.\n")
 	if s := botSpread(pl.Cases, runs); s > 0 {
 		r.p("- **The seeds of a published BoT gave different makespans** (by up to %.1f s): the runs are not deterministic.\n", s)
@@ -911,7 +737,7 @@ func (r *reporter) bot() error {
 }
 
 // botOptionsText sums up the variants' options.
-func botOptionsText(vs []Variant) string {
+func botOptionsText(vs []expe.Variant) string {
 	var parts []string
 	for _, v := range vs {
 		parts = append(parts, fmt.Sprintf("`%s` %s", v.Name, strings.Join(v.OptionArgs(), " ")))
@@ -920,8 +746,8 @@ func botOptionsText(vs []Variant) string {
 }
 
 // botCasesWithPrefix lists the plan's cases whose name starts with prefix.
-func (r *reporter) botCasesWithPrefix(prefix string) []WorkloadCase {
-	var out []WorkloadCase
+func (r *reporter) botCasesWithPrefix(prefix string) []expe.WorkloadCase {
+	var out []expe.WorkloadCase
 	for _, c := range r.a.Plan.Cases {
 		if strings.HasPrefix(c.Name, prefix) {
 			out = append(out, c)
@@ -931,7 +757,7 @@ func (r *reporter) botCasesWithPrefix(prefix string) []WorkloadCase {
 }
 
 // botSingle is the BoT of a one-BoT case.
-func botSingle(c WorkloadCase) string {
+func botSingle(c expe.WorkloadCase) string {
 	for n := range botCaseBots(c) {
 		return n
 	}
@@ -964,7 +790,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 	for _, v := range variants {
 		series = append(series, v.Name)
 	}
-	bars := make([][]Bar, len(series))
+	bars := make([][]expe.Bar, len(series))
 	for _, c := range cases {
 		name := botSingle(c)
 		paper := botPaperTrivial[name]
@@ -980,13 +806,13 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 		if info == nil {
 			r.p("| %s | (runs missing) |%s\n", name, strings.Repeat(" |", 5+len(variants)))
 			for i := range bars {
-				bars[i] = append(bars[i], Bar{Group: name, Est: Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: math.NaN()})
+				bars[i] = append(bars[i], expe.Bar{Group: name, Est: expe.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: math.NaN()})
 			}
 			continue
 		}
 		cons := float64(info.plan.T) * BotStep / 60
 		r.p("| %s | %d (%d) | %d | %d | %.0f (%.0f) | %.0f (%+.2f %%) |", name, info.vms, paper.vms, info.tasks, info.plan.T, cons, paper.cons, paper.real, paper.diff)
-		bars[0] = append(bars[0], Bar{Group: name, Est: Estimate{N: 1, Mean: cons, Half: math.NaN()}, Paper: paper.cons})
+		bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: cons, Half: math.NaN()}, Paper: paper.cons})
 		for vi, v := range variants {
 			mk := botCell(rs[v.Name], botOf(name, (*botBoTRun).makespan))
 			df := botCell(rs[v.Name], botOf(name, (*botBoTRun).diff))
@@ -995,7 +821,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 			if v.Name == BotConsolidationVariant || v.Name == BotThresholdVariant {
 				p = paper.real
 			}
-			bars[vi+1] = append(bars[vi+1], Bar{Group: name, Est: mk, Paper: p})
+			bars[vi+1] = append(bars[vi+1], expe.Bar{Group: name, Est: mk, Paper: p})
 		}
 		mig := botCell(rs[BotThresholdVariant], botOf(name, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
 		if paper.migrations >= 0 {
@@ -1007,10 +833,10 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 	r.p("\n")
 	fig := fmt.Sprintf("bot-table%d", table)
 	title := map[int]string{7: "Trivial case 1: light BoTs on 36 cores", 8: "Trivial case 2: heavy BoTs on 8 cores"}[table]
-	if err := botBarPlot(filepath.Join(r.a.Dir, FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
+	if err := expe.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, FigDir, fig)
+	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, expe.FigDir, fig)
 	return nil
 }
 
@@ -1070,7 +896,7 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 	var groups []string
 	series := []string{"without system level", "with system level"}
 	series = append(series, others...)
-	bars := make([][]Bar, len(series))
+	bars := make([][]expe.Bar, len(series))
 	for _, p := range profiles {
 		paper := botPaperProfiles[p]
 		for bi, bg := range BotBackgrounds {
@@ -1088,23 +914,23 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 			r.p("| %s | %d %% | %s (%.0f) | %s (%+.1f) | %s (%.0f) | %s (%+.1f) | %s (%d) |", p, bg,
 				fmtBotEst(wo, 1, false), paper.without[bi], fmtBotEst(wod, 1, true), paper.diffWithout[bi],
 				fmtBotEst(wi, 1, false), paper.with[bi], fmtBotEst(wid, 1, true), paper.diffWith[bi], fmtBotEst(mig, 1, false), paper.migrations[bi])
-			bars[0] = append(bars[0], Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
-			bars[1] = append(bars[1], Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
+			bars[0] = append(bars[0], expe.Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
+			bars[1] = append(bars[1], expe.Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
 			for oi, o := range others {
 				mk := botCell(rs[o], botOf(p, (*botBoTRun).makespan))
 				df := botCell(rs[o], botOf(p, (*botBoTRun).diff))
 				r.p(" %s | %s |", fmtBotEst(mk, 1, false), fmtBotEst(df, 1, true))
-				bars[2+oi] = append(bars[2+oi], Bar{Group: c, Est: df, Paper: math.NaN()})
+				bars[2+oi] = append(bars[2+oi], expe.Bar{Group: c, Est: df, Paper: math.NaN()})
 			}
 			r.p("\n")
 		}
 	}
 	r.p("\n")
 	fig := "bot-profiles"
-	if err := botBarPlot(filepath.Join(r.a.Dir, FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
+	if err := expe.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
 		return err
 	}
-	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", FigDir, fig)
+	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", expe.FigDir, fig)
 	return nil
 }
 
@@ -1155,7 +981,7 @@ func (r *reporter) botProduction(runs map[string]map[string][]*botRun) {
 		}
 		r.p("\n")
 	}
-	last := func(v string) Estimate {
+	last := func(v string) expe.Estimate {
 		return botCell(rs[v], func(br *botRun) float64 {
 			end := 0.0
 			for _, b := range br.bots {
@@ -1173,7 +999,7 @@ func (r *reporter) botProduction(runs map[string]map[string][]*botRun) {
 func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
 	r.p("## Energy (new: the thesis measures none)\n\n")
 	r.p("Energy consumed by the whole platform during the whole run (Batsim's `consumed_joules`, in kWh), the external load included, ")
-	r.p("with the wattages of the platform%s. ", botWatts(filepath.Join(r.a.Dir, PlatformFile)))
+	r.p("with the wattages of the platform%s. ", botWatts(filepath.Join(r.a.Dir, expe.PlatformFile)))
 	r.p("This table is new, not a reproduction: the thesis reports no energy.\n\n")
 	variants := r.a.Plan.Variants
 	r.p("| case |")
@@ -1199,7 +1025,7 @@ func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
 			saved := botPaired(runs[c.Name][BotThresholdVariant], runs[c.Name][BotThresholdPowerVariant], func(x, y *botRun) float64 {
 				return 100 * (x.joules - y.joules) / x.joules
 			})
-			r.p(" %s |", fmtBotEst(Estimate95(saved), 1, true))
+			r.p(" %s |", fmtBotEst(expe.Estimate95(saved), 1, true))
 		}
 		r.p("\n")
 	}
@@ -1248,7 +1074,7 @@ func botWatts(path string) string {
 // thesis.
 func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 	r.p("## Where and why we differ\n\n")
-	single := func(c WorkloadCase, v string) *botBoTRun {
+	single := func(c expe.WorkloadCase, v string) *botBoTRun {
 		rs := runs[c.Name][v]
 		if len(rs) == 0 {
 			return nil
@@ -1332,7 +1158,7 @@ func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 				with = t.makespan()
 			}
 			r.p("  | %s | %.2f | %.2f | %.1f | %.1f | %s | %.0f |\n", name, float64(b.info.vms)/8, mean, fluid*BotStep/60, b.makespan(),
-				fmtBotEst(Estimate{N: 1, Mean: with, Half: math.NaN()}, 1, false), botPaperTrivial[name].real)
+				fmtBotEst(expe.Estimate{N: 1, Mean: with, Half: math.NaN()}, 1, false), botPaperTrivial[name].real)
 			rowLoads = append(rowLoads, fmt.Sprintf("%.0f %%", 100*mean))
 			diffs = append(diffs, b.diff())
 			paperDiffs = append(paperDiffs, botPaperTrivial[name].diff)
@@ -1386,7 +1212,7 @@ func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 	late := 0
 	total := 0
 	for _, c := range r.a.Plan.Cases {
-		if c.Background == 0 {
+		if c.Fields.Float("background") == 0 {
 			continue
 		}
 		for _, rs := range runs[c.Name] {
@@ -1414,7 +1240,7 @@ func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 
 // botWhyProfiles checks the thesis' findings on the user profiles.
 func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
-	type cell struct{ wo, wi Estimate }
+	type cell struct{ wo, wi expe.Estimate }
 	get := func(p string, bg int) (cell, bool) {
 		c := BotProfileCase(p, bg)
 		if _, ok := r.a.Plan.Case(c); !ok {
@@ -1424,9 +1250,9 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		return cell{botCell(rs[BotConsolidationVariant], botOf(p, (*botBoTRun).makespan)), botCell(rs[BotThresholdVariant], botOf(p, (*botBoTRun).makespan))}, true
 	}
 	// paired change with − without, over seeds
-	change := func(p string, bg int) Estimate {
+	change := func(p string, bg int) expe.Estimate {
 		c := BotProfileCase(p, bg)
-		return Estimate95(botPaired(runs[c][BotThresholdVariant], runs[c][BotConsolidationVariant], func(x, y *botRun) float64 {
+		return expe.Estimate95(botPaired(runs[c][BotThresholdVariant], runs[c][BotConsolidationVariant], func(x, y *botRun) float64 {
 			bx, by := x.bots[p], y.bots[p]
 			if bx == nil || by == nil {
 				return math.NaN()
@@ -1439,7 +1265,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 			return
 		}
 	}
-	verdict := func(e Estimate, want int) string {
+	verdict := func(e expe.Estimate, want int) string {
 		// want: 0 no effect, 1 slower with, -1 faster with
 		sig := !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
 		switch {
@@ -1475,7 +1301,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		r.p("  - %s at %d %%: %s: %s min (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
 	}
 	// Cores shared by two VMs.
-	shared := func(p string, bg int, v string) Estimate {
+	shared := func(p string, bg int, v string) expe.Estimate {
 		return botCell(runs[BotProfileCase(p, bg)][v], botOf(p, func(b *botBoTRun) float64 {
 			if b.vmRows == 0 {
 				return math.NaN()
@@ -1483,7 +1309,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 			return 100 * float64(b.sharedRows) / float64(b.vmRows)
 		}))
 	}
-	migs := func(p string, bg int) Estimate {
+	migs := func(p string, bg int) expe.Estimate {
 		return botCell(runs[BotProfileCase(p, bg)][BotThresholdVariant], botOf(p, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
 	}
 	var sh []string
@@ -1636,7 +1462,7 @@ func (r *reporter) botWhyProduction(runs map[string]map[string][]*botRun) {
 			late = append(late, fmt.Sprintf("%s %+.1f %%", name, e.Mean))
 		}
 	}
-	hosts := r.a.HostsOf(Run{Case: c.Name})
+	hosts := r.a.HostsOf(expe.Run{Case: c.Name})
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for name, up := range botPaperProduction {
 		if name == "UP-1" {
@@ -1655,63 +1481,3 @@ func (r *reporter) botWhyProduction(runs map[string]map[string][]*botRun) {
 }
 
 // ---------------------------------------------------------------- figure
-
-// botBarPlot draws grouped bars of values with their 95 % intervals and
-// published values as triangles (paperLabel in the legend), the y axis
-// from 0 (or below for negative values).
-func botBarPlot(base, title, ylabel string, groups, series []string, bars [][]Bar, paperLabel string) error {
-	p, stride, ticks := groupedPlot(title, ylabel, groups, len(series))
-	lo, hi := 0.0, 1.0
-	for _, bs := range bars {
-		for _, b := range bs {
-			h := 0.0
-			if !math.IsNaN(b.Est.Half) {
-				h = b.Est.Half
-			}
-			if !math.IsNaN(b.Est.Mean) {
-				lo, hi = math.Min(lo, b.Est.Mean-h), math.Max(hi, b.Est.Mean+h)
-			}
-			if !math.IsNaN(b.Paper) {
-				lo, hi = math.Min(lo, b.Paper), math.Max(hi, b.Paper)
-			}
-		}
-	}
-	var paperPts plotter.XYs
-	for si, s := range series {
-		var errPts errPoints
-		var legend plot.Thumbnailer = legendSwatch{palette[si%len(palette)]}
-		for gi, b := range bars[si] {
-			x := float64(gi)*stride + float64(si)
-			if !math.IsNaN(b.Paper) {
-				paperPts = append(paperPts, plotter.XY{X: x, Y: b.Paper})
-			}
-			if math.IsNaN(b.Est.Mean) {
-				continue
-			}
-			bc, err := addBar(p, x, b.Est.Mean, vg.Points(math.Max(4, 60/float64(len(series)))), palette[si%len(palette)])
-			if err != nil {
-				return err
-			}
-			legend = bc
-			if !math.IsNaN(b.Est.Half) && b.Est.Half > 1e-9*math.Max(1, math.Abs(b.Est.Mean)) {
-				errPts = append(errPts, errPoint{x, b.Est.Mean, b.Est.Half})
-			}
-		}
-		p.Legend.Add(s, legend)
-		if err := addErrorBars(p, errPts); err != nil {
-			return err
-		}
-	}
-	if err := addPaperMarks(p, paperPts, paperLabel); err != nil {
-		return err
-	}
-	span := hi - lo
-	p.Y.Min, p.Y.Max = lo-0.02*span, hi+0.35*span // room for the legend
-	zero := plotter.NewFunction(func(float64) float64 { return 0 })
-	zero.Color = color.Gray{Y: 80}
-	p.Add(zero, plotter.NewGrid())
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = -1, float64(len(groups))*stride-1
-	width := math.Max(560, 16*float64(len(groups))*stride)
-	return saveFigure(p, base, vg.Points(width), vg.Points(320))
-}

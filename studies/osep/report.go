@@ -1,14 +1,14 @@
-package expe
+package osep
 
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/bucma-sched/bucma/expe"
 )
 
 // NearlyEqualPoints is how close (in satisfaction points) two users'
@@ -23,14 +23,14 @@ const NearlyEqualPoints = 5.0
 func (r *reporter) osep() error {
 	a := r.a
 	pl := a.Plan
-	g := a.Grid
-	r.intro(fmt.Sprintf("%d variants × %d workload cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
+	g := grid(a)
+	r.Intro(fmt.Sprintf("%d variants × %d workload cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
 	r.p("- Platform `%s` (%d compute hosts, owners read from the host property `%s`); workload: `%s` generator, one demand per case and seed, the late user submitting at %g s; seeds %s.\n",
-		pl.Platform, a.Hosts, pl.OwnerProperty(), pl.Workload.Generator, pl.Workload.LateBy, seedList(pl.Seeds))
-	engines, wall, nInfo := r.runInfos()
-	r.p("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), fmtDuration(wall))
+		pl.Platform, a.Hosts, OwnerProperty(pl), pl.Workload.Generator, pl.Workload.Fields.Float("late_by"), expe.SeedList(pl.Seeds))
+	engines, wall, nInfo := r.RunInfos()
+	r.p("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), expe.FmtDuration(wall))
 	if nInfo > 0 {
-		r.p(" (%s per run on average; runs in parallel take less elapsed time)", fmtDuration(wall/float64(nInfo)))
+		r.p(" (%s per run on average; runs in parallel take less elapsed time)", expe.FmtDuration(wall/float64(nInfo)))
 	}
 	r.p(".\n")
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed; ")
@@ -53,7 +53,7 @@ func (r *reporter) osep() error {
 	r.p("(list scheduling: the smallest waiting job to the fastest free host). 100 %% means as soon as alone on one's own hosts; above 100 %%, sooner ")
 	r.p("(the user got more than their own hosts). Jobs that never completed are left out of SU and counted in the *jobs not completed* column. ")
 	r.p("*Share of the grid's power*: the sum of the speeds of the hosts running a user's jobs (killed ones included, until they were killed) over ")
-	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, KilledState)
+	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, expe.KilledState)
 	r.p("except the whole checkpoint blocks a checkpointing variant keeps.\n\n")
 	r.osepAnomalies()
 
@@ -68,60 +68,11 @@ func (r *reporter) osep() error {
 	return nil
 }
 
-// intro writes the report's title, the plan's description and its size
-// (sizes: "n variants × ..."); missingNote says what missing runs mean.
-func (r *reporter) intro(sizes, missingNote string) {
-	pl := r.a.Plan
-	r.p("# %s\n\n%s\n\n", pl.Title, pl.Description)
-	r.p("- Plan `%s`: %s = %d runs; %d completed", pl.Name, sizes, len(pl.Expand()), len(r.a.Runs))
-	if len(r.a.Missing) > 0 {
-		r.p(" (**%d missing**: %s)", len(r.a.Missing), missingNote)
-	}
-	r.p(".\n")
-}
-
-// runInfos reads the run.json of every completed run: the engines used and
-// the sum of the runs' wall times (s).
-func (r *reporter) runInfos() (engines []string, wall float64, n int) {
-	seen := map[string]bool{}
-	for _, rd := range r.a.Runs {
-		var info RunInfo
-		data, err := os.ReadFile(filepath.Join(RunDir(r.a.Dir, rd.Run.ID), RunInfoFile))
-		if err != nil || jsonUnmarshal(data, &info) != nil {
-			continue
-		}
-		if info.Engine != "" {
-			seen[info.Engine] = true
-		}
-		wall += info.WallSeconds
-		n++
-	}
-	engines = sortedKeys(seen)
-	if len(engines) == 0 {
-		engines = []string{"unknown"}
-	}
-	return engines, wall, n
-}
-
-func fmtDuration(s float64) string {
-	if math.IsNaN(s) {
-		return "n/a"
-	}
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(10 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
-
 // osepAnomalies reports runs whose rows do not match their workload.
 func (r *reporter) osepAnomalies() {
 	var orphans, dups []string
-	for _, id := range sortedKeys(r.a.Runs) {
-		s := r.a.Runs[id].OSEP
+	for _, id := range expe.SortedKeys(r.a.Runs) {
+		s := extra(r.a.Runs[id])
 		if s.Orphans > 0 {
 			orphans = append(orphans, fmt.Sprintf("%s (%d)", id, s.Orphans))
 		}
@@ -152,10 +103,10 @@ func policyTitle(policy string) string {
 
 // asPrinted reports whether a variant applies the heterogeneous OSEP's
 // guard as printed (not the default).
-func asPrinted(v Variant) bool { return v.Options["guard"] == "as-printed" }
+func asPrinted(v expe.Variant) bool { return v.Options["guard"] == "as-printed" }
 
 // variantTitle names a variant's policy in the report.
-func variantTitle(v Variant) string {
+func variantTitle(v expe.Variant) string {
 	if asPrinted(v) {
 		return policyTitle(v.Policy) + ", guard as printed"
 	}
@@ -163,7 +114,7 @@ func variantTitle(v Variant) string {
 }
 
 // checkpointOf is a variant's checkpoint block in seconds (0: none).
-func checkpointOf(v Variant) int {
+func checkpointOf(v expe.Variant) int {
 	n, err := strconv.Atoi(v.Options["checkpoint"])
 	if err != nil || n < 0 {
 		return 0
@@ -171,7 +122,7 @@ func checkpointOf(v Variant) int {
 	return n
 }
 
-func checkpointTitle(v Variant) string {
+func checkpointTitle(v expe.Variant) string {
 	if c := checkpointOf(v); c > 0 {
 		return fmt.Sprintf("%d-s blocks", c)
 	}
@@ -180,7 +131,7 @@ func checkpointTitle(v Variant) string {
 
 // variantLegend is a variant's short name in figures (the thesis' legend:
 // Original/Modificado × SC/CC).
-func variantLegend(v Variant) string {
+func variantLegend(v expe.Variant) string {
 	s := variantTitle(v)
 	if c := checkpointOf(v); c > 0 {
 		return fmt.Sprintf("%s, ckpt %d s", s, c)
@@ -190,13 +141,13 @@ func variantLegend(v Variant) string {
 
 // osepVariant finds the variant of policy with checkpoint blocks of ckpt
 // seconds.
-func (r *reporter) osepVariant(policy string, ckpt int) (Variant, bool) {
+func (r *reporter) osepVariant(policy string, ckpt int) (expe.Variant, bool) {
 	for _, v := range r.a.Plan.Variants {
 		if v.Policy == policy && checkpointOf(v) == ckpt && !asPrinted(v) {
 			return v, true
 		}
 	}
-	return Variant{}, false
+	return expe.Variant{}, false
 }
 
 // checkpoints lists the checkpoint settings of the plan's variants, in
@@ -215,19 +166,19 @@ func (r *reporter) checkpoints() []int {
 }
 
 // lateGroups groups the plan's cases by late user, in plan order.
-func (r *reporter) lateGroups() (lates []string, cases map[string][]WorkloadCase) {
-	cases = map[string][]WorkloadCase{}
+func (r *reporter) lateGroups() (lates []string, cases map[string][]expe.WorkloadCase) {
+	cases = map[string][]expe.WorkloadCase{}
 	for _, c := range r.a.Plan.Cases {
-		if _, ok := cases[c.Late]; !ok {
-			lates = append(lates, c.Late)
+		if _, ok := cases[c.Param("late")]; !ok {
+			lates = append(lates, c.Param("late"))
 		}
-		cases[c.Late] = append(cases[c.Late], c)
+		cases[c.Param("late")] = append(cases[c.Param("late")], c)
 	}
 	return lates, cases
 }
 
-func suOf(x *RunData, u string) float64 {
-	if s, ok := x.OSEP.Satisfaction[u]; ok {
+func suOf(x *expe.RunData, u string) float64 {
+	if s, ok := extra(x).Satisfaction[u]; ok {
 		return s.SU
 	}
 	return math.NaN()
@@ -235,15 +186,15 @@ func suOf(x *RunData, u string) float64 {
 
 // shareDistance is Σ over users of |time-averaged share − owned share| in
 // the contention window, in points of the grid's power.
-func (r *reporter) shareDistance(x *RunData) float64 {
+func (r *reporter) shareDistance(x *expe.RunData) float64 {
 	d := 0.0
-	for _, u := range r.a.Grid.Users {
-		d += math.Abs(x.OSEP.ContentionShare[u] - r.a.Grid.OwnedShare(u))
+	for _, u := range grid(r.a).Users {
+		d += math.Abs(extra(x).ContentionShare[u] - grid(r.a).OwnedShare(u))
 	}
 	return 100 * d
 }
 
-func significant(e Estimate) bool {
+func significant(e expe.Estimate) bool {
 	return e.N >= 2 && !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
 }
 
@@ -251,7 +202,7 @@ func significant(e Estimate) bool {
 
 func (r *reporter) osepSatisfaction() error {
 	a := r.a
-	users := a.Grid.Users
+	users := grid(a).Users
 	r.p("## Satisfaction per user (%%)\n\n")
 	r.p("The thesis' Figures 7–14: each user's satisfaction, per late user, demand, checkpointing and policy.\n\n")
 	lates, byLate := r.lateGroups()
@@ -262,16 +213,16 @@ func (r *reporter) osepSatisfaction() error {
 		r.p("| demand | checkpointing | policy | %s | jobs not completed |\n|---|---|---|%s---|\n", strings.Join(users, " | "), strings.Repeat("---|", len(users)))
 		for _, c := range byLate[late] {
 			for _, v := range a.Plan.Variants {
-				r.p("| %s | %s | %s |", c.Demand, checkpointTitle(v), variantTitle(v))
+				r.p("| %s | %s | %s |", c.Param("demand"), checkpointTitle(v), variantTitle(v))
 				for _, u := range users {
-					est := Estimate95(a.CaseValues(v.Name, c.Name, func(x *RunData) float64 { return suOf(x, u) }))
-					r.p(" %s |", fmtEst(est, 1, false))
+					est := expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) }))
+					r.p(" %s |", expe.FmtEst(est, 1, false))
 				}
 				unfinished, runs := 0, 0
 				for _, s := range a.Plan.Seeds {
 					if x := a.GetCase(v.Name, c.Name, s); x != nil {
 						runs++
-						unfinished += x.OSEP.Unfinished()
+						unfinished += extra(x).Unfinished()
 					}
 				}
 				cell := "0"
@@ -283,20 +234,20 @@ func (r *reporter) osepSatisfaction() error {
 		}
 		r.p("\n")
 		for _, c := range byLate[late] {
-			ests := make([][]Estimate, len(a.Plan.Variants))
+			ests := make([][]expe.Estimate, len(a.Plan.Variants))
 			var series []string
 			for vi, v := range a.Plan.Variants {
 				series = append(series, variantLegend(v))
 				for _, u := range users {
-					ests[vi] = append(ests[vi], Estimate95(a.CaseValues(v.Name, c.Name, func(x *RunData) float64 { return suOf(x, u) })))
+					ests[vi] = append(ests[vi], expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) })))
 				}
 			}
 			name := "osep_su_" + c.Name
 			title := c.Title + ": satisfaction per user"
-			if err := EstimateBarPlot(filepath.Join(a.Dir, FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
+			if err := expe.EstimateBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
 				return err
 			}
-			r.p("![%s](%s/%s.png)\n\n", title, FigDir, name)
+			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
 		}
 	}
 	return nil
@@ -306,14 +257,14 @@ func (r *reporter) osepSatisfaction() error {
 
 // representativeCases are the cases drawn over time: the large demand of
 // each late user (the thesis' Figures 15–18), else each group's last case.
-func (r *reporter) representativeCases() []WorkloadCase {
+func (r *reporter) representativeCases() []expe.WorkloadCase {
 	lates, byLate := r.lateGroups()
-	var out []WorkloadCase
+	var out []expe.WorkloadCase
 	for _, late := range lates {
 		cs := byLate[late]
 		pick := cs[len(cs)-1]
 		for _, c := range cs {
-			if c.Demand == "large" {
+			if c.Param("demand") == "large" {
 				pick = c
 			}
 		}
@@ -322,26 +273,9 @@ func (r *reporter) representativeCases() []WorkloadCase {
 	return out
 }
 
-// ShareSeriesOf reads a completed run of an OSEP campaign and returns each
-// user's share of the grid's power over time.
-func (a *Analysis) ShareSeriesOf(rd *RunData) (*ShareSeries, error) {
-	if a.Grid == nil {
-		return nil, fmt.Errorf("%s: not an OSEP campaign", a.Dir)
-	}
-	rows, err := ReadJobsFile(filepath.Join(RunDir(a.Dir, rd.Run.ID), JobsFile))
-	if err != nil {
-		return nil, err
-	}
-	jobs, err := ReadOSEPJobs(WorkloadPath(a.Dir, rd.Run.Workload))
-	if err != nil {
-		return nil, err
-	}
-	return PowerShares(rows, jobs, a.Grid)
-}
-
 func (r *reporter) osepShares() error {
 	a := r.a
-	g := a.Grid
+	g := grid(a)
 	r.p("## Share of the grid's power over time\n\n")
 	owned := map[string]float64{}
 	for _, u := range g.Users {
@@ -352,7 +286,7 @@ func (r *reporter) osepShares() error {
 		r.p("One run per figure (seed %d, no checkpointing), the two policies side by side, as the thesis' Figures 15–18 show one run each. ", seed)
 		r.p("Solid: each user's share of the grid's power; dashed, same colour: the share the user owns.\n\n")
 		for _, c := range r.representativeCases() {
-			var panels []SharePanel
+			var panels []expe.SharePanel
 			for _, pol := range OSEPPolicies {
 				v, ok := r.osepVariant(pol, 0)
 				if !ok {
@@ -362,11 +296,11 @@ func (r *reporter) osepShares() error {
 				if rd == nil {
 					continue
 				}
-				s, err := a.ShareSeriesOf(rd)
-				if err != nil {
-					return err
+				s := extra(rd).Shares
+				if s == nil {
+					return fmt.Errorf("run %s: no share series kept", rd.Run.ID)
 				}
-				panels = append(panels, SharePanel{Title: policyTitle(pol), Series: s, Owned: owned})
+				panels = append(panels, expe.SharePanel{Title: policyTitle(pol), Series: s, Owned: owned})
 			}
 			if len(panels) == 0 {
 				r.p("No completed run of %s, seed %d, without checkpointing, to draw.\n\n", c.Title, seed)
@@ -374,10 +308,10 @@ func (r *reporter) osepShares() error {
 			}
 			name := fmt.Sprintf("osep_share_%s_s%03d", c.Name, seed)
 			title := fmt.Sprintf("%s, seed %d", c.Title, seed)
-			if err := SharePlot(filepath.Join(a.Dir, FigDir, name), title, panels); err != nil {
+			if err := expe.SharePlot(filepath.Join(a.Dir, expe.FigDir, name), title, panels); err != nil {
 				return err
 			}
-			r.p("![share of the grid's power over time, %s](%s/%s.png)\n\n", title, FigDir, name)
+			r.p("![share of the grid's power over time, %s](%s/%s.png)\n\n", title, expe.FigDir, name)
 		}
 	}
 	users := g.Users
@@ -395,10 +329,10 @@ func (r *reporter) osepShares() error {
 		for _, v := range a.Plan.Variants {
 			r.p("| %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v))
 			for _, u := range users {
-				est := Estimate95(a.CaseValues(v.Name, c.Name, func(x *RunData) float64 { return 100 * x.OSEP.ContentionShare[u] }))
-				r.p(" %s |", fmtEst(est, 1, false))
+				est := expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return 100 * extra(x).ContentionShare[u] }))
+				r.p(" %s |", expe.FmtEst(est, 1, false))
 			}
-			r.p(" %s |\n", fmtEst(Estimate95(a.CaseValues(v.Name, c.Name, r.shareDistance)), 1, false))
+			r.p(" %s |\n", expe.FmtEst(expe.Estimate95(a.CaseValues(v.Name, c.Name, r.shareDistance)), 1, false))
 		}
 	}
 	r.p("\n")
@@ -434,14 +368,14 @@ func (r *reporter) osepShares() error {
 // ranOn is the part (%) of user u's execution time on their own hosts and
 // the mean speed (Gflop/s) of the hosts their jobs ran on, under variant v
 // on case c, means over the seeds (NaN when no run has data).
-func (r *reporter) ranOn(v Variant, c, u string) (own, speed float64) {
-	o := Estimate95(r.a.CaseValues(v.Name, c, func(x *RunData) float64 { return 100 * x.OSEP.OwnHostTime[u] }))
-	sp := Estimate95(r.a.CaseValues(v.Name, c, func(x *RunData) float64 { return x.OSEP.HostSpeed[u] / 1e9 }))
+func (r *reporter) ranOn(v expe.Variant, c, u string) (own, speed float64) {
+	o := expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return 100 * extra(x).OwnHostTime[u] }))
+	sp := expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return extra(x).HostSpeed[u] / 1e9 }))
 	return o.Mean, sp.Mean
 }
 
 // whereRan is ranOn as a table cell: "84 % own, 132.2".
-func (r *reporter) whereRan(v Variant, c, u string) string {
+func (r *reporter) whereRan(v expe.Variant, c, u string) string {
 	own, sp := r.ranOn(v, c, u)
 	if math.IsNaN(own) {
 		return "n/a"
@@ -453,20 +387,20 @@ func (r *reporter) whereRan(v Variant, c, u string) string {
 
 func (r *reporter) osepPreemptions() {
 	a := r.a
-	users := a.Grid.Users
+	users := grid(a).Users
 	r.p("## Preemptions\n\n")
 	r.p("Killed rows per run (all users, then each user's jobs) and their execution time per run (hours of a host's time).\n\n")
 	r.p("| case | checkpointing | policy | preemptions per run | %s | killed execution time (h) |\n|---|---|---|---|%s---|\n", strings.Join(users, " | "), strings.Repeat("---|", len(users)))
 	for _, c := range a.Plan.Cases {
 		for _, v := range a.Plan.Variants {
-			vals := func(f func(*RunData) float64) string {
-				return fmtEst(Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
+			vals := func(f func(*expe.RunData) float64) string {
+				return expe.FmtEst(expe.Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
 			}
-			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *RunData) float64 { return float64(x.OSEP.TotalPreemptions()) }))
+			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 			for _, u := range users {
-				r.p(" %s |", vals(func(x *RunData) float64 { return float64(x.OSEP.Preemptions[u]) }))
+				r.p(" %s |", vals(func(x *expe.RunData) float64 { return float64(extra(x).Preemptions[u]) }))
 			}
-			r.p(" %s |\n", vals(func(x *RunData) float64 { return x.OSEP.TotalKilledExec() / 3600 }))
+			r.p(" %s |\n", vals(func(x *expe.RunData) float64 { return extra(x).TotalKilledExec() / 3600 }))
 		}
 	}
 	r.p("\n")
@@ -494,7 +428,7 @@ func verdict(agree, contra, unsure int) string {
 
 // tally classes an estimate of a difference whose expected sign is sign
 // (+1 or −1).
-func tally(e Estimate, sign float64, agree, contra, unsure *int) {
+func tally(e expe.Estimate, sign float64, agree, contra, unsure *int) {
 	switch {
 	case e.N == 0 || math.IsNaN(e.Mean):
 	case !significant(e):
@@ -523,21 +457,21 @@ func (r *reporter) osepThesis() {
 		}
 	}
 	ck := r.checkpoints()
-	pair := func(ckpt int) (Variant, Variant, bool) {
+	pair := func(ckpt int) (expe.Variant, expe.Variant, bool) {
 		o, ok1 := r.osepVariant("osep", ckpt)
 		h, ok2 := r.osepVariant("osep-hetero", ckpt)
 		return o, h, ok1 && ok2
 	}
-	suDiff := func(o, h Variant, c, u string) Estimate {
-		return Estimate95(a.CasePaired(o.Name, h.Name, c, func(x, y *RunData) float64 { return suOf(x, u) - suOf(y, u) }))
+	suDiff := func(o, h expe.Variant, c, u string) expe.Estimate {
+		return expe.Estimate95(a.CasePaired(o.Name, h.Name, c, func(x, y *expe.RunData) float64 { return suOf(x, u) - suOf(y, u) }))
 	}
 
 	// 1. and 2.: "than it should" is read as against 100 %, the satisfaction
 	// of a user served exactly as by their own hosts.
-	suEst := func(v Variant, c, u string) Estimate {
-		return Estimate95(a.CaseValues(v.Name, c, func(x *RunData) float64 { return suOf(x, u) }))
+	suEst := func(v expe.Variant, c, u string) expe.Estimate {
+		return expe.Estimate95(a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) }))
 	}
-	minus100 := func(e Estimate) Estimate { e.Mean -= 100; return e }
+	minus100 := func(e expe.Estimate) expe.Estimate { e.Mean -= 100; return e }
 	r.p("Findings 1 and 2 say how much more or less satisfied a user is *than they should be*; we read that as against 100 %%, the ")
 	r.p("satisfaction of a user served exactly as well as by their own hosts alone, and give the heterogeneous OSEP's value next to it.\n\n")
 
@@ -552,8 +486,8 @@ func (r *reporter) osepThesis() {
 				continue
 			}
 			e := minus100(suEst(o, c1, "user1"))
-			r.p("- checkpointing %s: %s points (SU %s %%; heterogeneous OSEP: %s %%, difference %s points)\n", checkpointTitle(o), fmtEst(e, 1, true),
-				fmtEst(suEst(o, c1, "user1"), 1, false), fmtEst(suEst(h, c1, "user1"), 1, false), fmtEst(suDiff(o, h, c1, "user1"), 1, true))
+			r.p("- checkpointing %s: %s points (SU %s %%; heterogeneous OSEP: %s %%, difference %s points)\n", checkpointTitle(o), expe.FmtEst(e, 1, true),
+				expe.FmtEst(suEst(o, c1, "user1"), 1, false), expe.FmtEst(suEst(h, c1, "user1"), 1, false), expe.FmtEst(suDiff(o, h, c1, "user1"), 1, true))
 			tally(e, -1, &ag, &co, &un)
 		}
 	}
@@ -566,7 +500,7 @@ func (r *reporter) osepThesis() {
 	best := math.Inf(-1)
 	bestAt := ""
 	for _, c := range a.Plan.Cases {
-		if c.Late != "user1" {
+		if c.Param("late") != "user1" {
 			continue
 		}
 		for _, k := range ck {
@@ -575,7 +509,7 @@ func (r *reporter) osepThesis() {
 				continue
 			}
 			e := minus100(suEst(o, c.Name, "user4"))
-			r.p("- %s, checkpointing %s: %s points (heterogeneous OSEP: %s)\n", c.Title, checkpointTitle(o), fmtEst(e, 1, true), fmtEst(minus100(suEst(h, c.Name, "user4")), 1, true))
+			r.p("- %s, checkpointing %s: %s points (heterogeneous OSEP: %s)\n", c.Title, checkpointTitle(o), expe.FmtEst(e, 1, true), expe.FmtEst(minus100(suEst(h, c.Name, "user4")), 1, true))
 			tally(e, +1, &ag, &co, &un)
 			if e.N > 0 && e.Mean > best {
 				best, bestAt = e.Mean, c.Title+", checkpointing "+checkpointTitle(o)
@@ -597,11 +531,11 @@ func (r *reporter) osepThesis() {
 	if ok {
 		for _, c := range a.Plan.Cases {
 			for _, pr := range [][2]string{{"user1", "user2"}, {"user3", "user4"}} {
-				gap := func(v Variant) Estimate {
-					return Estimate95(a.CaseValues(v.Name, c.Name, func(x *RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) }))
+				gap := func(v expe.Variant) expe.Estimate {
+					return expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) }))
 				}
 				eo, eh := gap(o), gap(h)
-				r.p("| %s | (%s, %s) | %s | %s |\n", c.Title, pr[0], pr[1], fmtEst(eo, 1, true), fmtEst(eh, 1, true))
+				r.p("| %s | (%s, %s) | %s | %s |\n", c.Title, pr[0], pr[1], expe.FmtEst(eo, 1, true), expe.FmtEst(eh, 1, true))
 				if eo.N == 0 || math.IsNaN(eo.Mean) {
 					continue
 				}
@@ -639,8 +573,8 @@ func (r *reporter) osepThesis() {
 	ag, co, un = 0, 0, 0
 	if ok {
 		for _, c := range a.Plan.Cases {
-			e := Estimate95(a.CasePaired(h.Name, o.Name, c.Name, func(x, y *RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) }))
-			r.p("- %s: %s points\n", c.Title, fmtEst(e, 1, true))
+			e := expe.Estimate95(a.CasePaired(h.Name, o.Name, c.Name, func(x, y *expe.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) }))
+			r.p("- %s: %s points\n", c.Title, expe.FmtEst(e, 1, true))
 			tally(e, -1, &ag, &co, &un)
 		}
 	}
@@ -671,7 +605,7 @@ func (r *reporter) osepThesis() {
 		}
 		if len(parts) > 0 {
 			r.p("- *Which hosts the late user gets.* With user1 late on large demand (no checkpointing), user1's jobs ran %s ", strings.Join(parts, "; "))
-			r.p("(user1's own hosts do %.2f Gflop/s each). The hosts that free up or are preempted for a late user decide its satisfaction; ", g1Speed(a.Grid))
+			r.p("(user1's own hosts do %.2f Gflop/s each). The hosts that free up or are preempted for a late user decide its satisfaction; ", g1Speed(grid(a)))
 			r.p("see the table \"Where each user's jobs ran\".\n")
 		}
 	}
@@ -685,9 +619,9 @@ func (r *reporter) osepThesis() {
 // guardCause compares, in case c, the heterogeneous OSEP with the default
 // guard and with the guard as printed: preemptions per run and user1's
 // satisfaction.
-func (r *reporter) guardCause(c string, suEst func(v Variant, c, u string) Estimate) {
+func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) expe.Estimate) {
 	h, ok := r.osepVariant("osep-hetero", 0)
-	var ap Variant
+	var ap expe.Variant
 	for _, v := range r.a.Plan.Variants {
 		if asPrinted(v) && checkpointOf(v) == 0 {
 			ap = v
@@ -697,12 +631,12 @@ func (r *reporter) guardCause(c string, suEst func(v Variant, c, u string) Estim
 	if _, has := r.a.Plan.Case(c); !ok || ap.Name == "" || !has {
 		return
 	}
-	pre := func(v Variant) Estimate {
-		return Estimate95(r.a.CaseValues(v.Name, c, func(x *RunData) float64 { return float64(x.OSEP.TotalPreemptions()) }))
+	pre := func(v expe.Variant) expe.Estimate {
+		return expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 	}
 	r.p("- *The heterogeneous OSEP's preemption guard.* The thesis prints it as PR_Aloc(u_i,y) > PR_Preemp(u_j,y); bucma's default reads it ")
-	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, fmtEst(pre(h), 1, false))
-	r.p("SU(user1) %s %% with the default; %s preemptions per run and SU(user1) %s %% with the guard as printed, ", fmtEst(suEst(h, c, "user1"), 1, false), fmtEst(pre(ap), 1, false), fmtEst(suEst(ap, c, "user1"), 1, false))
+	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, expe.FmtEst(pre(h), 1, false))
+	r.p("SU(user1) %s %% with the default; %s preemptions per run and SU(user1) %s %% with the guard as printed, ", expe.FmtEst(suEst(h, c, "user1"), 1, false), expe.FmtEst(pre(ap), 1, false), expe.FmtEst(suEst(ap, c, "user1"), 1, false))
 	r.p("which lets two users take a host from each other round after round (the table \"Preemptions\"). ")
 	r.p("Either way the victim is the least powerful host that passes the guard, so a late owner of fast hosts is given slow ones first.\n")
 }

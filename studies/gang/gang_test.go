@@ -1,4 +1,4 @@
-package expe
+package gang
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bucma-sched/bucma/expe"
 )
 
 func jobRow(submit, start, finish float64, res int) JobRow {
@@ -81,7 +83,7 @@ func TestGangCampaignReport(t *testing.T) {
 		t.Error("the ART table goes past the campaign's 500 jobs")
 	}
 	for _, f := range []string{"gang-art-s1.png", "gang-art-s2.svg"} {
-		if _, err := os.Stat(filepath.Join(dir, FigDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, f)); err != nil {
 			t.Error(err)
 		}
 	}

@@ -1,12 +1,16 @@
-package expe
+// Package sge is the SGE load-balancing paper's study (Tables 2 to 4): its
+// plan, the published makespans and the report beside them.
+package sge
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -17,8 +21,24 @@ import (
 // paper's worst, average and best cases), with the default's other
 // choices and the equal-slots reading of scenario 10 beside.
 
-// SGEPlan is the name of the plan.
+// SGEPlan is the name and kind of the plan.
 const SGEPlan = "sge"
+
+//go:embed plan.yaml
+var planFile []byte
+
+// Register adds the plan and its report.
+func Register(s *expe.Studies) {
+	s.Register(expe.Study{Kind: SGEPlan, ReadRun: readRun, Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).sge() }})
+	s.AddPlan(SGEPlan, planFile)
+}
+
+type reporter struct {
+	*expe.Report
+	a *expe.Analysis
+}
+
+func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
 // The variants of plan sge.
 const (
@@ -36,41 +56,6 @@ const (
 
 // SGECaseName names a scenario: "sw-13".
 func SGECaseName(app string, tasks int) string { return app + "-" + strconv.Itoa(tasks) }
-
-func sgePlan() Plan {
-	var cases []WorkloadCase
-	for _, app := range workloads.SGEApps {
-		for _, n := range app.Tasks {
-			cases = append(cases, WorkloadCase{Name: SGECaseName(app.Name, n), Title: fmt.Sprintf("%s, %d tasks", app.Title, n),
-				App: app.Name, Tasks: n, Platform: app.Platform})
-		}
-	}
-	vs := []Variant{{Name: SGELoadBalancedVariant, Policy: "sge-loadbalanced", Base: "sge-default-rr", Model: "sge-loadbalanced", Options: map[string]string{}}}
-	for s := 0; s < sgeHosts; s++ {
-		vs = append(vs, Variant{Name: sgeRRPrefix + strconv.Itoa(s), Policy: "sge-default-rr", Base: "sge-default-rr",
-			Options: map[string]string{"start": strconv.Itoa(s)}})
-	}
-	for s := 0; s < sgeHosts; s++ {
-		vs = append(vs, Variant{Name: sgeRREqualPrefix + strconv.Itoa(s), Policy: "sge-default-rr", Base: "sge-default-rr",
-			Options: map[string]string{"start": strconv.Itoa(s), "slots": SGEEqualSlots}})
-	}
-	vs = append(vs,
-		Variant{Name: SGESeqnoVariant, Policy: "sge-default-rr", Base: "sge-default-rr", Options: map[string]string{"choice": "seqno"}},
-		Variant{Name: SGELeastLoadVariant, Policy: "sge-default-rr", Base: "sge-default-rr", Options: map[string]string{"choice": "least-load"}},
-	)
-	return Plan{
-		Name: SGEPlan, Kind: SGEPlan, Title: "SGE load balancing vs SGE's default round robin (Tables 2 to 4)",
-		Platform: "sge",
-		Workload: WorkloadRecipe{Generator: "sge"},
-		Cases:    cases, Variants: vs, Seeds: SeedRange(1),
-		Description: "The load-balanced queue choice (each task to the host with the largest fraction of free slots) against SGE's " +
-			"default round robin started at each of the 4 hosts (its worst, average and best cases), on the paper's prototype: " +
-			"h1-h3 with 5 slots, h4 slower with 4, the tasks of a host sharing its processor (Batsim's compute sharing). " +
-			"pi with 50 decimals runs on sge-pi50 (speeds from the paper's Table 1), pi with 80 decimals and Smith-Waterman on sge " +
-			"(speeds in the ratio of the clocks). Beside them: the round robin with equal slots (5,5,5,5), SGE's seqno and " +
-			"least-load choices. Every task is submitted at 0: the runs are deterministic, one seed is enough.",
-	}
-}
 
 // sgePaperRow is a scenario of the paper's Tables 2 to 4: the default's
 // worst, average and best makespans and the load-balanced one (seconds),
@@ -103,7 +88,7 @@ type sgeCell struct {
 	perHost  []int // tasks per host
 }
 
-// sgeCells reads the runs of the campaign: by case, then variant (the
+// sgeCells gathers the runs of the campaign: by case, then variant (the
 // first seed that completed; the runs do not depend on the seed).
 func (r *reporter) sgeCells() (map[string]map[string]sgeCell, error) {
 	out := map[string]map[string]sgeCell{}
@@ -115,25 +100,27 @@ func (r *reporter) sgeCells() (map[string]map[string]sgeCell, error) {
 		if _, done := out[rd.Run.Case][rd.Run.Variant.Name]; done {
 			continue
 		}
-		rows, err := ReadJobsFile(filepath.Join(RunDir(r.a.Dir, id), JobsFile))
-		if err != nil {
-			return nil, err
-		}
-		c := sgeCell{makespan: rd.Metrics.Makespan, perHost: make([]int, r.a.HostsOf(rd.Run))}
-		for i := range rows {
-			hosts, err := rows[i].Hosts()
-			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", id, err)
-			}
-			for _, h := range hosts {
-				if h >= 0 && h < len(c.perHost) {
-					c.perHost[h]++
-				}
-			}
-		}
-		out[rd.Run.Case][rd.Run.Variant.Name] = c
+		out[rd.Run.Case][rd.Run.Variant.Name] = *rd.Extra.(*sgeCell)
 	}
 	return out, nil
+}
+
+// readRun counts the tasks each host ran.
+func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+	c := &sgeCell{makespan: rd.Metrics.Makespan, perHost: make([]int, in.Hosts)}
+	for i := range in.Rows {
+		hosts, err := in.Rows[i].Hosts()
+		if err != nil {
+			return err
+		}
+		for _, h := range hosts {
+			if h >= 0 && h < len(c.perHost) {
+				c.perHost[h]++
+			}
+		}
+	}
+	rd.Extra = c
+	return nil
 }
 
 // sgeDefault is the round robin's worst, average and best makespans over
@@ -162,15 +149,15 @@ func (r *reporter) sge() error {
 	if err != nil {
 		return err
 	}
-	r.intro(fmt.Sprintf("%d variants × %d scenarios × %d seed(s)", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "their cells are empty")
-	engines, wall, _ := r.runInfos()
-	r.p("- Engines: %s (Batsim's compute sharing on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), fmtDuration(wall))
+	r.Intro(fmt.Sprintf("%d variants × %d scenarios × %d seed(s)", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "their cells are empty")
+	engines, wall, _ := r.RunInfos()
+	r.p("- Engines: %s (Batsim's compute sharing on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), expe.FmtDuration(wall))
 	r.p("- Makespan = last finish − first submission (every task is submitted at 0). The default's *worst*, *average* and *best* are the largest, ")
 	r.p("mean and smallest makespans of the round robin started at h1, h2, h3 and h4 (each start equally likely). ")
 	r.p("Gain = (default − load-balanced) / load-balanced × 100, the paper's formula (its denominator is the load-balanced makespan). ")
 	r.p("The paper's value follows in parentheses (its tables give whole seconds).\n\n")
 
-	var bars [2][]Bar
+	var bars [2][]expe.Bar
 	var groups []string
 	for _, app := range workloads.SGEApps {
 		table := map[string]string{"pi50": "Table 2", "pi80": "Table 3", "sw": "Table 4"}[app.Name]
@@ -184,30 +171,30 @@ func (r *reporter) sge() error {
 			lb, lbOK := cells[name][SGELoadBalancedVariant]
 			if !ok || !lbOK {
 				r.p("| %d | (runs missing) | | | | | |\n", n)
-				bars[0] = append(bars[0], Bar{Group: name, Est: Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainWorst})
-				bars[1] = append(bars[1], Bar{Group: name, Est: Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainMean})
+				bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainWorst})
+				bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainMean})
 				continue
 			}
 			gw, gm := sgeGain(worst, lb.makespan), sgeGain(mean, lb.makespan)
 			r.p("| %d | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.2f (%.2f) | %.2f (%.2f) |\n",
 				n, worst, paper.worst, mean, paper.mean, best, paper.best, lb.makespan, paper.lb, gw, paper.gainWorst, gm, paper.gainMean)
-			bars[0] = append(bars[0], Bar{Group: name, Est: Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
-			bars[1] = append(bars[1], Bar{Group: name, Est: Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
+			bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
+			bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
 			if w, m, b, _, ok := sgeDefault(cells[name], sgeRREqualPrefix); ok && name == "sw-17" {
 				r.p("| %d, default with 5 slots on h4 | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.2f (%.2f) | %.2f (%.2f) |\n",
 					n, w, paper.worst, m, paper.mean, b, paper.best, lb.makespan, paper.lb, sgeGain(w, lb.makespan), paper.gainWorst, sgeGain(m, lb.makespan), paper.gainMean)
 				groups = append(groups, fmt.Sprintf("%s %d eq", app.Name, n))
-				bars[0] = append(bars[0], Bar{Group: name, Est: Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
-				bars[1] = append(bars[1], Bar{Group: name, Est: Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
+				bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
+				bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
 			}
 		}
 		r.p("\n")
 	}
-	fig := filepath.Join(a.Dir, FigDir, "sge-gains")
-	if err := ChangeBarPlot(fig, "Gain of load balancing over the round robin", "gain over load-balanced makespan (%)", groups, []string{"worst case", "average case"}, bars[:]); err != nil {
+	fig := filepath.Join(a.Dir, expe.FigDir, "sge-gains")
+	if err := expe.ChangeBarPlot(fig, "Gain of load balancing over the round robin", "gain over load-balanced makespan (%)", groups, []string{"worst case", "average case"}, bars[:]); err != nil {
 		return err
 	}
-	r.p("![gains](%s/sge-gains.png)\n\nBars: our gains; triangles: the paper's. *sw 17 eq*: the default with 5 slots on h4 (see below).\n\n", FigDir)
+	r.p("![gains](%s/sge-gains.png)\n\nBars: our gains; triangles: the paper's. *sw 17 eq*: the default with 5 slots on h4 (see below).\n\n", expe.FigDir)
 	r.sgeSpread(cells)
 	r.sgeOthers(cells)
 	r.sgeDifferences(cells)

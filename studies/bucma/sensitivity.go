@@ -1,4 +1,4 @@
-package expe
+package bucma
 
 import (
 	"fmt"
@@ -6,121 +6,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe"
 	"gonum.org/v1/gonum/stat"
-
-	"github.com/bucma-sched/bucma/workloads"
 )
 
 // Sensitivity plans: the paper's two experiments (Table 3 with Figures 1-2,
 // and Figures 3-4) run over conditions of the synthetic workload, one factor
 // changed at a time from a reference condition, so that the report can say
 // under which conditions the published signs appear.
-
-// Sensitivity plan names and kinds.
-const (
-	BucmaSensitivity  = "bucma-sensitivity"
-	WtrustSensitivity = "walltime-trust-sensitivity"
-)
-
-// The reference condition of the sensitivity plans: the default workload
-// of the bucma-model and walltime-trust plans.
-const (
-	SensitivityRefLoad = DefaultLoad
-)
-
-// SensitivityFactor is one factor of the sensitivity plans with the levels
-// it takes besides the reference.
-type SensitivityFactor struct {
-	Name   string // "load", ...
-	Title  string // what the factor is, for the report
-	Ref    string // the reference level, as the report prints it
-	Levels []WorkloadCase
-	// BucmaOnly: the factor only concerns the inserted requests or their
-	// owners' scores (no meaning for walltime-trust, whose walltimes are
-	// all made precise and which has no inserted request).
-	BucmaOnly bool
-}
-
-// SensitivityFactors are the factors and levels of the sensitivity plans.
-func SensitivityFactors() []SensitivityFactor {
-	lv := func(factor, level, title string, set func(*WorkloadCase)) WorkloadCase {
-		c := WorkloadCase{Name: factor + "-" + level, Title: title, Factor: factor, Level: level, Load: SensitivityRefLoad}
-		set(&c)
-		return c
-	}
-	var loads, runtimes, wides []WorkloadCase
-	for _, l := range []float64{0.5, 0.7, 1.0} {
-		loads = append(loads, lv("load", FormatLoad(l), "offered load "+FormatLoad(l), func(c *WorkloadCase) { c.Load = l }))
-	}
-	for _, k := range []float64{0.25, 0.5, 2, 4} {
-		title := fmt.Sprintf("run times ×%s (median %s s)", FormatLoad(k), FormatLoad(1200*k))
-		runtimes = append(runtimes, lv("runtime", "x"+FormatLoad(k), title, func(c *WorkloadCase) { c.RuntimeScale = k }))
-	}
-	for _, w := range []float64{0.15, 0.3, 0.7} {
-		one := math.Round((1-w)*100) / 100
-		wides = append(wides, lv("wide", FormatLoad(w), fmt.Sprintf("%s of the requests wider than one host", FormatLoad(w)),
-			func(c *WorkloadCase) { c.OneNodeShare = one }))
-	}
-	return []SensitivityFactor{
-		{Name: "load", Title: "offered load", Ref: FormatLoad(SensitivityRefLoad), Levels: loads},
-		{Name: "runtime", Title: "run times (and so walltimes) against the inserted requests' 1 h", Ref: "×1 (median 1200 s)", Levels: runtimes},
-		{Name: "wide", Title: "share of requests wider than one host", Ref: "0.45", Levels: wides},
-		{Name: "users", Title: "precision of the trace's users (precise/medium/imprecise users)", Ref: workloads.FormatUserMix(workloads.DefaultUserMix), BucmaOnly: true,
-			Levels: []WorkloadCase{
-				lv("users", "24-10-6", "mostly precise users (24/10/6)", func(c *WorkloadCase) { c.UserMix = "24/10/6" }),
-				lv("users", "13-14-13", "even user mix (13/14/13)", func(c *WorkloadCase) { c.UserMix = "13/14/13" }),
-			}},
-		{Name: "resources", Title: "resources as nodes (lille) or cores (lille-cores)", Ref: "nodes",
-			Levels: []WorkloadCase{lv("resources", "cores", "resources are cores (lille-cores, 972)", func(c *WorkloadCase) { c.Platform = "lille-cores" })}},
-		{Name: "insertion", Title: "how the 300 requests are inserted", Ref: "spread", BucmaOnly: true,
-			Levels: []WorkloadCase{lv("insertion", "bursts", "inserted in 10 bursts of 5 min", func(c *WorkloadCase) { c.Bursts = 10 })}},
-	}
-}
-
-// SensitivityCases lists the cases of a sensitivity plan: the reference,
-// then each factor's levels.
-func SensitivityCases(bucma bool) []WorkloadCase {
-	cases := []WorkloadCase{{Name: "reference", Title: "reference", Factor: "reference", Level: "reference", Load: SensitivityRefLoad}}
-	for _, f := range SensitivityFactors() {
-		if f.BucmaOnly && !bucma {
-			continue
-		}
-		cases = append(cases, f.Levels...)
-	}
-	return cases
-}
-
-// sensitivityPlan builds a sensitivity plan from the experiment it varies.
-func sensitivityPlan(name string) (Plan, error) {
-	bucma := name == BucmaSensitivity
-	base := "bucma-model"
-	if !bucma {
-		base = "walltime-trust"
-	}
-	p, err := BuiltinPlan(base)
-	if err != nil {
-		return p, err
-	}
-	p.Name, p.Kind = name, name
-	p.Cases = SensitivityCases(bucma)
-	p.Loads = nil
-	p.Seeds = SeedRange(SensitivitySeeds)
-	p.Title = "Where the paper's signs hold: " + p.Title + ", over workload conditions"
-	p.Description += " Here the workload varies one factor at a time from a reference condition (load " + FormatLoad(SensitivityRefLoad) +
-		", the generator's defaults): offered load, run times against the inserted requests' 1 h, share of wide requests"
-	if bucma {
-		p.Description += ", precision of the trace's users, resources as nodes or cores, and requests inserted spread or in bursts."
-	} else {
-		p.Description += ", and resources as nodes or cores."
-	}
-	return p, nil
-}
-
-// SensitivitySeeds is the default number of seeds of a sensitivity plan.
-const SensitivitySeeds = 5
-
-// IsSensitivity reports whether a plan kind is a sensitivity plan.
-func IsSensitivity(kind string) bool { return kind == BucmaSensitivity || kind == WtrustSensitivity }
 
 // ---------------------------------------------------------------- cells
 
@@ -132,19 +25,19 @@ type signCell struct {
 	// change computes our change on one seed's pair of runs; x and ref
 	// name the variants.
 	x, ref string
-	f      func(x, ref *RunData) float64
+	f      func(x, ref *expe.RunData) float64
 }
 
 // Cell states of the heat map.
 const (
-	cellNone = iota
-	cellAgree
-	cellAgreeNS
-	cellOppositeNS
-	cellOpposite
+	cellNone       = expe.SignNone
+	cellAgree      = expe.SignAgree
+	cellAgreeNS    = expe.SignAgreeNS
+	cellOppositeNS = expe.SignOppositeNS
+	cellOpposite   = expe.SignOpposite
 )
 
-func cellState(e Estimate, paper float64) int {
+func cellState(e expe.Estimate, paper float64) int {
 	if math.IsNaN(e.Mean) {
 		return cellNone
 	}
@@ -170,7 +63,9 @@ func table3Cells() []signCell {
 				out = append(out, signCell{
 					Label: fmt.Sprintf("%s %s %s", strings.TrimPrefix(m, "bucma"), c[:3], BaseTitle(b)),
 					Row:   c, Paper: PaperTable3[m][c][b], x: m + "-" + b, ref: b,
-					f: func(x, ref *RunData) float64 { return Change(x.Classes[c].MeanWait, ref.Classes[c].MeanWait) },
+					f: func(x, ref *expe.RunData) float64 {
+						return expe.Change(extra(x).Classes[c].MeanWait, extra(ref).Classes[c].MeanWait)
+					},
 				})
 			}
 		}
@@ -185,7 +80,7 @@ func wtrustCells() []signCell {
 		for _, b := range BaseNames {
 			out = append(out, signCell{
 				Label: fmt.Sprintf("%s %s", m, BaseTitle(b)), Row: m, Paper: PaperWtrust[m][b].Value, x: "wtrust", ref: b,
-				f: func(x, ref *RunData) float64 { return Change(wtrustMetric(m, x), wtrustMetric(m, ref)) },
+				f: func(x, ref *expe.RunData) float64 { return expe.Change(wtrustMetric(m, x), wtrustMetric(m, ref)) },
 			})
 		}
 	}
@@ -196,8 +91,8 @@ func wtrustCells() []signCell {
 
 // sensCase is what the report computes for one case.
 type sensCase struct {
-	c      WorkloadCase
-	ests   []Estimate
+	c      expe.WorkloadCase
+	ests   []expe.Estimate
 	states []int
 }
 
@@ -246,8 +141,8 @@ func (r *reporter) sensitivity() error {
 		r.p(" (**%d missing**: the numbers below use the completed runs only)", len(a.Missing))
 	}
 	r.p(".\n- Platform `%s` unless the condition says otherwise; workload: `%s` generator with %s jobs, then %s; seeds %s.\n",
-		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), seedList(pl.Seeds))
-	r.p("- Engines: %s.\n", strings.Join(r.engines(), ", "))
+		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), expe.SeedList(pl.Seeds))
+	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
 	r.p("- For each condition, %s are computed as in the main report (one change per seed's pair of runs, then the mean and its 95 %% interval) ", what)
 	r.p("and compared in sign with the paper's. A cell *agrees* when our mean has the paper's sign; it is *significant* when the 95 %% interval excludes 0.\n\n")
 
@@ -255,7 +150,7 @@ func (r *reporter) sensitivity() error {
 	for _, c := range pl.Cases {
 		s := sensCase{c: c}
 		for _, cell := range cells {
-			e := Estimate95(a.CasePaired(cell.x, cell.ref, c.Name, cell.f))
+			e := expe.Estimate95(a.CasePaired(cell.x, cell.ref, c.Name, cell.f))
 			s.ests = append(s.ests, e)
 			s.states = append(s.states, cellState(e, cell.Paper))
 		}
@@ -271,7 +166,7 @@ func (r *reporter) sensitivity() error {
 	best := -1.0
 	for _, s := range sc {
 		n, of := s.agree(cells, "")
-		r.p("| %s | %s | **%d / %d** | %d | %d |", s.c.Title, s.c.Factor, n, of, s.count(cellAgree), s.count(cellOpposite))
+		r.p("| %s | %s | **%d / %d** | %d | %d |", s.c.Title, s.c.Factor(), n, of, s.count(cellAgree), s.count(cellOpposite))
 		for _, row := range rows {
 			rn, rof := s.agree(cells, row)
 			r.p(" %d / %d |", rn, rof)
@@ -297,22 +192,22 @@ func (r *reporter) sensitivity() error {
 		condLabels[i] = s.c.Title
 		grid[i] = s.states
 	}
-	if err := SignHeatMap(joinFig(a.Dir, name), title, condLabels, labels, grid); err != nil {
+	if err := expe.SignHeatMap(r.Fig(name), title, condLabels, labels, grid); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\n", title, FigDir, name)
+	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
 	r.p("Green: our change has the paper's sign (dark: significant); red: the opposite sign (dark: significant); grey: no data.\n\n")
 
 	r.p("## Our changes per condition (%%; the paper's in the header)\n\n")
 	r.p("| condition |")
 	for _, c := range cells {
-		r.p(" %s (%s) |", c.Label, fmtSigned(c.Paper, 1))
+		r.p(" %s (%s) |", c.Label, expe.FmtSigned(c.Paper, 1))
 	}
 	r.p("\n|---|%s\n", strings.Repeat("---|", len(cells)))
 	for _, s := range sc {
 		r.p("| %s |", s.c.Title)
 		for _, e := range s.ests {
-			r.p(" %s |", fmtEst(e, 0, true))
+			r.p(" %s |", expe.FmtEst(e, 0, true))
 		}
 		r.p("\n")
 	}
@@ -344,7 +239,7 @@ func (r *reporter) sensitivity() error {
 	return nil
 }
 
-func jobsText(pl Plan) string {
+func jobsText(pl expe.Plan) string {
 	if pl.Workload.Jobs > 0 {
 		return fmt.Sprint(pl.Workload.Jobs)
 	}
@@ -374,14 +269,14 @@ func (r *reporter) factorEffects(sc []sensCase, cells []signCell, rows []string,
 	}
 	var flips []flip
 	for _, s := range sc[1:] {
-		r.p("| %s | %s |", s.c.Factor, s.c.Title)
+		r.p("| %s | %s |", s.c.Factor(), s.c.Title)
 		for _, row := range rows {
 			n, of := s.agree(cells, row)
 			n0, _ := ref.agree(cells, row)
 			mark := ""
 			if of > 0 && 2*abs(n-n0) >= of {
 				mark = " **flips**"
-				flips = append(flips, flip{s.c.Factor, s.c.Title, row, n0, n, of})
+				flips = append(flips, flip{s.c.Factor(), s.c.Title, row, n0, n, of})
 			}
 			r.p(" %d / %d%s |", n, of, mark)
 		}
@@ -416,7 +311,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	r.p("Columns (means over seeds; BUCMA = BUCMA5302): the share of the trace's jobs asking for at most 1 h; the mean Su of their owners at submission ")
 	r.p("under BUCMA over FCFS; the median queue-position gain of the imprecise requests at submission under BUCMA over FCFS and over EASY; ")
 	r.p("the mean waiting time of the imprecise requests under FCFS alone and under BUCMA over FCFS; the utilization of FCFS alone and of BUCMA over FCFS; ")
-	r.p("the change of that wait (the Table 3 cell BUCMA5302 / imprecise / FCFS, paper %s %%); and the imprecise row's cells in the paper's sign.\n\n", fmtSigned(PaperTable3["bucma5302"]["imprecise"]["fcfs"], 1))
+	r.p("the change of that wait (the Table 3 cell BUCMA5302 / imprecise / FCFS, paper %s %%); and the imprecise row's cells in the paper's sign.\n\n", expe.FmtSigned(PaperTable3["bucma5302"]["imprecise"]["fcfs"], 1))
 	r.p("| condition | trace jobs ≤ 1 h | their owners' Su | imprecise gain, FCFS (%%) | imprecise gain, EASY (%%) | imprecise wait FCFS (s) | imprecise wait BUCMA-FCFS (s) | utilization FCFS | utilization BUCMA-FCFS | change (%%) | imprecise row |\n")
 	r.p("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	cellIdx := -1
@@ -429,38 +324,38 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	var pts []point
 	for _, s := range sc {
 		c := s.c.Name
-		mean := func(v string, f func(*RunData) float64) float64 {
-			return Estimate95(a.CaseValues(v, c, f)).Mean
+		mean := func(v string, f func(*expe.RunData) float64) float64 {
+			return expe.Estimate95(a.CaseValues(v, c, f)).Mean
 		}
 		gain := func(v string) float64 {
 			var all []float64
 			for _, seed := range a.Plan.Seeds {
 				if rd := a.GetCase(v, c, seed); rd != nil {
-					all = append(all, rd.ClassGains["imprecise"]...)
+					all = append(all, extra(rd).ClassGains["imprecise"]...)
 				}
 			}
-			return Quantile(all, 0.5)
+			return expe.Quantile(all, 0.5)
 		}
-		short := mean("fcfs", func(x *RunData) float64 { return x.OtherShortWall })
-		su := mean("bucma5302-fcfs", func(x *RunData) float64 { return x.OtherSu })
+		short := mean("fcfs", func(x *expe.RunData) float64 { return extra(x).OtherShortWall })
+		su := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return extra(x).OtherSu })
 		gF, gE := gain("bucma5302-fcfs"), gain("bucma5302-easy")
 		wait := func(v string) float64 {
-			return mean(v, func(x *RunData) float64 {
-				if g, ok := x.Classes["imprecise"]; ok {
+			return mean(v, func(x *expe.RunData) float64 {
+				if g, ok := extra(x).Classes["imprecise"]; ok {
 					return g.MeanWait
 				}
 				return math.NaN()
 			})
 		}
-		uF := mean("fcfs", func(x *RunData) float64 { return x.Metrics.Utilization })
-		uB := mean("bucma5302-fcfs", func(x *RunData) float64 { return x.Metrics.Utilization })
+		uF := mean("fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
+		uB := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
 		n, of := s.agree(cells, "imprecise")
-		change := Estimate{Mean: math.NaN()}
+		change := expe.Estimate{Mean: math.NaN()}
 		if cellIdx >= 0 {
 			change = s.ests[cellIdx]
 		}
 		r.p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
-			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), fmtF(uB, 3), fmtEst(change, 0, true), n, of)
+			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), fmtF(uB, 3), expe.FmtEst(change, 0, true), n, of)
 		if of > 0 {
 			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of), change.Mean})
 		}
@@ -519,14 +414,16 @@ func (r *reporter) wtrustWhy(sc []sensCase) {
 	r.p(" walltime-trust median / max wait |\n|---|%s---|\n", strings.Repeat("---|---|", len(BaseNames)+1))
 	for _, s := range sc {
 		c := s.c.Name
-		mean := func(v string, f func(*RunData) float64) float64 { return Estimate95(a.CaseValues(v, c, f)).Mean }
+		mean := func(v string, f func(*expe.RunData) float64) float64 {
+			return expe.Estimate95(a.CaseValues(v, c, f)).Mean
+		}
 		r.p("| %s |", s.c.Title)
 		for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
-			r.p(" %s | %s |", fmtF(mean(b, func(x *RunData) float64 { return x.Metrics.Utilization }), 3),
-				fmtF(mean(b, func(x *RunData) float64 { return x.Metrics.MeanWait }), 0))
+			r.p(" %s | %s |", fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3),
+				fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0))
 		}
-		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *RunData) float64 { return x.Metrics.MedianWait }), 0),
-			fmtF(mean("wtrust", func(x *RunData) float64 { return x.Metrics.MaxWait }), 0))
+		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0),
+			fmtF(mean("wtrust", func(x *expe.RunData) float64 { return x.Metrics.MaxWait }), 0))
 	}
 	r.p("\n")
 }

@@ -1,4 +1,4 @@
-package expe
+package osep
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 )
 
@@ -158,21 +159,21 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	found := false
 	for _, l := range lines {
 		if strings.HasPrefix(l, "| large | none | heterogeneous OSEP |") {
-			found = strings.Contains(l, "| "+fmtEst(est, 1, false)+" |")
+			found = strings.Contains(l, "| "+expe.FmtEst(est, 1, false)+" |")
 			break
 		}
 	}
 	if !found {
-		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", fmtEst(est, 1, false))
+		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", expe.FmtEst(est, 1, false))
 	}
 	for _, c := range p.Cases {
 		for _, ext := range FigureFormats {
-			if st, err := os.Stat(filepath.Join(dir, FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
+			if st, err := os.Stat(filepath.Join(dir, expe.FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("figure of %s: %v", c.Name, err)
 			}
 		}
 	}
-	shares, _ := filepath.Glob(filepath.Join(dir, FigDir, "osep_share_*"))
+	shares, _ := filepath.Glob(filepath.Join(dir, expe.FigDir, "osep_share_*"))
 	if len(shares) != 2*len(FigureFormats) {
 		t.Errorf("share figures %v", shares)
 	}
