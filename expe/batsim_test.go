@@ -59,7 +59,7 @@ echo "scheduler listening"
 func batsimSpec(t *testing.T) RunSpec {
 	t.Helper()
 	dir := t.TempDir()
-	p, _ := BuiltinPlan("bucma-model")
+	p := builtinPlan(t, "bucma-model")
 	r := p.Expand()[1] // bucma5302-fcfs
 	return RunSpec{Run: r, Platform: "/data/platform.xml", Workload: "/data/w.json", Dir: dir,
 		Prefix: filepath.Join(dir, "out"), Trace: filepath.Join(dir, "trace.csv"), Log: filepath.Join(dir, "run.log")}
@@ -79,7 +79,7 @@ func TestBatsimEngineCommands(t *testing.T) {
 	spec := batsimSpec(t)
 	s, b := e.SchedulerCommand(spec), e.BatsimCommand(spec, "tcp://127.0.0.1:28123")
 	epFile := filepath.Join(spec.Dir, EndpointFile)
-	wantS := []string{"/usr/bin/bucma", "run", "--scheduler", "bucma5302", "--option", "base=fcfs", "--option", "pinned-scores=" + PinnedScores,
+	wantS := []string{"/usr/bin/bucma", "run", "--scheduler", "bucma5302", "--option", "base=fcfs", "--option", "pinned-scores=" + "imprecise:0,medium:50,precise:100",
 		"--trace", spec.Trace, "-s", "tcp://127.0.0.1:*", "--endpoint-file", epFile}
 	wantB := []string{"/opt/batsim", "-p", "/data/platform.xml", "-w", "/data/w.json", "-e", spec.Prefix, "-s", "tcp://127.0.0.1:28123", "--disable-schedule-tracing"}
 	if strings.Join(s, " ") != strings.Join(wantS, " ") {

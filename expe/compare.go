@@ -62,7 +62,7 @@ var ReportCDFs = []string{"waiting", "bsld"}
 
 func (s *ReportSpec) check() error {
 	for _, c := range []struct {
-		what        string
+		what       string
 		got, valid []string
 	}{{"metrics", s.Metrics, ReportMetrics}, {"breakdowns", s.Breakdowns, ReportBreakdowns}, {"cdf", s.CDF, ReportCDFs}} {
 		for _, g := range c.got {
@@ -246,7 +246,7 @@ func compareReport(r *Report) error {
 		sizes += fmt.Sprintf(" × %d workload cases", len(pl.Cases))
 	}
 	if pl.HasLoads() {
-		sizes += fmt.Sprintf(" × %d load levels", len(pl.Loads))
+		sizes += fmt.Sprintf(" × %d load level%s", len(pl.Loads), map[bool]string{true: "s"}[len(pl.Loads) > 1])
 	}
 	sizes += fmt.Sprintf(" × %d seeds", len(pl.Seeds))
 	r.Intro(sizes, "the numbers below use the completed runs only")

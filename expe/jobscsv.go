@@ -221,4 +221,3 @@ func ScheduleValue(path, column string) (float64, error) {
 	}
 	return strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
 }
-

@@ -13,7 +13,7 @@ const BSLDThreshold = 10.0
 // Final states of Batsim's jobs: the one of a job that completed, and those
 // that end a job before its work is done.
 const (
-	SuccessState  = "COMPLETED_SUCCESSFULLY"
+	SuccessState = "COMPLETED_SUCCESSFULLY"
 
 	KilledState   = "COMPLETED_KILLED"           // killed by the scheduler
 	WalltimeState = "COMPLETED_WALLTIME_REACHED" // killed at its walltime

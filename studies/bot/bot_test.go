@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
 
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -18,14 +18,12 @@ import (
 // the three profiles under three external loads, the production run;
 // four variants; sizes that do not apply are refused.
 func TestBotPlan(t *testing.T) {
-	p, err := BuiltinPlan(BotPlan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(PlanNames(), BotPlan) || p.Kind != BotPlan || p.Platform != "bot" || p.Workload.Generator != "bot" {
+	s := studytest.Studies(Register)
+	p := studytest.Plan(t, s, BotPlan)
+	if !slices.Contains(s.PlanNames(), BotPlan) || p.Kind != BotPlan || p.Platform != "bot" || p.Workload.Generator != "bot" {
 		t.Fatalf("plan %+v", p)
 	}
-	if len(p.Cases) != 16 || len(p.Variants) != 4 || len(p.Seeds) != BotSeeds || len(p.Expand()) != 16*4*BotSeeds {
+	if len(p.Cases) != 16 || len(p.Variants) != 4 || len(p.Seeds) != 5 || len(p.Expand()) != 16*4*5 {
 		t.Fatalf("%d cases, %d variants, %d seeds, %d runs", len(p.Cases), len(p.Variants), len(p.Seeds), len(p.Expand()))
 	}
 	for c, want := range map[string]string{"h1-2": "bot", "h2-3": "bot-2nodes", "pesado-bg75": "bot", BotProductionCase: "bot"} {
@@ -33,10 +31,10 @@ func TestBotPlan(t *testing.T) {
 			t.Errorf("%s on %s, want %s", c, got, want)
 		}
 	}
-	if r := p.Recipe("mediano-bg50"); r.Bots != "mediano" || r.Background != 50 || r.Generator != "bot" {
+	if r := p.Recipe("mediano-bg50"); r.Fields.String("bots") != "mediano" || r.Fields.Float("background") != 50 || r.Generator != "bot" {
 		t.Errorf("mediano-bg50 recipe %+v", r)
 	}
-	if r := p.Recipe(BotProductionCase); !strings.HasPrefix(r.Bots, "UP-10,UP-8") || !strings.HasPrefix(r.BotArrivals, "0,13,22") {
+	if r := p.Recipe(BotProductionCase); !strings.HasPrefix(r.Fields.String("bots"), "UP-10,UP-8") || !strings.HasPrefix(r.Fields.String("bot_arrivals"), "0,13,22") {
 		t.Errorf("production recipe %+v", r)
 	}
 	for _, v := range p.Variants {
@@ -51,8 +49,8 @@ func TestBotPlan(t *testing.T) {
 			t.Errorf("variant %s: %v", v.Name, err)
 		}
 	}
-	q, err := p.With(Overrides{Quick: true})
-	if err != nil || len(q.Seeds) != BotQuickSeeds || q.Workload.Jobs != 0 || len(q.Cases) != 16 {
+	q, err := p.With(expe.Overrides{Quick: true})
+	if err != nil || len(q.Seeds) != 2 || q.Workload.Jobs != 0 || len(q.Cases) != 16 {
 		t.Errorf("--quick: %v, %d seeds, %d jobs", err, len(q.Seeds), q.Workload.Jobs)
 	}
 	if err := p.Applies("jobs"); err == nil {
@@ -62,93 +60,14 @@ func TestBotPlan(t *testing.T) {
 		t.Error("--loads applies to the cases")
 	}
 	bad := p
-	bad.Cases = append([]WorkloadCase(nil), p.Cases...)
-	bad.Cases[0].Bots = "H9-9"
+	bad.Cases = append([]expe.WorkloadCase(nil), p.Cases...)
+	bad.Cases[0].Fields = expe.Fields{{Key: "bots", Value: "H9-9"}}
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "H9-9") {
 		t.Errorf("unknown BoT: %v", err)
 	}
-	bad.Cases[0].Bots, bad.Cases[0].BotArrivals = "H1-1,H1-2", "0"
+	bad.Cases[0].Fields = expe.Fields{{Key: "bots", Value: "H1-1,H1-2"}, {Key: "bot_arrivals", Value: "0"}}
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "1 arrival steps for 2") {
 		t.Errorf("arrivals: %v", err)
-	}
-}
-
-// TestBotSpecs: the published BoTs do not depend on the seed; a profile is
-// the same BoT under every external load; arrivals are given or drawn.
-func TestBotSpecs(t *testing.T) {
-	a, err := BotSpecs(WorkloadRecipe{Generator: "bot", Bots: "h2-3"}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := BotSpecs(WorkloadRecipe{Generator: "bot", Bots: "H2-3"}, 7)
-	if len(a) != 1 || a[0].Name != "H2-3" || a[0].VMs != 24 || !slices.Equal(a[0].Quads, b[0].Quads) {
-		t.Errorf("H2-3: %+v / %+v", a, b)
-	}
-	plan, err := BotPredict(a[0].Quads, a[0].VMs)
-	if err != nil || plan.T != 9 || len(plan.Contention) != 1 {
-		t.Errorf("H2-3 on 24 VMs: %v, T %d, contention %v (want 9 steps, one contention row)", err, plan.T, plan.Contention)
-	}
-	x, _ := BotSpecs(WorkloadRecipe{Bots: "pesado"}, 3)
-	y, _ := BotSpecs(WorkloadRecipe{Bots: "pesado", Background: 75}, 3)
-	z, _ := BotSpecs(WorkloadRecipe{Bots: "pesado"}, 4)
-	if !slices.Equal(x[0].Quads, y[0].Quads) || slices.Equal(x[0].Quads, z[0].Quads) || x[0].VMs != 24 || len(x[0].Quads) != 10 {
-		t.Errorf("pesado: the seed must draw it, the external load must not change it")
-	}
-	p, _ := BuiltinPlan(BotPlan)
-	up, err := BotSpecs(p.Recipe(BotProductionCase), 1)
-	if err != nil || len(up) != 10 || up[0].Name != "UP-10" || up[0].Arrival != 0 || up[9].Name != "UP-2" || up[9].Arrival != 106 || up[9].VMs != 4 {
-		t.Fatalf("production: %v %+v", err, up)
-	}
-	drawn, err := BotSpecs(WorkloadRecipe{Bots: "UP-1,UP-2,UP-3", BotArrivals: "I4^8"}, 1)
-	if err != nil || drawn[0].Arrival != 0 || drawn[1].Arrival < 0 || drawn[2].Arrival < drawn[1].Arrival {
-		t.Errorf("drawn arrivals: %v %+v", err, drawn)
-	}
-	for _, r := range []WorkloadRecipe{{}, {Bots: "H1-1", Background: 120}, {Bots: "H1-1", BotArrivals: "x"}, {Bots: "H1-1", BotArrivals: "I0^8"}} {
-		if _, err := BotSpecs(r, 1); err == nil {
-			t.Errorf("%+v accepted", r)
-		}
-	}
-}
-
-// TestBotWorkload: the generator's workload of a case with an external
-// load: every BoT job, one background job per core and step, the external
-// load lasting twice the predicted end plus 4 steps.
-func TestBotWorkload(t *testing.T) {
-	xml, err := PlatformXML("bot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plat := filepath.Join(t.TempDir(), "bot.xml")
-	if err := os.WriteFile(plat, xml, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	data, err := GenerateWorkload(WorkloadRecipe{Generator: "bot", Bots: "H1-1", Background: 50}, 1, 0, plat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "w.json")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	info, err := readBotWorkload(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(info.bots) != 1 || !info.background || info.bots[0].plan.T != 9 || info.bots[0].jobs != 3*5+7*6 || info.bots[0].vms != 10 {
-		t.Fatalf("workload info %+v", info.bots[0])
-	}
-	ji, err := ReadJobInfo(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bg := 0
-	for id := range ji {
-		if BotOfJobID(id) == "background" {
-			bg++
-		}
-	}
-	if want := 36 * (2*9 + 4); bg != want || len(ji) != want+57 {
-		t.Errorf("%d background jobs (want %d), %d jobs", bg, want, len(ji))
 	}
 }
 
@@ -171,7 +90,7 @@ B-x-q0-t0-s1,w0,c90,0,1,-1,1,COMPLETED_SUCCESSFULLY,950,300,1250,0,300,1,0,-1,"v
 B-x-q0-t1-s0,w0,c90,0,1,-1,1,COMPLETED_SUCCESSFULLY,950,300,1250,0,300,1,3,-1,""
 bg-h4-s0,w0,c50,0,1,-1,1,COMPLETED_SUCCESSFULLY,0,300,300,0,300,1,4,-1,""
 `
-	rows, err := ReadJobsCSV(strings.NewReader(csv))
+	rows, err := expe.ReadJobsCSV(strings.NewReader(csv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,45 +138,24 @@ bg-h4-s0,w0,c50,0,1,-1,1,COMPLETED_SUCCESSFULLY,0,300,300,0,300,1,4,-1,""
 	}
 }
 
-// botTestReport writes the bot report of the campaign in dir with the
-// report's own code and returns its text.
-func botTestReport(t *testing.T, dir string) string {
-	t.Helper()
-	a, err := Analyze(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, expe.FigDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	r := &reporter{a: a, b: &b}
-	if err := r.bot(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // TestBotCampaignReport runs a small campaign on the embedded engine (a
 // published BoT of each table, one profile under external load, two
 // seeds), twice, and reads the report: Table 7 replayed exactly, H2-3's
 // contention step, the tables beside the thesis', the figures.
 func TestBotCampaignReport(t *testing.T) {
-	p, err := BuiltinPlan(BotPlan)
+	s := studytest.Studies(Register)
+	p, err := studytest.Plan(t, s, BotPlan).With(expe.Overrides{Seeds: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err = p.With(Overrides{Seeds: 2}); err != nil {
-		t.Fatal(err)
-	}
-	p.Cases = slices.DeleteFunc(p.Cases, func(c WorkloadCase) bool {
+	p.Cases = slices.DeleteFunc(p.Cases, func(c expe.WorkloadCase) bool {
 		return !slices.Contains([]string{"h1-1", "h2-3", "mediano-bg0", "mediano-bg75"}, c.Name)
 	})
 	dir, again := t.TempDir(), t.TempDir()
-	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 2})
-	mustRun(t, &Campaign{Plan: p, Dir: again, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 1})
-	sameOutputsTwice(t, p.Expand(), dir, again)
-	report := botTestReport(t, dir)
+	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: studytest.Embedded(), Workers: 2})
+	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: again, Engine: studytest.Embedded(), Workers: 1})
+	studytest.SameOutputsTwice(t, p.Expand(), dir, again)
+	report := studytest.Report(t, s, dir)
 	for _, want := range []string{
 		"## Table 7: trivial case 1", "| H1-1 | 10 (10) | 10 | 9 | 45 (45) | 52 (+15.50 %) | 45.0 (+0.0 %) |",
 		"## Table 8: trivial case 2", "| H2-3 | 24 (24) | 29 | 9 | 45 (45) | 83 (+84.44 %) |",
@@ -280,8 +178,12 @@ func TestBotCampaignReport(t *testing.T) {
 		}
 	}
 	// Every run recorded its energy.
-	a, _ := Analyze(dir)
-	r := &reporter{a: a, b: &bytes.Buffer{}}
+	st, _ := s.Study(BotPlan)
+	a, err := expe.Analyze(dir, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reporter{a: a}
 	runs, err := r.botRuns()
 	if err != nil {
 		t.Fatal(err)
@@ -294,5 +196,84 @@ func TestBotCampaignReport(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBotSpecs: the published BoTs do not depend on the seed; a profile is
+// the same BoT under every external load; arrivals are given or drawn.
+func TestBotSpecs(t *testing.T) {
+	a, err := expe.BotSpecs(expe.Values{"bots": "h2-3"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := expe.BotSpecs(expe.Values{"bots": "H2-3"}, 7)
+	if len(a) != 1 || a[0].Name != "H2-3" || a[0].VMs != 24 || !slices.Equal(a[0].Quads, b[0].Quads) {
+		t.Errorf("H2-3: %+v / %+v", a, b)
+	}
+	plan, err := expe.BotPredict(a[0].Quads, a[0].VMs)
+	if err != nil || plan.T != 9 || len(plan.Contention) != 1 {
+		t.Errorf("H2-3 on 24 VMs: %v, T %d, contention %v (want 9 steps, one contention row)", err, plan.T, plan.Contention)
+	}
+	x, _ := expe.BotSpecs(expe.Values{"bots": "pesado"}, 3)
+	y, _ := expe.BotSpecs(expe.Values{"bots": "pesado", "background": 75}, 3)
+	z, _ := expe.BotSpecs(expe.Values{"bots": "pesado"}, 4)
+	if !slices.Equal(x[0].Quads, y[0].Quads) || slices.Equal(x[0].Quads, z[0].Quads) || x[0].VMs != 24 || len(x[0].Quads) != 10 {
+		t.Errorf("pesado: the seed must draw it, the external load must not change it")
+	}
+	r := studytest.Plan(t, studytest.Studies(Register), BotPlan).Recipe(BotProductionCase)
+	up, err := expe.BotSpecs(expe.Values{"bots": r.Fields.String("bots"), "bot_arrivals": r.Fields.String("bot_arrivals")}, 1)
+	if err != nil || len(up) != 10 || up[0].Name != "UP-10" || up[0].Arrival != 0 || up[9].Name != "UP-2" || up[9].Arrival != 106 || up[9].VMs != 4 {
+		t.Fatalf("production: %v %+v", err, up)
+	}
+	drawn, err := expe.BotSpecs(expe.Values{"bots": "UP-1,UP-2,UP-3", "bot_arrivals": "I4^8"}, 1)
+	if err != nil || drawn[0].Arrival != 0 || drawn[1].Arrival < 0 || drawn[2].Arrival < drawn[1].Arrival {
+		t.Errorf("drawn arrivals: %v %+v", err, drawn)
+	}
+	for _, v := range []expe.Values{{}, {"bots": "H1-1", "background": 120}, {"bots": "H1-1", "bot_arrivals": "x"}, {"bots": "H1-1", "bot_arrivals": "I0^8"}} {
+		if _, err := expe.BotSpecs(v, 1); err == nil {
+			t.Errorf("%+v accepted", v)
+		}
+	}
+}
+
+// TestBotWorkload: the generator's workload of a case with an external
+// load: every BoT job, one background job per core and step, the external
+// load lasting twice the predicted end plus 4 steps.
+func TestBotWorkload(t *testing.T) {
+	xml, err := expe.PlatformXML("bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plat := filepath.Join(t.TempDir(), "bot.xml")
+	if err := os.WriteFile(plat, xml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, err := expe.GenerateWorkload(expe.WorkloadRecipe{Generator: "bot", Fields: expe.Fields{{Key: "bots", Value: "H1-1"}, {Key: "background", Value: 50.0}}}, 1, 0, plat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "w.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := readBotWorkload(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.bots) != 1 || !info.background || info.bots[0].plan.T != 9 || info.bots[0].jobs != 3*5+7*6 || info.bots[0].vms != 10 {
+		t.Fatalf("workload info %+v", info.bots[0])
+	}
+	ji, err := expe.ReadJobInfo(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg := 0
+	for id := range ji {
+		if BotOfJobID(id) == "background" {
+			bg++
+		}
+	}
+	if want := 36 * (2*9 + 4); bg != want || len(ji) != want+57 {
+		t.Errorf("%d background jobs (want %d), %d jobs", bg, want, len(ji))
 	}
 }

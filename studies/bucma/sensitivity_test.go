@@ -7,74 +7,57 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
 
 	"github.com/bucma-sched/bucma/workloads"
 )
 
 func TestSensitivityPlans(t *testing.T) {
 	for _, name := range []string{BucmaSensitivity, WtrustSensitivity} {
-		p, err := BuiltinPlan(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := studytest.Plan(t, studytest.Studies(RegisterSensitivity), name)
 		bucma := name == BucmaSensitivity
 		wantCases := 12
 		if bucma {
 			wantCases = 15
 		}
-		if len(p.Cases) != wantCases || len(p.Seeds) != SensitivitySeeds || p.Kind != name || len(p.Loads) != 0 {
+		if len(p.Cases) != wantCases || len(p.Seeds) != 5 || p.Kind != name || len(p.Loads) != 0 {
 			t.Fatalf("%s: %d cases, %d seeds, kind %s, loads %v", name, len(p.Cases), len(p.Seeds), p.Kind, p.Loads)
 		}
-		if n := len(p.Expand()); n != len(p.Variants)*wantCases*SensitivitySeeds {
+		if n := len(p.Expand()); n != len(p.Variants)*wantCases*5 {
 			t.Errorf("%s: %d runs", name, n)
 		}
 		// Each case changes one factor from the reference.
 		for _, c := range p.Cases {
 			r := p.Recipe(c.Name)
 			changed := 0
-			if r.Load != SensitivityRefLoad {
+			load := r.Fields.Float("load")
+			if load != expe.DefaultLoad {
 				changed++
 			}
-			for _, v := range []bool{r.RuntimeScale != 0, r.OneNodeShare != 0, r.UserMix != "", r.Bursts != 0, p.PlatformOf(c.Name) != p.Platform} {
+			for _, v := range []bool{r.Fields.Has("runtime_scale"), r.Fields.Has("one_node_share"), r.Fields.Has("user_mix"), r.Fields.Has("bursts"), p.PlatformOf(c.Name) != p.Platform} {
 				if v {
 					changed++
 				}
 			}
-			if want := map[bool]int{true: 0, false: 1}[c.Factor == "reference"]; changed != want || r.Load == 0 {
-				t.Errorf("%s case %s: %d factors changed (load %v)", name, c.Name, changed, r.Load)
+			if want := map[bool]int{true: 0, false: 1}[c.Factor() == "reference"]; changed != want || load == 0 {
+				t.Errorf("%s case %s: %d factors changed (load %v)", name, c.Name, changed, load)
 			}
-			if !bucma && (r.UserMix != "" || r.Bursts != 0) {
+			if !bucma && (r.Fields.Has("user_mix") || r.Fields.Has("bursts")) {
 				t.Errorf("%s case %s: a factor of the inserted requests", name, c.Name)
 			}
 		}
-		if p.PlatformFileOf("resources-cores") != "platform-lille-cores.xml" || p.PlatformFileOf("reference") != PlatformFile || len(p.PlatformFiles()) != 2 {
+		if p.PlatformFileOf("resources-cores") != "platform-lille-cores.xml" || p.PlatformFileOf("reference") != expe.PlatformFile || len(p.PlatformFiles()) != 2 {
 			t.Errorf("%s: platform files %v", name, p.PlatformFiles())
 		}
-		q, err := p.With(Overrides{Quick: true})
-		if err != nil || len(q.Seeds) != QuickSeeds || q.Workload.Jobs != QuickJobs {
+		q, err := p.With(expe.Overrides{Quick: true})
+		if err != nil || len(q.Seeds) != expe.QuickSeeds || q.Workload.Jobs != expe.QuickJobs {
 			t.Errorf("%s --quick: %v %d seeds %d jobs", name, err, len(q.Seeds), q.Workload.Jobs)
 		}
-		if _, err := p.With(Overrides{Loads: []float64{0.5}}); err == nil {
+		if _, err := p.With(expe.Overrides{Loads: []float64{0.5}}); err == nil {
 			t.Errorf("%s: --loads accepted", name)
 		}
-	}
-}
-
-func TestCasePlatformCollision(t *testing.T) {
-	p := Plan{Name: "x", Platform: "lille", Variants: []Variant{{Name: "fcfs", Policy: "fcfs"}}, Seeds: []uint64{1},
-		Workload: WorkloadRecipe{Generator: "lille"},
-		Cases:    []WorkloadCase{{Name: "a", Platform: "/a/p.xml"}, {Name: "b", Platform: "/b/p.xml"}}}
-	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "would share the file platform-p.xml") {
-		t.Errorf("collision: %v", err)
-	}
-	p.Cases[1].Platform = "/a/p.xml"
-	if err := p.Check(); err != nil {
-		t.Errorf("same platform twice: %v", err)
-	}
-	p.Cases[1].UserMix = "1/2/3"
-	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "user mix") {
-		t.Errorf("bad user mix: %v", err)
 	}
 }
 
@@ -98,16 +81,16 @@ func TestSpearmanAndCellState(t *testing.T) {
 		}
 	}
 	states := []struct {
-		e     Estimate
+		e     expe.Estimate
 		paper float64
 		want  int
 	}{
-		{Estimate{Mean: -10, Half: 5}, -50, cellAgree},
-		{Estimate{Mean: -10, Half: 20}, -50, cellAgreeNS},
-		{Estimate{Mean: 10, Half: 20}, -50, cellOppositeNS},
-		{Estimate{Mean: 10, Half: 5}, -50, cellOpposite},
-		{Estimate{Mean: 10, Half: nan}, 5, cellAgreeNS},
-		{Estimate{Mean: nan}, 5, cellNone},
+		{expe.Estimate{Mean: -10, Half: 5}, -50, cellAgree},
+		{expe.Estimate{Mean: -10, Half: 20}, -50, cellAgreeNS},
+		{expe.Estimate{Mean: 10, Half: 20}, -50, cellOppositeNS},
+		{expe.Estimate{Mean: 10, Half: 5}, -50, cellOpposite},
+		{expe.Estimate{Mean: 10, Half: nan}, 5, cellAgreeNS},
+		{expe.Estimate{Mean: nan}, 5, cellNone},
 	}
 	for _, s := range states {
 		if got := cellState(s.e, s.paper); got != s.want {
@@ -129,24 +112,25 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := BuiltinPlan("bucma-model")
+	s := studytest.Studies(RegisterPaper, RegisterSensitivity)
+	p := studytest.Plan(t, s, ModelPlan)
 	p.Variants = p.Variants[:3] // fcfs and its two BUCMA models
 	if p, err = p.WithFile(file, ""); err != nil {
 		t.Fatal(err)
 	}
-	if p, err = p.With(Overrides{Seeds: 2}); err != nil {
+	if p, err = p.With(expe.Overrides{Seeds: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.With(Overrides{Loads: []float64{0.7}}); err == nil || !strings.Contains(err.Error(), "keeps its own load") {
+	if _, err := p.With(expe.Overrides{Loads: []float64{0.7}}); err == nil || !strings.Contains(err.Error(), "keeps its own load") {
 		t.Errorf("--loads with a file: %v", err)
 	}
-	if _, err := p.With(Overrides{Jobs: 10}); err == nil {
+	if _, err := p.With(expe.Overrides{Jobs: 10}); err == nil {
 		t.Error("--jobs with a file accepted")
 	}
 	dir := t.TempDir()
-	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 2})
+	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: studytest.Embedded(), Workers: 2})
 	for _, key := range p.WorkloadKeys() {
-		got, err := workloads.Load(WorkloadPath(dir, key))
+		got, err := workloads.Load(expe.WorkloadPath(dir, key))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +138,7 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 			t.Errorf("workload %s: %d jobs, want the file's 60 and 300 inserted", key, len(got.Jobs))
 		}
 	}
-	path, err := WriteReport(dir)
+	path, err := expe.WriteReport(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,13 +149,13 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 	if err := os.WriteFile(file, append(data, ' '), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_ = os.RemoveAll(RunDir(dir, p.Expand()[0].ID))
-	_ = os.Remove(WorkloadPath(dir, p.Expand()[0].Workload))
-	camp := &Campaign{Plan: p, Dir: dir, Engine: NewEmbeddedEngine(policies.Builtin()), Workers: 1}
+	_ = os.RemoveAll(expe.RunDir(dir, p.Expand()[0].ID))
+	_ = os.Remove(expe.WorkloadPath(dir, p.Expand()[0].Workload))
+	camp := &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 1}
 	if _, err := camp.Execute(t.Context()); err == nil || !strings.Contains(err.Error(), "changed since the campaign began") {
 		t.Errorf("changed file: %v", err)
 	}
-	q, _ := BuiltinPlan(BucmaSensitivity)
+	q := studytest.Plan(t, s, BucmaSensitivity)
 	if _, err := q.WithFile(file, ""); err == nil {
 		t.Error("a sensitivity plan took a workload file")
 	}

@@ -27,6 +27,10 @@ var BaseNames = []string{"fcfs", "minmin", "maxmin", "easy"}
 // BUCMAModels are the two named BUCMA variants of the paper.
 var BUCMAModels = []string{"bucma5302", "bucma4303"}
 
+// PinnedScores pins the Su of the three users of the inserted requests
+// (the pinned-scores option of the BUCMA variants).
+const PinnedScores = "imprecise:0,medium:50,precise:100"
+
 // IsSensitivity reports whether a plan kind is a sensitivity plan.
 func IsSensitivity(kind string) bool { return kind == BucmaSensitivity || kind == WtrustSensitivity }
 

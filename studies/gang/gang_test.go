@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
-func jobRow(submit, start, finish float64, res int) JobRow {
-	return JobRow{Submit: submit, Start: start, Finish: finish, Exec: finish - start, Wait: start - submit,
-		Turnaround: finish - submit, Res: res, HasTimes: true, FinalState: SuccessState, Success: true}
+func jobRow(submit, start, finish float64, res int) expe.JobRow {
+	return expe.JobRow{Submit: submit, Start: start, Finish: finish, Exec: finish - start, Wait: start - submit,
+		Turnaround: finish - submit, Res: res, HasTimes: true, FinalState: expe.SuccessState, Success: true}
 }
 
 // TestGangMetrics: on 4 processors, A (2 tasks) runs 0-10; B (4) waits
@@ -20,7 +21,7 @@ func jobRow(submit, start, finish float64, res int) JobRow {
 // Idle processors that a waiting job could use: 2 during 5-10 (C fits,
 // B does not), so the loss of capacity is 2 × 5 / (4 × 30) = 8.33 %.
 func TestGangMetrics(t *testing.T) {
-	rows := []JobRow{jobRow(0, 0, 10, 2), jobRow(0, 10, 20, 4), jobRow(5, 20, 30, 1), {Res: 8, FinalState: "REJECTED"}}
+	rows := []expe.JobRow{jobRow(0, 0, 10, 2), jobRow(0, 10, 20, 4), jobRow(5, 20, 30, 1), {Res: 8, FinalState: "REJECTED"}}
 	if got := GangLoC(rows, 4); math.Abs(got-100*10.0/120) > 1e-9 {
 		t.Errorf("loss of capacity %f, want 8.333", got)
 	}
@@ -39,15 +40,12 @@ func TestGangMetrics(t *testing.T) {
 // TestGangPlan: the paper's two scenarios × three disciplines × three
 // migration settings, on the multicluster, 10 seeds of 3000 jobs.
 func TestGangPlan(t *testing.T) {
-	p, err := BuiltinPlan(GangPlan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := studytest.Plan(t, studytest.Studies(Register), GangPlan)
 	if len(p.Variants) != 18 || len(p.Seeds) != GangSeeds || p.Workload.Jobs != GangJobs || p.Platform != "mcmca" {
 		t.Fatalf("%d variants, %d seeds, %d jobs, platform %s", len(p.Variants), len(p.Seeds), p.Workload.Jobs, p.Platform)
 	}
-	q, err := p.With(Overrides{Quick: true})
-	if err != nil || len(q.Seeds) != QuickSeeds || q.Workload.Jobs != QuickJobs {
+	q, err := p.With(expe.Overrides{Quick: true})
+	if err != nil || len(q.Seeds) != expe.QuickSeeds || q.Workload.Jobs != expe.QuickJobs {
 		t.Errorf("--quick: %v, %d seeds, %d jobs", err, len(q.Seeds), q.Workload.Jobs)
 	}
 	for _, v := range p.Variants {
@@ -61,15 +59,13 @@ func TestGangPlan(t *testing.T) {
 // ART tables beside Tables 3 and 4, loss of capacity, the paper's
 // findings checked, the figures.
 func TestGangCampaignReport(t *testing.T) {
-	p, err := BuiltinPlan(GangPlan)
-	if err == nil {
-		p, err = p.With(Overrides{Seeds: 1, Jobs: 500})
-	}
+	s := studytest.Studies(Register)
+	p, err := studytest.Plan(t, s, GangPlan).With(expe.Overrides{Seeds: 1, Jobs: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same plan gives the same outputs (OLB's shuffles are seeded).
-	dir, report := campaignTwiceReport(t, p)
+	dir, report := studytest.CampaignTwiceReport(t, s, p)
 	for _, want := range []string{
 		"## Table 3: scenario S1, local dispatcher OLB", "## Table 4: scenario S2, local dispatcher JSEQ",
 		"| 500 |", "(40133)", "(11941)", "| olb-afcfsm |", "(3.48)", "(≈ 50)",

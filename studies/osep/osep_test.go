@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -174,9 +176,9 @@ b2,w0,p-b2,5.000000,1,-1.000000,0,COMPLETED_KILLED,5.000000,1.500000,6.500000,0.
 zz,w0,p-zz,0.000000,1,-1.000000,0,REJECTED,,,,,,,,,""
 `
 
-func miniRun(t *testing.T) []JobRow {
+func miniRun(t *testing.T) []expe.JobRow {
 	t.Helper()
-	rows, err := ReadJobsCSV(strings.NewReader(miniRows))
+	rows, err := expe.ReadJobsCSV(strings.NewReader(miniRows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,9 +298,101 @@ func TestComputeOSEP(t *testing.T) {
 		t.Errorf("contention %v, shares %v", s.Contention, s.ContentionShare)
 	}
 	// Two rows completing the same job: counted, the last finish counts.
-	dup := append(miniRun(t), JobRow{ID: "a2.1", Workload: "w0.r", FinalState: SuccessState, HasTimes: true, Start: 2, Finish: 10, Alloc: "0"})
+	dup := append(miniRun(t), expe.JobRow{ID: "a2.1", Workload: "w0.r", FinalState: expe.SuccessState, HasTimes: true, Start: 2, Finish: 10, Alloc: "0"})
 	s, err = ComputeOSEP(dup, miniJobs, ideal, g)
 	if err != nil || s.Duplicates != 1 || !close9(s.Satisfaction["alice"].SU, (4.0/6+1.0/10)/2*100) {
 		t.Errorf("duplicate: %v, %+v", err, s)
+	}
+}
+func TestOSEPPlanExpansion(t *testing.T) {
+	p := studytest.Plan(t, studytest.Studies(Register), Plan)
+	if p.Kind != "osep" || p.Platform != "osep" || p.Workload.Generator != "osep" || p.Workload.Fields.Float("late_by") != 360 || len(p.Loads) != 0 || len(p.Seeds) != OSEPSeeds {
+		t.Errorf("plan %+v", p)
+	}
+	// 12 thesis cases = 6 workload cases × {no checkpoint, 600-s blocks},
+	// each with both policies; plus the heterogeneous OSEP with its guard
+	// as printed, without checkpoints.
+	if len(p.Cases) != 6 || len(p.Variants) != 5 {
+		t.Fatalf("%d cases, %d variants", len(p.Cases), len(p.Variants))
+	}
+	wantV := map[string]string{"osep": "0", "osep-ckpt600": "600", "osep-hetero": "0", "osep-hetero-ckpt600": "600", OSEPAsPrintedVariant: "0"}
+	for _, v := range p.Variants {
+		nopts := 1
+		if v.Name == OSEPAsPrintedVariant {
+			nopts = 2
+			if v.Options["guard"] != "as-printed" {
+				t.Errorf("variant %+v", v)
+			}
+		}
+		if ck, ok := wantV[v.Name]; !ok || v.Options["checkpoint"] != ck || !strings.HasPrefix(v.Name, v.Policy) || len(v.Options) != nopts {
+			t.Errorf("variant %+v", v)
+		}
+	}
+	runs := p.Expand()
+	if len(runs) != 5*6*OSEPSeeds {
+		t.Fatalf("%d runs", len(runs))
+	}
+	ids := map[string]bool{}
+	cases := map[string]int{}
+	for _, r := range runs {
+		if ids[r.ID] {
+			t.Errorf("run id %s twice", r.ID)
+		}
+		ids[r.ID] = true
+		c, ok := p.Case(r.Case)
+		if !ok || r.Load != 0 || r.Workload != expe.CaseWorkloadKey(r.Case, r.Seed) || r.ID != r.Variant.Name+"_"+r.Workload {
+			t.Errorf("run %+v", r)
+		}
+		if strings.ContainsAny(r.ID, `/\ `) || strings.HasPrefix(r.ID, ".") || strings.Count(r.ID, "_") != 2 {
+			t.Errorf("run id %q is not a safe file name of three parts", r.ID)
+		}
+		cases[c.Param("late")+"/"+c.Param("demand")]++
+	}
+	for _, late := range OSEPLateUsers {
+		for _, d := range OSEPDemands {
+			if cases[late+"/"+d] != 5*OSEPSeeds {
+				t.Errorf("%s late, %s demand: %d runs", late, d, cases[late+"/"+d])
+			}
+		}
+	}
+	if got := runs[0].ID; got != "osep_user1-late-small_s001" {
+		t.Errorf("first run id %s", got)
+	}
+	if got := runs[len(runs)-1].ID; got != "osep-hetero-asprinted_user4-late-large_s1000" {
+		t.Errorf("last run id %s", got)
+	}
+	if n := len(p.WorkloadKeys()); n != 6*OSEPSeeds {
+		t.Errorf("%d workloads", n)
+	}
+	// The recipe of a case carries its parameters; the plan's is unchanged.
+	r := p.Recipe("user4-late-medium")
+	if r.Generator != "osep" || r.Fields.String("demand") != "medium" || r.Fields.String("late") != "user4" || r.Fields.Float("late_by") != 360 || p.Workload.Fields.Has("demand") {
+		t.Errorf("recipe %+v (plan's %+v)", r, p.Workload)
+	}
+	if OwnerProperty(p) != "owner" {
+		t.Errorf("owner property %q", OwnerProperty(p))
+	}
+}
+
+func TestOSEPPlanOverrides(t *testing.T) {
+	p := studytest.Plan(t, studytest.Studies(Register), Plan)
+	q, err := p.With(expe.Overrides{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Seeds) != OSEPQuickSeeds || q.Workload.Jobs != 0 || len(q.Expand()) != 30*OSEPQuickSeeds {
+		t.Errorf("quick: %d seeds, %d jobs", len(q.Seeds), q.Workload.Jobs)
+	}
+	if s, _ := p.QuickSizes(); s != OSEPQuickSeeds {
+		t.Errorf("quick seeds %d", s)
+	}
+	if q, err := p.With(expe.Overrides{Quick: true, Seeds: 7}); err != nil || len(q.Seeds) != 7 {
+		t.Errorf("--quick --seeds 7: %v", err)
+	}
+	if _, err := p.With(expe.Overrides{Jobs: 40}); err == nil || !strings.Contains(err.Error(), "--jobs does not apply to plan osep") {
+		t.Errorf("--jobs: %v", err)
+	}
+	if _, err := p.With(expe.Overrides{Loads: []float64{0.5}}); err == nil || !strings.Contains(err.Error(), "--loads does not apply to plan osep") || !strings.Contains(err.Error(), "user1-late-small") {
+		t.Errorf("--loads: %v", err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
 // osepFake stands in for the OSEP policies: each user's jobs run one after
@@ -22,10 +24,10 @@ import (
 // unfinished, user3's last job is killed and never resubmitted.
 type osepFake struct{ unfinished string }
 
-func (osepFake) Name() string                    { return "fake-osep" }
-func (osepFake) CommandLine(spec RunSpec) string { return "fake-osep " + spec.Run.ID }
+func (osepFake) Name() string                         { return "fake-osep" }
+func (osepFake) CommandLine(spec expe.RunSpec) string { return "fake-osep " + spec.Run.ID }
 
-func (f osepFake) Run(ctx context.Context, spec RunSpec) error {
+func (f osepFake) Run(ctx context.Context, spec expe.RunSpec) error {
 	plat, err := platforms.Load(spec.Platform)
 	if err != nil {
 		return err
@@ -73,19 +75,19 @@ func (f osepFake) Run(ctx context.Context, spec RunSpec) error {
 		switch {
 		case j.User == victim && !first[j.User]:
 			kill := start + dur/2
-			row(j.ID, "w0", j.Submit, false, KilledState, start, kill, h.ID)
+			row(j.ID, "w0", j.Submit, false, expe.KilledState, start, kill, h.ID)
 			kept := 0.0
 			if ckpt > 0 {
 				kept = math.Floor(dur/2/ckpt) * ckpt
 			}
 			free[h.ID] = kill + dur - kept
-			row(j.ID+".1", "w0.r", kill, true, SuccessState, kill, free[h.ID], h.ID)
+			row(j.ID+".1", "w0.r", kill, true, expe.SuccessState, kill, free[h.ID], h.ID)
 		case spec.Run.ID == f.unfinished && j.ID == last["user3"]:
 			free[h.ID] = start + dur/3
-			row(j.ID, "w0", j.Submit, false, KilledState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, false, expe.KilledState, start, free[h.ID], h.ID)
 		default:
 			free[h.ID] = start + dur
-			row(j.ID, "w0", j.Submit, true, SuccessState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, true, expe.SuccessState, start, free[h.ID], h.ID)
 		}
 		first[j.User] = true
 	}
@@ -97,22 +99,20 @@ func (f osepFake) Run(ctx context.Context, spec RunSpec) error {
 // pieces complete, the analysis follows the pieces, and the report has
 // every section, its figures, and numbers computed from the runs.
 func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
-	p, err := BuiltinPlan("osep")
-	if err == nil {
-		p, err = p.With(Overrides{Seeds: 2})
-	}
+	s := studytest.Studies(Register)
+	p, err := studytest.Plan(t, s, Plan).With(expe.Overrides{Seeds: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	unfinished := "osep-ckpt600_" + CaseWorkloadKey("user1-late-medium", 2)
-	mustRun(t, &Campaign{Plan: p, Dir: dir, Engine: osepFake{unfinished: unfinished}, Workers: 2})
-	a, err := Analyze(dir)
+	unfinished := "osep-ckpt600_" + expe.CaseWorkloadKey("user1-late-medium", 2)
+	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: osepFake{unfinished: unfinished}, Workers: 2})
+	a, err := expe.Analyze(dir, osepStudy())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id, rd := range a.Runs {
-		s := rd.OSEP
+		s := extra(rd)
 		wantUnfinished := 0
 		if id == unfinished {
 			wantUnfinished = 1
@@ -120,7 +120,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		if s.TotalPreemptions() != 1+wantUnfinished || s.Unfinished() != wantUnfinished || s.Orphans != 0 || s.Duplicates != 0 {
 			t.Errorf("run %s: %d preemptions, %d unfinished, %d orphans, %d duplicates", id, s.TotalPreemptions(), s.Unfinished(), s.Orphans, s.Duplicates)
 		}
-		for _, u := range a.Grid.Users {
+		for _, u := range grid(a).Users {
 			if su := s.Satisfaction[u].SU; !(su > 0 && su < 1000) {
 				t.Errorf("run %s: SU(%s) = %g", id, u, su)
 			}
@@ -129,11 +129,11 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	// Preemption without checkpointing loses the whole half done; with
 	// 600-s blocks the piece is shorter by the blocks kept.
 	x, y := a.GetCase("osep-hetero", "user1-late-large", 1), a.GetCase("osep-hetero-ckpt600", "user1-late-large", 1)
-	if x.OSEP.KilledExec["user2"] != y.OSEP.KilledExec["user2"] || !(x.OSEP.Satisfaction["user2"].SU < y.OSEP.Satisfaction["user2"].SU) {
-		t.Errorf("checkpointing: killed %v vs %v, SU %v vs %v", x.OSEP.KilledExec, y.OSEP.KilledExec, x.OSEP.Satisfaction["user2"], y.OSEP.Satisfaction["user2"])
+	if extra(x).KilledExec["user2"] != extra(y).KilledExec["user2"] || !(extra(x).Satisfaction["user2"].SU < extra(y).Satisfaction["user2"].SU) {
+		t.Errorf("checkpointing: killed %v vs %v, SU %v vs %v", extra(x).KilledExec, extra(y).KilledExec, extra(x).Satisfaction["user2"], extra(y).Satisfaction["user2"])
 	}
 
-	path, err := WriteReport(dir)
+	path, err := expe.WriteReport(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("%d verdicts", n)
 	}
 	// The satisfaction table's cells are the runs' means.
-	est := Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *RunData) float64 { return x.OSEP.Satisfaction["user2"].SU }))
+	est := expe.Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *expe.RunData) float64 { return extra(x).Satisfaction["user2"].SU }))
 	lines := strings.Split(text[strings.Index(text, "### user4 late"):], "\n")
 	found := false
 	for _, l := range lines {
@@ -167,18 +167,18 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", expe.FmtEst(est, 1, false))
 	}
 	for _, c := range p.Cases {
-		for _, ext := range FigureFormats {
+		for _, ext := range expe.FigureFormats {
 			if st, err := os.Stat(filepath.Join(dir, expe.FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("figure of %s: %v", c.Name, err)
 			}
 		}
 	}
 	shares, _ := filepath.Glob(filepath.Join(dir, expe.FigDir, "osep_share_*"))
-	if len(shares) != 2*len(FigureFormats) {
+	if len(shares) != 2*len(expe.FigureFormats) {
 		t.Errorf("share figures %v", shares)
 	}
 	// Written again, the report is the same.
-	if _, err := WriteReport(dir); err != nil {
+	if _, err := expe.WriteReport(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(path); string(again) != text {
@@ -186,27 +186,63 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	}
 	// Another set of cases in the same directory is another experiment.
 	other := p
-	other.Cases = append([]WorkloadCase(nil), p.Cases...)
-	other.Cases[0].Demand = "large"
-	if _, err := (&Campaign{Plan: other, Dir: dir, Engine: osepFake{}}).Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "another experiment") {
+	other.Cases = append([]expe.WorkloadCase(nil), p.Cases...)
+	other.Cases[0].Fields = other.Cases[0].Fields.Clone()
+	other.Cases[0].Fields.Set("demand", "large")
+	if _, err := (&expe.Campaign{Plan: other, Dir: dir, Engine: osepFake{}}).Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "another experiment") {
 		t.Errorf("other cases in the same directory: %v", err)
 	}
 }
 
-// A jobs file must hold every job of the workload: resubmitted pieces do
-// not make up for a missing original.
-func TestRecordOutputsCountsOriginals(t *testing.T) {
+// The OSEP plan end to end, once the policies are registered: every run of
+// two seeds completes, each original job is completed by exactly one row,
+// every user has a satisfaction, and the report is written.
+func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
+	reg := policies.Builtin()
+	for _, pol := range OSEPPolicies {
+		if _, ok := reg.Get(pol); !ok {
+			t.Skipf("policy %s is not registered: the OSEP plan cannot run yet", pol)
+		}
+	}
+	s := studytest.Studies(Register)
+	p, err := studytest.Plan(t, s, Plan).With(expe.Overrides{Seeds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, JobsFile), []byte(miniRows), 0o644)
-	var info RunInfo
-	if err := recordOutputs(dir, 5, &info); err != nil || info.Jobs != 6 {
-		t.Errorf("5 originals + 1 piece: %v, %d rows recorded", err, info.Jobs)
+	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(reg)})
+	cmd, _ := os.ReadFile(filepath.Join(expe.RunDir(dir, p.Expand()[0].ID), expe.CmdFile))
+	if !strings.Contains(string(cmd), "--enable-dynamic-jobs --acknowledge-dynamic-jobs") {
+		t.Errorf("command line without the dynamic-job flags: %s", cmd)
 	}
-	if err := recordOutputs(dir, 6, &info); err == nil || !strings.Contains(err.Error(), "has 5 jobs besides 1 resubmitted pieces, the workload 6") {
-		t.Errorf("a missing original: %v", err)
+	an, err := expe.Analyze(dir, osepStudy())
+	if err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, JobsFile), []byte(strings.Replace(miniRows, "a1.1,w0.r", "a1.1,w0", 1)), 0o644)
-	if err := recordOutputs(dir, 5, &info); err == nil || !strings.Contains(err.Error(), "has 6 jobs, the workload 5") {
-		t.Errorf("no piece: %v", err)
+	preempted := 0
+	for id, rd := range an.Runs {
+		s := extra(rd)
+		if s.Unfinished() != 0 || s.Orphans != 0 || s.Duplicates != 0 {
+			t.Errorf("run %s: %d jobs not completed, %d orphan rows, %d jobs completed twice", id, s.Unfinished(), s.Orphans, s.Duplicates)
+		}
+		for _, u := range grid(an).Users {
+			if su := s.Satisfaction[u].SU; !(su > 0) {
+				t.Errorf("run %s: SU(%s) = %g", id, u, su)
+			}
+		}
+		preempted += s.TotalPreemptions()
+	}
+	if preempted == 0 {
+		t.Error("no preemption in the whole campaign")
+	}
+	path, err := expe.WriteReport(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	for _, want := range []string{"## Satisfaction per user", "## Share of the grid's power over time", "## Preemptions", "## Side by side with the thesis"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("report without %q", want)
+		}
 	}
 }

@@ -141,3 +141,11 @@ type reporter struct {
 }
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
+
+// osepStudy is the study Register adds.
+func osepStudy() expe.Study {
+	s := expe.NewStudies()
+	Register(s)
+	st, _ := s.Study(Plan)
+	return st
+}

@@ -7,16 +7,15 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
 // TestSGEPlan: the ten scenarios, each on the platform its application is
 // calibrated for; the round robin from each start host, with platform and
 // equal slots; sizes that do not apply are refused.
 func TestSGEPlan(t *testing.T) {
-	p, err := BuiltinPlan(SGEPlan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := studytest.Studies(Register)
+	p := studytest.Plan(t, s, SGEPlan)
 	if len(p.Cases) != 10 || len(p.Variants) != 11 || len(p.Expand()) != 110 {
 		t.Fatalf("%d cases, %d variants, %d runs", len(p.Cases), len(p.Variants), len(p.Expand()))
 	}
@@ -26,7 +25,7 @@ func TestSGEPlan(t *testing.T) {
 	if got := p.PlatformOf("sw-17"); got != "sge" {
 		t.Errorf("sw-17 on %s", got)
 	}
-	if r := p.Recipe("sw-17"); r.App != "sw" || r.Tasks != 17 {
+	if r := p.Recipe("sw-17"); r.Fields.String("app") != "sw" || r.Fields.Float("tasks") != 17 {
 		t.Errorf("sw-17 recipe %+v", r)
 	}
 	if err := p.Applies("jobs"); err == nil {
@@ -35,13 +34,14 @@ func TestSGEPlan(t *testing.T) {
 	if err := p.Applies("loads"); err == nil {
 		t.Error("--loads applies to the scenarios")
 	}
-	q, err := p.With(Overrides{Quick: true})
+	q, err := p.With(expe.Overrides{Quick: true})
 	if err != nil || len(q.Seeds) != 1 {
 		t.Errorf("--quick: %v, %d seeds", err, len(q.Seeds))
 	}
 	bad := p
-	bad.Cases = append([]WorkloadCase(nil), p.Cases...)
-	bad.Cases[0].App = "nope"
+	bad.Cases = append([]expe.WorkloadCase(nil), p.Cases...)
+	bad.Cases[0].Fields = bad.Cases[0].Fields.Clone()
+	bad.Cases[0].Fields.Set("app", "nope")
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("unknown application: %v", err)
 	}
@@ -51,11 +51,9 @@ func TestSGEPlan(t *testing.T) {
 // reads the report: the tables beside the paper's, where the tasks went,
 // the equal-slots reading of scenario 10, the figure.
 func TestSGECampaignReport(t *testing.T) {
-	p, err := BuiltinPlan(SGEPlan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, report := campaignTwiceReport(t, p)
+	s := studytest.Studies(Register)
+	p := studytest.Plan(t, s, SGEPlan)
+	dir, report := studytest.CampaignTwiceReport(t, s, p)
 	for _, want := range []string{
 		"| 13 | 193.6 (194) | 167.2 (175) | 158.4 (158) | 158.4 (158) | 22.22 (22.78) | 5.56 (10.76) |",
 		"| 17, default with 5 slots on h4 | 242.0 (242) |",
