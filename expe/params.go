@@ -3,6 +3,7 @@ package expe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -215,6 +216,7 @@ const (
 	Path
 )
 
+// String names the type as messages do ("integer").
 func (t ParamType) String() string {
 	return [...]string{"text", "integer", "number", "true/false", "file"}[t]
 }
@@ -291,6 +293,19 @@ func withArticle(t ParamType) string {
 		return "an integer"
 	}
 	return "a " + t.String()
+}
+
+// CheckParam checks a value of a parameter given outside a plan (a flag of
+// "bucma workload"): an int, float64, string or bool.
+func CheckParam(p Param, v any) error {
+	if i, ok := v.(int); ok {
+		v = float64(i)
+	}
+	_, err := p.canon(v)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), p.Name+": "))
+	}
+	return nil
 }
 
 // Values are the parameters of a generator or step once checked, defaults

@@ -598,7 +598,7 @@ func (f *planFile) platform(path, name string) (string, error) {
 	}
 	file := f.abs(name)
 	if _, err := os.Stat(file); err != nil {
-		return "", f.err(path, "%s: neither a bundled platform (%s) nor a file (%v)", name, strings.Join(platforms.BundledNames(), ", "), withoutPath(err))
+		return "", f.err(path, "%s: neither a bundled platform (%s) nor a file (%v)", name, bundledList(), withoutPath(err))
 	}
 	if _, err := platforms.Load(file); err != nil {
 		return "", f.err(path, "%s: not a platform bucma reads: %v", name, err)

@@ -18,19 +18,21 @@ type Saturation struct {
 	Utilization float64
 	// EarlyWait and LateWait are the mean waiting times of the jobs
 	// submitted in the first and the last third of the submission span
-	// (NaN with fewer than MinThirdJobs jobs in either).
-	EarlyWait, LateWait float64
+	// (NaN with fewer than MinThirdJobs jobs in either); MeanExec is the
+	// jobs' mean execution time.
+	EarlyWait, LateWait, MeanExec float64
 }
 
 // Saturation thresholds, as the reports state them.
 const (
 	// SaturatedUtilization: a run whose utilization is below this share
-	// of its offered load ended more than 25 % of the submission span
-	// after the last submission (U / offered = span / makespan).
-	SaturatedUtilization = 0.8
+	// of its offered load lasted more than twice its submission span (U /
+	// offered = span / makespan).
+	SaturatedUtilization = 0.5
 	// SaturatedWaitGrowth and SaturatedWaitMargin: the jobs of the last
-	// third waited more than this factor times, and this many seconds
-	// more than, those of the first third.
+	// third waited more than this factor times as long as those of the
+	// first third, and longer by more than the jobs' mean execution time
+	// (at least this many seconds).
 	SaturatedWaitGrowth = 2.0
 	SaturatedWaitMargin = 60.0
 	// MinThirdJobs is the fewest jobs a third needs for its mean wait to
@@ -41,9 +43,9 @@ const (
 // SaturationOf measures a run from its jobs file's rows and its metrics
 // (Compute).
 func SaturationOf(rows []JobRow, m Metrics) Saturation {
-	s := Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN()}
+	s := Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN(), MeanExec: math.NaN()}
 	first, last := math.Inf(1), math.Inf(-1)
-	area := 0.0
+	area, exec, n := 0.0, 0.0, 0
 	for i := range rows {
 		j := &rows[i]
 		if j.Rejected() {
@@ -51,6 +53,11 @@ func SaturationOf(rows []JobRow, m Metrics) Saturation {
 		}
 		first, last = math.Min(first, j.Submit), math.Max(last, j.Submit)
 		area += float64(j.Res) * j.Exec
+		exec += j.Exec
+		n++
+	}
+	if n > 0 {
+		s.MeanExec = exec / float64(n)
 	}
 	if !(last > first) {
 		return s
@@ -94,7 +101,7 @@ func (s Saturation) Saturated() (bool, string) {
 	if s.Offered > 0 && s.Utilization < SaturatedUtilization*s.Offered {
 		return true, fmt.Sprintf("utilization %.2f against an offered load of %.2f", s.Utilization, s.Offered)
 	}
-	if s.LateWait > SaturatedWaitGrowth*s.EarlyWait && s.LateWait > s.EarlyWait+SaturatedWaitMargin {
+	if s.LateWait > SaturatedWaitGrowth*s.EarlyWait && s.LateWait > s.EarlyWait+math.Max(SaturatedWaitMargin, s.MeanExec) {
 		return true, fmt.Sprintf("the queue grows: mean wait %.0f s in the first third of the submissions, %.0f s in the last", s.EarlyWait, s.LateWait)
 	}
 	return false, ""
@@ -104,10 +111,10 @@ func (s Saturation) Saturated() (bool, string) {
 // means.
 func SaturationNote() string {
 	return fmt.Sprintf("*Saturated*: the run did not keep up with its workload — its utilization is below %g × its offered load "+
-		"(it ended more than %.0f %% of the submission span after the last submission), or the jobs submitted in the last third of "+
-		"the span waited on average more than %g times as long as those of the first third, and over %g s longer (the queue grows "+
-		"through the run). Means over a saturated run depend on the trace's length as much as on the policy.",
-		SaturatedUtilization, 100*(1/SaturatedUtilization-1), SaturatedWaitGrowth, SaturatedWaitMargin)
+		"(it lasted more than %g times its submission span), or the jobs submitted in the last third of the span waited on average "+
+		"more than %g times as long as those of the first third, and longer by more than the jobs' mean execution time (and %g s): "+
+		"the queue grows through the run. Means over a saturated run depend on the trace's length as much as on the policy.",
+		SaturatedUtilization, 1/SaturatedUtilization, SaturatedWaitGrowth, SaturatedWaitMargin)
 }
 
 // NearZero is the text a report prints for a relative difference over a

@@ -158,7 +158,10 @@ func (r *Report) Fig(name string) string { return filepath.Join(r.A.Dir, FigDir,
 // (sizes: "n variants × ..."); missingNote says what missing runs mean.
 func (r *Report) Intro(sizes, missingNote string) {
 	pl := r.A.Plan
-	r.P("# %s\n\n%s\n\n", pl.Title, pl.Description)
+	r.P("# %s\n\n", pl.Title)
+	if pl.Description != "" {
+		r.P("%s\n\n", pl.Description)
+	}
 	r.P("- Plan `%s`: %s = %d runs; %d completed", pl.Name, sizes, len(pl.Expand()), len(r.A.Runs))
 	if len(r.A.Missing) > 0 {
 		r.P(" (**%d missing**: %s)", len(r.A.Missing), missingNote)

@@ -56,13 +56,6 @@ type reporter struct {
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
-// Sizes of the bag-of-tasks campaign: seeds of the generated BoTs (the
-// published ones do not depend on the seed).
-const (
-	BotSeeds      = 5
-	BotQuickSeeds = 2
-)
-
 // BotStep is the thesis' step, in seconds (5 minutes).
 const BotStep = expe.BotStep
 

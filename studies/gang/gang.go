@@ -41,14 +41,6 @@ type reporter struct {
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
-// Sizes of the gang campaign: the paper's 3000 jobs and 10 simulations per
-// scenario; the offered load of its heavily loaded regime.
-const (
-	GangJobs  = 3000
-	GangSeeds = 10
-	GangLoad  = 0.7
-)
-
 // gangLDs are the scenarios' local dispatchers (S1, S2); gangQueues the
 // disciplines; gangMigrations the migration settings and their suffixes.
 var (

@@ -41,7 +41,7 @@ func TestGangMetrics(t *testing.T) {
 // migration settings, on the multicluster, 10 seeds of 3000 jobs.
 func TestGangPlan(t *testing.T) {
 	p := studytest.Plan(t, studytest.Studies(Register), GangPlan)
-	if len(p.Variants) != 18 || len(p.Seeds) != GangSeeds || p.Workload.Jobs != GangJobs || p.Platform != "mcmca" {
+	if len(p.Variants) != 18 || len(p.Seeds) != 10 || p.Workload.Jobs != 3000 || p.Platform != "mcmca" {
 		t.Fatalf("%d variants, %d seeds, %d jobs, platform %s", len(p.Variants), len(p.Seeds), p.Workload.Jobs, p.Platform)
 	}
 	q, err := p.With(expe.Overrides{Quick: true})

@@ -306,7 +306,7 @@ func TestComputeOSEP(t *testing.T) {
 }
 func TestOSEPPlanExpansion(t *testing.T) {
 	p := studytest.Plan(t, studytest.Studies(Register), Plan)
-	if p.Kind != "osep" || p.Platform != "osep" || p.Workload.Generator != "osep" || p.Workload.Fields.Float("late_by") != 360 || len(p.Loads) != 0 || len(p.Seeds) != OSEPSeeds {
+	if p.Kind != "osep" || p.Platform != "osep" || p.Workload.Generator != "osep" || p.Workload.Fields.Float("late_by") != 360 || len(p.Loads) != 0 || len(p.Seeds) != 1000 {
 		t.Errorf("plan %+v", p)
 	}
 	// 12 thesis cases = 6 workload cases × {no checkpoint, 600-s blocks},
@@ -329,7 +329,7 @@ func TestOSEPPlanExpansion(t *testing.T) {
 		}
 	}
 	runs := p.Expand()
-	if len(runs) != 5*6*OSEPSeeds {
+	if len(runs) != 5*6*1000 {
 		t.Fatalf("%d runs", len(runs))
 	}
 	ids := map[string]bool{}
@@ -350,7 +350,7 @@ func TestOSEPPlanExpansion(t *testing.T) {
 	}
 	for _, late := range OSEPLateUsers {
 		for _, d := range OSEPDemands {
-			if cases[late+"/"+d] != 5*OSEPSeeds {
+			if cases[late+"/"+d] != 5*1000 {
 				t.Errorf("%s late, %s demand: %d runs", late, d, cases[late+"/"+d])
 			}
 		}
@@ -361,7 +361,7 @@ func TestOSEPPlanExpansion(t *testing.T) {
 	if got := runs[len(runs)-1].ID; got != "osep-hetero-asprinted_user4-late-large_s1000" {
 		t.Errorf("last run id %s", got)
 	}
-	if n := len(p.WorkloadKeys()); n != 6*OSEPSeeds {
+	if n := len(p.WorkloadKeys()); n != 6*1000 {
 		t.Errorf("%d workloads", n)
 	}
 	// The recipe of a case carries its parameters; the plan's is unchanged.
@@ -380,10 +380,10 @@ func TestOSEPPlanOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(q.Seeds) != OSEPQuickSeeds || q.Workload.Jobs != 0 || len(q.Expand()) != 30*OSEPQuickSeeds {
+	if len(q.Seeds) != 5 || q.Workload.Jobs != 0 || len(q.Expand()) != 30*5 {
 		t.Errorf("quick: %d seeds, %d jobs", len(q.Seeds), q.Workload.Jobs)
 	}
-	if s, _ := p.QuickSizes(); s != OSEPQuickSeeds {
+	if s, _ := p.QuickSizes(); s != 5 {
 		t.Errorf("quick seeds %d", s)
 	}
 	if q, err := p.With(expe.Overrides{Quick: true, Seeds: 7}); err != nil || len(q.Seeds) != 7 {

@@ -15,18 +15,6 @@ import (
 // Plan is the name and kind of the plan.
 const Plan = "osep"
 
-// Sizes of the OSEP campaign: the thesis ran 1000 seeds per case and
-// policy; --quick runs 5.
-const (
-	OSEPSeeds      = 1000
-	OSEPQuickSeeds = 5
-	// OSEPLateBy is when the late user submits (the thesis' 6 minutes).
-	OSEPLateBy = 360.0
-	// OSEPCheckpoint is the checkpoint block of the checkpointing variants,
-	// in seconds of execution (the thesis' 10-minute blocks).
-	OSEPCheckpoint = 600
-)
-
 // OSEPPolicies are the two policies the OSEP plan compares: the original
 // (homogeneous) OSEP and the heterogeneous one.
 var OSEPPolicies = []string{"osep", "osep-hetero"}
@@ -44,15 +32,6 @@ const OSEPAsPrintedVariant = "osep-hetero-asprinted"
 // OSEPCaseName names the workload case where late submits late under
 // demand ("user1-late-large").
 func OSEPCaseName(late, demand string) string { return late + "-late-" + demand }
-
-// OSEPVariantName names the variant of policy with checkpoint blocks of
-// ckpt seconds (0: none): "osep", "osep-hetero-ckpt600".
-func OSEPVariantName(policy string, ckpt int) string {
-	if ckpt == 0 {
-		return policy
-	}
-	return fmt.Sprintf("%s-ckpt%d", policy, ckpt)
-}
 
 // DefaultOwnerProperty is the host property naming each host's owner.
 const DefaultOwnerProperty = "owner"

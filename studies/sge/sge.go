@@ -47,9 +47,6 @@ const (
 	sgeRREqualPrefix       = "rr-equal-start" // slots 5,5,5,5
 	SGESeqnoVariant        = "seqno"
 	SGELeastLoadVariant    = "least-load"
-	// SGEEqualSlots are the slots of the default's equal-slots reading:
-	// SGE's out-of-box equal queues, which scenario 10's 242 s implies.
-	SGEEqualSlots = "5,5,5,5"
 	// sgeHosts is the prototype's number of execution hosts.
 	sgeHosts = 4
 )
