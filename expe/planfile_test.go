@@ -192,3 +192,50 @@ func TestPlanFileJSONRoundTrip(t *testing.T) {
 }
 
 func jsonMarshalIndent(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }
+
+// docs/campaigns.md lists every generator and step with its parameters, as
+// they are declared.
+func TestCampaignsDocListsDeclarations(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "campaigns.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	reg := Generators()
+	row := func(name string) string {
+		i := strings.Index(doc, "| `"+name+"` |")
+		if i < 0 {
+			return ""
+		}
+		return doc[i : i+strings.Index(doc[i:], "\n")]
+	}
+	check := func(kind, name string, ps []Param, jobs bool) {
+		r := row(name)
+		if r == "" {
+			t.Errorf("docs/campaigns.md: no row for the %s %s", kind, name)
+			return
+		}
+		names := paramNames(ps)
+		if jobs {
+			names = append(names, "jobs")
+		}
+		for _, p := range names {
+			if !strings.Contains(r, "`"+p+"`") {
+				t.Errorf("docs/campaigns.md: the %s %s's row lacks its parameter %s", kind, name, p)
+			}
+		}
+	}
+	for _, name := range reg.Names() {
+		g, _ := reg.Generator(name)
+		check("generator", name, g.Params, g.Jobs > 0)
+	}
+	for _, name := range reg.StepNames() {
+		s, _ := reg.Step(name)
+		check("step", name, s.Params, false)
+	}
+	for _, m := range ReportMetrics {
+		if !strings.Contains(doc, "`"+m+"`") {
+			t.Errorf("docs/campaigns.md does not name the report metric %s", m)
+		}
+	}
+}
