@@ -91,7 +91,7 @@ FUZZ_TARGETS = \
 	batsim:FuzzDecode batsim:FuzzParseIntervalSet batsim/zmq:FuzzZMTPRecv \
 	workloads:FuzzParse workloads:FuzzFromSWF \
 	platforms:FuzzParse \
-	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \
+	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan expe:FuzzParsePlanFile \
 	policies:FuzzParseSchedConfig
 
 # Go 1.26's fuzzer may end a loaded run with a bare "context deadline

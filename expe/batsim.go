@@ -96,7 +96,6 @@ const (
 // shellMarks writes the marks of a replayed command line as the shell
 // expressions they stand for.
 func shellMarks(s string) string {
-	s = strings.ReplaceAll(s, "'"+pwdMark+":"+pwdMark+"'", `"$PWD:$PWD"`)
 	s = strings.ReplaceAll(s, pwdMark, `"$PWD"`)
 	return strings.ReplaceAll(s, uidMark, `"$(id -u):$(id -g)"`)
 }

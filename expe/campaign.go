@@ -404,10 +404,26 @@ func (c *Campaign) writePlatform(name, path string) error {
 	if err != nil {
 		return fmt.Errorf("platform %s: %w", name, err)
 	}
-	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
-		return nil
+	if old, err := os.ReadFile(path); err == nil {
+		if string(old) == string(data) {
+			return nil
+		}
+		if anyRunDone(filepath.Dir(path)) {
+			return fmt.Errorf("platform %s changed since the campaign began (%s holds the one its runs ran on): use another --out directory", name, path)
+		}
 	}
 	return WriteFileAtomic(path, data)
+}
+
+// anyRunDone reports whether the campaign in dir has a completed run.
+func anyRunDone(dir string) bool {
+	entries, _ := os.ReadDir(filepath.Join(dir, RunsDir))
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), tmpPrefix) && !strings.HasSuffix(e.Name(), failedSuffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // makeWorkloads generates the missing workload files of the pending runs,

@@ -473,3 +473,29 @@ func mustRun(t *testing.T, camp *Campaign) Result {
 	}
 	return res
 }
+
+// A platform file that changed once runs are done is refused on resume;
+// before any run, the new one is taken.
+func TestCampaignRefusesAChangedPlatform(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	dir, src := t.TempDir(), filepath.Join(t.TempDir(), "p.xml")
+	xml, _ := PlatformXML("lille")
+	os.WriteFile(src, xml, 0o644)
+	plan.Platform = src
+	again := func() error {
+		camp := newCampaign(plan, dir, newFakeEngine(), 2)
+		camp.PlatformXML = nil
+		_, err := camp.Execute(context.Background())
+		return err
+	}
+	if err := again(); err != nil {
+		t.Fatal(err)
+	}
+	if err := again(); err != nil {
+		t.Fatalf("unchanged platform: %v", err)
+	}
+	os.WriteFile(src, append(xml, '\n'), 0o644)
+	if err := again(); err == nil || !strings.Contains(err.Error(), "changed since the campaign began") {
+		t.Errorf("changed platform: %v", err)
+	}
+}

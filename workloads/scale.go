@@ -107,12 +107,7 @@ func ScaleToLoad(in *Workload, o ScaleLoadOptions) (*Workload, error) {
 		"time_factor":        round6(factor),
 		"input_meta":         rawOrNull(in.Meta("meta")),
 	}
-	mb, err := marshalSorted(meta)
-	if err != nil {
-		return nil, err
-	}
-	w.SetExtra("meta", mb)
-	return w, nil
+	return w.withMeta(meta)
 }
 
 // WindowOptions parameterise Window.
@@ -168,6 +163,11 @@ func Window(in *Workload, o WindowOptions) (*Workload, error) {
 		"params":     map[string]any{"jobs": o.Jobs, "first": start, "input_jobs": len(in.Jobs), "shift": shift},
 		"input_meta": rawOrNull(in.Meta("meta")),
 	}
+	return w.withMeta(meta)
+}
+
+// withMeta sets the workload's meta (its keys sorted) and returns it.
+func (w *Workload) withMeta(meta map[string]any) (*Workload, error) {
 	mb, err := marshalSorted(meta)
 	if err != nil {
 		return nil, err
