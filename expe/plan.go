@@ -134,10 +134,12 @@ type ReportSpec struct {
 	// Metrics are the metrics of the tables and paired differences, among
 	// ReportMetrics' names.
 	Metrics []string `json:"metrics,omitempty"`
-	// Breakdowns are "size" (by job size class) and "user".
-	Breakdowns []string `json:"breakdowns,omitempty"`
-	// CDF are the metrics drawn as distributions: "waiting", "bsld".
-	CDF []string `json:"cdf,omitempty"`
+	// Breakdowns are "size" (by job size class) and "user" (nil: both;
+	// empty: none).
+	Breakdowns []string `json:"breakdowns"`
+	// CDF are the metrics drawn as distributions: "waiting", "bsld" (nil:
+	// both; empty: none).
+	CDF []string `json:"cdf"`
 	// Gantt draws one run per variant (the first seed of the first case
 	// and load level).
 	Gantt bool `json:"gantt,omitempty"`

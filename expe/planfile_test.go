@@ -239,3 +239,27 @@ func TestCampaignsDocListsDeclarations(t *testing.T) {
 		}
 	}
 }
+
+// An empty list of breakdowns or distributions asks for none, in the file
+// and in plan.json; none given asks for all.
+func TestReportSpecLists(t *testing.T) {
+	dir := planDir(t)
+	p, err := parseTestPlan(dir, strings.Replace(goodPlan, "breakdowns: [size]", "breakdowns: []\n  cdf: []", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := jsonMarshalIndent(p)
+	q, err := ParsePlan(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []Plan{p, q} {
+		if s := x.reportSpec(); len(s.Breakdowns) != 0 || len(s.CDF) != 0 || !s.Gantt || len(s.Metrics) != len(DefaultReportMetrics) {
+			t.Errorf("report spec %+v", s)
+		}
+	}
+	p, _ = parseTestPlan(dir, strings.Replace(goodPlan, "  breakdowns: [size]\n", "", 1))
+	if s := p.reportSpec(); len(s.Breakdowns) != 2 || len(s.CDF) != 2 {
+		t.Errorf("default report spec %+v", s)
+	}
+}

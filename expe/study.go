@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -120,7 +121,8 @@ func WriteReport(dir string, studies *Studies) (string, error) {
 	}
 	st, ok := studies.Study(plan.Kind)
 	if !ok {
-		return "", fmt.Errorf("%s: plan %s is of study %q, which this bucma does not know (known: %s)", dir, plan.Name, plan.Kind, strings.Join(studies.Kinds(), ", "))
+		return "", fmt.Errorf("%s: plan %s is of study %q, which this bucma does not know (known: %s)", dir, plan.Name, plan.Kind,
+			strings.Join(slices.DeleteFunc(studies.Kinds(), func(k string) bool { return k == "" }), ", "))
 	}
 	a, err := Analyze(dir, st)
 	if err != nil {
