@@ -294,7 +294,7 @@ func (f *planFile) yamlError(err error, root ast.Node) error {
 	}
 	msg := ye.GetMessage()
 	var uf *yaml.UnknownFieldError
-	if errors.As(err, &uf) && uf.GetToken() != nil && root != nil {
+	if errors.As(err, &uf) && uf.GetToken() != nil {
 		key := uf.GetToken().Value
 		parent := f.parentOf(root, uf.GetToken().Position.Line, key)
 		if valid := keysAt(parent); valid != nil {
