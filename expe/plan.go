@@ -2,13 +2,14 @@ package expe
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	json "github.com/goccy/go-json"
 )
 
 // Variant is one scheduler configuration of a plan.
