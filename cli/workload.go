@@ -380,79 +380,96 @@ func workloadPreciseCommand() *cli.Command {
 }
 
 func workloadOSEPCommand() *cli.Command {
-	g := generator("osep")
-	return &cli.Command{
-		Name:  "osep",
-		Usage: "generate an OSEP demand: 4 users × 10 sequential tasks, one user late",
-		Flags: append(paramFlags(g.Params), seedFlag, outFlag),
-		Action: func(c *cli.Context) error {
-			if err := noPositional(c); err != nil {
-				return err
-			}
-			if err := checkSeed(c, "osep"); err != nil {
-				return err
-			}
-			v, err := paramValues(c, "osep", g.Params)
-			if err != nil {
-				return err
-			}
-			w, err := g.Make(expe.GenInput{Values: v, Seed: c.Uint64("seed")})
-			if err != nil {
-				return cli.Exit(err.Error(), 2)
-			}
-			return writeOutput(c, c.String("out"), w)
-		},
-	}
+	return workloadGeneratorCommand("osep", "generate an OSEP demand: 4 users × 10 sequential tasks, one user late", generatorFlags{})
 }
 
 func workloadSGECommand() *cli.Command {
-	g := generator("sge")
-	return &cli.Command{
-		Name:  "sge",
-		Usage: g.Usage,
-		Flags: append(paramFlags(g.Params), outFlag),
-		Action: func(c *cli.Context) error {
-			if err := noPositional(c); err != nil {
-				return err
-			}
-			v, err := paramValues(c, "sge", g.Params)
-			if err != nil {
-				return err
-			}
-			w, err := g.Make(expe.GenInput{Values: v})
-			if err != nil {
-				return cli.Exit(err.Error(), 2)
-			}
-			return writeOutput(c, c.String("out"), w)
-		},
-	}
+	return workloadGeneratorCommand("sge", "", generatorFlags{})
 }
 
 func workloadGangCommand() *cli.Command {
+	return workloadGeneratorCommand("gang", "generate a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
+		generatorFlags{Load: 0.7, LoadUsage: "offered load at the reference speed (2 Gflop/s per task)", Hosts: 384, HostsUsage: "processors of the platform (mcmca: 384)"})
+}
+
+// generatorFlags are the flags a generator's command has besides its
+// declared parameters: --load (a generator that takes a load) and --hosts
+// (one sized by the platform's hosts: Hosts > 0) with their defaults.
+type generatorFlags struct {
+	Load       float64
+	LoadUsage  string
+	Hosts      int
+	HostsUsage string
+}
+
+// workloadGeneratorCommand is the "bucma workload NAME" command of a
+// generator of the registry: --jobs (a generator sized by it), --load,
+// --hosts, --seed (a seeded generator), its declared parameters and --out.
+// A generator added to expe.BuiltinGenerators gets its command with one
+// call and a line in workloadCommand.
+func workloadGeneratorCommand(name, usage string, o generatorFlags) *cli.Command {
+	g := generator(name)
+	if usage == "" {
+		usage = "generate " + g.Usage
+	}
+	var flags []cli.Flag
+	if g.Jobs > 0 {
+		flags = append(flags, &cli.IntFlag{Name: "jobs", Value: g.Jobs, Usage: "number of jobs"})
+	}
+	if g.Load {
+		u := o.LoadUsage
+		if u == "" {
+			u = "offered load Σ(res × run time) / (hosts × span)"
+		}
+		flags = append(flags, &cli.Float64Flag{Name: "load", Value: o.Load, Usage: u})
+	}
+	if o.Hosts > 0 {
+		u := o.HostsUsage
+		if u == "" {
+			u = "hosts of the platform"
+		}
+		flags = append(flags, &cli.IntFlag{Name: "hosts", Value: o.Hosts, Usage: u})
+	}
+	flags = append(flags, paramFlags(g.Params)...)
+	if g.Seeded {
+		flags = append(flags, seedFlag)
+	}
 	return &cli.Command{
-		Name:  "gang",
-		Usage: "generate a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "jobs", Value: generator("gang").Jobs, Usage: "number of jobs"},
-			&cli.Float64Flag{Name: "load", Value: 0.7, Usage: "offered load at the reference speed (2 Gflop/s per task)"},
-			&cli.IntFlag{Name: "hosts", Value: 384, Usage: "processors of the platform (mcmca: 384)"},
-			seedFlag,
-			outFlag,
-		},
+		Name:  name,
+		Usage: usage,
+		Flags: append(flags, outFlag),
 		Action: func(c *cli.Context) error {
 			if err := noPositional(c); err != nil {
 				return err
 			}
-			if err := checkSeed(c, "gang"); err != nil {
+			in := expe.GenInput{}
+			if g.Seeded {
+				if err := checkSeed(c, name); err != nil {
+					return err
+				}
+				in.Seed = c.Uint64("seed")
+			}
+			if g.Load {
+				if l := c.Float64("load"); !(l > 0) || l > 100 {
+					return cli.Exit(fmt.Sprintf("%s: --load must be > 0 and at most 100 (got %g)", name, l), 2)
+				}
+				in.Load = c.Float64("load")
+			}
+			if g.Jobs > 0 {
+				if in.Jobs = c.Int("jobs"); in.Jobs < 1 {
+					return cli.Exit(fmt.Sprintf("%s: --jobs must be at least 1 (got %d)", name, in.Jobs), 2)
+				}
+			}
+			if o.Hosts > 0 {
+				if in.Hosts = c.Int("hosts"); in.Hosts < 1 {
+					return cli.Exit(fmt.Sprintf("%s: --hosts must be at least 1 (got %d)", name, in.Hosts), 2)
+				}
+			}
+			var err error
+			if in.Values, err = paramValues(c, name, g.Params); err != nil {
 				return err
 			}
-			if l := c.Float64("load"); !(l > 0) || l > 100 {
-				return cli.Exit(fmt.Sprintf("gang: --load must be > 0 and at most 100 (got %g)", l), 2)
-			}
-			if c.Int("jobs") < 1 || c.Int("hosts") < 1 {
-				return cli.Exit(fmt.Sprintf("gang: --jobs and --hosts must be at least 1 (got %d, %d)", c.Int("jobs"), c.Int("hosts")), 2)
-			}
-			w, err := generator("gang").Make(expe.GenInput{Jobs: c.Int("jobs"), Load: c.Float64("load"), Hosts: c.Int("hosts"), Seed: c.Uint64("seed")})
+			w, err := g.Make(in)
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

@@ -25,7 +25,8 @@ func botGenerator() Generator {
 			{Name: "bot_arrivals", Type: String, Usage: `arrival steps, one per BoT ("0,13,22"), or a Weibull law of the steps between two arrivals ("I4^8"); default: every BoT at step 0`},
 			{Name: "background", Type: Int, Default: 0, Check: Within(0, 100, false), Usage: "external load, percent of every host during the whole run (0: none)"},
 		},
-		Check: func(v Values) error { _, _, err := botSpecs(v, 1); return err },
+		Seeded: true,
+		Check:  func(v Values) error { _, _, err := botSpecs(v, 1); return err },
 		Make: func(in GenInput) (*workloads.Workload, error) {
 			return botWorkload(in.Values, in.Seed, in.Hosts)
 		},

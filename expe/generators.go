@@ -47,6 +47,8 @@ type Generator struct {
 	// Load says the generator takes an offered load (GenInput.Load): the
 	// plan's load levels, or the recipe's "load".
 	Load bool
+	// Seeded says the generator draws with the seed (GenInput.Seed).
+	Seeded bool
 	// Check checks the parameters together (optional), before any
 	// workload is made.
 	Check func(v Values) error
@@ -334,7 +336,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 	r.Register(Generator{
 		Name:  "lille",
 		Usage: "a synthetic stand-in for the Lille 2020 Grid'5000 trace (workloads/README.md)",
-		Jobs:  workloads.DefaultLilleJobs, Load: true,
+		Jobs:  workloads.DefaultLilleJobs, Load: true, Seeded: true,
 		Params: []Param{
 			{Name: "ref_speed", Type: Float, Default: 0.0, Check: AtLeast(0), Usage: "reference host speed (flop/s): cpu = run time × ref-speed (0: the platform's slowest host, 5.632e11 on lille)"},
 			{Name: "at_once", Type: Bool, Default: false, Usage: "submit every job at time 0 (the same jobs otherwise)"},
@@ -360,8 +362,9 @@ func BuiltinGenerators() *GeneratorRegistry {
 		},
 	})
 	r.Register(Generator{
-		Name:  "osep",
-		Usage: "an OSEP demand: 4 users × 10 sequential tasks, one user late",
+		Name:   "osep",
+		Usage:  "an OSEP demand: 4 users × 10 sequential tasks, one user late",
+		Seeded: true,
 		Params: []Param{
 			{Name: "demand", Type: String, Default: "medium", Choices: []string{"small", "medium", "large"}, Usage: "small, medium or large"},
 			{Name: "late", Type: String, Default: "user1", Choices: []string{"user1", "user4"}, Usage: "the user who submits late: user1 or user4"},
@@ -386,7 +389,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 	r.Register(Generator{
 		Name:  "gang",
 		Usage: "a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
-		Jobs:  workloads.DefaultGangJobs, Load: true,
+		Jobs:  workloads.DefaultGangJobs, Load: true, Seeded: true,
 		Make: func(in GenInput) (*workloads.Workload, error) {
 			return workloads.GenerateGang(workloads.GangOptions{Jobs: in.Jobs, Hosts: in.Hosts, Load: in.Load, Seed: in.Seed})
 		},
