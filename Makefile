@@ -159,7 +159,7 @@ FUZZ_TARGETS = \
 	batsim:FuzzDecode batsim:FuzzParseIntervalSet batsim/zmq:FuzzZMTPRecv batsim/v5:FuzzDecode \
 	workloads:FuzzParse workloads:FuzzFromSWF \
 	platforms:FuzzParse \
-	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan \
+	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan expe:FuzzParsePlanFile \
 	policies:FuzzParseSchedConfig internal/jsonspan:FuzzValid
 
 # Go 1.26's fuzzer may end a loaded run with a bare "context deadline

@@ -20,6 +20,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -142,9 +143,10 @@ func exitCode(err error) int {
 		return 0
 	}
 	var oe *sched.OptionError
+	var pe *expe.PlanFileError
 	var ce cli.ExitCoder
 	switch {
-	case errors.As(err, &oe):
+	case errors.As(err, &oe), errors.As(err, &pe):
 		fmt.Fprintln(os.Stderr, "bucma:", err)
 		return 2
 	case errors.As(err, &ce):

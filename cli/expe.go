@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/sched"
+	studiespkg "github.com/bucma-sched/bucma/studies"
 )
 
 func expeCommand() *cli.Command {
@@ -82,13 +84,32 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 	return cmd
 }
 
+// studies are bucma's studies and built-in plans.
+var studies = builtinStudies()
+
+func builtinStudies() *expe.Studies { return studiespkg.Builtin() }
+
 func expePlansCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "plans",
-		Usage: "list the built-in experiment plans",
+		Usage: "list the built-in experiment plans, or print one as a plan file to copy and edit (--show NAME)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "show", Usage: "print the plan file of the built-in plan `NAME` (bucma expe plans --show bucma-model > my.yaml)"},
+		},
 		Action: func(c *cli.Context) error {
-			for _, name := range expe.PlanNames() {
-				p, err := expe.BuiltinPlan(name)
+			if c.NArg() > 0 {
+				return cli.Exit(fmt.Sprintf("expe plans: unexpected argument %q (--show NAME prints a plan)", c.Args().First()), 2)
+			}
+			if name := c.String("show"); name != "" {
+				file, ok := studies.PlanFile(name)
+				if !ok {
+					return cli.Exit(fmt.Sprintf("expe plans: unknown plan %q (valid: %s)", name, strings.Join(studies.PlanNames(), ", ")), 2)
+				}
+				_, err := c.App.Writer.Write(file)
+				return err
+			}
+			for _, name := range studies.PlanNames() {
+				p, err := studies.Plan(name)
 				if err != nil {
 					return err
 				}
@@ -122,34 +143,60 @@ func expePlansCommand() *cli.Command {
 func expeRunCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
-		Usage:     "run the campaign of a plan (resumes an interrupted one: completed runs are kept)",
-		ArgsUsage: "PLAN (" + strings.Join(expe.PlanNames(), " | ") + ")",
+		Usage:     "run the campaign of a plan file or of a built-in plan (resumes an interrupted one: completed runs are kept)",
+		ArgsUsage: "FILE.yaml | PLAN (" + strings.Join(studies.PlanNames(), " | ") + ")",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded (in-process engine) or batsim (a Batsim binary per run)"},
+			&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded (in-process engine) or batsim (a Batsim binary per run); default: the plan's engine, else embedded"},
 			&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
+			&cli.StringFlag{Name: "batsim-image", Usage: "run Batsim from this Docker `IMAGE` (e.g. oarteam/batsim:4.2.1) for --engine batsim"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "runs in parallel"},
 			&cli.StringFlag{Name: "out", Usage: "campaign directory (default results/PLAN)"},
-			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default %d, osep %d, *-sensitivity %d; with --quick %d, osep %d)", expe.DefaultSeeds, expe.OSEPSeeds, expe.SensitivitySeeds, expe.QuickSeeds, expe.OSEPQuickSeeds)},
+			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default: the plan's; with --quick %d, or the plan's quick seeds)", expe.QuickSeeds)},
 			&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace, e.g. from 'bucma workload from-swf') instead of the synthetic one: bucma-model and walltime-trust; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
 			&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
-			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels of the generated workload (default %s; not for osep)", expe.FormatLoad(expe.DefaultLoad))},
-			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default %d; %d with --quick; not for osep)", expe.DefaultJobs, expe.QuickJobs)},
-			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs (osep: %d seeds)", expe.QuickSeeds, expe.QuickJobs, expe.OSEPQuickSeeds)},
+			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels (default: the plan's, %s for the paper's plans; not for plans without load levels)", expe.FormatLoad(expe.DefaultLoad))},
+			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default: the plan's, %d for the paper's plans; %d with --quick; not for generators of fixed size)", expe.DefaultJobs, expe.QuickJobs)},
+			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs, unless the plan says otherwise (osep: 5 seeds)", expe.QuickSeeds, expe.QuickJobs)},
 			timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
 			&cli.BoolFlag{Name: "report", Usage: "write the report when the campaign is complete"},
+			&cli.StringFlag{Name: "format", Value: "md", Usage: "with --report: md (report.md and its figures), csv (results.csv) or md,csv"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "no progress bar (there is none when standard error is not a terminal)"},
 		},
 		Action: expeRun,
 	}
 }
 
+// loadPlan reads the plan a command line names: a plan file (a path, or a
+// name ending in .yaml or .yml), else a built-in plan. Problems are usage
+// errors: nothing has started.
+func loadPlan(c *cli.Context, arg string) (expe.Plan, error) {
+	isFile := strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") || strings.ContainsRune(arg, filepath.Separator)
+	if _, builtin := studies.PlanFile(arg); !builtin {
+		if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+			isFile = true
+		}
+	}
+	if isFile {
+		p, err := expe.LoadPlanFile(arg, expe.PlanFileOptions{Studies: studies, Policies: registry(c)})
+		if err != nil {
+			return p, cli.Exit("expe run: "+err.Error(), 2)
+		}
+		return p, nil
+	}
+	p, err := studies.Plan(arg)
+	if err != nil {
+		return p, cli.Exit(fmt.Sprintf("expe run: %v, or a plan file (FILE.yaml)", err), 2)
+	}
+	return p, nil
+}
+
 func expeRun(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return cli.Exit(fmt.Sprintf("expe run: want one plan name (%s)", strings.Join(expe.PlanNames(), ", ")), 2)
+		return cli.Exit(fmt.Sprintf("expe run: want one plan file (FILE.yaml) or built-in plan (%s)", strings.Join(studies.PlanNames(), ", ")), 2)
 	}
-	plan, err := expe.BuiltinPlan(c.Args().First())
+	plan, err := loadPlan(c, c.Args().First())
 	if err != nil {
-		return cli.Exit("expe run: "+err.Error(), 2)
+		return err
 	}
 	// Sizes that mean nothing for the plan are refused, not ignored.
 	for _, f := range []string{"jobs", "loads"} {
@@ -187,6 +234,10 @@ func expeRun(c *cli.Context) error {
 	if err := checkPlanPolicies(plan, registry(c)); err != nil {
 		return err
 	}
+	formats, err := reportFormats(c.String("format"))
+	if err != nil {
+		return cli.Exit("expe run: "+err.Error(), 2)
+	}
 	workers := c.Int("workers")
 	if workers < 1 {
 		return cli.Exit("expe run: --workers must be at least 1", 2)
@@ -195,7 +246,7 @@ func expeRun(c *cli.Context) error {
 	if out == "" {
 		out = filepath.Join("results", plan.Name)
 	}
-	engine, err := makeEngine(c, c.String("engine"), c.String("batsim-bin"))
+	engine, err := planEngine(c, plan)
 	if err != nil {
 		return err
 	}
@@ -249,13 +300,43 @@ func expeRun(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%d of %d runs failed; fix the cause and run the same command again (completed runs are kept)", len(res.Failed), res.Total), 1)
 	}
 	if c.Bool("report") {
-		path, err := expe.WriteReport(out)
+		return writeReports(c, out, formats)
+	}
+	fmt.Fprintf(w, "next: bucma expe report %s\n", out)
+	return nil
+}
+
+// reportFormats reads --format: md, csv or both, comma-separated.
+func reportFormats(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f != "md" && f != "csv" {
+			return nil, fmt.Errorf("--format %q: want md, csv or md,csv", s)
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// writeReports writes the reports of a campaign directory and prints their
+// paths.
+func writeReports(c *cli.Context, dir string, formats []string) error {
+	for _, f := range formats {
+		var path string
+		var err error
+		switch f {
+		case "md":
+			path, err = expe.WriteReport(dir, studies)
+		case "csv":
+			path, err = expe.WriteResultsCSV(dir)
+		}
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(c.App.Writer, path)
-	} else {
-		fmt.Fprintf(w, "next: bucma expe report %s\n", out)
 	}
 	return nil
 }
@@ -275,11 +356,47 @@ func checkPlanPolicies(p expe.Plan, reg *sched.Registry) error {
 	return nil
 }
 
-func makeEngine(c *cli.Context, name, batsimBin string) (expe.Engine, error) {
+// planEngine is the engine of a run command: its flags, else the plan's
+// engine, else the embedded one.
+func planEngine(c *cli.Context, p expe.Plan) (expe.Engine, error) {
+	name, bin, image := c.String("engine"), c.String("batsim-bin"), c.String("batsim-image")
+	var flags []string
+	if e := p.Engine; e != nil {
+		if !c.IsSet("engine") {
+			name = e.Name
+		}
+		if !c.IsSet("batsim-bin") && e.Batsim != "" {
+			bin = e.Batsim
+		}
+		if !c.IsSet("batsim-image") && !c.IsSet("batsim-bin") && e.Image != "" {
+			image = e.Image
+		}
+		flags = e.BatsimFlags
+	}
+	if c.IsSet("batsim-image") && c.IsSet("batsim-bin") {
+		return nil, cli.Exit("expe run: give --batsim-bin or --batsim-image, not both", 2)
+	}
+	return makeEngine(c, name, bin, image, flags)
+}
+
+func makeEngine(c *cli.Context, name, batsimBin, image string, flags []string) (expe.Engine, error) {
 	switch name {
 	case "embedded":
 		return expe.NewEmbeddedEngine(registry(c)), nil
 	case "batsim":
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("expe run: locating the bucma executable: %w", err)
+		}
+		e := &expe.BatsimEngine{Bucma: self, Registry: registry(c), BatsimArgs: flags}
+		if image != "" {
+			docker, err := exec.LookPath("docker")
+			if err != nil {
+				return nil, cli.Exit(fmt.Sprintf("expe run: Batsim image %s: docker not found: %v", image, err), 2)
+			}
+			e.Batsim, e.Image = docker, image
+			return e, nil
+		}
 		bin, err := exec.LookPath(batsimBin)
 		if err != nil {
 			return nil, cli.Exit(fmt.Sprintf("expe run: --engine batsim: Batsim executable %q not found: %v", batsimBin, err), 2)
@@ -287,30 +404,30 @@ func makeEngine(c *cli.Context, name, batsimBin string) (expe.Engine, error) {
 		if abs, err := filepath.Abs(bin); err == nil {
 			bin = abs
 		}
-		self, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("expe run: locating the bucma executable: %w", err)
-		}
-		return &expe.BatsimEngine{Batsim: bin, Bucma: self, Registry: registry(c)}, nil
+		e.Batsim = bin
+		return e, nil
 	}
 	return nil, cli.Exit(fmt.Sprintf("expe run: --engine %q: valid engines are embedded, batsim", name), 2)
 }
 
 func expeReportCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "report",
-		Usage:     "write DIR/report.md and its figures (DIR/fig/*.png, *.svg) from a campaign directory",
+		Name: "report",
+		Usage: "write the report of a campaign directory: DIR/report.md and its figures (DIR/fig/*.png, *.svg), " +
+			"or DIR/results.csv (one row per run and metric)",
 		ArgsUsage: "DIR",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "md", Usage: "md (report.md and its figures), csv (results.csv) or md,csv"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cli.Exit("expe report: want one campaign directory", 2)
 			}
-			path, err := expe.WriteReport(c.Args().First())
+			formats, err := reportFormats(c.String("format"))
 			if err != nil {
-				return err
+				return cli.Exit("expe report: "+err.Error(), 2)
 			}
-			fmt.Fprintln(c.App.Writer, path)
-			return nil
+			return writeReports(c, c.Args().First(), formats)
 		},
 	}
 }

@@ -83,7 +83,7 @@ func sameAsEmbedded(t *testing.T, plan, batsim string) {
 	t.Helper()
 	t.Setenv("BUCMA_TEST_MAIN", "1")
 	viaBatsim, inProc := filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "e")
-	p, err := expe.BuiltinPlan(plan)
+	p, err := studies.Plan(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestOSEPCampaignWorkloadIsTheWorkloadCommand(t *testing.T) {
 	if err := os.WriteFile(plat, xml, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := expe.BuiltinPlan("osep")
+	p, _ := studies.Plan("osep")
 	got, err := expe.GenerateWorkload(p.Recipe("user4-late-large"), 3, 0, plat)
 	if err != nil {
 		t.Fatal(err)

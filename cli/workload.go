@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -28,6 +30,8 @@ func workloadCommand() *cli.Command {
 			workloadGangCommand(),
 			workloadBotCommand(),
 			workloadSWFCommand(),
+			workloadStepCommand("scale-load"),
+			workloadStepCommand("window"),
 			workloadDelaysCommand(),
 			workloadToV5Command(),
 		},
@@ -208,21 +212,16 @@ func resolvePlatformSpeeds(p string) ([]float64, error) {
 }
 
 func workloadLilleCommand() *cli.Command {
+	g := generator("lille")
 	return &cli.Command{
 		Name:  "lille",
 		Usage: "generate a synthetic stand-in for the Lille 2020 Grid'5000 trace (see workloads/README.md)",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "jobs", Value: 7056, Usage: "number of jobs"},
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: g.Jobs, Usage: "number of jobs"},
 			seedFlag,
 			&cli.Float64Flag{Name: "load", Value: 0.85, Usage: "offered load Σ(res × run time) / (hosts × span), run times on the reference speed"},
 			&cli.StringFlag{Name: "platform", Value: "lille", Usage: "platform (name or file) giving the number of hosts"},
-			&cli.Float64Flag{Name: "ref-speed", Usage: "reference host speed (flop/s): cpu = run time × ref-speed (default: the platform's slowest host, 5.632e11 on lille)"},
-			&cli.BoolFlag{Name: "at-once", Usage: "submit every job at time 0 (the same jobs otherwise)"},
-			&cli.Float64Flag{Name: "runtime-scale", Value: 1, Usage: "multiply every run time (and so the walltimes drawn from them)"},
-			&cli.Float64Flag{Name: "one-node-share", Value: 0.55, Usage: "probability of a one-node request (the wider sizes share the rest in their proportions)"},
-			&cli.StringFlag{Name: "user-mix", Value: "6/10/24", Usage: "precise/medium/imprecise users (40 in all)"},
-			outFlag,
-		},
+		}, append(paramFlags(g.Params), outFlag)...),
 		Action: func(c *cli.Context) error {
 			if err := noPositional(c); err != nil {
 				return err
@@ -233,18 +232,9 @@ func workloadLilleCommand() *cli.Command {
 			if !(c.Float64("load") > 0) {
 				return cli.Exit(fmt.Sprintf("lille: --load must be > 0 (got %g)", c.Float64("load")), 2)
 			}
-			if c.IsSet("ref-speed") && !(c.Float64("ref-speed") > 0) {
-				return cli.Exit(fmt.Sprintf("lille: --ref-speed must be > 0 (got %g)", c.Float64("ref-speed")), 2)
-			}
-			if !(c.Float64("runtime-scale") > 0) {
-				return cli.Exit(fmt.Sprintf("lille: --runtime-scale must be > 0 (got %g)", c.Float64("runtime-scale")), 2)
-			}
-			if v := c.Float64("one-node-share"); !(v > 0 && v <= 1) {
-				return cli.Exit(fmt.Sprintf("lille: --one-node-share must be in (0, 1] (got %g)", v), 2)
-			}
-			mix, err := workloads.ParseUserMix(c.String("user-mix"))
+			v, err := paramValues(c, "lille", g.Params)
 			if err != nil {
-				return cli.Exit("lille: --user-mix: "+err.Error(), 2)
+				return err
 			}
 			if err := checkSeed(c, "lille"); err != nil {
 				return err
@@ -253,16 +243,8 @@ func workloadLilleCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("lille: platform %s: %v", c.String("platform"), err), 2)
 			}
-			o := workloads.LilleOptions{
-				Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
-				HostSpeeds: speeds, RefSpeed: c.Float64("ref-speed"), Platform: c.String("platform"),
-				AtOnce: c.Bool("at-once"), RuntimeScale: c.Float64("runtime-scale"),
-				OneNodeShare: c.Float64("one-node-share"), UserMix: mix,
-			}
-			if o.RefSpeed == 0 {
-				o.RefSpeed = workloads.SlowestSpeed(speeds)
-			}
-			w, err := workloads.GenerateLille(o)
+			w, err := g.Make(expe.GenInput{Values: v, Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
+				Hosts: len(speeds), HostSpeeds: speeds, PlatformName: c.String("platform")})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
@@ -315,7 +297,7 @@ func workloadInsertCommand() *cli.Command {
 			seedFlag,
 			&cli.IntFlag{Name: "per-class", Value: 100, Usage: "requests per precision profile"},
 			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 5.632e11, the slowest Lille node)"},
-			&cli.IntFlag{Name: "bursts", Usage: "submit the requests in this many bursts at random times instead of spreading them (0: spread)"},
+			paramFlags(step("bucma-insert").Params)[0],
 			&cli.Float64Flag{Name: "burst-width", Value: 300, Usage: "seconds over which the requests of a burst are submitted"},
 			outFlag,
 		},
@@ -324,8 +306,8 @@ func workloadInsertCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.Int("bursts") < 0 {
-				return cli.Exit(fmt.Sprintf("bucma-insert: --bursts must be ≥ 0 (got %d)", c.Int("bursts")), 2)
+			if _, err := paramValues(c, "bucma-insert", step("bucma-insert").Params); err != nil {
+				return err
 			}
 			if !(c.Float64("burst-width") >= 1) {
 				return cli.Exit(fmt.Sprintf("bucma-insert: --burst-width must be at least 1 s (got %g)", c.Float64("burst-width")), 2)
@@ -368,7 +350,7 @@ func workloadPreciseCommand() *cli.Command {
 		ArgsUsage: "IN",
 		Flags: []cli.Flag{
 			seedFlag,
-			&cli.Float64Flag{Name: "p-min", Value: 0.85, Usage: "lower bound of the precision P = Te/W"},
+			paramFlags(step("precise").Params)[0],
 			&cli.Float64Flag{Name: "ref-speed", Usage: "reference speed (default: the input's meta.ref_speed, else 5.632e11, the slowest Lille node)"},
 			outFlag,
 		},
@@ -377,8 +359,8 @@ func workloadPreciseCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if p := c.Float64("p-min"); !(p > 0 && p <= 1) {
-				return cli.Exit(fmt.Sprintf("precise: --p-min must be in (0, 1] (got %g)", p), 2)
+			if _, err := paramValues(c, "precise", step("precise").Params); err != nil {
+				return err
 			}
 			if err := checkSeedAndRefSpeed(c, "precise"); err != nil {
 				return err
@@ -399,90 +381,96 @@ func workloadPreciseCommand() *cli.Command {
 }
 
 func workloadOSEPCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "osep",
-		Usage: "generate an OSEP demand: 4 users × 10 sequential tasks, one user late",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "demand", Value: "medium", Usage: "small, medium or large"},
-			&cli.StringFlag{Name: "late", Value: "user1", Usage: "the user who submits late: user1 or user4"},
-			&cli.Float64Flag{Name: "late-by", Value: 360, Usage: "submission time of the late user (seconds)"},
-			seedFlag,
-			outFlag,
-		},
-		Action: func(c *cli.Context) error {
-			if err := noPositional(c); err != nil {
-				return err
-			}
-			if err := checkSeed(c, "osep"); err != nil {
-				return err
-			}
-			d := c.String("demand")
-			if d != "small" && d != "medium" && d != "large" {
-				return cli.Exit(fmt.Sprintf("osep: --demand must be small, medium or large (got %q)", d), 2)
-			}
-			l := c.String("late")
-			if l != "user1" && l != "user4" {
-				return cli.Exit(fmt.Sprintf("osep: --late must be user1 or user4 (got %q)", l), 2)
-			}
-			if c.Float64("late-by") < 0 {
-				return cli.Exit(fmt.Sprintf("osep: --late-by must be ≥ 0 (got %g)", c.Float64("late-by")), 2)
-			}
-			w, err := workloads.GenerateOSEP(workloads.OSEPOptions{Demand: d, Late: l, LateBy: c.Float64("late-by"), Seed: c.Uint64("seed")})
-			if err != nil {
-				return cli.Exit(err.Error(), 2)
-			}
-			return writeOutput(c, c.String("out"), w)
-		},
-	}
+	return workloadGeneratorCommand("osep", "generate an OSEP demand: 4 users × 10 sequential tasks, one user late", generatorFlags{})
 }
 
 func workloadSGECommand() *cli.Command {
-	return &cli.Command{
-		Name:  "sge",
-		Usage: "generate an SGE load-balancing scenario: n identical sequential tasks at t=0 (pi50 on sge-pi50.xml, pi80 and sw on sge.xml)",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "app", Value: "pi80", Usage: "pi50, pi80 or sw"},
-			&cli.IntFlag{Name: "tasks", Value: 13, Usage: "number of tasks (the paper: 5, 9, 13; sw also 17)"},
-			outFlag,
-		},
-		Action: func(c *cli.Context) error {
-			if err := noPositional(c); err != nil {
-				return err
-			}
-			w, err := workloads.GenerateSGE(workloads.SGEOptions{App: c.String("app"), Tasks: c.Int("tasks")})
-			if err != nil {
-				return cli.Exit(err.Error(), 2)
-			}
-			return writeOutput(c, c.String("out"), w)
-		},
-	}
+	return workloadGeneratorCommand("sge", "", generatorFlags{})
 }
 
 func workloadGangCommand() *cli.Command {
+	return workloadGeneratorCommand("gang", "generate a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
+		generatorFlags{Load: 0.7, LoadUsage: "offered load at the reference speed (2 Gflop/s per task)", Hosts: 384, HostsUsage: "processors of the platform (mcmca: 384)"})
+}
+
+// generatorFlags are the flags a generator's command has besides its
+// declared parameters: --load (a generator that takes a load) and --hosts
+// (one sized by the platform's hosts: Hosts > 0) with their defaults.
+type generatorFlags struct {
+	Load       float64
+	LoadUsage  string
+	Hosts      int
+	HostsUsage string
+}
+
+// workloadGeneratorCommand is the "bucma workload NAME" command of a
+// generator of the registry: --jobs (a generator sized by it), --load,
+// --hosts, --seed (a seeded generator), its declared parameters and --out.
+// A generator added to expe.BuiltinGenerators gets its command with one
+// call and a line in workloadCommand.
+func workloadGeneratorCommand(name, usage string, o generatorFlags) *cli.Command {
+	g := generator(name)
+	if usage == "" {
+		usage = "generate " + g.Usage
+	}
+	var flags []cli.Flag
+	if g.Jobs > 0 {
+		flags = append(flags, &cli.IntFlag{Name: "jobs", Value: g.Jobs, Usage: "number of jobs"})
+	}
+	if g.Load {
+		u := o.LoadUsage
+		if u == "" {
+			u = "offered load Σ(res × run time) / (hosts × span)"
+		}
+		flags = append(flags, &cli.Float64Flag{Name: "load", Value: o.Load, Usage: u})
+	}
+	if o.Hosts > 0 {
+		u := o.HostsUsage
+		if u == "" {
+			u = "hosts of the platform"
+		}
+		flags = append(flags, &cli.IntFlag{Name: "hosts", Value: o.Hosts, Usage: u})
+	}
+	flags = append(flags, paramFlags(g.Params)...)
+	if g.Seeded {
+		flags = append(flags, seedFlag)
+	}
 	return &cli.Command{
-		Name:  "gang",
-		Usage: "generate a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "jobs", Value: 3000, Usage: "number of jobs"},
-			&cli.Float64Flag{Name: "load", Value: 0.7, Usage: "offered load at the reference speed (2 Gflop/s per task)"},
-			&cli.IntFlag{Name: "hosts", Value: 384, Usage: "processors of the platform (mcmca: 384)"},
-			seedFlag,
-			outFlag,
-		},
+		Name:  name,
+		Usage: usage,
+		Flags: append(flags, outFlag),
 		Action: func(c *cli.Context) error {
 			if err := noPositional(c); err != nil {
 				return err
 			}
-			if err := checkSeed(c, "gang"); err != nil {
+			in := expe.GenInput{}
+			if g.Seeded {
+				if err := checkSeed(c, name); err != nil {
+					return err
+				}
+				in.Seed = c.Uint64("seed")
+			}
+			if g.Load {
+				if l := c.Float64("load"); !(l > 0) || l > 100 {
+					return cli.Exit(fmt.Sprintf("%s: --load must be > 0 and at most 100 (got %g)", name, l), 2)
+				}
+				in.Load = c.Float64("load")
+			}
+			if g.Jobs > 0 {
+				if in.Jobs = c.Int("jobs"); in.Jobs < 1 {
+					return cli.Exit(fmt.Sprintf("%s: --jobs must be at least 1 (got %d)", name, in.Jobs), 2)
+				}
+			}
+			if o.Hosts > 0 {
+				if in.Hosts = c.Int("hosts"); in.Hosts < 1 {
+					return cli.Exit(fmt.Sprintf("%s: --hosts must be at least 1 (got %d)", name, in.Hosts), 2)
+				}
+			}
+			var err error
+			if in.Values, err = paramValues(c, name, g.Params); err != nil {
 				return err
 			}
-			if l := c.Float64("load"); !(l > 0) || l > 100 {
-				return cli.Exit(fmt.Sprintf("gang: --load must be > 0 and at most 100 (got %g)", l), 2)
-			}
-			if c.Int("jobs") < 1 || c.Int("hosts") < 1 {
-				return cli.Exit(fmt.Sprintf("gang: --jobs and --hosts must be at least 1 (got %d, %d)", c.Int("jobs"), c.Int("hosts")), 2)
-			}
-			w, err := workloads.GenerateGang(workloads.GangOptions{Jobs: c.Int("jobs"), Load: c.Float64("load"), Hosts: c.Int("hosts"), Seed: c.Uint64("seed")})
+			w, err := g.Make(in)
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
@@ -621,43 +609,88 @@ func workloadBotCommand() *cli.Command {
 }
 
 func workloadSWFCommand() *cli.Command {
+	g := generator("swf")
 	return &cli.Command{
 		Name:      "from-swf",
 		Usage:     "convert a Standard Workload Format trace (Parallel Workloads Archive) to a Batsim workload",
 		ArgsUsage: "FILE",
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "ppn", Value: 1, Usage: "processors per node: res = ceil(processors / ppn)"},
-			&cli.Float64Flag{Name: "from", Value: 0, Usage: "keep jobs submitted at or after this SWF time (s)"},
-			&cli.Float64Flag{Name: "to", Value: 0, Usage: "keep jobs submitted before this SWF time (s); 0 = no bound"},
-			&cli.BoolFlag{Name: "keep-cancelled", Usage: "keep cancelled jobs (status 5) that have a run time"},
-			outFlag,
-		},
+		Flags:     append(paramFlags(g.Params, "file"), outFlag),
 		Action: func(c *cli.Context) error {
 			in, err := onePositional(c, "FILE")
 			if err != nil {
 				return err
 			}
-			if c.Int("ppn") < 1 {
-				return cli.Exit(fmt.Sprintf("from-swf: --ppn must be ≥ 1 (got %d)", c.Int("ppn")), 2)
+			v, err := paramValues(c, "from-swf", g.Params, "file")
+			if err != nil {
+				return err
 			}
 			if c.Float64("to") > 0 && c.Float64("to") <= c.Float64("from") {
 				return cli.Exit(fmt.Sprintf("from-swf: --to (%g) must be after --from (%g)", c.Float64("to"), c.Float64("from")), 2)
 			}
-			f, err := os.Open(in)
+			w, st, err := expe.ImportSWF(in, v)
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("from-swf: %v", err), 1)
-			}
-			defer f.Close()
-			w, st, err := workloads.FromSWF(f, workloads.SWFOptions{
-				PPN: c.Int("ppn"), From: c.Float64("from"), To: c.Float64("to"),
-				KeepCancelled: c.Bool("keep-cancelled"), Source: in,
-			})
-			if err != nil {
-				return cli.Exit(fmt.Sprintf("%s: %v", in, err), 1)
 			}
 			fmt.Fprintf(stderr(c), "from-swf: %s: %s\n", in, st)
 			if st.Kept == 0 {
 				return cli.Exit(fmt.Sprintf("from-swf: %s: no job left to convert", in), 1)
+			}
+			return writeOutput(c, c.String("out"), w)
+		},
+	}
+}
+
+// workloadStepCommand is the "bucma workload NAME IN" command of a step
+// that takes an offered load on a platform (scale-load) or only the seed
+// (window): its declared parameters as flags.
+func workloadStepCommand(name string) *cli.Command {
+	st := step(name)
+	flags := paramFlags(st.Params)
+	if st.Load {
+		flags = append([]cli.Flag{
+			&cli.Float64Flag{Name: "load", Usage: "the offered load to reach (required)"},
+			&cli.StringFlag{Name: "platform", Value: "lille", Usage: "platform (name or file): its hosts, and its slowest host's speed for computation profiles"},
+		}, flags...)
+	} else {
+		flags = append(flags, seedFlag)
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     st.Usage,
+		ArgsUsage: "IN",
+		Flags:     append(flags, outFlag),
+		Action: func(c *cli.Context) error {
+			in, err := onePositional(c, "IN")
+			if err != nil {
+				return err
+			}
+			v, err := paramValues(c, name, st.Params)
+			if err != nil {
+				return err
+			}
+			gi := expe.GenInput{Values: v}
+			if st.Load {
+				if l := c.Float64("load"); !(l > 0) || l > 100 {
+					return cli.Exit(fmt.Sprintf("%s: --load must be > 0 and at most 100 (got %g)", name, l), 2)
+				}
+				speeds, err := resolvePlatformSpeeds(c.String("platform"))
+				if err != nil {
+					return cli.Exit(fmt.Sprintf("%s: platform %s: %v", name, c.String("platform"), err), 2)
+				}
+				gi.Load, gi.Hosts, gi.HostSpeeds = c.Float64("load"), len(speeds), speeds
+			} else {
+				if err := checkSeed(c, name); err != nil {
+					return err
+				}
+				gi.Seed = c.Uint64("seed")
+			}
+			src, err := loadInput(in)
+			if err != nil {
+				return err
+			}
+			w, err := st.Apply(src, gi)
+			if err != nil {
+				return cli.Exit(err.Error(), 1)
 			}
 			return writeOutput(c, c.String("out"), w)
 		},
@@ -693,4 +726,88 @@ func checkSeedAndRefSpeed(c *cli.Context, cmd string) error {
 		return cli.Exit(cmd+": --ref-speed must be > 0 and --seed ≥ 1", 2)
 	}
 	return nil
+}
+
+// generator is a generator of the registry plans use: its declaration
+// makes the flags of its "bucma workload" command.
+func generator(name string) expe.Generator {
+	g, ok := expe.Generators().Generator(name)
+	if !ok {
+		panic("cli: no generator " + name)
+	}
+	return g
+}
+
+// step is a step of the registry plans use.
+func step(name string) expe.Step {
+	s, ok := expe.Generators().Step(name)
+	if !ok {
+		panic("cli: no step " + name)
+	}
+	return s
+}
+
+// paramFlags are the flags of declared parameters (--NAME, with '_' as
+// '-'), but those named in skip.
+func paramFlags(ps []expe.Param, skip ...string) []cli.Flag {
+	var out []cli.Flag
+	for _, p := range ps {
+		if slices.Contains(skip, p.Name) {
+			continue
+		}
+		usage := p.Usage
+		if len(p.Choices) > 0 && !strings.Contains(usage, p.Choices[0]) {
+			usage += " (" + strings.Join(p.Choices, ", ") + ")"
+		}
+		switch p.Type {
+		case expe.Int:
+			f := &cli.IntFlag{Name: p.Flag(), Usage: usage}
+			if d, ok := p.Default.(int); ok {
+				f.Value = d
+			}
+			out = append(out, f)
+		case expe.Float:
+			f := &cli.Float64Flag{Name: p.Flag(), Usage: usage}
+			if d, ok := p.Default.(float64); ok {
+				f.Value = d
+			}
+			out = append(out, f)
+		case expe.Bool:
+			out = append(out, &cli.BoolFlag{Name: p.Flag(), Usage: usage})
+		default:
+			f := &cli.StringFlag{Name: p.Flag(), Usage: usage}
+			if d, ok := p.Default.(string); ok {
+				f.Value = d
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// paramValues reads the flags of declared parameters, checked as a plan
+// file's parameters are: a bad value is a usage error naming the flag.
+func paramValues(c *cli.Context, cmd string, ps []expe.Param, skip ...string) (expe.Values, error) {
+	v := expe.Values{}
+	for _, p := range ps {
+		if slices.Contains(skip, p.Name) {
+			continue
+		}
+		var x any
+		switch p.Type {
+		case expe.Int:
+			x = c.Int(p.Flag())
+		case expe.Float:
+			x = c.Float64(p.Flag())
+		case expe.Bool:
+			x = c.Bool(p.Flag())
+		default:
+			x = c.String(p.Flag())
+		}
+		if err := expe.CheckParam(p, x); err != nil {
+			return nil, cli.Exit(fmt.Sprintf("%s: --%s: %v", cmd, p.Flag(), err), 2)
+		}
+		v[p.Name] = x
+	}
+	return v, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,6 +246,39 @@ func TestWorkloadBotThroughCLI(t *testing.T) {
 		err, code, msg := runApp(t, append([]string{"workload", "bot", "--out", out}, c.args...)...)
 		if code != 2 || !strings.Contains(msg+fmt.Sprint(err), c.flag) {
 			t.Errorf("%v: exit %d, %v %s; want 2 naming %s", c.args, code, err, msg, c.flag)
+		}
+	}
+}
+
+// The steps of the campaign files as commands: a window of a converted
+// SWF trace, scaled to an offered load on the Lille platform.
+func TestWorkloadWindowAndScaleLoad(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
+	for _, args := range [][]string{
+		{"workload", "from-swf", filepath.Join("..", "testdata", "cluster.swf"), "--out", a},
+		{"workload", "window", a, "--window-jobs", "100", "--seed", "3", "--out", b},
+		{"workload", "scale-load", b, "--load", "0.8", "--platform", "lille", "--out", c},
+	} {
+		if err, code, msg := runApp(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d, %v %s", args, code, err, msg)
+		}
+	}
+	w, err := workloads.Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	speeds, _ := platformSpeeds("lille")
+	if l, err := w.OfferedLoad(len(speeds), workloads.SlowestSpeed(speeds)); err != nil || len(w.Jobs) != 100 || math.Abs(l-0.8) > 1e-3 || w.Jobs[0].Subtime != 0 {
+		t.Errorf("%d jobs, offered load %v (%v), first at %v", len(w.Jobs), l, err, w.Jobs[0].Subtime)
+	}
+	for _, args := range [][]string{
+		{"workload", "scale-load", b, "--load", "0", "--out", c},
+		{"workload", "window", a, "--window-jobs", "0", "--out", c},
+		{"workload", "window", a, "--out", c},
+	} {
+		if _, code, _ := runApp(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}
 }

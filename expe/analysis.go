@@ -3,42 +3,23 @@ package expe
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/bucma-sched/bucma/platforms"
 )
 
-// RunData is what the analysis extracts from one completed run.
+// RunData is what the analysis extracts from one completed run: its
+// metrics, its run.json, and what the study reading the campaign extracts
+// (Extra, set by Study.ReadRun).
 type RunData struct {
 	Run     Run
 	Metrics Metrics
-	// Classes are the statistics per precision profile (profile_class of the
-	// workload's jobs).
-	Classes map[string]GroupStats
-	// Gains are the queue-position gains by Su band at submission (empty
-	// without a decision trace).
-	Gains map[string][]float64
-	// BandWait is the mean waiting time by Su band at submission (from the
-	// trace).
-	BandWait map[string]float64
-	HasTrace bool
-	// ClassGains are the queue-position gains at submission of the jobs of
-	// each precision profile (from the trace); OtherSu is the mean Su at
-	// submission of the other jobs' owners (NaN without a trace), and
-	// OtherShortWall the share of the other jobs whose walltime is at most
-	// InsertedWalltime (the inserted requests' 1 h): the two things that
-	// decide where BUCMA puts an inserted request among them.
-	ClassGains     map[string][]float64
-	OtherSu        float64
-	OtherShortWall float64
-	// OSEP holds the OSEP metrics (plans of kind "osep" only).
-	OSEP *OSEPRunStats
+	Info    RunInfo
+	Extra   any
 }
 
 // Analysis is the data of a campaign directory.
@@ -48,12 +29,46 @@ type Analysis struct {
 	Hosts   int
 	Runs    map[string]*RunData // completed runs, by id
 	Missing []Run               // runs of the plan not (yet) done
-	// Grid is the platform's hosts with their owners (plans of kind
-	// "osep" only).
-	Grid *OSEPGrid
 	// CaseHosts are the compute hosts of each case's platform, for plans
 	// whose cases run on several platforms (Hosts is the plan's).
 	CaseHosts map[string]int
+	// Platform is the plan's platform (nil when platform.xml cannot be
+	// read: Hosts is then 0 and utilizations are NaN).
+	Platform *platforms.Platform
+	// Data is what the study's Prepare returned.
+	Data any
+}
+
+// RunInput is what a study's ReadRun gets from the shared pass over the
+// runs: the run's directory and the rows of its jobs file (read and
+// verified once), the workload's jobs and what the study's ReadWorkload
+// returned for the run's workload.
+type RunInput struct {
+	Dir      string // the run's directory
+	Rows     []JobRow
+	Hosts    int                // compute hosts of the run's platform
+	Workload string             // the workload file
+	Jobs     map[string]JobInfo // by job id
+	// WorkloadData is what Study.ReadWorkload returned (nil without it).
+	WorkloadData any
+	trace        []TraceRow
+	traceRead    bool
+	hasTrace     bool
+	traceErr     error
+}
+
+// Trace reads the run's decision trace (trace.csv) once; ok is false when
+// the run has none.
+func (in *RunInput) Trace() (rows []TraceRow, ok bool, err error) {
+	if !in.traceRead {
+		in.traceRead = true
+		p := filepath.Join(in.Dir, TraceFile)
+		if _, err := os.Stat(p); err == nil {
+			in.hasTrace = true
+			in.trace, in.traceErr = ReadTraceFile(p)
+		}
+	}
+	return in.trace, in.hasTrace, in.traceErr
 }
 
 // RunIDs lists the completed runs' ids, sorted.
@@ -74,35 +89,20 @@ func (a *Analysis) HostsOf(r Run) int {
 	return a.Hosts
 }
 
-// osepWorkload is what the OSEP metrics need from one workload file.
-type osepWorkload struct {
-	jobs  []OSEPJob
-	ideal map[string]float64 // owner-alone completion times
-}
-
-// Analyze reads every completed run of the campaign in dir. The same code
+// Analyze reads every completed run of the campaign in dir once, for the
+// study st (its hooks, when set, read what its report needs). The same code
 // reads runs made by Batsim and by the embedded engine: only the Batsim
 // output files (out_jobs.csv), the optional decision trace (trace.csv) and
 // the workload files are used. A completed run whose outputs fail
 // verification (VerifyRun) is an error: its numbers would not be the run's.
-func Analyze(dir string) (*Analysis, error) {
+func Analyze(dir string, st Study) (*Analysis, error) {
 	plan, err := ReadPlan(dir)
 	if err != nil {
 		return nil, err
 	}
 	a := &Analysis{Dir: dir, Plan: plan, Runs: map[string]*RunData{}}
-	plat, perr := platforms.Load(filepath.Join(dir, PlatformFile))
-	if perr == nil {
-		a.Hosts = len(plat.Hosts)
-	}
-	osep := plan.Kind == "osep"
-	if osep {
-		if perr != nil {
-			return nil, fmt.Errorf("%s: the OSEP metrics need the platform: %w", dir, perr)
-		}
-		if a.Grid, err = NewOSEPGrid(plat, plan.OwnerProperty()); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, PlatformFile), err)
-		}
+	if plat, perr := platforms.Load(filepath.Join(dir, PlatformFile)); perr == nil {
+		a.Hosts, a.Platform = len(plat.Hosts), plat
 	}
 	for _, c := range plan.Cases {
 		f := plan.PlatformFileOf(c.Name)
@@ -118,6 +118,11 @@ func Analyze(dir string) (*Analysis, error) {
 		}
 		a.CaseHosts[c.Name] = len(cp.Hosts)
 	}
+	if st.Prepare != nil {
+		if a.Data, err = st.Prepare(a); err != nil {
+			return nil, err
+		}
+	}
 	var todo []Run
 	for _, r := range plan.Expand() {
 		if IsDone(dir, r.ID) {
@@ -127,19 +132,20 @@ func Analyze(dir string) (*Analysis, error) {
 		}
 	}
 	// Job information per workload, shared by the runs of that workload.
-	infos := map[string]map[string]string{}
-	osepWs := map[string]*osepWorkload{}
+	infos := map[string]map[string]JobInfo{}
+	wdata := map[string]any{}
 	for _, r := range todo {
 		if _, ok := infos[r.Workload]; ok {
 			continue
 		}
-		ji, err := ReadJobInfo(WorkloadPath(dir, r.Workload))
+		path := WorkloadPath(dir, r.Workload)
+		ji, err := ReadJobInfo(path)
 		if err != nil {
 			return nil, err
 		}
-		infos[r.Workload] = ClassOf(ji)
-		if osep {
-			if osepWs[r.Workload], err = readOSEPWorkload(WorkloadPath(dir, r.Workload), a.Grid); err != nil {
+		infos[r.Workload] = ji
+		if st.ReadWorkload != nil {
+			if wdata[r.Workload], err = st.ReadWorkload(a, path, ji); err != nil {
 				return nil, err
 			}
 		}
@@ -154,11 +160,22 @@ func Analyze(dir string) (*Analysis, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if err := VerifyRun(dir, r.ID); err != nil {
+			rows, info, err := verifyRun(dir, r.ID)
+			if err != nil {
 				errs[i] = fmt.Errorf("%w (running the campaign again, with the same 'bucma expe run' command, redoes the run)", err)
 				return
 			}
-			out[i], errs[i] = analyzeRun(RunDir(dir, r.ID), r, a.HostsOf(r), infos[r.Workload], a.Grid, osepWs[r.Workload])
+			hosts := a.HostsOf(r)
+			rd := &RunData{Run: r, Metrics: Compute(rows, hosts), Info: info}
+			if st.ReadRun != nil {
+				in := &RunInput{Dir: RunDir(dir, r.ID), Rows: rows, Hosts: hosts, Workload: WorkloadPath(dir, r.Workload),
+					Jobs: infos[r.Workload], WorkloadData: wdata[r.Workload]}
+				if err := st.ReadRun(a, in, rd); err != nil {
+					errs[i] = fmt.Errorf("run %s: %w", r.ID, err)
+					return
+				}
+			}
+			out[i] = rd
 		}()
 	}
 	wg.Wait()
@@ -171,89 +188,10 @@ func Analyze(dir string) (*Analysis, error) {
 	return a, nil
 }
 
-// AnalyzeRun reads one run directory (out_jobs.csv, and trace.csv when
-// present); classes maps job ids to their precision profile.
-func AnalyzeRun(runDir string, r Run, hosts int, classes map[string]string) (*RunData, error) {
-	return analyzeRun(runDir, r, hosts, classes, nil, nil)
-}
-
-// analyzeRun is AnalyzeRun, plus the OSEP metrics when w is set.
-func analyzeRun(runDir string, r Run, hosts int, classes map[string]string, g *OSEPGrid, w *osepWorkload) (*RunData, error) {
-	rows, err := ReadJobsFile(filepath.Join(runDir, JobsFile))
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", r.ID, err)
-	}
-	rd := &RunData{Run: r, Metrics: Compute(rows, hosts), Classes: ByGroup(rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{},
-		ClassGains: map[string][]float64{}, OtherSu: math.NaN(), OtherShortWall: math.NaN()}
-	if len(classes) > 0 {
-		short, others := 0, 0
-		for _, j := range rows {
-			if classes[j.ID] != "" {
-				continue
-			}
-			others++
-			if j.Walltime > 0 && j.Walltime <= InsertedWalltime {
-				short++
-			}
-		}
-		if others > 0 {
-			rd.OtherShortWall = float64(short) / float64(others)
-		}
-	}
-	if w != nil {
-		if rd.OSEP, err = ComputeOSEP(rows, w.jobs, w.ideal, g); err != nil {
-			return nil, fmt.Errorf("run %s: %w", r.ID, err)
-		}
-	}
-	tp := filepath.Join(runDir, TraceFile)
-	if _, err := os.Stat(tp); err == nil {
-		tr, err := ReadTraceFile(tp)
-		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", r.ID, err)
-		}
-		rd.HasTrace = true
-		rd.Gains = GainsByBand(tr)
-		su, nsu := 0.0, 0
-		for _, t := range tr {
-			id := t.JobID // "w0!7" in a trace, "7" in _jobs.csv
-			if i := strings.IndexByte(id, '!'); i >= 0 {
-				id = id[i+1:]
-			}
-			if c := classes[id]; c != "" {
-				if t.HasGain {
-					rd.ClassGains[c] = append(rd.ClassGains[c], t.Gain)
-				}
-			} else if !math.IsNaN(t.Su) {
-				su += t.Su
-				nsu++
-			}
-		}
-		if nsu > 0 {
-			rd.OtherSu = su / float64(nsu)
-		}
-		for b, w := range WaitsByBand(tr) {
-			sum := 0.0
-			for _, x := range w {
-				sum += x
-			}
-			rd.BandWait[b] = sum / float64(len(w))
-		}
-	}
-	return rd, nil
-}
-
-// readOSEPWorkload reads an OSEP workload and computes its owner-alone
-// completion times on g.
-func readOSEPWorkload(path string, g *OSEPGrid) (*osepWorkload, error) {
-	jobs, err := ReadOSEPJobs(path)
-	if err != nil {
-		return nil, err
-	}
-	ideal, err := OwnerAloneCompletion(jobs, g)
-	if err != nil {
-		return nil, fmt.Errorf("workload %s: %w", path, err)
-	}
-	return &osepWorkload{jobs: jobs, ideal: ideal}, nil
+// Lookup returns the data of a run by variant, case, load and seed (nil if
+// not done).
+func (a *Analysis) Lookup(variant, caseName string, load float64, seed uint64) *RunData {
+	return a.Runs[variant+"_"+a.Plan.KeyOf(caseName, seed, load)]
 }
 
 // GetCase returns the data of a run by variant, workload case and seed (nil
@@ -316,39 +254,27 @@ func (a *Analysis) Values(variant string, load float64, f func(*RunData) float64
 	return out
 }
 
-// PooledGains pools the gains of a variant by band over the seeds.
-func (a *Analysis) PooledGains(variant string, load float64) map[string][]float64 {
-	out := map[string][]float64{}
+// ConditionValues collects f(run) over the plan's seeds for one variant
+// under one condition (case and load).
+func (a *Analysis) ConditionValues(variant string, c Condition, f func(*RunData) float64) []float64 {
+	var out []float64
 	for _, s := range a.Plan.Seeds {
-		if x := a.Get(variant, s, load); x != nil {
-			for b, g := range x.Gains {
-				out[b] = append(out[b], g...)
-			}
+		if x := a.Lookup(variant, c.Case, c.Load, s); x != nil {
+			out = append(out, f(x))
 		}
 	}
 	return out
 }
 
-// Classes lists the precision profiles seen in the runs, in the paper's
-// order first (imprecise, medium, precise), then the others sorted.
-func (a *Analysis) Classes() []string {
-	seen := map[string]bool{}
-	for _, rd := range a.Runs {
-		for c := range rd.Classes {
-			seen[c] = true
+// ConditionPaired collects, over the plan's seeds, f(run of x, run of y)
+// under one condition, for the seeds where both runs are done.
+func (a *Analysis) ConditionPaired(x, y string, c Condition, f func(x, y *RunData) float64) []float64 {
+	var out []float64
+	for _, s := range a.Plan.Seeds {
+		rx, ry := a.Lookup(x, c.Case, c.Load, s), a.Lookup(y, c.Case, c.Load, s)
+		if rx != nil && ry != nil {
+			out = append(out, f(rx, ry))
 		}
 	}
-	var out []string
-	for _, c := range []string{"imprecise", "medium", "precise"} {
-		if seen[c] {
-			out = append(out, c)
-			delete(seen, c)
-		}
-	}
-	var rest []string
-	for c := range seen {
-		rest = append(rest, c)
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
+	return out
 }

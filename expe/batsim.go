@@ -25,8 +25,13 @@ import (
 // between. Both processes are supervised: when one fails the other is
 // stopped, and when one ends normally the other gets Grace to end too.
 type BatsimEngine struct {
-	Batsim string // batsim executable
+	Batsim string // batsim executable, or docker's with Image
 	Bucma  string // bucma executable (the scheduler side)
+	// Image, when set, runs Batsim from this Docker image with Batsim set
+	// to the docker executable: docker run --rm --net host (Batsim reaches
+	// the scheduler on the loopback interface), as the calling user, with
+	// the campaign directory mounted at its own path.
+	Image string
 	// BatsimArgs are appended to Batsim's command line.
 	BatsimArgs []string
 	// Registry knows the policies (default: policies.Builtin()); a policy
@@ -70,7 +75,29 @@ func (e *BatsimEngine) BatsimCommand(spec RunSpec, endpoint string) []string {
 func (e *BatsimEngine) batsimArgs(spec RunSpec) (head, tail []string) {
 	tail = append(tail, policyFlags(e.Registry, spec.Run.Variant.Policy)...)
 	tail = append(tail, e.BatsimArgs...)
-	return []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s"}, tail
+	head = []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s"}
+	if e.Image != "" {
+		dir, user := spec.Campaign, fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+		if dir == "" {
+			dir, user = pwdMark, uidMark
+		}
+		head = append([]string{e.Batsim, "run", "--rm", "-i", "--net", "host", "-u", user, "-v", dir + ":" + dir, "-w", dir, e.Image}, head[1:]...)
+	}
+	return head, tail
+}
+
+// In the replayed command line of a run in a Docker image, the campaign
+// directory is the shell's current one and the user the caller.
+const (
+	pwdMark = "@PWD@"
+	uidMark = "@UID@"
+)
+
+// shellMarks writes the marks of a replayed command line as the shell
+// expressions they stand for.
+func shellMarks(s string) string {
+	s = strings.ReplaceAll(s, pwdMark, `"$PWD"`)
+	return strings.ReplaceAll(s, uidMark, `"$(id -u):$(id -g)"`)
 }
 
 // CommandLine implements Engine: the two commands as a POSIX shell runs
@@ -82,7 +109,7 @@ func (e *BatsimEngine) CommandLine(spec RunSpec) string {
 	if len(tail) > 0 {
 		batsim += " " + ShellJoin(tail)
 	}
-	return ShellJoin(e.SchedulerCommand(spec)) + " & until [ -s " + ep + " ]; do sleep 0.1; done; " + batsim
+	return ShellJoin(e.SchedulerCommand(spec)) + " & until [ -s " + ep + " ]; do sleep 0.1; done; " + shellMarks(batsim)
 }
 
 // Run implements Engine.

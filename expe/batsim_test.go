@@ -2,6 +2,7 @@ package expe
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ echo "scheduler listening"
 func batsimSpec(t *testing.T) RunSpec {
 	t.Helper()
 	dir := t.TempDir()
-	p, _ := BuiltinPlan("bucma-model")
+	p := builtinPlan(t, "bucma-model")
 	r := p.Expand()[1] // bucma5302-fcfs
 	return RunSpec{Run: r, Platform: "/data/platform.xml", Workload: "/data/w.json", Dir: dir,
 		Prefix: filepath.Join(dir, "out"), Trace: filepath.Join(dir, "trace.csv"), Log: filepath.Join(dir, "run.log")}
@@ -79,7 +80,7 @@ func TestBatsimEngineCommands(t *testing.T) {
 	spec := batsimSpec(t)
 	s, b := e.SchedulerCommand(spec), e.BatsimCommand(spec, "tcp://127.0.0.1:28123")
 	epFile := filepath.Join(spec.Dir, EndpointFile)
-	wantS := []string{"/usr/bin/bucma", "run", "--scheduler", "bucma5302", "--option", "base=fcfs", "--option", "pinned-scores=" + PinnedScores,
+	wantS := []string{"/usr/bin/bucma", "run", "--scheduler", "bucma5302", "--option", "base=fcfs", "--option", "pinned-scores=" + "imprecise:0,medium:50,precise:100",
 		"--trace", spec.Trace, "-s", "tcp://127.0.0.1:*", "--endpoint-file", epFile}
 	wantB := []string{"/opt/batsim", "-p", "/data/platform.xml", "-w", "/data/w.json", "-e", spec.Prefix, "-s", "tcp://127.0.0.1:28123", "--disable-schedule-tracing"}
 	if strings.Join(s, " ") != strings.Join(wantS, " ") {
@@ -96,6 +97,26 @@ func TestBatsimEngineCommands(t *testing.T) {
 	}
 	if got := ShellJoin([]string{"a b", "it's", "plain-1.0", ""}); got != `'a b' 'it'\''s' plain-1.0 ''` {
 		t.Errorf("ShellJoin = %s", got)
+	}
+}
+
+// With a Docker image, Batsim runs in a container on the host's network,
+// as the caller, with the campaign directory mounted at its own path; the
+// replayed command line does the same from the campaign directory.
+func TestBatsimEngineImage(t *testing.T) {
+	e := &BatsimEngine{Batsim: "/usr/bin/docker", Bucma: "/usr/bin/bucma", Image: "oarteam/batsim:4.2.1"}
+	spec := batsimSpec(t)
+	spec.Campaign = "/data"
+	b := strings.Join(e.BatsimCommand(spec, "tcp://127.0.0.1:28123"), " ")
+	want := fmt.Sprintf("/usr/bin/docker run --rm -i --net host -u %d:%d -v /data:/data -w /data oarteam/batsim:4.2.1 -p /data/platform.xml -w /data/w.json -e ",
+		os.Getuid(), os.Getgid())
+	if !strings.HasPrefix(b, want) || !strings.HasSuffix(b, " -s tcp://127.0.0.1:28123") {
+		t.Errorf("batsim argv\n got %s\nwant %s...", b, want)
+	}
+	spec.Campaign = ""
+	cl := e.CommandLine(spec)
+	if !strings.Contains(cl, `; /usr/bin/docker run --rm -i --net host -u "$(id -u):$(id -g)" -v "$PWD":"$PWD" -w "$PWD" oarteam/batsim:4.2.1 -p /data/platform.xml`) {
+		t.Errorf("command line %s", cl)
 	}
 }
 

@@ -38,6 +38,7 @@ const (
 // absolute, except in the spec given to Engine.CommandLine (see there).
 type RunSpec struct {
 	Run      Run
+	Campaign string // the campaign directory ("" in the spec given to Engine.CommandLine)
 	Platform string // platform file
 	Workload string // workload file
 	Dir      string // the run's output directory (exists, empty)
@@ -197,7 +198,7 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 			return res, err
 		}
 	}
-	if err := c.Plan.checkFile(); err != nil {
+	if err := c.Plan.checkFiles(); err != nil {
 		return res, err
 	}
 	if err := removeStale(dir); err != nil {
@@ -291,7 +292,7 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (*Failure, err
 		return &Failure{Run: r, Err: err}, nil
 	}
 	spec := RunSpec{
-		Run: r, Platform: filepath.Join(dir, c.Plan.PlatformFileOf(r.Case)), Workload: WorkloadPath(dir, r.Workload), Dir: tmp,
+		Run: r, Campaign: dir, Platform: filepath.Join(dir, c.Plan.PlatformFileOf(r.Case)), Workload: WorkloadPath(dir, r.Workload), Dir: tmp,
 		Prefix: filepath.Join(tmp, OutPrefix), Trace: filepath.Join(tmp, TraceFile), Log: filepath.Join(tmp, LogFile),
 	}
 	cmd := c.Engine.CommandLine(replaySpec(r, c.Plan.PlatformFileOf(r.Case)))
@@ -372,8 +373,8 @@ func safeRun(ctx context.Context, e Engine, spec RunSpec) (err error) {
 // platform, workload recipe or variants); seeds and loads may change.
 func (c *Campaign) checkAndWritePlan(dir string) error {
 	if old, err := ReadPlan(dir); err == nil {
-		if old.Platform != c.Plan.Platform || !reflect.DeepEqual(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
-			!reflect.DeepEqual(old.Cases, c.Plan.Cases) {
+		if old.Platform != c.Plan.Platform || !sameJSON(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
+			!sameJSON(old.Cases, c.Plan.Cases) {
 			return fmt.Errorf("%s holds another experiment (plan %s, platform %s, %d jobs, %d variants): use another --out directory or the same plan and --jobs/--quick",
 				dir, old.Name, old.Platform, old.Workload.Jobs, len(old.Variants))
 		}
@@ -387,6 +388,13 @@ func (c *Campaign) checkAndWritePlan(dir string) error {
 	return WriteFileAtomic(PlanPath(dir), append(data, '\n'))
 }
 
+// sameJSON compares two values by their JSON form.
+func sameJSON(a, b any) bool {
+	x, errX := json.Marshal(a)
+	y, errY := json.Marshal(b)
+	return errX == nil && errY == nil && string(x) == string(y)
+}
+
 func (c *Campaign) writePlatform(name, path string) error {
 	get := c.PlatformXML
 	if get == nil {
@@ -396,10 +404,26 @@ func (c *Campaign) writePlatform(name, path string) error {
 	if err != nil {
 		return fmt.Errorf("platform %s: %w", name, err)
 	}
-	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
-		return nil
+	if old, err := os.ReadFile(path); err == nil {
+		if string(old) == string(data) {
+			return nil
+		}
+		if anyRunDone(filepath.Dir(path)) {
+			return fmt.Errorf("platform %s changed since the campaign began (%s holds the one its runs ran on): use another --out directory", name, path)
+		}
 	}
 	return WriteFileAtomic(path, data)
+}
+
+// anyRunDone reports whether the campaign in dir has a completed run.
+func anyRunDone(dir string) bool {
+	entries, _ := os.ReadDir(filepath.Join(dir, RunsDir))
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), tmpPrefix) && !strings.HasSuffix(e.Name(), failedSuffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // makeWorkloads generates the missing workload files of the pending runs,

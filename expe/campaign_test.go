@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -101,11 +102,9 @@ func (f *fakeEngine) Run(ctx context.Context, spec RunSpec) error {
 
 func testPlan(t *testing.T, name string, seeds int) Plan {
 	t.Helper()
-	p, err := BuiltinPlan(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err = p.With(Overrides{Seeds: seeds, Jobs: 12})
+	p := builtinPlan(t, name)
+	p.Kind = "" // the comparison report: the studies' reports are their packages' tests
+	p, err := p.With(Overrides{Seeds: seeds, Jobs: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,9 +192,13 @@ func TestCampaignResumeAfterInterruption(t *testing.T) {
 	}
 }
 
+// wallTime is the report's sentence on the runs' wall time, which differs
+// from one execution to the next.
+var wallTime = regexp.MustCompile(`Wall time of the runs: [^\n]* in all( \([^)]*\))?\.`)
+
 func reportText(t *testing.T, dir string) string {
 	t.Helper()
-	path, err := WriteReport(dir)
+	path, err := WriteReport(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +206,7 @@ func reportText(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(data)
+	return wallTime.ReplaceAllString(string(data), "")
 }
 
 func TestCampaignFailedRunDoesNotStopOthers(t *testing.T) {
@@ -322,15 +325,15 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	if len(made) != 4 {
 		t.Errorf("workloads made: %v", made)
 	}
-	// With several loads, the report shows the changes against load.
+	// With several loads, the report has a section per load.
 	text := reportText(t, dir)
-	for _, m := range WtrustMetrics {
-		if _, err := os.Stat(filepath.Join(dir, FigDir, "wtrust_"+m+"_vs_load.svg")); err != nil || !strings.Contains(text, "wtrust_"+m+"_vs_load.png") {
-			t.Errorf("load figure of %s: %v", m, err)
+	for _, l := range []string{"0.7", "1"} {
+		if _, err := os.Stat(filepath.Join(dir, FigDir, "cdf_waiting_l"+l+".svg")); err != nil || !strings.Contains(text, "cdf_waiting_l"+l+".png") {
+			t.Errorf("distribution figure of load %s: %v", l, err)
 		}
-	}
-	if !strings.Contains(text, "## Load 0.7") || !strings.Contains(text, "## Gains against load") {
-		t.Error("the report has no section per load")
+		if !strings.Contains(text, "## offered load "+l+"\n") {
+			t.Errorf("the report has no section for load %s", l)
+		}
 	}
 	for k, n := range made {
 		if n != 1 {
@@ -426,7 +429,7 @@ func TestCampaignVerifiesCompletedRuns(t *testing.T) {
 			t.Errorf("%s/%s: %v", c.run, c.file, err)
 		}
 	}
-	_, err := WriteReport(dir)
+	_, err := WriteReport(dir, nil)
 	for _, c := range tamper {
 		if err == nil || !strings.Contains(err.Error(), "run "+c.run+": "+filepath.Join(RunDir(dir, c.run), c.file)) {
 			t.Errorf("report on tampered runs: %v", err)
@@ -529,5 +532,31 @@ func TestVerifyScheduleWithoutWallClock(t *testing.T) {
 	write(ScheduleFile, schedule("5.000000", "0.000120", "0.000452"))
 	if err := VerifyRun(dir, "r"); err == nil || !strings.Contains(err.Error(), "content changed") {
 		t.Fatalf("a whole-file checksum: %v", err)
+	}
+}
+
+// A platform file that changed once runs are done is refused on resume;
+// before any run, the new one is taken.
+func TestCampaignRefusesAChangedPlatform(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	dir, src := t.TempDir(), filepath.Join(t.TempDir(), "p.xml")
+	xml, _ := PlatformXML("lille")
+	os.WriteFile(src, xml, 0o644)
+	plan.Platform = src
+	again := func() error {
+		camp := newCampaign(plan, dir, newFakeEngine(), 2)
+		camp.PlatformXML = nil
+		_, err := camp.Execute(context.Background())
+		return err
+	}
+	if err := again(); err != nil {
+		t.Fatal(err)
+	}
+	if err := again(); err != nil {
+		t.Fatalf("unchanged platform: %v", err)
+	}
+	os.WriteFile(src, append(xml, '\n'), 0o644)
+	if err := again(); err == nil || !strings.Contains(err.Error(), "changed since the campaign began") {
+		t.Errorf("changed platform: %v", err)
 	}
 }

@@ -82,8 +82,8 @@ func TestEmbeddedEngineDynamicJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.WriteFile(spec.Platform, xml, 0o644)
-		p, _ := BuiltinPlan("osep")
-		w, err := GenerateWorkload(p.Recipe(OSEPCaseName("user4", "small")), 1, 0, spec.Platform)
+		p := builtinPlan(t, "osep")
+		w, err := GenerateWorkload(p.Recipe("user4-late-small"), 1, 0, spec.Platform)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,8 +153,8 @@ func TestComputeSharingFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(spec.Platform, xml, 0o644)
-	p, _ := BuiltinPlan(SGEPlan)
-	w, err := GenerateWorkload(p.Recipe(SGECaseName("sw", 13)), 1, 0, spec.Platform)
+	p := builtinPlan(t, "sge")
+	w, err := GenerateWorkload(p.Recipe("sw-13"), 1, 0, spec.Platform)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package expe
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/fuzzguard"
+	"github.com/bucma-sched/bucma/policies"
 )
 
 func FuzzReadJobsCSV(f *testing.F) {
@@ -79,11 +81,8 @@ func addFiles(f *testing.F, pattern string) {
 // FuzzParsePlan: a plan.json ParsePlan accepts expands to at most MaxRuns
 // runs with distinct ids, and survives a JSON round trip.
 func FuzzParsePlan(f *testing.F) {
-	for _, name := range PlanNames() {
-		p, err := BuiltinPlan(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, name := range SortedKeys(builtinPlanFiles) {
+		p := builtinPlan(f, name)
 		data, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
 			f.Fatal(err)
@@ -97,6 +96,45 @@ func FuzzParsePlan(f *testing.F) {
 	})
 }
 
+// FuzzParsePlanFile: a plan file is refused with a PlanFileError, never a
+// panic; one accepted gives a plan.json ParsePlan accepts (see
+// checkParsePlan).
+func FuzzParsePlanFile(f *testing.F) {
+	for _, name := range SortedKeys(builtinPlanFiles) {
+		data, err := os.ReadFile(builtinPlanFiles[name])
+		if err != nil {
+			f.Fatal(err)
+		}
+		// Fewer seeds: the fuzzer's executions stay short.
+		f.Add(bytes.Replace(data, []byte("seeds: 1-1000"), []byte("seeds: 1-3"), 1))
+	}
+	f.Add([]byte(goodPlan))
+	f.Add([]byte("name: x\nplatform: lille\nworkloads:\n  - {name: a, generator: lille, jobs: 10}\n  - {name: b, generator: gang}\nloads: 0.5\nseeds: [3]\nvariants: [{name: v, policy: fcfs}]\n"))
+	f.Add([]byte("{name: x, platform: lille, workload: {generator: lille}, variants: [], seeds: 0-1}"))
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cluster.swf"), []byte("1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n2 5 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	studies := testStudies()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzguard.Run(t, func() error {
+			p, err := ParsePlanFile(data, PlanFileOptions{Name: "plan.yaml", Dir: dir, Studies: studies, Policies: policies.Builtin()})
+			if err != nil {
+				var pe *PlanFileError
+				if !errors.As(err, &pe) {
+					return fmt.Errorf("not a PlanFileError: %T %v", err, err)
+				}
+				return nil
+			}
+			js, err := json.Marshal(p)
+			if err != nil {
+				return err
+			}
+			return checkParsePlan(js)
+		})
+	})
+}
+
 func checkParsePlan(data []byte) error {
 	p, err := ParsePlan(data)
 	if err != nil {
@@ -105,7 +143,7 @@ func checkParsePlan(data []byte) error {
 	runs := p.Expand()
 	want := len(p.Variants) * len(p.Seeds) * len(p.Loads)
 	if len(p.Cases) > 0 {
-		want = len(p.Variants) * len(p.Cases) * len(p.Seeds)
+		want = len(p.Variants) * len(p.Cases) * len(p.Seeds) * max(len(p.Loads), 1)
 	}
 	if len(runs) > MaxRuns || len(runs) != want {
 		return fmt.Errorf("%d runs", len(runs))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -193,4 +194,30 @@ func (p *rowParser) num(name string) float64 {
 		p.fail(name, fmt.Errorf("%q is not a number", s))
 	}
 	return v
+}
+
+// ScheduleValue reads one column of a Batsim _schedule.csv (its single
+// data row).
+func ScheduleValue(path, column string) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return math.NaN(), err
+	}
+	defer f.Close()
+	cr, col, err := csvWithHeader(f, "empty schedule file")
+	if err != nil {
+		return math.NaN(), err
+	}
+	i, ok := col[column]
+	if !ok {
+		return math.NaN(), fmt.Errorf("%s: no column %s", path, column)
+	}
+	rec, err := cr.Read()
+	if err != nil {
+		return math.NaN(), fmt.Errorf("%s: %w", path, err)
+	}
+	if i >= len(rec) {
+		return math.NaN(), fmt.Errorf("%s: no value for %s", path, column)
+	}
+	return strconv.ParseFloat(strings.TrimSpace(rec[i]), 64)
 }

@@ -5,8 +5,19 @@ import (
 	"sort"
 )
 
-// BSLDThreshold is τ of the bounded slowdown, in seconds.
+// BSLDThreshold is τ of the bounded slowdown, in seconds: 10 s, the
+// literature's usual threshold (Feitelson et al., "Theory and practice in
+// parallel job scheduling", 1997).
 const BSLDThreshold = 10.0
+
+// Final states of Batsim's jobs: the one of a job that completed, and those
+// that end a job before its work is done.
+const (
+	SuccessState = "COMPLETED_SUCCESSFULLY"
+
+	KilledState   = "COMPLETED_KILLED"           // killed by the scheduler
+	WalltimeState = "COMPLETED_WALLTIME_REACHED" // killed at its walltime
+)
 
 // Metrics summarises one run.
 //
@@ -30,6 +41,9 @@ type Metrics struct {
 	Ran      int // jobs with times (finished in any final state)
 	Rejected int
 	Success  int // COMPLETED_SUCCESSFULLY
+	// Killed counts the jobs that ran and were killed, by the scheduler
+	// (KilledState) or at their walltime (WalltimeState).
+	Killed int
 
 	FirstSubmit    float64
 	LastFinish     float64
@@ -80,6 +94,9 @@ func Compute(rows []JobRow, hosts int) Metrics {
 		m.Ran++
 		if j.Success {
 			m.Success++
+		}
+		if j.FinalState == KilledState || j.FinalState == WalltimeState {
+			m.Killed++
 		}
 		if math.IsNaN(m.LastFinish) || j.Finish > m.LastFinish {
 			m.LastFinish = j.Finish

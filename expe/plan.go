@@ -1,10 +1,10 @@
 package expe
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,118 +19,184 @@ type Variant struct {
 	Options map[string]string `json:"options"` // policy options (CLI key=value form)
 	// Base is the base policy the variant is compared with ("fcfs", ...);
 	// Model is "" for a base policy alone, else the model applied to Base
-	// ("bucma5302", "wtrust", ...).
+	// ("bucma5302", "wtrust", ...). Studies read them; the comparison
+	// report does not.
 	Base  string `json:"base"`
 	Model string `json:"model,omitempty"`
 }
 
 // WorkloadRecipe says how the workload of a (seed, load) pair, or of a
-// (case, seed) pair, is made: a generator, then transformations applied in
-// order.
+// (case, seed) pair, is made: a generator of the registry (Generators),
+// then its steps applied in order, all seeded with the seed. Fields are the
+// parameters of the generator and steps, in the order given.
 type WorkloadRecipe struct {
-	Generator string   `json:"generator"` // "lille", "osep", "sge", "gang", "bot", "file"
-	Jobs      int      `json:"jobs"`      // jobs of the generator (0: its default; "osep" has a fixed size)
-	Steps     []string `json:"steps"`     // "bucma-insert", "precise"
-	// Parameters of the "osep" generator (a plan's workload cases set
-	// Demand and Late, see WorkloadCase).
-	Demand string  `json:"demand,omitempty"`  // small, medium or large
-	Late   string  `json:"late,omitempty"`    // the user who submits late
-	LateBy float64 `json:"late_by,omitempty"` // the late user's submission time, seconds
-	// Parameters of the "sge" generator (set by the cases of plan sge):
-	// the application and the number of tasks.
-	App   string `json:"app,omitempty"`
-	Tasks int    `json:"tasks,omitempty"`
-	// Parameters of the "bot" generator (set by the cases of plan bot):
-	// Bots lists the bags of tasks, comma-separated, each a published BoT
-	// of the thesis (H1-1 ... H2-3, see workloads.NamedBoT) or one drawn,
-	// with the seed, from a profile class (leve, mediano, pesado, up-1 ...
-	// up-10, see workloads.BotProfileClass); BotArrivals their arrival
-	// steps, comma-separated in the same order (empty: the BoTs' own);
-	// Background the external load, percent of every core, during the
-	// whole run (0: none).
-	Bots        string `json:"bots,omitempty"`
-	BotArrivals string `json:"bot_arrivals,omitempty"`
-	Background  int    `json:"background,omitempty"`
-	// Shape of the "lille" generator's trace (zero: its default; see
-	// workloads.LilleOptions) and of the bucma-insert step (Bursts 0:
-	// spread); Load is the offered load of a workload case (plans with
-	// cases have no load levels).
-	Load         float64 `json:"load,omitempty"`
-	RuntimeScale float64 `json:"runtime_scale,omitempty"`
-	OneNodeShare float64 `json:"one_node_share,omitempty"`
-	UserMix      string  `json:"user_mix,omitempty"` // "precise/medium/imprecise" users, "6/10/24"
-	Bursts       int     `json:"bursts,omitempty"`
-	// File is a workload file (generator "file": a real trace, e.g.
-	// converted by bucma workload from-swf), FileSHA256 its checksum,
-	// checked before every execution of the campaign.
-	File       string `json:"file,omitempty"`
-	FileSHA256 string `json:"file_sha256,omitempty"`
+	Generator string
+	Jobs      int      // jobs of a generator sized by the recipe (0: its default)
+	Steps     []string // "bucma-insert", "precise", "scale-load", "window"
+	Fields    Fields
 }
 
-// WorkloadCase is one setting of the workload generator. A plan with cases
-// runs every variant on the workload of every (case, seed) pair instead of
-// every (seed, load) pair: load levels do not apply to it. The case's
-// non-empty parameters replace the recipe's (see Plan.Recipe).
+// MarshalJSON writes generator, jobs and steps, then the fields in their
+// order.
+func (r WorkloadRecipe) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	g, _ := json.Marshal(r.Generator)
+	s, _ := json.Marshal(r.Steps)
+	fmt.Fprintf(&b, `{"generator":%s,"jobs":%d,"steps":%s`, g, r.Jobs, s)
+	if err := r.Fields.appendJSON(&b); err != nil {
+		return nil, err
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *WorkloadRecipe) UnmarshalJSON(data []byte) error {
+	var out WorkloadRecipe
+	f, err := decodeObject(data, map[string]any{"generator": &out.Generator, "jobs": &out.Jobs, "steps": &out.Steps})
+	if err != nil {
+		return err
+	}
+	out.Fields = f
+	*r = out
+	return nil
+}
+
+// Clone copies the recipe.
+func (r WorkloadRecipe) Clone() WorkloadRecipe {
+	r.Steps = append([]string(nil), r.Steps...)
+	r.Fields = r.Fields.Clone()
+	return r
+}
+
+// WorkloadCase is one setting of the workload: a plan with cases runs every
+// variant on the workload of every (case, seed) pair, or (case, load, seed)
+// when it also has load levels. Its fields replace the recipe's: the
+// generator's parameters, or a whole recipe ("generator", "jobs", "steps"
+// and its parameters); besides, "platform" (its platform, bundled name or
+// file), "workload" (the name of the workload it was made from, in a plan
+// file's list of workloads), "factor" and "level" (the factor the case
+// varies and to what: "load", "0.5"), for the reports.
 type WorkloadCase struct {
-	Name   string `json:"name"`  // unique in the plan, file-name safe
-	Title  string `json:"title"` // how the report names it ("user1 late, large demand")
-	Demand string `json:"demand,omitempty"`
-	Late   string `json:"late,omitempty"`
-	App    string `json:"app,omitempty"`
-	Tasks  int    `json:"tasks,omitempty"`
-	// Sensitivity cases: the platform (bundled name or file; empty: the
-	// plan's), the offered load and the trace's shape (see WorkloadRecipe);
-	// Factor and Level say which factor the case varies from the
-	// reference case, and to what ("load", "0.5"), for the report.
-	Platform     string  `json:"platform,omitempty"`
-	Load         float64 `json:"load,omitempty"`
-	RuntimeScale float64 `json:"runtime_scale,omitempty"`
-	OneNodeShare float64 `json:"one_node_share,omitempty"`
-	UserMix      string  `json:"user_mix,omitempty"`
-	Bursts       int     `json:"bursts,omitempty"`
-	Factor       string  `json:"factor,omitempty"`
-	Level        string  `json:"level,omitempty"`
-	// Bag-of-tasks cases (plan bot): the BoTs, their arrival steps and
-	// the external load (see WorkloadRecipe).
-	Bots        string `json:"bots,omitempty"`
-	BotArrivals string `json:"bot_arrivals,omitempty"`
-	Background  int    `json:"background,omitempty"`
+	Name   string // unique in the plan, file-name safe
+	Title  string // how reports name it ("user1 late, large demand")
+	Fields Fields
+}
+
+// Case keys that are not part of the recipe.
+const (
+	CasePlatform = "platform"
+	CaseWorkload = "workload"
+	CaseFactor   = "factor"
+	CaseLevel    = "level"
+)
+
+// Platform is the case's platform ("": the plan's).
+func (c WorkloadCase) Platform() string { return c.Fields.String(CasePlatform) }
+
+// Factor is the factor the case varies ("" when none is said).
+func (c WorkloadCase) Factor() string { return c.Fields.String(CaseFactor) }
+
+// Level is the level of the case's factor.
+func (c WorkloadCase) Level() string { return c.Fields.String(CaseLevel) }
+
+// Param is one of the case's generator parameters as text ("" when the
+// case does not give it).
+func (c WorkloadCase) Param(name string) string { return c.Fields.String(name) }
+
+// MarshalJSON writes name and title, then the fields in their order.
+func (c WorkloadCase) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	n, _ := json.Marshal(c.Name)
+	t, _ := json.Marshal(c.Title)
+	fmt.Fprintf(&b, `{"name":%s,"title":%s`, n, t)
+	if err := c.Fields.appendJSON(&b); err != nil {
+		return nil, err
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *WorkloadCase) UnmarshalJSON(data []byte) error {
+	var out WorkloadCase
+	f, err := decodeObject(data, map[string]any{"name": &out.Name, "title": &out.Title})
+	if err != nil {
+		return err
+	}
+	out.Fields = f
+	*c = out
+	return nil
+}
+
+// ReportSpec says what the comparison report shows (zero values: all of
+// it, no Gantt chart).
+type ReportSpec struct {
+	// Metrics are the metrics of the tables and paired differences, among
+	// ReportMetrics' names.
+	Metrics []string `json:"metrics,omitempty"`
+	// Breakdowns are "size" (by job size class) and "user" (nil: both;
+	// empty: none).
+	Breakdowns []string `json:"breakdowns"`
+	// CDF are the metrics drawn as distributions: "waiting", "bsld" (nil:
+	// both; empty: none).
+	CDF []string `json:"cdf"`
+	// Gantt draws one run per variant (the first seed of the first case
+	// and load level).
+	Gantt bool `json:"gantt,omitempty"`
+}
+
+// EngineSpec is a plan's engine: what "bucma expe run" uses unless its
+// command line says otherwise.
+type EngineSpec struct {
+	Name   string `json:"name"`             // "embedded" or "batsim"
+	Batsim string `json:"batsim,omitempty"` // Batsim executable (batsim: default "batsim" on PATH)
+	Image  string `json:"image,omitempty"`  // a Batsim Docker image instead of an executable
+	// BatsimFlags are added to Batsim's command line.
+	BatsimFlags []string `json:"batsim_flags,omitempty"`
+}
+
+// QuickSpec are the sizes --quick gives a plan (zero: QuickSeeds seeds,
+// QuickJobs jobs for a generator sized by the recipe).
+type QuickSpec struct {
+	Seeds int `json:"seeds,omitempty"`
+	Jobs  int `json:"jobs,omitempty"`
 }
 
 // Plan is a declarative experiment: every variant runs on the workload of
 // every (seed, load) pair, or of every (case, seed) pair when the plan has
-// workload cases.
+// workload cases, (case, load, seed) when it has both.
 type Plan struct {
-	Name        string         `json:"name"`
-	Kind        string         `json:"kind"` // report layout: "bucma-model", "walltime-trust", "osep", "sge" or a sensitivity plan's
-	Title       string         `json:"title"`
-	Platform    string         `json:"platform"` // bundled platform name or file path
+	Name  string `json:"name"`
+	Kind  string `json:"kind"` // the study whose report the campaign gets ("": the comparison report)
+	Title string `json:"title"`
+	// Platform is a bundled platform's name or a platform file's path.
+	Platform    string         `json:"platform"`
 	Workload    WorkloadRecipe `json:"workload"`
 	Cases       []WorkloadCase `json:"cases,omitempty"`
 	Variants    []Variant      `json:"variants"`
 	Seeds       []uint64       `json:"seeds"`
 	Loads       []float64      `json:"loads"`
 	Description string         `json:"description"`
+	// Baseline is the variant the comparison report's paired differences
+	// are against ("": the first variant).
+	Baseline string      `json:"baseline,omitempty"`
+	Report   *ReportSpec `json:"report,omitempty"`
+	Engine   *EngineSpec `json:"engine,omitempty"`
+	// Quick is what --quick does (not recorded in plan.json: the sizes
+	// used are).
+	Quick QuickSpec `json:"-"`
 }
 
 // Run is one simulation of a campaign.
 type Run struct {
 	ID       string  `json:"id"`
 	Variant  Variant `json:"variant"`
-	Case     string  `json:"case,omitempty"` // workload case (plans with cases; Load is then 0)
+	Case     string  `json:"case,omitempty"` // workload case (plans with cases)
 	Seed     uint64  `json:"seed"`
-	Load     float64 `json:"load"`
+	Load     float64 `json:"load"`     // load level (0: the plan has none)
 	Workload string  `json:"workload"` // workload key (file workloads/<key>.json)
 }
-
-// BaseNames are the four base policies of the BUCMA paper.
-var BaseNames = []string{"fcfs", "minmin", "maxmin", "easy"}
-
-// BUCMAModels are the two named BUCMA variants of the paper.
-var BUCMAModels = []string{"bucma5302", "bucma4303"}
-
-// PinnedScores pins the Su of the three users of the inserted requests.
-const PinnedScores = "imprecise:0,medium:50,precise:100"
 
 // Default campaign sizes.
 const (
@@ -141,140 +207,6 @@ const (
 	QuickSeeds       = 3
 	defaultFirstSeed = 1
 )
-
-// Sizes of the OSEP campaign (plan "osep"): the thesis ran 1000 seeds per
-// case and policy.
-const (
-	OSEPSeeds      = 1000
-	OSEPQuickSeeds = 5
-	// OSEPLateBy is when the late user submits (the thesis' 6 minutes).
-	OSEPLateBy = 360.0
-	// OSEPCheckpoint is the checkpoint block of the checkpointing variants,
-	// in seconds of execution (the thesis' 10-minute blocks).
-	OSEPCheckpoint = 600
-)
-
-// OSEPPolicies are the two policies the OSEP plan compares: the original
-// (homogeneous) OSEP and the heterogeneous one.
-var OSEPPolicies = []string{"osep", "osep-hetero"}
-
-// OSEPDemands are the demand levels of the OSEP workload cases.
-var OSEPDemands = []string{"small", "medium", "large"}
-
-// OSEPLateUsers are the users who submit late in the OSEP workload cases.
-var OSEPLateUsers = []string{"user1", "user4"}
-
-// OSEPAsPrintedVariant is the OSEP plan's variant of the heterogeneous
-// OSEP with the preemption guard as the thesis prints it.
-const OSEPAsPrintedVariant = "osep-hetero-asprinted"
-
-// OSEPCaseName names the workload case where late submits late under
-// demand ("user1-late-large").
-func OSEPCaseName(late, demand string) string { return late + "-late-" + demand }
-
-// OSEPVariantName names the variant of policy with checkpoint blocks of
-// ckpt seconds (0: none): "osep", "osep-hetero-ckpt600".
-func OSEPVariantName(policy string, ckpt int) string {
-	if ckpt == 0 {
-		return policy
-	}
-	return fmt.Sprintf("%s-ckpt%d", policy, ckpt)
-}
-
-// PlanNames lists the built-in plans.
-func PlanNames() []string {
-	return []string{"bucma-model", "walltime-trust", "osep", SGEPlan, GangPlan, BotPlan, BucmaSensitivity, WtrustSensitivity}
-}
-
-// BuiltinPlan returns a built-in plan with the default sizes.
-func BuiltinPlan(name string) (Plan, error) {
-	seeds := SeedRange(DefaultSeeds)
-	switch name {
-	case "bucma-model":
-		var vs []Variant
-		for _, b := range BaseNames {
-			vs = append(vs, Variant{Name: b, Policy: b, Options: map[string]string{}, Base: b})
-			for _, m := range BUCMAModels {
-				vs = append(vs, Variant{
-					Name: m + "-" + b, Policy: m, Base: b, Model: m,
-					Options: map[string]string{"base": b, "pinned-scores": PinnedScores},
-				})
-			}
-		}
-		return Plan{
-			Name: name, Kind: name, Title: "BUCMA model on the four base policies (Table 3, Figures 1-2)",
-			Platform: "lille",
-			Workload: WorkloadRecipe{Generator: "lille", Jobs: DefaultJobs, Steps: []string{"bucma-insert"}},
-			Variants: vs, Seeds: seeds, Loads: []float64{DefaultLoad},
-			Description: "Each base policy (FCFS, MIN-MIN, MAX-MIN, EASY) alone and under BUCMA5302 and BUCMA4303 " +
-				"(scores of the inserted requests' owners pinned: " + PinnedScores + "), on the Lille platform with a " +
-				"synthetic Lille workload plus 300 inserted requests of walltime 3600 s in three precision profiles.",
-		}, nil
-	case "walltime-trust":
-		var vs []Variant
-		for _, b := range BaseNames {
-			vs = append(vs, Variant{Name: b, Policy: b, Options: map[string]string{}, Base: b})
-		}
-		vs = append(vs, Variant{Name: "wtrust", Policy: "wtrust", Options: map[string]string{}, Base: "wtrust", Model: "wtrust"})
-		return Plan{
-			Name: name, Kind: name, Title: "Walltime-trust algorithm vs the four base policies (Figures 3-4)",
-			Platform: "lille",
-			Workload: WorkloadRecipe{Generator: "lille", Jobs: DefaultJobs, Steps: []string{"precise"}},
-			Variants: vs, Seeds: seeds, Loads: []float64{DefaultLoad},
-			Description: "The walltime-trust algorithm against FCFS, MIN-MIN, MAX-MIN and EASY on the synthetic Lille " +
-				"workload with precise walltimes (W = Te / U(0.85, 1.0)).",
-		}, nil
-	case "osep":
-		var cases []WorkloadCase
-		for _, late := range OSEPLateUsers {
-			for _, d := range OSEPDemands {
-				cases = append(cases, WorkloadCase{Name: OSEPCaseName(late, d), Title: late + " late, " + d + " demand", Demand: d, Late: late})
-			}
-		}
-		var vs []Variant
-		for _, pol := range OSEPPolicies {
-			model := ""
-			if pol != "osep" {
-				model = pol
-			}
-			for _, ckpt := range []int{0, OSEPCheckpoint} {
-				vs = append(vs, Variant{
-					Name: OSEPVariantName(pol, ckpt), Policy: pol, Base: "osep", Model: model,
-					Options: map[string]string{"checkpoint": strconv.Itoa(ckpt)},
-				})
-			}
-		}
-		// The heterogeneous OSEP's guard as the thesis prints it, beside
-		// the default reading (docs/policies.md), without checkpoints.
-		vs = append(vs, Variant{
-			Name: OSEPAsPrintedVariant, Policy: "osep-hetero", Base: "osep", Model: "osep-hetero",
-			Options: map[string]string{"checkpoint": "0", "guard": "as-printed"},
-		})
-		return Plan{
-			Name: name, Kind: name, Title: "Heterogeneous OSEP vs original OSEP (thesis chapter 5, Figures 7-18)",
-			Platform: "osep",
-			Workload: WorkloadRecipe{Generator: "osep", LateBy: OSEPLateBy},
-			Cases:    cases, Variants: vs, Seeds: SeedRange(OSEPSeeds),
-			Description: "The original OSEP and the heterogeneous OSEP, each without checkpointing and with checkpoints every " +
-				fmt.Sprintf("%d s of execution (and the heterogeneous OSEP with its preemption guard as printed), on the OSEP grid (12 hosts owned by 4 users, 45.76/27.88/16.06/10.29 %% of the power). ", OSEPCheckpoint) +
-				"Each user submits 10 sequential jobs; the late user (user1 or user4) submits " + fmt.Sprintf("%g s", OSEPLateBy) +
-				" after the others; small, medium and large demand. Preempted jobs are killed and their remaining work resubmitted.",
-		}, nil
-	}
-	if name == SGEPlan {
-		return sgePlan(), nil
-	}
-	if name == GangPlan {
-		return gangPlan(), nil
-	}
-	if name == BotPlan {
-		return botPlan(), nil
-	}
-	if IsSensitivity(name) {
-		return sensitivityPlan(name)
-	}
-	return Plan{}, fmt.Errorf("unknown plan %q (valid: %s)", name, strings.Join(PlanNames(), ", "))
-}
 
 // SeedRange returns the seeds 1..n.
 func SeedRange(n int) []uint64 {
@@ -291,17 +223,18 @@ type Overrides struct {
 	Seeds int       // number of seeds (1..n)
 	Loads []float64 // load levels
 	Jobs  int       // jobs of the workload generator
-	Quick bool      // QuickJobs jobs and QuickSeeds seeds unless Seeds/Jobs say otherwise
+	Quick bool      // QuickSizes unless Seeds/Jobs say otherwise
 }
 
 // With returns the plan with the overrides applied and checked. Loads are
-// refused for a plan with workload cases, Jobs for a generator of fixed
+// refused for a plan without load levels, Jobs for generators of fixed
 // size: they would not change anything.
 func (p Plan) With(o Overrides) (Plan, error) {
+	p = p.clone()
 	if o.Quick {
 		seeds, jobs := p.QuickSizes()
 		if jobs > 0 {
-			p.Workload.Jobs = jobs
+			p.setJobs(jobs)
 		}
 		p.Seeds = SeedRange(seeds)
 	}
@@ -320,55 +253,106 @@ func (p Plan) With(o Overrides) (Plan, error) {
 		return p, fmt.Errorf("--jobs must be at least 1 (got %d)", o.Jobs)
 	}
 	if o.Jobs > 0 {
-		p.Workload.Jobs = o.Jobs
+		p.setJobs(o.Jobs)
 	}
 	if len(o.Loads) > 0 {
 		if err := p.Applies("loads"); err != nil {
 			return p, err
 		}
-	}
-	if len(o.Loads) > 0 {
 		p.Loads = append([]float64(nil), o.Loads...)
 	}
 	return p, p.Check()
 }
 
+// clone copies what With changes.
+func (p Plan) clone() Plan {
+	p.Workload = p.Workload.Clone()
+	cs := make([]WorkloadCase, len(p.Cases))
+	for i, c := range p.Cases {
+		c.Fields = c.Fields.Clone()
+		cs[i] = c
+	}
+	if p.Cases != nil {
+		p.Cases = cs
+	}
+	p.Seeds = append([]uint64(nil), p.Seeds...)
+	if p.Loads != nil {
+		p.Loads = append([]float64(nil), p.Loads...)
+	}
+	return p
+}
+
+// setJobs sizes every recipe of a generator sized by it.
+func (p *Plan) setJobs(n int) {
+	if sized(p.Workload.Generator) {
+		p.Workload.Jobs = n
+	}
+	for i, c := range p.Cases {
+		if g := c.Fields.String("generator"); g != "" && sized(g) {
+			p.Cases[i].Fields.Set("jobs", float64(n))
+		}
+	}
+}
+
+// sized reports whether a generator's size is the recipe's jobs.
+func sized(generator string) bool {
+	g, ok := Generators().Generator(generator)
+	return ok && g.Jobs > 0
+}
+
 // Applies says whether a size override applies to the plan: "jobs" does
-// not for a generator of fixed size, "loads" does not for a plan with
-// workload cases; the error says why.
+// not for generators of fixed size, "loads" does not for a plan without
+// load levels (its cases or its workload file give the load); the error
+// says why.
 func (p Plan) Applies(override string) error {
 	switch {
 	case override == "jobs" && p.FixedJobs():
 		return fmt.Errorf("--jobs does not apply to plan %s: its %s workload has a fixed number of jobs", p.Name, p.Workload.Generator)
-	case override == "loads" && p.Workload.Generator == "file":
-		return fmt.Errorf("--loads does not apply to plan %s: its workload file %s keeps its own load", p.Name, p.Workload.File)
-	case override == "loads" && len(p.Cases) > 0:
+	case override == "loads" && !p.HasLoads() && p.Workload.Generator == "file" && len(p.Cases) == 0:
+		return fmt.Errorf("--loads does not apply to plan %s: its workload file %s keeps its own load", p.Name, p.Workload.Fields.String("file"))
+	case override == "loads" && !p.HasLoads() && len(p.Cases) > 0:
 		return fmt.Errorf("--loads does not apply to plan %s: its workloads are the cases %s, not load levels", p.Name, caseNames(p.Cases))
+	case override == "loads" && !p.HasLoads():
+		return fmt.Errorf("--loads does not apply to plan %s: its workload takes no load", p.Name)
 	}
 	return nil
 }
 
-// QuickSizes are the number of seeds and of jobs --quick gives the plan
-// (jobs 0: the generator's size is fixed).
-func (p Plan) QuickSizes() (seeds, jobs int) {
-	switch {
-	case p.Workload.Generator == "osep":
-		return OSEPQuickSeeds, 0
-	case p.Workload.Generator == "sge":
-		return 1, 0
-	case p.Workload.Generator == "bot":
-		return BotQuickSeeds, 0
-	case p.FixedJobs():
-		return QuickSeeds, 0
-	}
-	return QuickSeeds, QuickJobs
+// HasLoads reports whether the plan has load levels (a plan of one
+// workload file has the single level 0: the file's own load).
+func (p Plan) HasLoads() bool {
+	return len(p.Loads) > 0 && !(len(p.Loads) == 1 && p.Loads[0] == 0)
 }
 
-// FixedJobs reports whether the plan's workload generator has a fixed
-// number of jobs (the OSEP demands: 4 users × 10 jobs; the SGE scenarios;
-// the bags of tasks; a workload file).
+// QuickSizes are the number of seeds and of jobs --quick gives the plan
+// (jobs 0: the generators' sizes are fixed).
+func (p Plan) QuickSizes() (seeds, jobs int) {
+	seeds, jobs = QuickSeeds, QuickJobs
+	if p.Quick.Seeds > 0 {
+		seeds = p.Quick.Seeds
+	}
+	if p.Quick.Jobs > 0 {
+		jobs = p.Quick.Jobs
+	}
+	if p.FixedJobs() {
+		jobs = 0
+	}
+	return seeds, jobs
+}
+
+// FixedJobs reports whether every workload generator of the plan has a
+// fixed number of jobs (the OSEP demands, the SGE scenarios, the bags of
+// tasks, a workload file...).
 func (p Plan) FixedJobs() bool {
-	return p.Workload.Generator == "osep" || p.Workload.Generator == "sge" || p.Workload.Generator == "bot" || p.Workload.Generator == "file"
+	if sized(p.Workload.Generator) {
+		return false
+	}
+	for _, c := range p.Cases {
+		if sized(c.Fields.String("generator")) {
+			return false
+		}
+	}
+	return true
 }
 
 // WithFile returns the plan with its workload generator replaced by a
@@ -391,7 +375,7 @@ func (p Plan) WithFile(path, platform string) (Plan, error) {
 	if err != nil {
 		return p, fmt.Errorf("--workload: %w", err)
 	}
-	p.Workload = WorkloadRecipe{Generator: "file", File: abs, FileSHA256: sum, Steps: p.Workload.Steps}
+	p.Workload = WorkloadRecipe{Generator: "file", Steps: p.Workload.Steps, Fields: Fields{{"file", abs}, {"file" + ShaSuffix, sum}}}
 	p.Loads = []float64{0}
 	if platform != "" {
 		p.Platform = platform
@@ -418,48 +402,33 @@ func (p Plan) Case(name string) (WorkloadCase, bool) {
 	return WorkloadCase{}, false
 }
 
+// caseOnly are the keys of a case that are not part of its recipe.
+var caseOnly = map[string]bool{CasePlatform: true, CaseWorkload: true, CaseFactor: true, CaseLevel: true}
+
 // Recipe is the workload recipe of a case: the plan's, with the case's
-// non-empty parameters in place of the recipe's. An unknown or empty case
-// name gives the plan's recipe.
+// fields in place of the recipe's (a case naming a generator starts from
+// an empty recipe of that generator). An unknown or empty case name gives
+// the plan's recipe.
 func (p Plan) Recipe(caseName string) WorkloadRecipe {
-	r := p.Workload
-	r.Steps = append([]string(nil), r.Steps...)
-	if c, ok := p.Case(caseName); ok {
-		if c.Demand != "" {
-			r.Demand = c.Demand
-		}
-		if c.Late != "" {
-			r.Late = c.Late
-		}
-		if c.App != "" {
-			r.App = c.App
-		}
-		if c.Tasks != 0 {
-			r.Tasks = c.Tasks
-		}
-		if c.Load != 0 {
-			r.Load = c.Load
-		}
-		if c.RuntimeScale != 0 {
-			r.RuntimeScale = c.RuntimeScale
-		}
-		if c.OneNodeShare != 0 {
-			r.OneNodeShare = c.OneNodeShare
-		}
-		if c.UserMix != "" {
-			r.UserMix = c.UserMix
-		}
-		if c.Bursts != 0 {
-			r.Bursts = c.Bursts
-		}
-		if c.Bots != "" {
-			r.Bots = c.Bots
-		}
-		if c.BotArrivals != "" {
-			r.BotArrivals = c.BotArrivals
-		}
-		if c.Background != 0 {
-			r.Background = c.Background
+	r := p.Workload.Clone()
+	c, ok := p.Case(caseName)
+	if !ok {
+		return r
+	}
+	if g := c.Fields.String("generator"); g != "" {
+		r = WorkloadRecipe{Generator: g}
+	}
+	for _, f := range c.Fields {
+		switch {
+		case caseOnly[f.Key] || f.Key == "generator":
+		case f.Key == "jobs":
+			x, _ := f.Value.(float64)
+			r.Jobs = int(x)
+		case f.Key == "steps":
+			s, _ := f.Value.([]string)
+			r.Steps = append([]string(nil), s...)
+		default:
+			r.Fields.Set(f.Key, f.Value)
 		}
 	}
 	return r
@@ -467,8 +436,8 @@ func (p Plan) Recipe(caseName string) WorkloadRecipe {
 
 // PlatformOf is the platform of a case's runs: the case's, else the plan's.
 func (p Plan) PlatformOf(caseName string) string {
-	if c, ok := p.Case(caseName); ok && c.Platform != "" {
-		return c.Platform
+	if c, ok := p.Case(caseName); ok && c.Platform() != "" {
+		return c.Platform()
 	}
 	return p.Platform
 }
@@ -508,7 +477,7 @@ func (p Plan) PlatformFiles() []struct{ File, Platform string } {
 }
 
 // MaxRuns bounds the runs of a plan (variants × seeds × loads, or
-// variants × cases × seeds).
+// variants × cases × seeds, × loads when it has both).
 const MaxRuns = 100000
 
 // ParsePlan reads a plan in its JSON form (a campaign's plan.json) and
@@ -524,7 +493,8 @@ func ParsePlan(data []byte) (Plan, error) {
 	return p, nil
 }
 
-// Check validates a plan.
+// Check validates a plan: its recipes against the generators' declarations
+// (Generators), its load levels, seeds and variants, its size.
 func (p Plan) Check() error {
 	if len(p.Variants) == 0 {
 		return fmt.Errorf("plan %s: no variant", p.Name)
@@ -532,9 +502,7 @@ func (p Plan) Check() error {
 	if len(p.Seeds) == 0 {
 		return fmt.Errorf("plan %s: no seed", p.Name)
 	}
-	if p.Workload.LateBy < 0 || math.IsNaN(p.Workload.LateBy) || math.IsInf(p.Workload.LateBy, 0) {
-		return fmt.Errorf("plan %s: late_by %g: must be a number of seconds ≥ 0", p.Name, p.Workload.LateBy)
-	}
+	reg := Generators()
 	if len(p.Cases) > 0 {
 		if err := p.checkCases(); err != nil {
 			return err
@@ -546,18 +514,25 @@ func (p Plan) Check() error {
 		if n := len(p.Variants) * len(p.Seeds) * len(p.Loads); len(p.Seeds) > MaxRuns || len(p.Loads) > MaxRuns || n > MaxRuns {
 			return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), MaxRuns)
 		}
+		if err := checkRecipe(reg, p.Workload); err != nil {
+			return fmt.Errorf("plan %s: %w", p.Name, err)
+		}
+		if p.Workload.Generator != "" && !reg.takesLoad(p.Workload) {
+			if len(p.Loads) != 1 || p.Loads[0] != 0 {
+				what := "its " + p.Workload.Generator + " workload takes no load"
+				if p.Workload.Generator == "file" {
+					what = "a workload file keeps its own load"
+				}
+				return fmt.Errorf("plan %s: load levels %s: %s (give the single level 0)", p.Name, loadList(p.Loads), what)
+			}
+		} else if err := checkLoads(p.Name, p.Loads); err != nil {
+			return err
+		}
 	}
-	if p.Workload.Jobs < 0 {
-		return fmt.Errorf("plan %s: %d jobs: must be at least 0 (the generator's default)", p.Name, p.Workload.Jobs)
-	}
-	if g := p.Workload.Generator; g != "" && !slices.Contains(Generators, g) {
-		return fmt.Errorf("plan %s: unknown workload generator %q (valid: %s)", p.Name, g, strings.Join(Generators, ", "))
-	}
-	if err := checkShape(p.Workload); err != nil {
-		return fmt.Errorf("plan %s: %w", p.Name, err)
-	}
-	if p.FixedJobs() && p.Workload.Jobs != 0 {
-		return fmt.Errorf("plan %s: %d jobs: the %s generator has a fixed number of jobs (give 0)", p.Name, p.Workload.Jobs, p.Workload.Generator)
+	if len(p.Cases) > 0 {
+		if err := checkLoads(p.Name, p.Loads); err != nil {
+			return err
+		}
 	}
 	// Runs and workloads are named after the seed and the load: each may
 	// appear once.
@@ -567,22 +542,6 @@ func (p Plan) Check() error {
 			return fmt.Errorf("plan %s: seed %d given twice", p.Name, s)
 		}
 		seeds[s] = true
-	}
-	if p.Workload.Generator == "file" && len(p.Cases) == 0 && (len(p.Loads) != 1 || p.Loads[0] != 0) {
-		return fmt.Errorf("plan %s: load levels %s: a workload file keeps its own load (give the single level 0)", p.Name, loadList(p.Loads))
-	}
-	loads := map[string]bool{}
-	for _, l := range p.Loads {
-		if l == 0 && p.Workload.Generator == "file" {
-			continue
-		}
-		if !(l > 0) || l > 100 {
-			return fmt.Errorf("plan %s: load %g: must be > 0 and at most 100", p.Name, l)
-		}
-		if loads[FormatLoad(l)] {
-			return fmt.Errorf("plan %s: load %s given twice", p.Name, FormatLoad(l))
-		}
-		loads[FormatLoad(l)] = true
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Variants {
@@ -594,19 +553,57 @@ func (p Plan) Check() error {
 		}
 		seen[v.Name] = true
 	}
+	if p.Baseline != "" && !seen[p.Baseline] {
+		return fmt.Errorf("plan %s: baseline %q is not one of its variants", p.Name, p.Baseline)
+	}
+	if p.Report != nil {
+		if err := p.Report.check(); err != nil {
+			return fmt.Errorf("plan %s: %w", p.Name, err)
+		}
+	}
 	return nil
+}
+
+// checkLoads checks load levels: each > 0, at most 100, given once.
+func checkLoads(plan string, loads []float64) error {
+	seen := map[string]bool{}
+	for _, l := range loads {
+		if !(l > 0) || l > 100 {
+			return fmt.Errorf("plan %s: load %g: must be > 0 and at most 100", plan, l)
+		}
+		if seen[FormatLoad(l)] {
+			return fmt.Errorf("plan %s: load %s given twice", plan, FormatLoad(l))
+		}
+		seen[FormatLoad(l)] = true
+	}
+	return nil
+}
+
+// checkRecipe checks a recipe; one without a generator (a campaign with
+// its own WorkloadMaker) only for its size.
+func checkRecipe(reg *GeneratorRegistry, r WorkloadRecipe) error {
+	if r.Generator == "" {
+		if r.Jobs < 0 {
+			return fmt.Errorf("%d jobs: must be at least 0 (the generator's default)", r.Jobs)
+		}
+		return nil
+	}
+	return reg.CheckRecipe(r)
 }
 
 // checkCases validates the workload cases of a plan: runs and workloads are
 // named after the case, so each name is file-name safe and appears once;
-// every case's recipe is one the generator accepts.
+// every case's recipe is one its generator accepts, and takes a load when
+// the plan has load levels.
 func (p Plan) checkCases() error {
-	if len(p.Loads) > 0 {
-		return fmt.Errorf("plan %s: load levels (%s) do not apply to a plan with workload cases", p.Name, loadList(p.Loads))
-	}
-	if n := len(p.Variants) * len(p.Cases) * len(p.Seeds); len(p.Seeds) > MaxRuns || len(p.Cases) > MaxRuns || n > MaxRuns {
+	nl := max(len(p.Loads), 1)
+	if n := len(p.Variants) * len(p.Cases) * len(p.Seeds) * nl; len(p.Seeds) > MaxRuns || len(p.Cases) > MaxRuns || len(p.Loads) > MaxRuns || n > MaxRuns {
+		if len(p.Loads) > 0 {
+			return fmt.Errorf("plan %s: %d variants × %d cases × %d load levels × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Loads), len(p.Seeds), MaxRuns)
+		}
 		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), MaxRuns)
 	}
+	reg := Generators()
 	seen := map[string]bool{}
 	platformOf := map[string]string{PlatformFile: p.Platform}
 	for _, c := range p.Cases {
@@ -622,8 +619,12 @@ func (p Plan) checkCases() error {
 		} else {
 			platformOf[f] = p.PlatformOf(c.Name)
 		}
-		if err := checkRecipe(p.Recipe(c.Name)); err != nil {
+		r := p.Recipe(c.Name)
+		if err := checkRecipe(reg, r); err != nil {
 			return fmt.Errorf("plan %s, case %s: %w", p.Name, c.Name, err)
+		}
+		if len(p.Loads) > 0 && r.Generator != "" && !reg.takesLoad(r) {
+			return fmt.Errorf("plan %s: load levels (%s) do not apply to case %s: its %s workload takes no load", p.Name, loadList(p.Loads), c.Name, r.Generator)
 		}
 	}
 	return nil
@@ -656,7 +657,7 @@ func ParseLoads(s string) ([]float64, error) {
 			continue
 		}
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || !(v > 0) {
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("--loads: %q is not a positive number", f)
 		}
 		out = append(out, v)
@@ -680,26 +681,58 @@ func CaseWorkloadKey(caseName string, seed uint64) string {
 	return fmt.Sprintf("%s_s%03d", caseName, seed)
 }
 
-// Expand lists the runs of the plan: for each load, each seed, each variant;
-// with workload cases, for each case, each seed, each variant.
+// KeyOf names the workload of a run: WorkloadKey without cases,
+// CaseWorkloadKey with cases, followed by "_l<load>" with cases and load
+// levels.
+func (p Plan) KeyOf(caseName string, seed uint64, load float64) string {
+	if len(p.Cases) == 0 {
+		return WorkloadKey(seed, load)
+	}
+	k := CaseWorkloadKey(caseName, seed)
+	if len(p.Loads) > 0 {
+		k += "_l" + FormatLoad(load)
+	}
+	return k
+}
+
+// Condition is one workload setting of a plan: a case (or none) and a load
+// level (0: none).
+type Condition struct {
+	Case string
+	Load float64
+}
+
+// Conditions lists the plan's (case, load) pairs in the order of its runs.
+func (p Plan) Conditions() []Condition {
+	var out []Condition
+	if len(p.Cases) == 0 {
+		for _, l := range p.Loads {
+			out = append(out, Condition{Load: l})
+		}
+		return out
+	}
+	for _, c := range p.Cases {
+		if len(p.Loads) == 0 {
+			out = append(out, Condition{Case: c.Name})
+		}
+		for _, l := range p.Loads {
+			out = append(out, Condition{Case: c.Name, Load: l})
+		}
+	}
+	return out
+}
+
+// Expand lists the runs of the plan, in a fixed order: for each load, each
+// seed, each variant; with workload cases, for each case (then each load,
+// with load levels), each seed, each variant. Runs are independent: each
+// writes only its own directory, so any subset of them may run apart.
 func (p Plan) Expand() []Run {
 	var runs []Run
-	if len(p.Cases) > 0 {
-		for _, c := range p.Cases {
-			for _, s := range p.Seeds {
-				key := CaseWorkloadKey(c.Name, s)
-				for _, v := range p.Variants {
-					runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Case: c.Name, Seed: s, Workload: key})
-				}
-			}
-		}
-		return runs
-	}
-	for _, l := range p.Loads {
+	for _, c := range p.Conditions() {
 		for _, s := range p.Seeds {
-			key := WorkloadKey(s, l)
+			key := p.KeyOf(c.Case, s, c.Load)
 			for _, v := range p.Variants {
-				runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Seed: s, Load: l, Workload: key})
+				runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Case: c.Case, Seed: s, Load: c.Load, Workload: key})
 			}
 		}
 	}
@@ -718,21 +751,6 @@ func (p Plan) WorkloadKeys() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// DefaultOwnerProperty is the host property naming each host's owner.
-const DefaultOwnerProperty = "owner"
-
-// OwnerProperty is the host property naming the hosts' owners that the
-// plan's variants use (their "owner" option), DefaultOwnerProperty unless
-// they say otherwise.
-func (p Plan) OwnerProperty() string {
-	for _, v := range p.Variants {
-		if o := v.Options["owner"]; o != "" {
-			return o
-		}
-	}
-	return DefaultOwnerProperty
 }
 
 // OptionArgs returns a variant's options as sorted key=value strings.

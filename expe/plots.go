@@ -438,8 +438,17 @@ func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string,
 
 // ---------------------------------------------------------------- sign heat map
 
-// signColors are the colours of the heat map's cell states (cellNone ...
-// cellOpposite).
+// States of a SignHeatMap cell: a published change compared with ours.
+const (
+	SignNone       = iota // no value of ours
+	SignAgree             // same sign, our interval excludes 0
+	SignAgreeNS           // same sign, our interval contains 0
+	SignOppositeNS        // opposite sign, our interval contains 0
+	SignOpposite          // opposite sign, our interval excludes 0
+)
+
+// signColors are the colours of the heat map's cell states (SignNone ...
+// SignOpposite).
 var signColors = []color.Color{
 	color.Gray{Y: 200},
 	color.RGBA{0, 130, 80, 255},
@@ -449,7 +458,7 @@ var signColors = []color.Color{
 }
 
 // SignHeatMap draws one row per condition and one column per published
-// change, each cell coloured by its state (cellNone ... cellOpposite):
+// change, each cell coloured by its state (SignNone ... SignOpposite):
 // grid[row][col].
 func SignHeatMap(base, title string, rows, cols []string, grid [][]int) error {
 	if len(rows) == 0 || len(cols) == 0 {
@@ -492,7 +501,7 @@ func (h *heatPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 		y0 := float64(n - 1 - i)
 		for j, st := range row {
 			if st < 0 || st >= len(signColors) {
-				st = cellNone
+				st = SignNone
 			}
 			x0 := float64(j)
 			pts := []vg.Point{

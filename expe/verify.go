@@ -186,29 +186,36 @@ func recordOutputs(runDir string, jobs int, info *RunInfo) error {
 // but for its wall-clock columns, so that a run replayed with its cmd.txt
 // still verifies). The error is a *VerifyError naming the run and the file.
 func VerifyRun(dir, id string) error {
+	_, _, err := verifyRun(dir, id)
+	return err
+}
+
+// verifyRun is VerifyRun, returning the rows of the jobs file and the run's
+// run.json.
+func verifyRun(dir, id string) ([]JobRow, RunInfo, error) {
 	runDir := RunDir(dir, id)
 	bad := func(file, format string, args ...any) error {
 		return &VerifyError{Run: id, File: filepath.Join(runDir, file), Msg: fmt.Sprintf(format, args...)}
 	}
+	var info RunInfo
 	data, err := os.ReadFile(filepath.Join(runDir, RunInfoFile))
 	if err != nil {
-		return bad(RunInfoFile, "cannot read it (%v)", withoutPath(err))
+		return nil, info, bad(RunInfoFile, "cannot read it (%v)", withoutPath(err))
 	}
-	var info RunInfo
 	if err := json.Unmarshal(data, &info); err != nil {
-		return bad(RunInfoFile, "not a run description: %v", err)
+		return nil, info, bad(RunInfoFile, "not a run description: %v", err)
 	}
 	if info.Run.ID != id {
-		return bad(RunInfoFile, "describes run %q", info.Run.ID)
+		return nil, info, bad(RunInfoFile, "describes run %q", info.Run.ID)
 	}
 	if len(info.Outputs) == 0 || info.Outputs[0].File != JobsFile {
-		return bad(RunInfoFile, "records no checksum of %s (written by an older bucma?)", JobsFile)
+		return nil, info, bad(RunInfoFile, "records no checksum of %s (written by an older bucma?)", JobsFile)
 	}
+	var rows []JobRow
 	for i, want := range info.Outputs {
 		if filepath.Base(want.File) != want.File || want.File == "." || want.File == ".." {
-			return bad(RunInfoFile, "output name %q is not a file name", want.File)
+			return nil, info, bad(RunInfoFile, "output name %q is not a file name", want.File)
 		}
-		var rows []JobRow
 		var rowsp *[]JobRow
 		if i == 0 {
 			rowsp = &rows
@@ -221,18 +228,18 @@ func VerifyRun(dir, id string) error {
 		}
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return bad(want.File, "missing (it was written when the run finished)")
+			return nil, info, bad(want.File, "missing (it was written when the run finished)")
 		case err != nil:
-			return bad(want.File, "%v", withoutPath(err))
+			return nil, info, bad(want.File, "%v", withoutPath(err))
 		case got.Bytes != want.Bytes:
-			return bad(want.File, "%d bytes, %d when the run finished", got.Bytes, want.Bytes)
+			return nil, info, bad(want.File, "%d bytes, %d when the run finished", got.Bytes, want.Bytes)
 		case got.SHA256 != want.SHA256:
-			return bad(want.File, "content changed since the run finished (SHA-256 %s, recorded %s)", got.SHA256, want.SHA256)
+			return nil, info, bad(want.File, "content changed since the run finished (SHA-256 %s, recorded %s)", got.SHA256, want.SHA256)
 		case i == 0 && len(rows) != info.Jobs:
-			return bad(want.File, "%d jobs, %d when the run finished", len(rows), info.Jobs)
+			return nil, info, bad(want.File, "%d jobs, %d when the run finished", len(rows), info.Jobs)
 		}
 	}
-	return nil
+	return rows, info, nil
 }
 
 // withoutPath drops the path of a *fs.PathError (the messages here name

@@ -38,13 +38,17 @@ type GangOptions struct {
 	Seed  uint64  // default 1
 }
 
+// DefaultGangJobs is the gang generator's default number of jobs, the
+// paper's.
+const DefaultGangJobs = 3000
+
 // GenerateGang makes a gang workload: each job a parallel_homogeneous
 // profile of run time × GangRefSpeed flop per task, no communication, no
 // walltime (the policy's estimate is the profile's work at the reference
 // speed: a perfect estimate on a reference host).
 func GenerateGang(o GangOptions) (*Workload, error) {
 	if o.Jobs == 0 {
-		o.Jobs = 3000
+		o.Jobs = DefaultGangJobs
 	}
 	if o.Hosts == 0 {
 		o.Hosts = 384

@@ -80,6 +80,10 @@ type LilleOptions struct {
 	UserMix      [3]int
 }
 
+// DefaultLilleJobs is the lille generator's default number of jobs, the
+// Lille 2020 trace's.
+const DefaultLilleJobs = 7056
+
 // DefaultUserMix is the generator's number of precise, medium and
 // imprecise users.
 var DefaultUserMix = [3]int{lillePreciseUsers, lilleMediumUsers, lilleUsers - lillePreciseUsers - lilleMediumUsers}
@@ -163,7 +167,7 @@ func (c userClass) String() string {
 // trace (see workloads/README.md for every distribution and parameter).
 func GenerateLille(o LilleOptions) (*Workload, error) {
 	if o.Jobs == 0 {
-		o.Jobs = 7056
+		o.Jobs = DefaultLilleJobs
 	}
 	if o.Seed == 0 {
 		o.Seed = 1

@@ -161,12 +161,7 @@ func BucmaInsert(in *Workload, o InsertOptions) (*Workload, error) {
 		"pinned_scores": PinnedScoresOption(),
 		"input_meta":    rawOrNull(in.Meta("meta")),
 	}
-	mb, err := marshalSorted(meta)
-	if err != nil {
-		return nil, err
-	}
-	w.SetExtra("meta", mb)
-	return w, nil
+	return w.withMeta(meta)
 }
 
 // insertParams are BucmaInsert's parameters as meta records them (bursts
@@ -265,12 +260,7 @@ func MakePrecise(in *Workload, o PreciseOptions) (*Workload, error) {
 		"ref_speed":  o.RefSpeed,
 		"input_meta": rawOrNull(in.Meta("meta")),
 	}
-	mb, err := marshalSorted(meta)
-	if err != nil {
-		return nil, err
-	}
-	w.SetExtra("meta", mb)
-	return w, nil
+	return w.withMeta(meta)
 }
 
 // setMember returns the object raw with the value of its (first) member

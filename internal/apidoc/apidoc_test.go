@@ -19,6 +19,7 @@ var public = []string{
 	"sched", "sched/xtime", "policies", "policies/basic", "policies/bucma", "policies/wtrust",
 	"policies/osep", "policies/sge", "policies/gang", "policies/bot", "testkit", "testkit/batsimrun", "cli",
 	"batsim", "batsim/v5", "batsim/zmq", "sim", "workloads", "platforms", "expe",
+	"studies", "studies/bucma", "studies/osep", "studies/sge", "studies/gang", "studies/bot",
 }
 
 func TestExportedNamesDocumented(t *testing.T) {

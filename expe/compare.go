@@ -1,0 +1,630 @@
+package expe
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The comparison report: what a campaign of no study gets (a plan file
+// without "study"). Per condition (case and load level), each variant's
+// means over the seeds with their 95 % intervals, the paired differences
+// against the baseline variant, the distributions of the waiting time and
+// of the bounded slowdown, breakdowns by job size and by user, and on
+// request a Gantt chart of one run per variant; results.csv holds the same
+// numbers, one row per run and metric.
+
+// reportMetric is one metric of the comparison report.
+type reportMetric struct {
+	name, title, unit string
+	prec              int
+	// floor is the smallest base a relative difference is computed over.
+	floor float64
+	get   func(*RunData) float64
+}
+
+var reportMetricDefs = []reportMetric{
+	{"waiting", "mean waiting time", "s", 0, 1, func(x *RunData) float64 { return x.Metrics.MeanWait }},
+	{"bsld", "mean bounded slowdown", "", 2, 1e-9, func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
+	{"turnaround", "mean turnaround", "s", 0, 1, func(x *RunData) float64 { return x.Metrics.MeanTurnaround }},
+	{"slowdown", "mean slowdown", "", 2, 1e-9, func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
+	{"utilization", "utilization", "", 3, 0.01, func(x *RunData) float64 { return x.Metrics.Utilization }},
+	{"makespan", "makespan", "s", 0, 1, func(x *RunData) float64 { return x.Metrics.Makespan }},
+	{"rejected", "rejected jobs", "", 1, 0.5, func(x *RunData) float64 { return float64(x.Metrics.Rejected) }},
+	{"killed", "killed jobs", "", 1, 0.5, func(x *RunData) float64 { return float64(x.Metrics.Killed) }},
+}
+
+// ReportMetrics are the metrics the comparison report can show, by name.
+var ReportMetrics = func() []string {
+	out := make([]string, len(reportMetricDefs))
+	for i, m := range reportMetricDefs {
+		out[i] = m.name
+	}
+	return out
+}()
+
+// DefaultReportMetrics are the metrics it shows unless the plan says
+// otherwise.
+var DefaultReportMetrics = []string{"waiting", "bsld", "turnaround", "utilization", "makespan", "rejected", "killed"}
+
+// ReportBreakdowns are the breakdowns of the comparison report: by job size
+// class (SizeClass) and by user.
+var ReportBreakdowns = []string{"size", "user"}
+
+// ReportCDFs are the distributions the comparison report draws.
+var ReportCDFs = []string{"waiting", "bsld"}
+
+func (s *ReportSpec) check() error {
+	for _, c := range []struct {
+		what       string
+		got, valid []string
+	}{{"metrics", s.Metrics, ReportMetrics}, {"breakdowns", s.Breakdowns, ReportBreakdowns}, {"cdf", s.CDF, ReportCDFs}} {
+		for _, g := range c.got {
+			if !slices.Contains(c.valid, g) {
+				return fmt.Errorf("%s: unknown %q (valid: %s)", c.what, g, strings.Join(c.valid, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// spec returns the report settings with the defaults filled in.
+func (p Plan) reportSpec() ReportSpec {
+	s := ReportSpec{}
+	if p.Report != nil {
+		s = *p.Report
+	}
+	if len(s.Metrics) == 0 {
+		s.Metrics = DefaultReportMetrics
+	}
+	if p.Report == nil || p.Report.Breakdowns == nil {
+		s.Breakdowns = ReportBreakdowns
+	}
+	if p.Report == nil || p.Report.CDF == nil {
+		s.CDF = ReportCDFs
+	}
+	return s
+}
+
+// BaselineVariant is the variant paired differences are against: the
+// plan's baseline, else its first variant.
+func (p Plan) BaselineVariant() string {
+	if p.Baseline != "" || len(p.Variants) == 0 {
+		return p.Baseline
+	}
+	return p.Variants[0].Name
+}
+
+// SizeClasses are the job size classes of the breakdown, by the hosts a job
+// asks for.
+var SizeClasses = []string{"1", "2-4", "5-16", "17-64", "65-256", "257+"}
+
+// SizeClass is the size class of a job of res hosts.
+func SizeClass(res int) string {
+	switch {
+	case res <= 1:
+		return SizeClasses[0]
+	case res <= 4:
+		return SizeClasses[1]
+	case res <= 16:
+		return SizeClasses[2]
+	case res <= 64:
+		return SizeClasses[3]
+	case res <= 256:
+		return SizeClasses[4]
+	}
+	return SizeClasses[5]
+}
+
+// Bins of the distributions: a count per bin, the bin of a value v being
+// the first edge ≥ v (one more bin above the last edge). Waiting times: 0,
+// then 20 bins a decade from 1 s to 10⁷ s; bounded slowdowns: 20 a decade
+// from 1 to 10⁵.
+var (
+	waitEdges = logEdges(0, 7, true)
+	bsldEdges = logEdges(0, 5, false)
+)
+
+func logEdges(lo, hi int, zero bool) []float64 {
+	var out []float64
+	if zero {
+		out = append(out, 0)
+	}
+	for k := 20 * lo; k <= 20*hi; k++ {
+		out = append(out, math.Pow(10, float64(k)/20))
+	}
+	return out
+}
+
+func histogram(vals []float64, edges []float64) []int {
+	out := make([]int, len(edges)+1)
+	for _, v := range vals {
+		out[sort.SearchFloat64s(edges, v)]++
+	}
+	return out
+}
+
+// compareRun is what the comparison report reads from one run.
+type compareRun struct {
+	Saturation Saturation
+	WaitHist   []int
+	BSLDHist   []int
+	BySize     map[string]GroupStats
+	ByUser     map[string]GroupStats
+	// Rows are kept for the runs a Gantt chart is drawn of.
+	Rows []JobRow
+}
+
+// ComparisonStudy is the report of a campaign of no study (kind "").
+func ComparisonStudy() Study {
+	return Study{Kind: "", ReadRun: compareReadRun, Report: compareReport}
+}
+
+// NoUser is the user of jobs whose workload names none.
+const NoUser = "(none)"
+
+func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
+	cr := &compareRun{Saturation: SaturationOf(in.Rows, rd.Metrics)}
+	size := make(map[string]string, len(in.Rows))
+	user := make(map[string]string, len(in.Rows))
+	var waits, bslds []float64
+	for i := range in.Rows {
+		j := &in.Rows[i]
+		size[j.ID] = SizeClass(j.Res)
+		u := in.Jobs[j.ID].User
+		if u == "" {
+			u = NoUser
+		}
+		user[j.ID] = u
+		if !j.Rejected() {
+			waits = append(waits, j.Wait)
+			bslds = append(bslds, JobBSLD(j))
+		}
+	}
+	cr.WaitHist, cr.BSLDHist = histogram(waits, waitEdges), histogram(bslds, bsldEdges)
+	cr.BySize, cr.ByUser = ByGroup(in.Rows, size), ByGroup(in.Rows, user)
+	if a.Plan.Report != nil && a.Plan.Report.Gantt && ganttRun(a.Plan, rd.Run) {
+		cr.Rows = in.Rows
+	}
+	rd.Extra = cr
+	return nil
+}
+
+// ganttRun reports whether a run is the one of its variant the Gantt
+// charts draw: the first seed of the first condition.
+func ganttRun(p Plan, r Run) bool {
+	cs := p.Conditions()
+	return len(cs) > 0 && len(p.Seeds) > 0 && r.Case == cs[0].Case && r.Load == cs[0].Load && r.Seed == p.Seeds[0]
+}
+
+func cmp(rd *RunData) *compareRun { return rd.Extra.(*compareRun) }
+
+// conditionTitle names a condition in the report.
+func (p Plan) conditionTitle(c Condition) string {
+	var parts []string
+	if cs, ok := p.Case(c.Case); ok {
+		parts = append(parts, cs.Title)
+	}
+	if p.HasLoads() {
+		parts = append(parts, "offered load "+FormatLoad(c.Load))
+	}
+	if len(parts) == 0 {
+		return p.Title
+	}
+	return strings.Join(parts, ", ")
+}
+
+// conditionKey names a condition in file names.
+func (p Plan) conditionKey(c Condition) string {
+	k := c.Case
+	if p.HasLoads() {
+		if k != "" {
+			k += "_"
+		}
+		k += "l" + FormatLoad(c.Load)
+	}
+	if k == "" {
+		k = "all"
+	}
+	return k
+}
+
+func compareReport(r *Report) error {
+	a := r.A
+	pl := a.Plan
+	spec := pl.reportSpec()
+	base := pl.BaselineVariant()
+	conds := pl.Conditions()
+	sizes := fmt.Sprintf("%d variants", len(pl.Variants))
+	if len(pl.Cases) > 0 {
+		sizes += fmt.Sprintf(" × %d workload cases", len(pl.Cases))
+	}
+	if pl.HasLoads() {
+		sizes += fmt.Sprintf(" × %d load level%s", len(pl.Loads), map[bool]string{true: "s"}[len(pl.Loads) > 1])
+	}
+	sizes += fmt.Sprintf(" × %d seeds", len(pl.Seeds))
+	r.Intro(sizes, "the numbers below use the completed runs only")
+	var plats []string
+	for _, f := range pl.PlatformFiles() {
+		plats = append(plats, "`"+platformName(f.Platform)+"`")
+	}
+	r.P("- Platforms: %s; workloads: %s; seeds %s", strings.Join(plats, ", "), workloadsText(pl), SeedList(pl.Seeds))
+	if pl.HasLoads() {
+		r.P("; offered load levels %s", LoadList(pl.Loads))
+	}
+	r.P(".\n")
+	engines, wall, n := r.RunInfos()
+	r.P("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), FmtDuration(wall))
+	if n > 0 {
+		r.P(" (%s per run on average)", FmtDuration(wall/float64(n)))
+	}
+	r.P(".\n")
+	r.P("- Baseline of the paired differences: `%s`.\n", base)
+	r.P("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed). ")
+	r.P("A *paired difference* is computed on each seed's pair of runs (same workload), then averaged; its relative form divides it by the ")
+	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: 1 s for times, 0.01 for utilization, 0.5 job for counts.\n\n", NearZero)
+	r.P("Definitions: waiting time = start − submission; turnaround = finish − submission; bounded slowdown = max(1, turnaround / ")
+	r.P("max(execution, %g s)), the threshold of %g s being the literature's usual one (Feitelson et al., 1997); slowdown = turnaround / execution; ", BSLDThreshold, BSLDThreshold)
+	r.P("makespan = last finish − first submission; utilization = Σ res × execution / (hosts × makespan); offered load = Σ res × execution / ")
+	r.P("(hosts × (last submission − first submission)); killed jobs: ended by the scheduler (`%s`) or at their walltime (`%s`). ", KilledState, WalltimeState)
+	r.P("Means are over the jobs that ran (rejected jobs excluded). %s\n\n", SaturationNote())
+
+	var metrics []reportMetric
+	for _, name := range spec.Metrics {
+		for _, m := range reportMetricDefs {
+			if m.name == name {
+				metrics = append(metrics, m)
+			}
+		}
+	}
+	for _, c := range conds {
+		h := "##"
+		if len(conds) > 1 {
+			r.P("## %s\n\n", pl.conditionTitle(c))
+			h = "###"
+		}
+		r.compareMeans(h, c, metrics)
+		r.compareDifferences(h, c, metrics, base)
+		if err := r.compareCDFs(h, c, spec.CDF); err != nil {
+			return err
+		}
+		for _, b := range spec.Breakdowns {
+			r.compareBreakdown(h, c, b)
+		}
+	}
+	if spec.Gantt {
+		return r.compareGantts()
+	}
+	return nil
+}
+
+// workloadsText describes a plan's workloads.
+func workloadsText(p Plan) string {
+	recipes := []WorkloadRecipe{p.Workload}
+	if len(p.Cases) > 0 {
+		recipes = nil
+		for _, c := range p.Cases {
+			recipes = append(recipes, p.Recipe(c.Name))
+		}
+	}
+	var parts []string
+	for _, r := range recipes {
+		s := "`" + r.Generator + "`"
+		if f := r.Fields.String("file"); f != "" {
+			s += " " + filepath.Base(f)
+		}
+		if r.Jobs > 0 {
+			s += fmt.Sprintf(" (%d jobs)", r.Jobs)
+		}
+		if len(r.Steps) > 0 {
+			s += " then " + strings.Join(r.Steps, ", ")
+		}
+		if !slices.Contains(parts, s) {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func unitText(m reportMetric) string {
+	if m.unit == "" {
+		return m.title
+	}
+	return m.title + " (" + m.unit + ")"
+}
+
+func (r *Report) compareMeans(h string, c Condition, metrics []reportMetric) {
+	a := r.A
+	r.P("%s Means over the seeds\n\n| variant | policy | runs |", h)
+	for _, m := range metrics {
+		r.P(" %s |", unitText(m))
+	}
+	r.P(" offered load | saturated |\n|---|---|---|%s---|---|\n", strings.Repeat("---|", len(metrics)))
+	for _, v := range a.Plan.Variants {
+		runs := a.ConditionValues(v.Name, c, func(*RunData) float64 { return 0 })
+		r.P("| %s | %s | %d |", v.Name, policyText(v), len(runs))
+		for _, m := range metrics {
+			r.P(" %s |", FmtEst(Estimate95(a.ConditionValues(v.Name, c, m.get)), m.prec, false))
+		}
+		offered := Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 { return cmp(x).Saturation.Offered }))
+		r.P(" %s | %s |\n", FmtEst(offered, 2, false), r.saturatedText(v.Name, c))
+	}
+	r.P("\n")
+}
+
+// policyText is a variant's policy with its options.
+func policyText(v Variant) string {
+	s := "`" + v.Policy + "`"
+	if o := v.OptionArgs(); len(o) > 0 {
+		s += " " + strings.Join(o, " ")
+	}
+	return s
+}
+
+// saturatedText says how many runs of a variant were saturated, and why
+// (the first one's reason).
+func (r *Report) saturatedText(variant string, c Condition) string {
+	n, of, why := 0, 0, ""
+	for _, s := range r.A.Plan.Seeds {
+		x := r.A.Lookup(variant, c.Case, c.Load, s)
+		if x == nil {
+			continue
+		}
+		of++
+		if sat, reason := cmp(x).Saturation.Saturated(); sat {
+			n++
+			if why == "" {
+				why = fmt.Sprintf("seed %d: %s", s, reason)
+			}
+		}
+	}
+	if n == 0 {
+		return "no"
+	}
+	return fmt.Sprintf("**yes**, %d of %d runs (%s)", n, of, why)
+}
+
+func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetric, base string) {
+	a := r.A
+	r.P("%s Paired differences against `%s`\n\n", h, base)
+	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval, then relative to the baseline's mean.\n\n| variant |")
+	for _, m := range metrics {
+		r.P(" %s |", unitText(m))
+	}
+	r.P("\n|---|%s\n", strings.Repeat("---|", len(metrics)))
+	for _, v := range a.Plan.Variants {
+		if v.Name == base {
+			continue
+		}
+		r.P("| %s |", v.Name)
+		for _, m := range metrics {
+			d := Estimate95(a.ConditionPaired(v.Name, base, c, func(x, y *RunData) float64 { return m.get(x) - m.get(y) }))
+			b := Estimate95(a.ConditionPaired(v.Name, base, c, func(_, y *RunData) float64 { return m.get(y) }))
+			r.P(" %s (%s) |", FmtEst(d, m.prec, true), RelativeEst(d, b.Mean, m.floor, 1))
+		}
+		r.P("\n")
+	}
+	r.P("\n")
+}
+
+func (r *Report) compareCDFs(h string, c Condition, which []string) error {
+	a := r.A
+	if len(which) == 0 {
+		return nil
+	}
+	r.P("%s Distributions\n\nEvery job that ran, pooled over the seeds; logarithmic axis (waiting times under 1 s are counted at 1 s).\n\n", h)
+	for _, what := range which {
+		edges, title, xlabel, xmin := waitEdges, "waiting time", "waiting time (s)", 1.0
+		hist := func(x *RunData) []int { return cmp(x).WaitHist }
+		if what == "bsld" {
+			edges, title, xlabel = bsldEdges, "bounded slowdown", "bounded slowdown"
+			hist = func(x *RunData) []int { return cmp(x).BSLDHist }
+		}
+		var series []string
+		var counts [][]int
+		for _, v := range a.Plan.Variants {
+			sum := make([]int, len(edges)+1)
+			for _, s := range a.Plan.Seeds {
+				if x := a.Lookup(v.Name, c.Case, c.Load, s); x != nil {
+					for i, n := range hist(x) {
+						sum[i] += n
+					}
+				}
+			}
+			series = append(series, v.Name)
+			counts = append(counts, sum)
+		}
+		name := "cdf_" + what + "_" + a.Plan.conditionKey(c)
+		t := fmt.Sprintf("Distribution of the %s (%s)", title, a.Plan.conditionTitle(c))
+		if err := CDFPlot(r.Fig(name), t, xlabel, series, edges, counts, xmin); err != nil {
+			return err
+		}
+		r.P("![%s](%s/%s.png)\n\n", t, FigDir, name)
+	}
+	return nil
+}
+
+// maxUsers bounds the users the breakdown by user lists.
+const maxUsers = 10
+
+func (r *Report) compareBreakdown(h string, c Condition, by string) {
+	a := r.A
+	group := func(x *RunData) map[string]GroupStats { return cmp(x).BySize }
+	if by == "user" {
+		group = func(x *RunData) map[string]GroupStats { return cmp(x).ByUser }
+	}
+	var keys []string
+	jobs := map[string]int{}
+	for _, v := range a.Plan.Variants {
+		for _, s := range a.Plan.Seeds {
+			x := a.Lookup(v.Name, c.Case, c.Load, s)
+			if x == nil {
+				continue
+			}
+			for k, st := range group(x) {
+				if _, ok := jobs[k]; !ok {
+					keys = append(keys, k)
+				}
+				jobs[k] += st.Jobs
+			}
+		}
+	}
+	if by == "user" {
+		sort.Slice(keys, func(i, j int) bool {
+			if jobs[keys[i]] != jobs[keys[j]] {
+				return jobs[keys[i]] > jobs[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		r.P("%s By user\n\nMean waiting time (s) of each user's jobs, mean over the seeds ± 95 %% interval", h)
+		if len(keys) > maxUsers {
+			r.P("; the %d users with the most jobs of %d", maxUsers, len(keys))
+			keys = keys[:maxUsers]
+		}
+		r.P(".\n\n| user | jobs per run |")
+	} else {
+		keys = slices.DeleteFunc(slices.Clone(SizeClasses), func(k string) bool { _, ok := jobs[k]; return !ok })
+		r.P("%s By job size\n\nMean waiting time (s) of the jobs of each size class (hosts asked for), mean over the seeds ± 95 %% interval.\n\n| hosts | jobs per run |", h)
+	}
+	runs := 0
+	for _, v := range a.Plan.Variants {
+		runs += len(a.ConditionValues(v.Name, c, func(*RunData) float64 { return 0 }))
+	}
+	for _, v := range a.Plan.Variants {
+		r.P(" %s |", v.Name)
+	}
+	r.P("\n|---|---|%s\n", strings.Repeat("---|", len(a.Plan.Variants)))
+	for _, k := range keys {
+		r.P("| %s | %.0f |", k, float64(jobs[k])/math.Max(1, float64(runs)))
+		for _, v := range a.Plan.Variants {
+			e := Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 {
+				if st, ok := group(x)[k]; ok {
+					return st.MeanWait
+				}
+				return math.NaN()
+			}))
+			r.P(" %s |", FmtEst(e, 0, false))
+		}
+		r.P("\n")
+	}
+	r.P("\n")
+}
+
+func (r *Report) compareGantts() error {
+	a := r.A
+	r.P("## Gantt charts\n\nOne run per variant: ")
+	cs := a.Plan.Conditions()
+	if len(cs) == 0 || len(a.Plan.Seeds) == 0 {
+		r.P("none.\n\n")
+		return nil
+	}
+	c, seed := cs[0], a.Plan.Seeds[0]
+	r.P("%s, seed %d. Hosts on the vertical axis, time on the horizontal one, one colour per job.\n\n", a.Plan.conditionTitle(c), seed)
+	for _, v := range a.Plan.Variants {
+		x := a.Lookup(v.Name, c.Case, c.Load, seed)
+		if x == nil || cmp(x).Rows == nil {
+			r.P("- %s: the run is not done.\n\n", v.Name)
+			continue
+		}
+		name := "gantt_" + v.Name
+		if err := GanttChart(cmp(x).Rows, fmt.Sprintf("%s, seed %d", v.Name, seed), r.Fig(name)+".png"); err != nil {
+			return fmt.Errorf("run %s: %w", x.Run.ID, err)
+		}
+		r.P("![Gantt chart of %s](%s/%s.png)\n\n", v.Name, FigDir, name)
+	}
+	return nil
+}
+
+// ResultsFile is the tidy table of a campaign's results, inside the
+// campaign directory.
+const ResultsFile = "results.csv"
+
+// resultsMetrics are the metrics of results.csv, in order.
+var resultsMetrics = []struct {
+	name string
+	get  func(*RunData) float64
+}{
+	{"jobs", func(x *RunData) float64 { return float64(x.Metrics.Jobs) }},
+	{"ran", func(x *RunData) float64 { return float64(x.Metrics.Ran) }},
+	{"rejected", func(x *RunData) float64 { return float64(x.Metrics.Rejected) }},
+	{"killed", func(x *RunData) float64 { return float64(x.Metrics.Killed) }},
+	{"succeeded", func(x *RunData) float64 { return float64(x.Metrics.Success) }},
+	{"makespan", func(x *RunData) float64 { return x.Metrics.Makespan }},
+	{"mean_wait", func(x *RunData) float64 { return x.Metrics.MeanWait }},
+	{"median_wait", func(x *RunData) float64 { return x.Metrics.MedianWait }},
+	{"p95_wait", func(x *RunData) float64 { return x.Metrics.P95Wait }},
+	{"max_wait", func(x *RunData) float64 { return x.Metrics.MaxWait }},
+	{"mean_turnaround", func(x *RunData) float64 { return x.Metrics.MeanTurnaround }},
+	{"mean_slowdown", func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
+	{"mean_bsld", func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
+	{"utilization", func(x *RunData) float64 { return x.Metrics.Utilization }},
+	{"offered_load", func(x *RunData) float64 { return cmp(x).Saturation.Offered }},
+}
+
+// ResultsColumns are the columns of results.csv.
+var ResultsColumns = []string{"campaign", "study", "run", "variant", "policy", "options", "platform", "workload", "case", "load", "seed", "metric", "value"}
+
+// WriteResultsCSV analyses the campaign in dir and writes dir/results.csv,
+// a tidy table: one row per completed run and metric, every factor a
+// column (ResultsColumns; a value without meaning is empty, as is a
+// metric without value). It returns the file's path.
+func WriteResultsCSV(dir string) (string, error) {
+	a, err := Analyze(dir, ComparisonStudy())
+	if err != nil {
+		return "", err
+	}
+	if len(a.Runs) == 0 {
+		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: bucma expe run %s --out %s)", dir, a.Plan.Name, dir)
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.Write(ResultsColumns)
+	pl := a.Plan
+	for _, run := range pl.Expand() {
+		x := a.Runs[run.ID]
+		if x == nil {
+			continue
+		}
+		load := ""
+		if pl.HasLoads() {
+			load = FormatLoad(run.Load)
+		}
+		head := []string{pl.Name, pl.Kind, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
+			platformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
+		for _, m := range resultsMetrics {
+			v := m.get(x)
+			val := ""
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				val = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			_ = w.Write(append(slices.Clone(head), m.name, val))
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, ResultsFile)
+	return path, WriteFileAtomic(path, b.Bytes())
+}
+
+// workloadName is a run's workload in results.csv: the plan file's name
+// for it, else its generator (and file).
+func workloadName(p Plan, caseName string) string {
+	if c, ok := p.Case(caseName); ok {
+		if w := c.Fields.String(CaseWorkload); w != "" {
+			return w
+		}
+	}
+	r := p.Recipe(caseName)
+	if f := r.Fields.String("file"); f != "" {
+		return r.Generator + ":" + filepath.Base(f)
+	}
+	return r.Generator
+}

@@ -1,0 +1,1076 @@
+package expe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/sched"
+)
+
+// A plan file is a campaign written in YAML: what the built-in plans are
+// (bucma expe plans --show NAME prints them) and what a user writes to run
+// a campaign of their own (docs/campaigns.md). It is read strictly: an
+// unknown key, policy, option, platform or generator parameter, a missing
+// file or a bad range is an error naming the file, the line and the key.
+
+// PlanFileOptions say how a plan file is read.
+type PlanFileOptions struct {
+	// Name is the file's name in messages; its base name without extension
+	// is the plan's name when the file gives none.
+	Name string
+	// Dir is the folder relative paths of the file are relative to ("":
+	// the current folder); the plan holds absolute paths.
+	Dir string
+	// Studies are the studies "study" may name (nil: only the comparison
+	// report, "").
+	Studies *Studies
+	// Policies are the policies variants may name, whose options are
+	// checked (nil: not checked).
+	Policies *sched.Registry
+}
+
+// PlanFileError is a problem in a plan file, at a line.
+type PlanFileError struct {
+	File string
+	Line int    // 0 when unknown
+	Key  string // the key at fault ("variants[1].policy"), "" for the file
+	Msg  string
+}
+
+// Error implements error: "FILE:LINE: KEY: MSG".
+func (e *PlanFileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// LoadPlanFile reads a plan file (see ParsePlanFile); o.Name defaults to
+// path and o.Dir to its folder.
+func LoadPlanFile(path string, o PlanFileOptions) (Plan, error) {
+	if o.Name == "" {
+		o.Name = path
+	}
+	if o.Dir == "" {
+		o.Dir = filepath.Dir(path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Plan{}, &PlanFileError{File: o.Name, Msg: fmt.Sprintf("cannot read it: %v", withoutPath(err))}
+	}
+	return ParsePlanFile(data, o)
+}
+
+// Keys of a plan file.
+var (
+	planKeys     = []string{"name", "study", "title", "description", "platform", "platforms", "workload", "workloads", "cases", "variants", "seeds", "loads", "baseline", "report", "engine", "quick"}
+	variantKeys  = []string{"name", "policy", "options", "base", "model"}
+	reportKeys   = []string{"metrics", "breakdowns", "cdf", "gantt"}
+	engineKeys   = []string{"name", "batsim", "image", "batsim_flags"}
+	quickKeys    = []string{"seeds", "jobs"}
+	recipeKeys   = []string{"generator", "jobs", "steps"}
+	caseKeys     = []string{"name", "title", CasePlatform, CaseWorkload, CaseFactor, CaseLevel}
+	workloadKeys = []string{"name", "title"}
+)
+
+// The file's shape, decoded strictly by goccy/go-yaml; recipes, cases,
+// seeds, loads, options and the engine are read from their nodes.
+type rawPlan struct {
+	Name        string       `yaml:"name"`
+	Study       string       `yaml:"study"`
+	Title       string       `yaml:"title"`
+	Description string       `yaml:"description"`
+	Platform    string       `yaml:"platform"`
+	Platforms   []string     `yaml:"platforms"`
+	Workload    *rawFields   `yaml:"workload"`
+	Workloads   []rawFields  `yaml:"workloads"`
+	Cases       []rawFields  `yaml:"cases"`
+	Variants    []rawVariant `yaml:"variants"`
+	Seeds       *rawNode     `yaml:"seeds"`
+	Loads       *rawNode     `yaml:"loads"`
+	Baseline    string       `yaml:"baseline"`
+	Report      *ReportSpec  `yaml:"report"`
+	Engine      *rawNode     `yaml:"engine"`
+	Quick       *QuickSpec   `yaml:"quick"`
+}
+
+type rawVariant struct {
+	Name    string   `yaml:"name"`
+	Policy  string   `yaml:"policy"`
+	Options *rawNode `yaml:"options"`
+	Base    string   `yaml:"base"`
+	Model   string   `yaml:"model"`
+}
+
+// rawNode keeps a value's node, read later.
+type rawNode struct{ node ast.Node }
+
+func (r *rawNode) UnmarshalYAML(n ast.Node) error { r.node = n; return nil }
+
+// rawFields is a mapping read in order.
+type rawFields struct {
+	node  ast.Node
+	items []rawField
+}
+
+type rawField struct {
+	key  string
+	node ast.Node
+}
+
+func (r *rawFields) UnmarshalYAML(n ast.Node) error {
+	r.node = n
+	mn, ok := unwrap(n).(ast.MapNode)
+	if !ok {
+		return errAtNode(n, "want a mapping of keys to values, got %s", nodeWhat(n))
+	}
+	it := mn.MapRange()
+	for it.Next() {
+		r.items = append(r.items, rawField{key: it.Key().GetToken().Value, node: it.Value()})
+	}
+	return nil
+}
+
+// nodeError is an error at a node, before the file's name is known.
+type nodeError struct {
+	line int
+	msg  string
+}
+
+func (e *nodeError) Error() string { return e.msg }
+
+func errAtNode(n ast.Node, format string, args ...any) error {
+	return &nodeError{line: nodeLine(n), msg: fmt.Sprintf(format, args...)}
+}
+
+func nodeLine(n ast.Node) int {
+	if n == nil || n.GetToken() == nil {
+		return 0
+	}
+	return n.GetToken().Position.Line
+}
+
+// unwrap returns the node an anchor or tag wraps.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch x := n.(type) {
+		case *ast.AnchorNode:
+			n = x.Value
+		case *ast.TagNode:
+			n = x.Value
+		default:
+			return n
+		}
+	}
+}
+
+func nodeWhat(n ast.Node) string {
+	switch unwrap(n).(type) {
+	case *ast.SequenceNode:
+		return "a list"
+	case ast.MapNode:
+		return "a mapping"
+	case *ast.NullNode, nil:
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", strings.TrimSpace(n.String()))
+}
+
+// planFile reads one file.
+type planFile struct {
+	o     PlanFileOptions
+	lines map[string]int // key path ("variants[1].policy") → line
+}
+
+// err is an error at a key path: its line, else its parent's.
+func (f *planFile) err(path, format string, args ...any) error {
+	line := 0
+	for p := path; ; {
+		if l, ok := f.lines[p]; ok {
+			line = l
+			break
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return &PlanFileError{File: f.o.Name, Line: line, Key: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// walk records the line of every key and list item.
+func (f *planFile) walk(n ast.Node, path string) {
+	n = unwrap(n)
+	switch x := n.(type) {
+	case ast.MapNode:
+		it := x.MapRange()
+		for it.Next() {
+			p := joinPath(path, it.Key().GetToken().Value)
+			f.lines[p] = nodeLine(it.Key())
+			f.walk(it.Value(), p)
+		}
+	case *ast.SequenceNode:
+		for i, v := range x.Values {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			f.lines[p] = nodeLine(v)
+			f.walk(v, p)
+		}
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// ParsePlanFile reads a plan in its file form (YAML) and checks it: the
+// keys, the study, platforms, files, generators and their parameters,
+// seeds, load levels, variants (their policies and options when
+// o.Policies is set), the baseline, the report and the engine. Errors are
+// *PlanFileError.
+func ParsePlanFile(data []byte, o PlanFileOptions) (Plan, error) {
+	if o.Name == "" {
+		o.Name = "plan file"
+	}
+	f := &planFile{o: o, lines: map[string]int{}}
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return Plan{}, f.yamlError(err, nil)
+	}
+	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
+		return Plan{}, &PlanFileError{File: o.Name, Msg: fmt.Sprintf("want one YAML document (a mapping of the plan's keys), found %d", len(file.Docs))}
+	}
+	root := file.Docs[0].Body
+	if _, ok := unwrap(root).(ast.MapNode); !ok {
+		return Plan{}, &PlanFileError{File: o.Name, Line: nodeLine(root), Msg: "want a mapping of the plan's keys (" + strings.Join(planKeys, ", ") + ")"}
+	}
+	f.walk(root, "")
+	var raw rawPlan
+	if err := yaml.NodeToValue(root, &raw, yaml.Strict()); err != nil {
+		return Plan{}, f.yamlError(err, root)
+	}
+	p, err := f.plan(raw)
+	if err != nil {
+		return Plan{}, err
+	}
+	return p, nil
+}
+
+// yamlError turns the YAML library's errors into a PlanFileError; an
+// unknown key lists the valid ones.
+func (f *planFile) yamlError(err error, root ast.Node) error {
+	var ne *nodeError
+	if errors.As(err, &ne) {
+		return &PlanFileError{File: f.o.Name, Line: ne.line, Msg: ne.msg}
+	}
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return &PlanFileError{File: f.o.Name, Msg: err.Error()}
+	}
+	line := 0
+	if tk := ye.GetToken(); tk != nil {
+		line = tk.Position.Line
+	}
+	msg := ye.GetMessage()
+	var uf *yaml.UnknownFieldError
+	if errors.As(err, &uf) && uf.GetToken() != nil {
+		key := uf.GetToken().Value
+		parent := f.parentOf(root, uf.GetToken().Position.Line, key)
+		if valid := keysAt(parent); valid != nil {
+			return &PlanFileError{File: f.o.Name, Line: line, Key: joinPath(parent, key), Msg: "unknown key (valid: " + strings.Join(valid, ", ") + ")"}
+		}
+		return &PlanFileError{File: f.o.Name, Line: line, Key: joinPath(parent, key), Msg: "unknown key"}
+	}
+	var se *yaml.SyntaxError
+	if errors.As(err, &se) {
+		msg = "not valid YAML: " + msg
+	}
+	return &PlanFileError{File: f.o.Name, Line: line, Msg: msg}
+}
+
+// parentOf finds the path of the mapping holding key at line.
+func (f *planFile) parentOf(root ast.Node, line int, key string) string {
+	for p, l := range f.lines {
+		if l == line && (p == key || strings.HasSuffix(p, "."+key)) {
+			return strings.TrimSuffix(strings.TrimSuffix(p, key), ".")
+		}
+	}
+	return ""
+}
+
+// keysAt lists the keys valid in the mapping at path (nil: not known).
+func keysAt(path string) []string {
+	last := path
+	if i := strings.LastIndex(path, "."); i >= 0 {
+		last = path[i+1:]
+	}
+	base, _, _ := strings.Cut(last, "[")
+	switch {
+	case path == "":
+		return planKeys
+	case base == "variants" && strings.Contains(last, "["):
+		return variantKeys
+	case path == "report":
+		return reportKeys
+	case path == "engine":
+		return engineKeys
+	case path == "quick":
+		return quickKeys
+	}
+	return nil
+}
+
+// plan converts the decoded file into a plan, checking it.
+func (f *planFile) plan(raw rawPlan) (Plan, error) {
+	p := Plan{Name: raw.Name, Kind: raw.Study, Title: raw.Title, Description: raw.Description, Baseline: raw.Baseline}
+	if p.Name == "" {
+		p.Name = strings.TrimSuffix(filepath.Base(f.o.Name), filepath.Ext(f.o.Name))
+	}
+	if !fileNameSafe(p.Name) {
+		return p, f.err("name", "%q: a plan's name names its folder: letters, digits, '-' and '.' only", p.Name)
+	}
+	if p.Title == "" {
+		p.Title = p.Name
+	}
+	if p.Kind != "" {
+		if f.o.Studies == nil {
+			return p, f.err("study", "unknown study %q (none is known here)", p.Kind)
+		}
+		if _, ok := f.o.Studies.Study(p.Kind); !ok {
+			return p, f.err("study", "unknown study %q (valid: %s)", p.Kind, strings.Join(slices.DeleteFunc(f.o.Studies.Kinds(), func(s string) bool { return s == "" }), ", "))
+		}
+	}
+
+	// Platforms.
+	var plats []string
+	switch {
+	case raw.Platform != "" && len(raw.Platforms) > 0:
+		return p, f.err("platforms", "give platform or platforms, not both")
+	case raw.Platform != "":
+		pl, err := f.platform("platform", raw.Platform)
+		if err != nil {
+			return p, err
+		}
+		plats = []string{pl}
+	case len(raw.Platforms) > 0:
+		for i, name := range raw.Platforms {
+			pl, err := f.platform(fmt.Sprintf("platforms[%d]", i), name)
+			if err != nil {
+				return p, err
+			}
+			if slices.Contains(plats, pl) {
+				return p, f.err(fmt.Sprintf("platforms[%d]", i), "%s given twice", name)
+			}
+			plats = append(plats, pl)
+		}
+	default:
+		return p, f.err("", "no platform: give platform (a bundled name: %s, or a SimGrid platform file)", bundledList())
+	}
+	p.Platform = plats[0]
+
+	// Workloads and cases.
+	type named struct {
+		name, title string
+		recipe      WorkloadRecipe
+		path        string
+	}
+	var ws []named
+	switch {
+	case raw.Workload != nil && len(raw.Workloads) > 0:
+		return p, f.err("workloads", "give workload or workloads, not both")
+	case raw.Workload != nil:
+		r, _, _, err := f.recipe("workload", *raw.Workload, nil, nil, len(raw.Cases) == 0)
+		if err != nil {
+			return p, err
+		}
+		ws = append(ws, named{recipe: r, path: "workload"})
+	case len(raw.Workloads) > 0:
+		if len(raw.Cases) > 0 {
+			return p, f.err("cases", "cases vary the one workload of workload; with workloads, each workload is a case already")
+		}
+		seen := map[string]bool{}
+		for i, rf := range raw.Workloads {
+			path := fmt.Sprintf("workloads[%d]", i)
+			r, name, title, err := f.recipe(path, rf, workloadKeys, nil, true)
+			if err != nil {
+				return p, err
+			}
+			if !fileNameSafe(name) {
+				return p, f.err(path+".name", "%q: a workload's name names its files: letters, digits, '-' and '.' only", name)
+			}
+			if seen[name] {
+				return p, f.err(path+".name", "workload %s given twice", name)
+			}
+			seen[name] = true
+			ws = append(ws, named{name, title, r, path})
+		}
+	default:
+		return p, f.err("", "no workload: give workload (a generator and its parameters, e.g. generator: swf with file: TRACE.swf)")
+	}
+	p.Workload = ws[0].recipe
+	switch {
+	case len(raw.Cases) > 0:
+		if len(plats) > 1 {
+			return p, f.err("platforms", "cases name their own platform: give one platform with cases")
+		}
+		seen := map[string]bool{}
+		for i, rc := range raw.Cases {
+			path := fmt.Sprintf("cases[%d]", i)
+			c, err := f.caseOf(path, rc, p.Workload)
+			if err != nil {
+				return p, err
+			}
+			if seen[c.Name] {
+				return p, f.err(path+".name", "case %s given twice", c.Name)
+			}
+			seen[c.Name] = true
+			p.Cases = append(p.Cases, c)
+		}
+	case len(ws) > 1 || len(plats) > 1:
+		// Every workload on every platform, each pair a case.
+		for _, w := range ws {
+			for _, pl := range plats {
+				name := w.name
+				switch {
+				case len(ws) == 1:
+					name = platformName(pl)
+				case len(plats) > 1:
+					name += "-" + platformName(pl)
+				}
+				title := w.title
+				if title == "" {
+					title = w.name
+				}
+				if len(plats) > 1 {
+					title = strings.TrimPrefix(title+" on "+platformName(pl), " on ")
+				}
+				c := WorkloadCase{Name: name, Title: title, Fields: Fields{{"generator", w.recipe.Generator}}}
+				if w.recipe.Jobs != 0 {
+					c.Fields = append(c.Fields, Field{"jobs", float64(w.recipe.Jobs)})
+				}
+				if len(w.recipe.Steps) > 0 {
+					c.Fields = append(c.Fields, Field{"steps", slices.Clone(w.recipe.Steps)})
+				}
+				c.Fields = append(c.Fields, w.recipe.Fields.Clone()...)
+				if pl != p.Platform {
+					c.Fields = append(c.Fields, Field{CasePlatform, pl})
+				}
+				if w.name != "" {
+					c.Fields = append(c.Fields, Field{CaseWorkload, w.name})
+				}
+				if slices.ContainsFunc(p.Cases, func(x WorkloadCase) bool { return x.Name == name }) {
+					return p, f.err(w.path, "workload %q on platform %s makes the case name %s twice: rename a workload", w.name, pl, name)
+				}
+				p.Cases = append(p.Cases, c)
+			}
+		}
+	}
+
+	// Seeds and loads.
+	var err error
+	if p.Seeds, err = f.seeds(raw.Seeds); err != nil {
+		return p, err
+	}
+	if p.Loads, err = f.loads(raw.Loads); err != nil {
+		return p, err
+	}
+	reg := Generators()
+	recipes := map[string]WorkloadRecipe{"workload": p.Workload}
+	if len(p.Cases) > 0 {
+		recipes = map[string]WorkloadRecipe{}
+		for i, c := range p.Cases {
+			at := fmt.Sprintf("cases[%d]", i)
+			if len(raw.Cases) == 0 {
+				at = ws[min(i/len(plats), len(ws)-1)].path
+			}
+			recipes[at] = p.Recipe(c.Name)
+		}
+	}
+	anyLoad := false
+	for _, at := range SortedKeys(recipes) {
+		r := recipes[at]
+		takes := reg.takesLoad(r)
+		anyLoad = anyLoad || takes
+		if len(p.Loads) > 0 && !takes {
+			return p, f.err("loads", "the %s workload of %s takes no load: add the step scale-load to its steps to scale it to each level", r.Generator, at)
+		}
+		g, _ := reg.Generator(r.Generator)
+		if len(p.Loads) == 0 && takes && !g.Load && !r.Fields.Has(LoadParam.Name) {
+			return p, f.err(at, "its steps need an offered load: give the plan loads (the levels, e.g. loads: [0.7, 0.9]) or the workload a load")
+		}
+	}
+	if len(p.Loads) == 0 && len(p.Cases) == 0 {
+		if anyLoad {
+			return p, f.err("workload", "the %s generator takes an offered load: give the plan loads (e.g. loads: [%s])", p.Workload.Generator, FormatLoad(DefaultLoad))
+		}
+		p.Loads = []float64{0}
+	}
+
+	// Variants.
+	if len(raw.Variants) == 0 {
+		return p, f.err("variants", "no variant: give at least one (name, policy and options)")
+	}
+	for i, rv := range raw.Variants {
+		v, err := f.variant(fmt.Sprintf("variants[%d]", i), rv)
+		if err != nil {
+			return p, err
+		}
+		for j := range p.Variants {
+			if p.Variants[j].Name == v.Name {
+				return p, f.err(fmt.Sprintf("variants[%d].name", i), "variant %s given twice", v.Name)
+			}
+		}
+		p.Variants = append(p.Variants, v)
+	}
+	if p.Baseline != "" && !slices.ContainsFunc(p.Variants, func(v Variant) bool { return v.Name == p.Baseline }) {
+		return p, f.err("baseline", "%q is not one of the variants (%s)", p.Baseline, variantNames(p.Variants))
+	}
+	if raw.Report != nil {
+		if err := raw.Report.check(); err != nil {
+			return p, f.err("report", "%v", err)
+		}
+		p.Report = raw.Report
+	}
+	if raw.Engine != nil {
+		if p.Engine, err = f.engine(raw.Engine.node); err != nil {
+			return p, err
+		}
+	}
+	if raw.Quick != nil {
+		if raw.Quick.Seeds < 0 || raw.Quick.Jobs < 0 {
+			return p, f.err("quick", "seeds and jobs must be at least 1 (or left out)")
+		}
+		p.Quick = *raw.Quick
+	}
+	if err := p.Check(); err != nil {
+		return p, &PlanFileError{File: f.o.Name, Msg: err.Error()}
+	}
+	return p, nil
+}
+
+func variantNames(vs []Variant) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// platformName is a platform's short name: a bundled name, or a file's
+// base name without .xml.
+func platformName(pl string) string {
+	base := strings.TrimSuffix(filepath.Base(pl), ".xml")
+	safe := []rune(base)
+	for i, r := range safe {
+		if !fileNameRune(r) {
+			safe[i] = '-'
+		}
+	}
+	return string(safe)
+}
+
+// platform checks a platform: a bundled name stays a name, a file becomes
+// an absolute path, and must be a platform bucma reads.
+func (f *planFile) platform(path, name string) (string, error) {
+	if slices.Contains(platforms.BundledNames(), name) || slices.Contains(platforms.BundledNames(), name+".xml") {
+		return name, nil
+	}
+	file := f.abs(name)
+	if _, err := os.Stat(file); err != nil {
+		return "", f.err(path, "%s: neither a bundled platform (%s) nor a file (%v)", name, bundledList(), withoutPath(err))
+	}
+	if _, err := platforms.Load(file); err != nil {
+		return "", f.err(path, "%s: not a platform bucma reads: %v", name, err)
+	}
+	return file, nil
+}
+
+func (f *planFile) abs(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	abs, err := filepath.Abs(filepath.Join(f.o.Dir, name))
+	if err != nil {
+		return filepath.Join(f.o.Dir, name)
+	}
+	return abs
+}
+
+// recipe reads a recipe's mapping: generator, jobs, steps, the parameters
+// of the generator and its steps. extra are further keys the mapping may
+// hold (name and title are returned); base is the recipe a case
+// completes (nil for a recipe of its own); complete asks for the recipe's
+// own check (its required parameters given).
+func (f *planFile) recipe(path string, rf rawFields, extra []string, base *WorkloadRecipe, complete bool) (r WorkloadRecipe, name, title string, err error) {
+	reg := Generators()
+	for _, it := range rf.items {
+		at := path + "." + it.key
+		switch {
+		case it.key == "name" && slices.Contains(extra, "name"):
+			name, err = f.text(at, it.node)
+		case it.key == "title" && slices.Contains(extra, "title"):
+			title, err = f.text(at, it.node)
+		case it.key == "generator":
+			if r.Generator, err = f.text(at, it.node); err == nil {
+				if _, ok := reg.Generator(r.Generator); !ok {
+					err = f.err(at, "unknown generator %q (valid: %s)", r.Generator, strings.Join(reg.Names(), ", "))
+				}
+			}
+		case it.key == "jobs":
+			var x float64
+			if x, err = f.number(at, it.node, Int); err == nil && x < 1 {
+				err = f.err(at, "%g: must be at least 1 (or left out: the generator's default)", x)
+			}
+			r.Jobs = int(x)
+		case it.key == "steps":
+			if r.Steps, err = f.list(at, it.node); err == nil {
+				for i, s := range r.Steps {
+					if _, ok := reg.Step(s); !ok {
+						err = f.err(fmt.Sprintf("%s[%d]", at, i), "unknown step %q (valid: %s)", s, strings.Join(reg.StepNames(), ", "))
+						break
+					}
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+	if r.Generator == "" && base == nil {
+		err = f.err(path, "no generator (valid: %s)", strings.Join(reg.Names(), ", "))
+		return
+	}
+	full := r
+	if base != nil {
+		full = base.Clone()
+		if r.Generator != "" {
+			full = WorkloadRecipe{Generator: r.Generator}
+		}
+		if r.Jobs != 0 {
+			full.Jobs = r.Jobs
+		}
+		if r.Steps != nil {
+			full.Steps = r.Steps
+		}
+	}
+	ps, perr := reg.recipeParams(full)
+	if perr != nil {
+		err = f.err(path, "%v", perr)
+		return
+	}
+	for _, it := range rf.items {
+		if slices.Contains(recipeKeys, it.key) || slices.Contains(extra, it.key) {
+			continue
+		}
+		at := path + "." + it.key
+		i := slices.IndexFunc(ps, func(p Param) bool { return p.Name == it.key })
+		if i < 0 {
+			valid := append(append(slices.Clone(recipeKeys), extra...), paramNames(ps)...)
+			err = f.err(at, "unknown key: not a parameter of %s (valid: %s)", recipeWhat(full), strings.Join(valid, ", "))
+			return
+		}
+		var v any
+		if v, err = f.param(at, ps[i], it.node); err != nil {
+			return
+		}
+		r.Fields = append(r.Fields, Field{it.key, v})
+		if ps[i].Type == Path && !rf.has(it.key+ShaSuffix) {
+			sum, serr := FileSHA256(v.(string))
+			if serr != nil {
+				err = f.err(at, "%v", serr)
+				return
+			}
+			r.Fields = append(r.Fields, Field{it.key + ShaSuffix, sum})
+		}
+	}
+	if complete {
+		if cerr := reg.CheckRecipe(r); cerr != nil {
+			err = f.err(path, "%v", cerr)
+		}
+	}
+	return
+}
+
+func (rf rawFields) has(key string) bool {
+	return slices.ContainsFunc(rf.items, func(it rawField) bool { return it.key == key })
+}
+
+// caseOf reads a case: its own keys, then the recipe keys it changes.
+func (f *planFile) caseOf(path string, rf rawFields, base WorkloadRecipe) (WorkloadCase, error) {
+	var c WorkloadCase
+	for _, it := range rf.items {
+		at := path + "." + it.key
+		var err error
+		switch it.key {
+		case "name":
+			c.Name, err = f.text(at, it.node)
+		case "title":
+			c.Title, err = f.text(at, it.node)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	if !fileNameSafe(c.Name) {
+		return c, f.err(path+".name", "%q: a case's name names its files: letters, digits, '-' and '.' only", c.Name)
+	}
+	r, _, _, err := f.recipe(path, rf, caseKeys, &base, false)
+	if err != nil {
+		return c, err
+	}
+	// The case's fields in the file's order: its own keys and the recipe's.
+	for _, it := range rf.items {
+		at := path + "." + it.key
+		switch it.key {
+		case "name", "title":
+		case CasePlatform:
+			s, err := f.text(at, it.node)
+			if err != nil {
+				return c, err
+			}
+			if s, err = f.platform(at, s); err != nil {
+				return c, err
+			}
+			c.Fields = append(c.Fields, Field{it.key, s})
+		case CaseWorkload, CaseFactor, CaseLevel:
+			s, err := f.text(at, it.node)
+			if err != nil {
+				return c, err
+			}
+			c.Fields = append(c.Fields, Field{it.key, s})
+		case "generator":
+			c.Fields = append(c.Fields, Field{it.key, r.Generator})
+		case "jobs":
+			c.Fields = append(c.Fields, Field{it.key, float64(r.Jobs)})
+		case "steps":
+			c.Fields = append(c.Fields, Field{it.key, slices.Clone(r.Steps)})
+		default:
+			for _, x := range r.Fields {
+				if x.Key == it.key || x.Key == it.key+ShaSuffix && !rf.has(x.Key) {
+					c.Fields = append(c.Fields, x)
+				}
+			}
+		}
+	}
+	p := Plan{Workload: base, Cases: []WorkloadCase{c}}
+	if err := Generators().CheckRecipe(p.Recipe(c.Name)); err != nil {
+		return c, f.err(path, "%v", err)
+	}
+	return c, nil
+}
+
+// param reads a parameter's value as its declaration says.
+func (f *planFile) param(at string, p Param, n ast.Node) (any, error) {
+	var v any
+	var err error
+	switch p.Type {
+	case String:
+		v, err = f.text(at, n)
+	case Path:
+		var s string
+		if s, err = f.text(at, n); err == nil {
+			abs := f.abs(s)
+			if _, serr := os.Stat(abs); serr != nil {
+				return nil, f.err(at, "%s: %v", s, withoutPath(serr))
+			}
+			v = abs
+		}
+	case Int, Float:
+		v, err = f.number(at, n, p.Type)
+	case Bool:
+		b, ok := unwrap(n).(*ast.BoolNode)
+		if !ok {
+			return nil, f.err(at, "want true or false, got %s", nodeWhat(n))
+		}
+		v = b.Value
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := p.canon(v)
+	if err != nil {
+		return nil, f.err(at, "%v", strings.TrimPrefix(err.Error(), p.Name+": "))
+	}
+	return c, nil
+}
+
+// text reads a scalar as written ("0.5" stays "0.5").
+func (f *planFile) text(at string, n ast.Node) (string, error) {
+	switch x := unwrap(n).(type) {
+	case *ast.StringNode:
+		return x.Value, nil
+	case *ast.LiteralNode:
+		return x.Value.Value, nil
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
+		return x.GetToken().Value, nil
+	}
+	return "", f.err(at, "want a text value, got %s", nodeWhat(n))
+}
+
+// number reads a number; an Int must be integral.
+func (f *planFile) number(at string, n ast.Node, t ParamType) (float64, error) {
+	var x float64
+	switch v := unwrap(n).(type) {
+	case *ast.IntegerNode:
+		switch i := v.Value.(type) {
+		case int64:
+			x = float64(i)
+		case uint64:
+			x = float64(i)
+		}
+	case *ast.FloatNode:
+		x = v.Value
+	default:
+		return 0, f.err(at, "want %s, got %s", withArticle(t), nodeWhat(n))
+	}
+	if t == Int && x != math.Trunc(x) {
+		return 0, f.err(at, "want an integer, got %g", x)
+	}
+	return x, nil
+}
+
+// list reads a list of texts (or a single text).
+func (f *planFile) list(at string, n ast.Node) ([]string, error) {
+	seq, ok := unwrap(n).(*ast.SequenceNode)
+	if !ok {
+		s, err := f.text(at, n)
+		if err != nil {
+			return nil, f.err(at, "want a list, got %s", nodeWhat(n))
+		}
+		return []string{s}, nil
+	}
+	out := []string{}
+	for i, v := range seq.Values {
+		s, err := f.text(fmt.Sprintf("%s[%d]", at, i), v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// seeds reads "seeds": a count N (seeds 1..N), a range "A-B" or a list.
+func (f *planFile) seeds(r *rawNode) ([]uint64, error) {
+	if r == nil {
+		return SeedRange(DefaultSeeds), nil
+	}
+	n := unwrap(r.node)
+	bad := func(format string, args ...any) error { return f.err("seeds", format, args...) }
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		c, err := f.number("seeds", x, Int)
+		if err != nil {
+			return nil, err
+		}
+		if c < 1 || c > MaxRuns {
+			return nil, bad("%g: the number of seeds must be in 1..%d", c, MaxRuns)
+		}
+		return SeedRange(int(c)), nil
+	case *ast.StringNode:
+		a, b, ok := strings.Cut(x.Value, "-")
+		lo, e1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
+		hi, e2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
+		switch {
+		case !ok || e1 != nil || e2 != nil:
+			return nil, bad("%q: want a number of seeds (5), a range (1-5) or a list ([1, 2, 7])", x.Value)
+		case lo < 1:
+			return nil, bad("%q: seeds start at 1", x.Value)
+		case hi < lo:
+			return nil, bad("%q: bad range: %d is after %d", x.Value, lo, hi)
+		case hi-lo >= MaxRuns:
+			return nil, bad("%q: more than %d seeds", x.Value, MaxRuns)
+		}
+		out := make([]uint64, 0, hi-lo+1)
+		for s := lo; s <= hi; s++ {
+			out = append(out, s)
+		}
+		return out, nil
+	case *ast.SequenceNode:
+		var out []uint64
+		for i, v := range x.Values {
+			at := fmt.Sprintf("seeds[%d]", i)
+			s, err := f.number(at, v, Int)
+			if err != nil {
+				return nil, err
+			}
+			if s < 1 {
+				return nil, f.err(at, "%g: seeds start at 1", s)
+			}
+			if slices.Contains(out, uint64(s)) {
+				return nil, f.err(at, "seed %g given twice", s)
+			}
+			out = append(out, uint64(s))
+		}
+		if len(out) == 0 {
+			return nil, bad("no seed")
+		}
+		return out, nil
+	}
+	return nil, bad("want a number of seeds (5), a range (1-5) or a list ([1, 2, 7]), got %s", nodeWhat(n))
+}
+
+// loads reads "loads": a number or a list of numbers in (0, 100].
+func (f *planFile) loads(r *rawNode) ([]float64, error) {
+	if r == nil {
+		return nil, nil
+	}
+	nodes := []ast.Node{r.node}
+	paths := []string{"loads"}
+	if seq, ok := unwrap(r.node).(*ast.SequenceNode); ok {
+		nodes, paths = seq.Values, nil
+		for i := range nodes {
+			paths = append(paths, fmt.Sprintf("loads[%d]", i))
+		}
+		if len(nodes) == 0 {
+			return nil, f.err("loads", "no load level")
+		}
+	}
+	var out []float64
+	for i, n := range nodes {
+		l, err := f.number(paths[i], n, Float)
+		if err != nil {
+			return nil, err
+		}
+		if !(l > 0) || l > 100 {
+			return nil, f.err(paths[i], "%g: a load level must be > 0 and at most 100", l)
+		}
+		if slices.Contains(out, l) {
+			return nil, f.err(paths[i], "load %s given twice", FormatLoad(l))
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// variant reads a variant and checks its policy and options against
+// o.Policies.
+func (f *planFile) variant(path string, rv rawVariant) (Variant, error) {
+	v := Variant{Name: rv.Name, Policy: rv.Policy, Base: rv.Base, Model: rv.Model, Options: map[string]string{}}
+	if v.Name == "" || strings.ContainsAny(v.Name, `/\_ `) {
+		return v, f.err(path+".name", "%q: a variant's name must be non-empty, without '/', '\\', '_' or spaces", v.Name)
+	}
+	if v.Policy == "" {
+		return v, f.err(path, "no policy")
+	}
+	var keys []string
+	if rv.Options != nil {
+		mn, ok := unwrap(rv.Options.node).(ast.MapNode)
+		if !ok {
+			if _, null := unwrap(rv.Options.node).(*ast.NullNode); !null {
+				return v, f.err(path+".options", "want a mapping of option names to values, got %s", nodeWhat(rv.Options.node))
+			}
+		} else {
+			it := mn.MapRange()
+			for it.Next() {
+				k := it.Key().GetToken().Value
+				at := path + ".options." + k
+				var val string
+				if seq, isList := unwrap(it.Value()).(*ast.SequenceNode); isList {
+					parts, err := f.list(at, seq)
+					if err != nil {
+						return v, err
+					}
+					val = strings.Join(parts, ",")
+				} else {
+					s, err := f.text(at, it.Value())
+					if err != nil {
+						return v, err
+					}
+					val = s
+				}
+				v.Options[k] = val
+				keys = append(keys, k)
+			}
+		}
+	}
+	if f.o.Policies == nil {
+		return v, nil
+	}
+	spec, err := f.o.Policies.Lookup(v.Policy)
+	if err != nil {
+		return v, f.err(path+".policy", "%v", err)
+	}
+	for _, k := range keys {
+		if _, err := spec.Resolve(sched.Options{k: v.Options[k]}); err != nil {
+			return v, f.err(path+".options."+k, "%v", err)
+		}
+	}
+	if _, err := spec.Resolve(sched.Options(v.Options)); err != nil {
+		return v, f.err(path+".options", "%v", err)
+	}
+	return v, nil
+}
+
+// engine reads "engine": a name, or a mapping (name, batsim, image,
+// batsim_flags).
+func (f *planFile) engine(n ast.Node) (*EngineSpec, error) {
+	e := &EngineSpec{}
+	if _, ok := unwrap(n).(ast.MapNode); ok {
+		var raw struct {
+			Name        string   `yaml:"name"`
+			Batsim      string   `yaml:"batsim"`
+			Image       string   `yaml:"image"`
+			BatsimFlags []string `yaml:"batsim_flags"`
+		}
+		if err := yaml.NodeToValue(n, &raw, yaml.Strict()); err != nil {
+			return nil, f.yamlError(err, nil)
+		}
+		*e = EngineSpec{Name: raw.Name, Batsim: raw.Batsim, Image: raw.Image, BatsimFlags: raw.BatsimFlags}
+	} else {
+		s, err := f.text("engine", n)
+		if err != nil {
+			return nil, err
+		}
+		e.Name = s
+	}
+	switch e.Name {
+	case "embedded":
+		if e.Batsim != "" || e.Image != "" || len(e.BatsimFlags) > 0 {
+			return nil, f.err("engine", "batsim, image and batsim_flags are for the batsim engine")
+		}
+	case "batsim":
+		if e.Batsim != "" && e.Image != "" {
+			return nil, f.err("engine.image", "give batsim (an executable) or image (a Docker image), not both")
+		}
+		if strings.ContainsRune(e.Batsim, filepath.Separator) {
+			e.Batsim = f.abs(e.Batsim)
+			if _, err := os.Stat(e.Batsim); err != nil {
+				return nil, f.err("engine.batsim", "%s: %v", e.Batsim, withoutPath(err))
+			}
+		}
+	default:
+		return nil, f.err("engine", "unknown engine %q (valid: embedded, batsim)", e.Name)
+	}
+	return e, nil
+}
+
+// bundledList lists the bundled platforms' names.
+func bundledList() string {
+	var out []string
+	for _, b := range platforms.BundledNames() {
+		out = append(out, strings.TrimSuffix(b, ".xml"))
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,48 @@
+package expe
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The built-in plans' files, for the tests of the runner (the studies are
+// other packages, which import this one).
+var builtinPlanFiles = map[string]string{
+	"bucma-model":                "../studies/bucma/bucma-model.yaml",
+	"walltime-trust":             "../studies/bucma/walltime-trust.yaml",
+	"bucma-sensitivity":          "../studies/bucma/bucma-sensitivity.yaml",
+	"walltime-trust-sensitivity": "../studies/bucma/walltime-trust-sensitivity.yaml",
+	"osep":                       "../studies/osep/plan.yaml",
+	"sge":                        "../studies/sge/plan.yaml",
+	"gang":                       "../studies/gang/plan.yaml",
+	"bot":                        "../studies/bot/plan.yaml",
+}
+
+// testStudies knows the built-in plans' kinds, with reports that write
+// nothing.
+func testStudies() *Studies {
+	s := NewStudies()
+	for name := range builtinPlanFiles {
+		s.Register(Study{Kind: name, Report: func(*Report) error { return nil }})
+	}
+	return s
+}
+
+// builtinPlan reads a built-in plan's file.
+func builtinPlan(t testing.TB, name string) Plan {
+	t.Helper()
+	path, ok := builtinPlanFiles[name]
+	if !ok {
+		t.Fatalf("no built-in plan %s", name)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParsePlanFile(data, PlanFileOptions{Name: filepath.Base(path), Studies: testStudies()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,92 @@
+// Package studytest holds what the studies' tests share: a study's plan
+// read from its plan file, and a campaign run twice on the embedded engine
+// with its report.
+package studytest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/policies"
+)
+
+// Studies returns a registry holding the studies register adds.
+func Studies(register ...func(*expe.Studies)) *expe.Studies {
+	s := expe.NewStudies()
+	for _, r := range register {
+		r(s)
+	}
+	return s
+}
+
+// Plan is a built-in plan of a registry.
+func Plan(t testing.TB, s *expe.Studies, name string) expe.Plan {
+	t.Helper()
+	p, err := s.Plan(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// MustRun executes a campaign and fails the test unless every run is done.
+func MustRun(t testing.TB, camp *expe.Campaign) expe.Result {
+	t.Helper()
+	res, err := camp.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Failed {
+		t.Error(f.String())
+	}
+	if n := len(camp.Plan.Expand()); res.Done != n {
+		t.Fatalf("%d of %d runs done", res.Done, n)
+	}
+	return res
+}
+
+// SameOutputsTwice checks that two executions of the same runs, in dirs a
+// and b, wrote the same non-empty _jobs.csv.
+func SameOutputsTwice(t testing.TB, runs []expe.Run, a, b string) {
+	t.Helper()
+	for _, r := range runs {
+		x, _ := os.ReadFile(filepath.Join(expe.RunDir(a, r.ID), expe.JobsFile))
+		y, _ := os.ReadFile(filepath.Join(expe.RunDir(b, r.ID), expe.JobsFile))
+		if len(x) == 0 || string(x) != string(y) {
+			t.Errorf("run %s: outputs differ between two executions (or are empty)", r.ID)
+		}
+	}
+}
+
+// Embedded is the embedded engine with bucma's policies.
+func Embedded() expe.Engine { return expe.NewEmbeddedEngine(policies.Builtin()) }
+
+// CampaignTwiceReport runs plan p twice on the embedded engine (2 workers,
+// then 1), checks the two executions wrote the same outputs, writes the
+// first's report (its study's, from s) and returns its directory and the
+// report's text.
+func CampaignTwiceReport(t testing.TB, s *expe.Studies, p expe.Plan) (dir, report string) {
+	t.Helper()
+	dir, again := t.TempDir(), t.TempDir()
+	MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: Embedded(), Workers: 2})
+	MustRun(t, &expe.Campaign{Plan: p, Dir: again, Engine: Embedded(), Workers: 1})
+	SameOutputsTwice(t, p.Expand(), dir, again)
+	return dir, Report(t, s, dir)
+}
+
+// Report writes a campaign's report and returns its text.
+func Report(t testing.TB, s *expe.Studies, dir string) string {
+	t.Helper()
+	path, err := expe.WriteReport(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
