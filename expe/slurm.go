@@ -57,8 +57,8 @@ type SlurmOptions struct {
 	// Throttle bounds the tasks running at once (--array=0-N%Throttle; 0:
 	// no bound).
 	Throttle int `json:"throttle,omitempty"`
-	// Tasks is the number of array tasks (0: one per run to do, at most
-	// MaxArrayTasks); the runs are dealt to them in turn.
+	// Tasks is the number of array tasks (0: one per CPUsPerTask runs to
+	// do, at most MaxArrayTasks); the runs are dealt to them in turn.
 	Tasks   int    `json:"tasks,omitempty"`
 	JobName string `json:"job_name,omitempty"` // default bucma-PLAN
 	// Extra are other sbatch options, one argument each
@@ -147,9 +147,10 @@ type Submission struct {
 	ids []string // the runs (SubmissionRuns)
 }
 
-// NewSubmission describes the submission of runs (ids, to do) of the
-// campaign directory dir (absolute), named after the submissions there.
-// The inputs are read (InputDigests), nothing is written.
+// NewSubmission describes the submission of runs (to do) of the campaign
+// directory dir (absolute), named after the submissions there. Nothing is
+// read but the names of the submissions, nothing is written: the caller
+// sets Inputs (InputDigests) once the directory is prepared.
 func NewSubmission(dir string, p Plan, runs []Run, o SlurmOptions, bucma string, taskArgs, formats []string) (*Submission, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -160,13 +161,11 @@ func NewSubmission(dir string, p Plan, runs []Run, o SlurmOptions, bucma string,
 	if !filepath.IsAbs(dir) || !filepath.IsAbs(bucma) {
 		return nil, fmt.Errorf("the campaign directory (%s) and the bucma executable (%s) must be absolute paths", dir, bucma)
 	}
-	inputs, err := InputDigests(dir, p, runs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
 	tasks := o.Tasks
 	if tasks == 0 {
-		tasks = min(len(runs), MaxArrayTasks)
+		// One task per CPUsPerTask runs (each task runs that many at once).
+		per := max(o.CPUsPerTask, 1)
+		tasks = min((len(runs)+per-1)/per, MaxArrayTasks)
 	}
 	tasks = min(tasks, len(runs))
 	name, err := nextSubmission(dir)
@@ -174,7 +173,7 @@ func NewSubmission(dir string, p Plan, runs []Run, o SlurmOptions, bucma string,
 		return nil, err
 	}
 	s := &Submission{Name: name, Plan: p.Name, Dir: dir, Created: time.Now().UTC().Truncate(time.Second), Runs: len(runs), Tasks: tasks,
-		Bucma: bucma, TaskArgs: taskArgs, Formats: formats, Options: o, Inputs: inputs}
+		Bucma: bucma, TaskArgs: taskArgs, Formats: formats, Options: o}
 	s.ids = make([]string, len(runs))
 	for i, r := range runs {
 		s.ids[i] = r.ID
@@ -264,8 +263,8 @@ func (s *Submission) TaskScript() string {
 	var b bytes.Buffer
 	b.WriteString("#!/bin/sh\n")
 	fmt.Fprintf(&b, "# Campaign %s, plan %s, submission %s: %d runs (%s) over %d tasks;\n", s.Dir, s.Plan, s.Name, s.Runs, SubmissionRuns, s.Tasks)
-	b.WriteString("# task I performs lines I, I+N, I+2N... of it (\"bucma expe task\"), N runs at once with\n")
-	b.WriteString("# --cpus-per-task=N. Slurm reads the #SBATCH lines.\n")
+	fmt.Fprintf(&b, "# task I (0 to %d) performs the runs on lines I+1, I+1+%d, I+1+2×%d... of it (\"bucma expe task\"),\n", s.Tasks-1, s.Tasks, s.Tasks)
+	b.WriteString("# as many at once as it has CPUs (--cpus-per-task). Slurm reads the #SBATCH lines.\n")
 	array := fmt.Sprintf("0-%d", s.Tasks-1)
 	if s.Options.Throttle > 0 {
 		array += "%" + strconv.Itoa(s.Options.Throttle)
@@ -273,8 +272,8 @@ func (s *Submission) TaskScript() string {
 	fmt.Fprintf(&b, "#SBATCH --array=%s\n", array)
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(s.Folder(), "task-%a.out"))
 	s.header(&b, s.jobName(), true)
-	argv := append([]string{s.Bucma, "expe", "task", s.Dir, "--submission", s.Name}, s.TaskArgs...)
-	fmt.Fprintf(&b, "exec %s --index \"$SLURM_ARRAY_TASK_ID\" --workers \"${SLURM_CPUS_PER_TASK:-1}\"\n", ShellJoin(argv))
+	argv := append([]string{s.Bucma, "expe", "task", "--submission", s.Name}, s.TaskArgs...)
+	fmt.Fprintf(&b, "exec %s --index \"$SLURM_ARRAY_TASK_ID\" --workers \"${SLURM_CPUS_PER_TASK:-1}\" %s\n", ShellJoin(argv), ShellJoin([]string{s.Dir}))
 	return b.String()
 }
 
@@ -288,7 +287,7 @@ func (s *Submission) ReportScript() string {
 	b.WriteString("# ended; with runs missing or failed it writes none and says so (exit status 1).\n")
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(s.Folder(), "report.out"))
 	s.header(&b, s.jobName()+"-report", false)
-	argv := []string{s.Bucma, "expe", "report", s.Dir, "--complete", "--format", strings.Join(s.Formats, ",")}
+	argv := []string{s.Bucma, "expe", "report", "--complete", "--format", strings.Join(s.Formats, ","), s.Dir}
 	fmt.Fprintf(&b, "exec %s\n", ShellJoin(argv))
 	return b.String()
 }
@@ -306,6 +305,9 @@ func (s *Submission) SbatchArgs(report bool, arrayJob string) []string {
 // another submission took this one meanwhile) with its runs, scripts and
 // submission.json.
 func (s *Submission) Write() error {
+	if len(s.Inputs) == 0 {
+		return fmt.Errorf("submission %s of %s: no checksums of its inputs (InputDigests)", s.Name, s.Dir)
+	}
 	if err := os.MkdirAll(filepath.Join(s.Dir, SlurmDir), 0o755); err != nil {
 		return err
 	}
