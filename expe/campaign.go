@@ -797,6 +797,11 @@ type claimState struct {
 var (
 	hostOnce sync.Once
 	hostName string
+
+	// held are the tokens of the claims this process holds, whichever
+	// Campaign value made them.
+	heldMu sync.Mutex
+	held   = map[string]bool{}
 )
 
 // thisHost is the machine's host name ("" when unknown).
@@ -839,15 +844,10 @@ func (c *Campaign) claimLive(s claimState, now time.Time) bool {
 	}
 	if cl.Host != "" && cl.Host == thisHost() {
 		if cl.PID == os.Getpid() {
-			// This process: live while it holds the claim.
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			for _, own := range c.active {
-				if own.Token == cl.Token {
-					return true
-				}
-			}
-			return false
+			// This process: live while one of its executions holds it.
+			heldMu.Lock()
+			defer heldMu.Unlock()
+			return held[cl.Token]
 		}
 		return pidAlive(cl.PID)
 	}
@@ -904,17 +904,21 @@ func (c *Campaign) claim(tmp string) (string, error) {
 		if err == nil {
 			now := time.Now().UTC()
 			cl := &Claim{Host: thisHost(), PID: os.Getpid(), Job: c.Job, Token: newToken(), Started: now, Heartbeat: now}
+			// Written before the heartbeat can renew it; meanwhile the
+			// directory without a claim reads as being set up (live).
+			if err := writeClaim(tmp, cl); err != nil {
+				_ = os.RemoveAll(tmp)
+				return "", err
+			}
+			heldMu.Lock()
+			held[cl.Token] = true
+			heldMu.Unlock()
 			c.mu.Lock()
 			if c.active == nil {
 				c.active = map[string]*Claim{}
 			}
 			c.active[tmp] = cl
 			c.mu.Unlock()
-			if err := writeClaim(tmp, cl); err != nil {
-				c.release(tmp, cl.Token)
-				_ = os.RemoveAll(tmp)
-				return "", err
-			}
 			return cl.Token, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -968,6 +972,9 @@ func (c *Campaign) release(tmp, token string) bool {
 	c.mu.Lock()
 	delete(c.active, tmp)
 	c.mu.Unlock()
+	heldMu.Lock()
+	delete(held, token)
+	heldMu.Unlock()
 	cl, err := readClaim(tmp)
 	return err == nil && cl.Token == token
 }
