@@ -43,6 +43,7 @@ func expeSubmitCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "sbatch", Usage: "another sbatch option, one per flag (--sbatch=--constraint=haswell --sbatch=--mail-type=END)"},
 			&cli.StringFlag{Name: "sbatch-bin", Value: "sbatch", Usage: "sbatch executable"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the batch scripts and the sbatch commands, write and submit nothing"},
+			&cli.BoolFlag{Name: "write-only", Usage: "prepare the campaign directory and write the submission (its runs and batch scripts) without submitting it: to submit by hand, or to run its tasks with 'bucma expe task' elsewhere"},
 		),
 		Action: expeSubmit,
 	}
@@ -89,8 +90,11 @@ func expeSubmit(c *cli.Context) error {
 		return fmt.Errorf("%s: locating the bucma executable: %w", name, err)
 	}
 	sbatch := c.String("sbatch-bin")
-	dry := c.Bool("dry-run")
-	if !dry {
+	dry, writeOnly := c.Bool("dry-run"), c.Bool("write-only")
+	if dry && writeOnly {
+		return cli.Exit(name+": give --dry-run or --write-only, not both", 2)
+	}
+	if !dry && !writeOnly {
 		if sbatch, err = exec.LookPath(sbatch); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: sbatch executable %q not found (%v): is this a Slurm login node? --dry-run prints the scripts", name, c.String("sbatch-bin"), err), 2)
 		}
@@ -145,6 +149,13 @@ func expeSubmit(c *cli.Context) error {
 	}
 	if err := s.Write(); err != nil {
 		return err
+	}
+	if writeOnly {
+		fmt.Fprintf(w, "%s: %d runs to do of %d (%d done), submission %s written, not submitted\n", dir, s.Runs, p.Result.Total, p.Result.Skipped, s.Folder())
+		fmt.Fprintf(c.App.Writer, "%s\n", s.Folder())
+		fmt.Fprintf(w, "submit it: sbatch %s, then sbatch --dependency=afterany:ARRAY_JOB_ID %s\nor run its tasks 0 to %d: bucma expe task --submission %s --index I %s\n",
+			filepath.Join(s.Folder(), expe.TaskScriptFile), filepath.Join(s.Folder(), expe.ReportScriptFile), s.Tasks-1, s.Name, dir)
+		return nil
 	}
 	if err := s.Submit(ctx, sbatch); err != nil {
 		return fmt.Errorf("%s: submission %s: %w", name, s.Name, err)

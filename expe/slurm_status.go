@@ -189,11 +189,11 @@ func (s *Status) Summary(max int, now time.Time) string {
 	}
 	for _, sub := range s.Submissions {
 		fmt.Fprintf(&b, "submission %s (%s): %d runs over %d tasks", sub.Name, sub.Created.Format(time.RFC3339), sub.Runs, sub.Tasks)
-		if sub.ArrayJob != "" {
-			fmt.Fprintf(&b, ", array job %s", sub.ArrayJob)
-		} else {
-			b.WriteString(", not submitted")
+		if sub.ArrayJob == "" {
+			fmt.Fprintf(&b, ", not submitted (%s)\n", sub.Folder())
+			continue
 		}
+		fmt.Fprintf(&b, ", array job %s", sub.ArrayJob)
 		if sub.ReportJob != "" {
 			fmt.Fprintf(&b, ", report job %s", sub.ReportJob)
 		}
