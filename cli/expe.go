@@ -170,16 +170,23 @@ func expeRunCommand() *cli.Command {
 // run, expe submit): the engine, the plan's sizes and workload, the time
 // limit of each run.
 func campaignFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded (in-process engine) or batsim (a Batsim binary per run); default: the plan's engine, else embedded"},
-		&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
-		&cli.StringFlag{Name: "batsim-image", Usage: "run Batsim from this Docker `IMAGE` (e.g. oarteam/batsim:4.2.1) for --engine batsim"},
+	return append(engineFlags(),
 		&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default: the plan's; with --quick %d, or the plan's quick seeds)", expe.QuickSeeds)},
 		&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace, e.g. from 'bucma workload from-swf') instead of the synthetic one: bucma-model and walltime-trust; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
 		&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
 		&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels (default: the plan's, %s for the paper's plans; not for plans without load levels)", expe.FormatLoad(expe.DefaultLoad))},
 		&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default: the plan's, %d for the paper's plans; %d with --quick; not for generators of fixed size)", expe.DefaultJobs, expe.QuickJobs)},
 		&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs, unless the plan says otherwise (osep: 5 seeds)", expe.QuickSeeds, expe.QuickJobs)},
+	)
+}
+
+// engineFlags choose the engine of a campaign's runs, and each run's time
+// limit (planEngine reads them).
+func engineFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded (in-process engine) or batsim (a Batsim binary per run); default: the plan's engine, else embedded"},
+		&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
+		&cli.StringFlag{Name: "batsim-image", Usage: "run Batsim from this Docker `IMAGE` (e.g. oarteam/batsim:4.2.1) for --engine batsim"},
 		timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
 	}
 }
@@ -320,13 +327,21 @@ func expeRun(c *cli.Context) error {
 	if res.Redone > 0 {
 		redone = fmt.Sprintf(", %d of them redone: their outputs had changed", res.Redone)
 	}
-	fmt.Fprintf(w, "%s: %d runs in %s (%d done now%s, %d already done, %d failed) — %s\n",
-		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, redone, res.Skipped, len(res.Failed), out)
+	busy := ""
+	if res.Busy > 0 {
+		busy = fmt.Sprintf(", %d being run by another execution", res.Busy)
+	}
+	fmt.Fprintf(w, "%s: %d runs in %s (%d done now%s, %d already done%s, %d failed) — %s\n",
+		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, redone, res.Skipped, busy, len(res.Failed), out)
 	if len(res.Failed) > 0 {
 		for _, f := range res.Failed {
 			fmt.Fprintln(w, f.String())
 		}
 		return cli.Exit(fmt.Sprintf("%d of %d runs failed; fix the cause and run the same command again (completed runs are kept)", len(res.Failed), res.Total), 1)
+	}
+	if res.Busy > 0 {
+		fmt.Fprintf(w, "other executions (another bucma expe run, Slurm tasks) hold %d runs: bucma expe status %s follows them; run the same command again once they ended\n", res.Busy, out)
+		return nil
 	}
 	if c.Bool("report") {
 		return writeReports(c, out, formats)

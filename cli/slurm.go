@@ -185,15 +185,11 @@ func expeTaskCommand() *cli.Command {
 		Name:      "task",
 		Usage:     "perform one task of a submission's job array (what its batch script runs): its share of the runs, claimed, kept as each completes",
 		ArgsUsage: "DIR",
-		Flags: []cli.Flag{
+		Flags: append(engineFlags(),
 			&cli.StringFlag{Name: "submission", Usage: "the submission (its folder DIR/slurm/`NAME`)"},
 			&cli.IntFlag{Name: "index", Value: -1, Usage: "the task's index in the array (SLURM_ARRAY_TASK_ID)"},
 			&cli.IntFlag{Name: "workers", Value: 1, Usage: "runs at once (the task's CPUs)"},
-			&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded or batsim; default: the plan's engine, else embedded"},
-			&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
-			&cli.StringFlag{Name: "batsim-image", Usage: "run Batsim from this Docker `IMAGE` for --engine batsim"},
-			timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
-		},
+		),
 		Action: expeTask,
 	}
 }
