@@ -590,3 +590,36 @@ func TestReadStatus(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 }
+
+// SlurmClaimAlive reads squeue's state of the claim's job: running states
+// are alive, others and jobs squeue no longer knows are ended, a claim
+// without a job or a squeue that fails otherwise is unknown.
+func TestSlurmClaimAlive(t *testing.T) {
+	squeue := filepath.Join(t.TempDir(), "squeue")
+	script := `#!/bin/sh
+case "$4" in
+1_0) echo RUNNING;;
+1_1) echo COMPLETING;;
+1_2) echo TIMEOUT;;
+1_3) ;;
+1_4) echo 'slurm_load_jobs error: Invalid job id specified' >&2; exit 1;;
+*) echo 'slurm_load_jobs error: Unable to contact slurm controller' >&2; exit 1;;
+esac
+`
+	if err := os.WriteFile(squeue, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	alive := SlurmClaimAlive(squeue)
+	for _, c := range []struct {
+		job          string
+		alive, known bool
+	}{
+		{"1_0", true, true}, {"1_1", true, true}, {"1_2", false, true}, {"1_3", false, true}, {"1_4", false, true},
+		{"1_5", false, false}, {"", false, false},
+	} {
+		a, k := alive(Claim{Job: c.job})
+		if a != c.alive || k != c.known {
+			t.Errorf("job %q: alive %v known %v, want %v %v", c.job, a, k, c.alive, c.known)
+		}
+	}
+}
