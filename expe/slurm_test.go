@@ -597,7 +597,7 @@ func TestReadStatus(t *testing.T) {
 func TestSlurmClaimAlive(t *testing.T) {
 	squeue := filepath.Join(t.TempDir(), "squeue")
 	script := `#!/bin/sh
-case "$4" in
+case "$3" in
 1_0) echo RUNNING;;
 1_1) echo COMPLETING;;
 1_2) echo TIMEOUT;;
