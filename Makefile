@@ -36,6 +36,12 @@
 #                 docker compose against Batsim's image; it needs a Docker
 #                 engine (started if it does not answer, as root) and skips
 #                 with one line where none can run
+#   make test-slurm  the Slurm tier (scripts/test-slurm): campaigns submitted
+#                 with bucma expe submit to a one-node Slurm started on
+#                 loopback (munged, slurmctld, slurmd; as root), compared
+#                 byte for byte with the same campaigns run here, with tasks
+#                 killed and resubmitted; skips with one line where Slurm
+#                 cannot start (it installs nothing)
 #
 # Variables: GO (go command), SCHED (the policy of make run and make serve,
 # default easy; it also names make run's output files), OUT (make run's
@@ -69,7 +75,7 @@ DOCKER_BUILD_FLAGS ?=
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean image test-containers
+.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean image test-containers test-slurm
 
 all: build
 
@@ -229,6 +235,11 @@ image:
 # and checks).
 test-containers: build
 	scripts/test-containers
+
+# The Slurm tier: scripts/test-slurm (its header says what it runs and
+# checks).
+test-slurm: build
+	scripts/test-slurm
 
 clean:
 	rm -rf bin out

@@ -29,6 +29,9 @@ func expeCommand() *cli.Command {
 			flagsAfterArgs(expeRunCommand),
 			flagsAfterArgs(expeReportCommand),
 			flagsAfterArgs(expeGanttCommand),
+			flagsAfterArgs(expeSubmitCommand),
+			flagsAfterArgs(expeTaskCommand),
+			flagsAfterArgs(expeStatusCommand),
 			expePlansCommand(),
 		},
 	}
@@ -55,9 +58,16 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 		var argv []string
 		for _, f := range cmd.Flags {
 			name := f.Names()[0]
-			if c.IsSet(name) {
-				argv = append(argv, fmt.Sprintf("--%s=%v", name, c.Value(name)))
+			if !c.IsSet(name) {
+				continue
 			}
+			if _, ok := f.(*cli.StringSliceFlag); ok {
+				for _, v := range c.StringSlice(name) {
+					argv = append(argv, fmt.Sprintf("--%s=%s", name, v))
+				}
+				continue
+			}
+			argv = append(argv, fmt.Sprintf("--%s=%v", name, c.Value(name)))
 		}
 		argv = append(argv, args[1:]...)
 		argv = append(argv, args[0])
@@ -145,24 +155,39 @@ func expeRunCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run the campaign of a plan file or of a built-in plan (resumes an interrupted one: completed runs are kept)",
 		ArgsUsage: "FILE.yaml | PLAN (" + strings.Join(studies.PlanNames(), " | ") + ")",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded (in-process engine) or batsim (a Batsim binary per run); default: the plan's engine, else embedded"},
-			&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
-			&cli.StringFlag{Name: "batsim-image", Usage: "run Batsim from this Docker `IMAGE` (e.g. oarteam/batsim:4.2.1) for --engine batsim"},
+		Flags: append(campaignFlags(),
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "runs in parallel"},
 			&cli.StringFlag{Name: "out", Usage: "campaign directory (default results/PLAN)"},
-			&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default: the plan's; with --quick %d, or the plan's quick seeds)", expe.QuickSeeds)},
-			&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace, e.g. from 'bucma workload from-swf') instead of the synthetic one: bucma-model and walltime-trust; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
-			&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
-			&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels (default: the plan's, %s for the paper's plans; not for plans without load levels)", expe.FormatLoad(expe.DefaultLoad))},
-			&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default: the plan's, %d for the paper's plans; %d with --quick; not for generators of fixed size)", expe.DefaultJobs, expe.QuickJobs)},
-			&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs, unless the plan says otherwise (osep: 5 seeds)", expe.QuickSeeds, expe.QuickJobs)},
-			timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
 			&cli.BoolFlag{Name: "report", Usage: "write the report when the campaign is complete"},
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "with --report: md (report.md and its figures), csv (results.csv) or md,csv"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "no progress bar (there is none when standard error is not a terminal)"},
-		},
+		),
 		Action: expeRun,
+	}
+}
+
+// campaignFlags are the flags of the commands that run a campaign (expe
+// run, expe submit): the engine, the plan's sizes and workload, the time
+// limit of each run.
+func campaignFlags() []cli.Flag {
+	return append(engineFlags(),
+		&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default: the plan's; with --quick %d, or the plan's quick seeds)", expe.QuickSeeds)},
+		&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace, e.g. from 'bucma workload from-swf') instead of the synthetic one: bucma-model and walltime-trust; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
+		&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
+		&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels (default: the plan's, %s for the paper's plans; not for plans without load levels)", expe.FormatLoad(expe.DefaultLoad))},
+		&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default: the plan's, %d for the paper's plans; %d with --quick; not for generators of fixed size)", expe.DefaultJobs, expe.QuickJobs)},
+		&cli.BoolFlag{Name: "quick", Usage: fmt.Sprintf("a small campaign: %d seeds, %d jobs, unless the plan says otherwise (osep: 5 seeds)", expe.QuickSeeds, expe.QuickJobs)},
+	)
+}
+
+// engineFlags choose the engine of a campaign's runs, and each run's time
+// limit (planEngine reads them).
+func engineFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "engine", Value: "embedded", Usage: "embedded (in-process engine) or batsim (a Batsim binary per run); default: the plan's engine, else embedded"},
+		&cli.StringFlag{Name: "batsim-bin", Value: "batsim", Usage: "Batsim executable for --engine batsim"},
+		&cli.StringFlag{Name: "batsim-image", Usage: "run Batsim from this Docker `IMAGE` (e.g. oarteam/batsim:4.2.1) for --engine batsim"},
+		timeoutFlag("time limit of each run; 0 means none", 30*time.Minute),
 	}
 }
 
@@ -190,53 +215,64 @@ func loadPlan(c *cli.Context, arg string) (expe.Plan, error) {
 	return p, nil
 }
 
-func expeRun(c *cli.Context) error {
+// commandPlan is the plan of a campaign command ("expe run", "expe
+// submit"): its argument and its size and workload flags; formats are its
+// --format. Problems are usage errors: nothing has started.
+func commandPlan(c *cli.Context, name string) (plan expe.Plan, formats []string, err error) {
 	if c.NArg() != 1 {
-		return cli.Exit(fmt.Sprintf("expe run: want one plan file (FILE.yaml) or built-in plan (%s)", strings.Join(studies.PlanNames(), ", ")), 2)
+		return plan, nil, cli.Exit(fmt.Sprintf(name+": want one plan file (FILE.yaml) or built-in plan (%s)", strings.Join(studies.PlanNames(), ", ")), 2)
 	}
-	plan, err := loadPlan(c, c.Args().First())
+	plan, err = loadPlan(c, c.Args().First())
 	if err != nil {
-		return err
+		return plan, nil, err
 	}
 	// Sizes that mean nothing for the plan are refused, not ignored.
 	for _, f := range []string{"jobs", "loads"} {
 		if c.IsSet(f) {
 			if err := plan.Applies(f); err != nil {
-				return cli.Exit("expe run: "+err.Error(), 2)
+				return plan, nil, cli.Exit(name+": "+err.Error(), 2)
 			}
 		}
 	}
 	if c.IsSet("workload") {
 		if plan, err = plan.WithFile(c.String("workload"), c.String("platform")); err != nil {
-			return cli.Exit("expe run: "+err.Error(), 2)
+			return plan, nil, cli.Exit(name+": "+err.Error(), 2)
 		}
 	} else if c.IsSet("platform") {
 		if len(plan.Cases) > 0 && plan.Kind != "osep" {
-			return cli.Exit("expe run: --platform does not apply to plan "+plan.Name+": its conditions name their platforms", 2)
+			return plan, nil, cli.Exit(name+": --platform does not apply to plan "+plan.Name+": its conditions name their platforms", 2)
 		}
 		plan.Platform = c.String("platform")
 	}
 	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
 	if c.IsSet("loads") {
 		if ov.Loads, err = expe.ParseLoads(c.String("loads")); err != nil {
-			return cli.Exit("expe run: "+err.Error(), 2)
+			return plan, nil, cli.Exit(name+": "+err.Error(), 2)
 		}
 	}
 	if c.IsSet("seeds") && ov.Seeds < 1 {
-		return cli.Exit("expe run: --seeds must be at least 1", 2)
+		return plan, nil, cli.Exit(name+": --seeds must be at least 1", 2)
 	}
 	if c.IsSet("jobs") && ov.Jobs < 1 {
-		return cli.Exit("expe run: --jobs must be at least 1", 2)
+		return plan, nil, cli.Exit(name+": --jobs must be at least 1", 2)
 	}
 	if plan, err = plan.With(ov); err != nil {
-		return cli.Exit("expe run: "+err.Error(), 2)
+		return plan, nil, cli.Exit(name+": "+err.Error(), 2)
 	}
 	if err := checkPlanPolicies(plan, registry(c)); err != nil {
-		return err
+		return plan, nil, err
 	}
-	formats, err := reportFormats(c.String("format"))
+	formats, err = reportFormats(c.String("format"))
 	if err != nil {
-		return cli.Exit("expe run: "+err.Error(), 2)
+		return plan, nil, cli.Exit(name+": "+err.Error(), 2)
+	}
+	return plan, formats, nil
+}
+
+func expeRun(c *cli.Context) error {
+	plan, formats, err := commandPlan(c, "expe run")
+	if err != nil {
+		return err
 	}
 	workers := c.Int("workers")
 	if workers < 1 {
@@ -291,13 +327,21 @@ func expeRun(c *cli.Context) error {
 	if res.Redone > 0 {
 		redone = fmt.Sprintf(", %d of them redone: their outputs had changed", res.Redone)
 	}
-	fmt.Fprintf(w, "%s: %d runs in %s (%d done now%s, %d already done, %d failed) — %s\n",
-		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, redone, res.Skipped, len(res.Failed), out)
+	busy := ""
+	if res.Busy > 0 {
+		busy = fmt.Sprintf(", %d being run by another execution", res.Busy)
+	}
+	fmt.Fprintf(w, "%s: %d runs in %s (%d done now%s, %d already done%s, %d failed) — %s\n",
+		plan.Name, res.Total, res.Duration.Round(time.Millisecond), res.Done, redone, res.Skipped, busy, len(res.Failed), out)
 	if len(res.Failed) > 0 {
 		for _, f := range res.Failed {
 			fmt.Fprintln(w, f.String())
 		}
 		return cli.Exit(fmt.Sprintf("%d of %d runs failed; fix the cause and run the same command again (completed runs are kept)", len(res.Failed), res.Total), 1)
+	}
+	if res.Busy > 0 {
+		fmt.Fprintf(w, "other executions (another bucma expe run, Slurm tasks) hold %d runs: bucma expe status %s follows them; run the same command again once they ended\n", res.Busy, out)
+		return nil
 	}
 	if c.Bool("report") {
 		return writeReports(c, out, formats)
@@ -418,6 +462,7 @@ func expeReportCommand() *cli.Command {
 		ArgsUsage: "DIR",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "md (report.md and its figures), csv (results.csv) or md,csv"},
+			&cli.BoolFlag{Name: "complete", Usage: "write nothing, and fail (exit status 1) saying which runs, unless every run of the plan is done (the report job of expe submit)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -426,6 +471,13 @@ func expeReportCommand() *cli.Command {
 			formats, err := reportFormats(c.String("format"))
 			if err != nil {
 				return cli.Exit("expe report: "+err.Error(), 2)
+			}
+			if c.Bool("complete") {
+				if err := expe.CheckComplete(c.Args().First()); errors.Is(err, expe.ErrIncomplete) {
+					return cli.Exit(fmt.Sprintf("expe report: %v\nsubmit the same command again to run what is missing or failed", err), 1)
+				} else if err != nil {
+					return cli.Exit("expe report: "+err.Error(), 2)
+				}
 			}
 			return writeReports(c, c.Args().First(), formats)
 		},

@@ -404,17 +404,25 @@ func startProcess(t *testing.T, stdin *os.File, ready *regexp.Regexp, args ...st
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
-	stderr, err := cmd.StderrPipe()
+	// A pipe of the test's own rather than cmd.StderrPipe: Wait closes
+	// the latter as soon as the process exits, losing its last lines.
+	stderr, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stderr = w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	w.Close()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	matched := make(chan []string, 1)
 	logs := &syncBuffer{}
+	read := make(chan struct{})
+	readers.Store(cmd, read)
 	go func() {
+		defer close(read)
+		defer stderr.Close()
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
 		sent := false
@@ -436,11 +444,22 @@ func startProcess(t *testing.T, stdin *os.File, ready *regexp.Regexp, args ...st
 	return nil, nil, nil
 }
 
-// waitProcess waits for cmd to exit and returns its Wait error.
+// readers holds, for each process of startProcess, a channel closed once
+// its standard error is read to the end.
+var readers sync.Map
+
+// waitProcess waits for cmd to exit, and for its standard error to be read
+// to the end when startProcess started it, and returns its Wait error.
 func waitProcess(t *testing.T, cmd *exec.Cmd) error {
 	t.Helper()
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		if read, ok := readers.LoadAndDelete(cmd); ok {
+			<-read.(chan struct{})
+		}
+		exited <- err
+	}()
 	select {
 	case err := <-exited:
 		return err

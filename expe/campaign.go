@@ -2,15 +2,20 @@ package expe
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -87,6 +92,26 @@ type Campaign struct {
 	// complete) and after every run.
 	Progress func(done, total int)
 	Log      *slog.Logger
+
+	// Job names the batch job this execution belongs to (a Slurm array
+	// task: "123_4"), recorded in its claims; "" outside a batch system.
+	Job string
+	// Heartbeat is how often the claims of the runs in progress are
+	// renewed (default ClaimHeartbeat); StaleAfter, how long a claim may go
+	// unrenewed before another execution takes the run over (default
+	// ClaimStale).
+	Heartbeat, StaleAfter time.Duration
+	// ClaimAlive, when set, tells whether the execution holding a claim
+	// made on another host still runs (a batch system knows whether its
+	// job does); known false leaves it to the claim's heartbeat.
+	ClaimAlive func(Claim) (alive, known bool)
+	// Inputs, when set, are the checksums of the platform and workload
+	// files the campaign directory was prepared with (Prepare, InputDigests):
+	// ExecuteRuns checks the inputs of its runs against them first.
+	Inputs []OutputDigest
+
+	mu     sync.Mutex
+	active map[string]*Claim // claims held, by run's temporary directory
 }
 
 // Failure is a run that failed.
@@ -105,8 +130,11 @@ func (f Failure) String() string {
 
 // Result sums up a campaign execution.
 type Result struct {
-	Total   int // runs in the plan
+	Total   int // runs in the plan (ExecuteRuns: runs asked for)
 	Skipped int // already done (and verified) before this execution
+	// Busy counts the runs another execution was running (a live claim,
+	// see Claim): they were left to it.
+	Busy int
 	// Redone counts the runs found done whose outputs failed verification
 	// (see VerifyRun): they were run again, and count in Done or Failed.
 	Redone   int
@@ -132,6 +160,8 @@ type RunInfo struct {
 	// Both are set for completed runs only, and checked by VerifyRun.
 	Jobs    int            `json:"jobs,omitempty"`
 	Outputs []OutputDigest `json:"outputs,omitempty"`
+	// Error is why a failed run failed (runs/<id>.failed/run.json).
+	Error string `json:"error,omitempty"`
 }
 
 // PlanPath and the other helpers give the paths of a campaign directory.
@@ -167,46 +197,178 @@ func IsDone(dir, id string) bool {
 // independent: a failed run is reported in the result and does not stop the
 // others. When ctx is cancelled, runs in progress are abandoned (their
 // partial files removed) and Execute returns ctx's error with the result so
-// far; executing again resumes.
+// far; executing again resumes. Runs another execution holds (a live Claim:
+// another "bucma expe run" on the same directory, a Slurm task) are left
+// to it and counted in Result.Busy.
 func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 	start := time.Now()
-	res := Result{}
+	p, err := c.Prepare(ctx)
+	res := p.Result
+	if err != nil {
+		res.Duration = time.Since(start)
+		return res, err
+	}
+	return c.runAll(ctx, p.Dir, p.Pending, res, start)
+}
+
+// Prepared is a campaign directory ready for its runs.
+type Prepared struct {
+	Dir string // absolute
+	// Pending are the runs to do: neither done (and verified) nor held by
+	// another execution; their workload files are written.
+	Pending []Run
+	// Result counts the plan's runs (Total), those done (Skipped), redone
+	// (Redone: done, but their outputs failed verification and were
+	// removed) and held by another execution (Busy).
+	Result Result
+}
+
+// Prepare makes the campaign directory ready for the runs not done yet,
+// without running them: it writes the plan, the platforms and the workloads
+// of the pending runs, removes what interrupted executions left (their
+// claims dead, see Claim) and the completed runs whose outputs fail
+// verification (VerifyRun). Execute is Prepare followed by the runs;
+// ExecuteRuns performs runs of a directory Prepare made, elsewhere (a Slurm
+// array task).
+func (c *Campaign) Prepare(ctx context.Context) (Prepared, error) {
+	var p Prepared
+	if c.Engine == nil {
+		return p, errors.New("campaign: no engine")
+	}
+	if err := c.Plan.Check(); err != nil {
+		return p, err
+	}
+	log := c.logger()
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return p, err
+	}
+	p.Dir = dir
+	for _, d := range []string{dir, filepath.Join(dir, WorkloadsDir), filepath.Join(dir, RunsDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return p, err
+		}
+	}
+	if err := c.checkAndWritePlan(dir); err != nil {
+		return p, err
+	}
+	for _, pf := range c.Plan.PlatformFiles() {
+		if err := c.writePlatform(pf.Platform, filepath.Join(dir, pf.File)); err != nil {
+			return p, err
+		}
+	}
+	if err := c.Plan.checkFiles(); err != nil {
+		return p, err
+	}
+	if err := c.removeStale(dir); err != nil {
+		return p, err
+	}
+	scan, err := c.Scan(dir)
+	if err != nil {
+		return p, err
+	}
+	p.Result = Result{Total: scan.Total, Skipped: len(scan.Done), Busy: len(scan.Busy)}
+	for _, r := range scan.Redo {
+		log.Warn("redoing a completed run whose outputs fail verification", "run", r.Run.ID, "reason", r.Err)
+		if err := os.RemoveAll(RunDir(dir, r.Run.ID)); err != nil {
+			return p, err
+		}
+		p.Result.Redone++
+	}
+	p.Pending = scan.Pending
+	if len(p.Pending) == 0 {
+		return p, nil
+	}
+	return p, c.makeWorkloads(ctx, dir, p.Pending, c.workers())
+}
+
+// Scan is what a campaign directory holds of a plan's runs, read without
+// changing anything.
+type Scan struct {
+	Total int
+	Done  []Run // completed, outputs verified
+	// Redo are completed runs whose outputs fail verification (to run
+	// again), with the reason.
+	Redo []struct {
+		Run Run
+		Err error
+	}
+	Busy    []Run // held by another execution (a live claim)
+	Pending []Run // to run: not done, not held, and the runs of Redo
+}
+
+// Scan reads what the campaign directory dir (absolute) holds of the plan's
+// runs: done (verified, VerifyRun), to redo, held by another execution, to
+// run. It writes nothing (bucma expe submit --dry-run reads it so).
+func (c *Campaign) Scan(dir string) (Scan, error) {
+	runs := c.Plan.Expand()
+	s := Scan{Total: len(runs)}
+	for _, r := range runs {
+		if IsDone(dir, r.ID) {
+			if err := VerifyRun(dir, r.ID); err != nil {
+				s.Redo = append(s.Redo, struct {
+					Run Run
+					Err error
+				}{r, err})
+				s.Pending = append(s.Pending, r)
+				continue
+			}
+			s.Done = append(s.Done, r)
+			continue
+		}
+		if st := c.claimOf(tmpRunDir(dir, r.ID)); st.exists && st.live {
+			s.Busy = append(s.Busy, r)
+			continue
+		}
+		s.Pending = append(s.Pending, r)
+	}
+	return s, nil
+}
+
+// ExecuteRuns performs the runs named by ids in the campaign directory
+// c.Dir, which Prepare made (here or on another machine sharing the
+// directory): it writes neither the plan, nor platforms, nor workloads,
+// but checks the inputs of its runs against c.Inputs when set. Each run is
+// claimed (Claim) before it starts, so that executions sharing the
+// directory (the tasks of a Slurm array, a resubmission) never run one run
+// twice at once: a run done already is skipped (after verification; one
+// that fails it is redone), one held by a live execution is left to it
+// (Result.Busy), one whose holder died is taken over. Cancelling ctx
+// abandons the runs in progress as Execute does; completed runs are kept.
+func (c *Campaign) ExecuteRuns(ctx context.Context, ids []string) (Result, error) {
+	start := time.Now()
+	res := Result{Total: len(ids)}
 	if c.Engine == nil {
 		return res, errors.New("campaign: no engine")
 	}
 	if err := c.Plan.Check(); err != nil {
 		return res, err
 	}
-	log := c.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(discard{}, nil))
-	}
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
 		return res, err
 	}
-	for _, d := range []string{dir, filepath.Join(dir, WorkloadsDir), filepath.Join(dir, RunsDir)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	if _, err := os.Stat(PlanPath(dir)); err != nil {
+		return res, fmt.Errorf("%s is not a prepared campaign directory (%w): is it on a filesystem this machine shares with the one that prepared it?", dir, withoutPath(err))
+	}
+	byID := map[string]Run{}
+	for _, r := range c.Plan.Expand() {
+		byID[r.ID] = r
+	}
+	var runs []Run
+	for _, id := range ids {
+		r, ok := byID[id]
+		if !ok {
+			return res, fmt.Errorf("%s: plan %s has no run %q", dir, c.Plan.Name, id)
+		}
+		runs = append(runs, r)
+	}
+	if c.Inputs != nil {
+		if err := c.checkInputs(dir, runs); err != nil {
 			return res, err
 		}
 	}
-	if err := c.checkAndWritePlan(dir); err != nil {
-		return res, err
-	}
-	for _, pf := range c.Plan.PlatformFiles() {
-		if err := c.writePlatform(pf.Platform, filepath.Join(dir, pf.File)); err != nil {
-			return res, err
-		}
-	}
-	if err := c.Plan.checkFiles(); err != nil {
-		return res, err
-	}
-	if err := removeStale(dir); err != nil {
-		return res, err
-	}
-
-	runs := c.Plan.Expand()
-	res.Total = len(runs)
+	log := c.logger()
 	var pending []Run
 	for _, r := range runs {
 		if !IsDone(dir, r.ID) {
@@ -224,6 +386,95 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 		}
 		res.Skipped++
 	}
+	return c.runAll(ctx, dir, pending, res, start)
+}
+
+// checkInputs checks the platform and workload files of runs against
+// c.Inputs.
+func (c *Campaign) checkInputs(dir string, runs []Run) error {
+	want := map[string]OutputDigest{}
+	for _, d := range c.Inputs {
+		want[d.File] = d
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, f := range []string{c.Plan.PlatformFileOf(r.Case), filepath.Join(WorkloadsDir, r.Workload+".json")} {
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			w, ok := want[f]
+			if !ok {
+				return fmt.Errorf("%s: no checksum of input %s was recorded when the directory was prepared", dir, f)
+			}
+			got, err := fileDigest(filepath.Join(dir, f), nil)
+			if err != nil {
+				return fmt.Errorf("%s: input %s: %w (is the campaign directory on a filesystem this machine shares with the one that prepared it?)", dir, f, withoutPath(err))
+			}
+			if got.Bytes != w.Bytes || got.SHA256 != w.SHA256 {
+				return fmt.Errorf("%s: input %s is not the file the directory was prepared with (%d bytes, SHA-256 %s; prepared: %d bytes, %s)",
+					dir, f, got.Bytes, got.SHA256, w.Bytes, w.SHA256)
+			}
+		}
+	}
+	return nil
+}
+
+// InputDigests returns the checksums of the platform and workload files the
+// runs read in the campaign directory dir (File: the path relative to dir),
+// sorted by file; ExecuteRuns checks them (Campaign.Inputs).
+func InputDigests(dir string, p Plan, runs []Run) ([]OutputDigest, error) {
+	files := map[string]bool{}
+	for _, r := range runs {
+		files[p.PlatformFileOf(r.Case)] = true
+		files[filepath.Join(WorkloadsDir, r.Workload+".json")] = true
+	}
+	names := make([]string, 0, len(files))
+	for f := range files {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	out := make([]OutputDigest, 0, len(names))
+	for _, f := range names {
+		d, err := fileDigest(filepath.Join(dir, f), nil)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", f, err)
+		}
+		d.File = f
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func (c *Campaign) logger() *slog.Logger {
+	if c.Log == nil {
+		return slog.New(slog.NewTextHandler(discard{}, nil))
+	}
+	return c.Log
+}
+
+func (c *Campaign) workers() int {
+	if c.Workers <= 0 {
+		return runtime.NumCPU()
+	}
+	return c.Workers
+}
+
+// outcome is what became of a run an execution took up.
+type outcome int
+
+const (
+	runDone      outcome = iota
+	runFailed            // see the Failure
+	runBusy              // held by another execution
+	runDoneElse          // completed by another execution meanwhile
+	runCancelled         // ctx was cancelled: neither done nor failed
+)
+
+// runAll performs the pending runs with the campaign's workers, adding to
+// res, while renewing the claims of the runs in progress.
+func (c *Campaign) runAll(ctx context.Context, dir string, pending []Run, res Result, start time.Time) (Result, error) {
+	log := c.logger()
 	if c.Progress != nil {
 		c.Progress(res.Skipped, res.Total)
 	}
@@ -231,14 +482,9 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 		res.Duration = time.Since(start)
 		return res, nil
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	if err := c.makeWorkloads(ctx, dir, pending, workers); err != nil {
-		return res, err
-	}
-
+	stopBeat := c.startHeartbeat()
+	defer stopBeat()
+	workers := c.workers()
 	jobs := make(chan Run)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -247,18 +493,21 @@ func (c *Campaign) Execute(ctx context.Context) (Result, error) {
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				f, err := c.runOne(ctx, dir, r)
+				o, f := c.runOne(ctx, dir, r)
 				mu.Lock()
-				switch {
-				case err != nil: // cancelled: neither done nor failed
-				case f != nil:
+				switch o {
+				case runFailed:
 					res.Failed = append(res.Failed, *f)
 					log.Warn("run failed", "run", r.ID, "err", f.Err, "log", f.LogPath)
-				default:
+				case runDone:
 					res.Done++
+				case runBusy:
+					res.Busy++
+				case runDoneElse:
+					res.Skipped++
 				}
-				if c.Progress != nil && err == nil {
-					c.Progress(res.Skipped+res.Done+len(res.Failed), res.Total)
+				if c.Progress != nil && o != runCancelled {
+					c.Progress(res.Skipped+res.Done+len(res.Failed)+res.Busy, res.Total)
 				}
 				mu.Unlock()
 			}
@@ -278,18 +527,30 @@ feed:
 	return res, ctx.Err()
 }
 
-// runOne performs one run in a temporary directory renamed to runs/<id> when
-// it succeeded (the rename is the completion marker) or runs/<id>.failed.
-// The error is non-nil only when ctx was cancelled.
-func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (*Failure, error) {
+// runOne performs one run in a temporary directory, claimed for it (see
+// Claim), renamed to runs/<id> when it succeeded (the rename is the
+// completion marker) or runs/<id>.failed.
+func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (outcome, *Failure) {
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return runCancelled, nil
 	}
 	final := RunDir(dir, r.ID)
-	tmp := filepath.Join(dir, RunsDir, tmpPrefix+r.ID)
-	_ = os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return &Failure{Run: r, Err: err}, nil
+	tmp := tmpRunDir(dir, r.ID)
+	token, err := c.claim(tmp)
+	if err != nil {
+		return runFailed, &Failure{Run: r, Err: fmt.Errorf("claiming the run: %w", err), Dir: tmp}
+	}
+	if token == "" {
+		return runBusy, nil
+	}
+	// From here the run is this execution's: release drops the claim
+	// (the heartbeat stops renewing it) and says whether it was still
+	// ours.
+	release := func() bool { return c.release(tmp, token) }
+	if IsDone(dir, r.ID) { // completed elsewhere since the scan
+		release()
+		_ = os.RemoveAll(tmp)
+		return runDoneElse, nil
 	}
 	spec := RunSpec{
 		Run: r, Campaign: dir, Platform: filepath.Join(dir, c.Plan.PlatformFileOf(r.Case)), Workload: WorkloadPath(dir, r.Workload), Dir: tmp,
@@ -306,10 +567,12 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (*Failure, err
 		defer cancel()
 	}
 	t0 := time.Now()
-	err := safeRun(rctx, c.Engine, spec)
+	err = safeRun(rctx, c.Engine, spec)
 	if ctx.Err() != nil {
-		_ = os.RemoveAll(tmp)
-		return nil, ctx.Err()
+		if release() {
+			_ = os.RemoveAll(tmp)
+		}
+		return runCancelled, nil
 	}
 	if err == nil {
 		// The outputs must hold every job; their checksums go to run.json.
@@ -324,13 +587,21 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (*Failure, err
 	info.WallSeconds = time.Since(t0).Seconds()
 	info.Finished = time.Now().UTC().Format(time.RFC3339)
 	if err != nil {
-		info.Jobs, info.Outputs = 0, nil
+		info.Jobs, info.Outputs, info.Error = 0, nil, err.Error()
 	}
 	if data, jerr := json.MarshalIndent(info, "", "  "); jerr != nil {
 		err = errors.Join(err, jerr)
 	} else if werr := WriteFileAtomic(filepath.Join(tmp, RunInfoFile), append(data, '\n')); werr != nil {
 		err = errors.Join(err, werr)
 	}
+	if !release() {
+		// Another execution judged this one dead and took the run over
+		// (this one was stopped longer than StaleAfter): its result is the
+		// one kept.
+		c.logger().Warn("run taken over by another execution while it ran: this result is dropped", "run", r.ID)
+		return runBusy, nil
+	}
+	_ = os.Remove(filepath.Join(tmp, ClaimFile))
 	if err != nil {
 		failed := final + failedSuffix
 		_ = os.RemoveAll(failed)
@@ -338,13 +609,13 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (*Failure, err
 		if rerr := os.Rename(tmp, failed); rerr != nil {
 			f.Dir, f.LogPath = tmp, spec.Log
 		}
-		return f, nil
+		return runFailed, f
 	}
 	if err := os.Rename(tmp, final); err != nil {
-		return &Failure{Run: r, Err: fmt.Errorf("marking the run done: %w", err), CommandLine: cmd, Dir: tmp, LogPath: spec.Log}, nil
+		return runFailed, &Failure{Run: r, Err: fmt.Errorf("marking the run done: %w", err), CommandLine: cmd, Dir: tmp, LogPath: spec.Log}
 	}
 	_ = os.RemoveAll(final + failedSuffix)
-	return nil, nil
+	return runDone, nil
 }
 
 // replaySpec is the spec of run r with its final paths, relative to the
@@ -482,19 +753,303 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run,
 	return errors.Join(errs...)
 }
 
-// removeStale deletes the temporary directories and files of an
-// interrupted execution.
-func removeStale(dir string) error {
-	for _, sub := range []string{RunsDir, WorkloadsDir} {
-		entries, err := os.ReadDir(filepath.Join(dir, sub))
-		if err != nil {
-			return err
+// Claims. A run in progress is the directory runs/.tmp-<id>, made with an
+// exclusive mkdir by the execution that runs it, which then writes its
+// Claim there and renews it every Heartbeat. Another execution sharing the
+// campaign directory (a second "bucma expe run", the tasks of a Slurm
+// array, a resubmission, "bucma expe status") reads the claim to tell a run
+// in progress from the remains of a dead execution: the claim is dead when
+// it was not renewed for StaleAfter, when its process is gone from this
+// host, or when Campaign.ClaimAlive says its job ended; a dead claim's
+// directory is removed and the run taken over.
+
+// ClaimFile is the claim's file in a run's temporary directory; it is
+// removed before the directory is renamed into place.
+const ClaimFile = ".claim"
+
+// Default timings of claims: a claim is renewed every ClaimHeartbeat and
+// dead once not renewed for ClaimStale (which leaves room for the
+// attribute caches of network filesystems and for clocks a little apart).
+const (
+	ClaimHeartbeat = 20 * time.Second
+	ClaimStale     = 3 * time.Minute
+)
+
+// Claim names the execution running a run.
+type Claim struct {
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+	// Job is the batch job of the execution (Campaign.Job), if any.
+	Job       string    `json:"job,omitempty"`
+	Token     string    `json:"token"` // tells this claim from a later one on the same run
+	Started   time.Time `json:"started"`
+	Heartbeat time.Time `json:"heartbeat"` // last renewed
+}
+
+// claimState is what a run's temporary directory says.
+type claimState struct {
+	exists bool   // the directory exists
+	claim  *Claim // nil: no readable claim file (being set up, or left by an older bucma)
+	live   bool
+	since  time.Time // the claim's heartbeat, else the directory's modification time
+}
+
+var (
+	hostOnce sync.Once
+	hostName string
+
+	// held are the tokens of the claims this process holds, whichever
+	// Campaign value made them.
+	heldMu sync.Mutex
+	held   = map[string]bool{}
+)
+
+// thisHost is the machine's host name ("" when unknown).
+func thisHost() string {
+	hostOnce.Do(func() { hostName, _ = os.Hostname() })
+	return hostName
+}
+
+func tmpRunDir(dir, id string) string { return filepath.Join(dir, RunsDir, tmpPrefix+id) }
+
+func (c *Campaign) staleAfter() time.Duration {
+	if c.StaleAfter > 0 {
+		return c.StaleAfter
+	}
+	return ClaimStale
+}
+
+// claimOf reads the claim of the temporary directory tmp and judges it.
+func (c *Campaign) claimOf(tmp string) claimState {
+	st, err := os.Stat(tmp)
+	if err != nil {
+		return claimState{}
+	}
+	s := claimState{exists: true, since: st.ModTime()}
+	if cl, err := readClaim(tmp); err == nil {
+		s.claim, s.since = &cl, cl.Heartbeat
+	}
+	s.live = c.claimLive(s, time.Now())
+	return s
+}
+
+// claimLive is the rule of the package comment on claims.
+func (c *Campaign) claimLive(s claimState, now time.Time) bool {
+	if now.Sub(s.since) > c.staleAfter() {
+		return false
+	}
+	cl := s.claim
+	if cl == nil {
+		return true // a directory being set up
+	}
+	if cl.Host != "" && cl.Host == thisHost() {
+		if cl.PID == os.Getpid() {
+			// This process: live while one of its executions holds it.
+			heldMu.Lock()
+			defer heldMu.Unlock()
+			return held[cl.Token]
 		}
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), tmpPrefix) {
-				if err := os.RemoveAll(filepath.Join(dir, sub, e.Name())); err != nil {
-					return err
-				}
+		return pidAlive(cl.PID)
+	}
+	if c.ClaimAlive != nil {
+		if alive, known := c.ClaimAlive(*cl); known {
+			return alive
+		}
+	}
+	return true
+}
+
+// pidAlive reports whether a process of this host has that id.
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func readClaim(tmp string) (Claim, error) {
+	var cl Claim
+	data, err := os.ReadFile(filepath.Join(tmp, ClaimFile))
+	if err != nil {
+		return cl, err
+	}
+	return cl, json.Unmarshal(data, &cl)
+}
+
+func writeClaim(tmp string, cl *Claim) error {
+	data, err := json.Marshal(cl)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(tmp, ClaimFile), append(data, '\n'))
+}
+
+func newToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// claim makes the temporary directory tmp of a run and claims it: it
+// returns the claim's token, or "" when a live execution holds the run. A
+// dead claim's directory is removed first.
+func (c *Campaign) claim(tmp string) (string, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		err := os.Mkdir(tmp, 0o755)
+		if err == nil {
+			now := time.Now().UTC()
+			cl := &Claim{Host: thisHost(), PID: os.Getpid(), Job: c.Job, Token: newToken(), Started: now, Heartbeat: now}
+			// Written before the heartbeat can renew it; meanwhile the
+			// directory without a claim reads as being set up (live).
+			if err := writeClaim(tmp, cl); err != nil {
+				_ = os.RemoveAll(tmp)
+				return "", err
+			}
+			heldMu.Lock()
+			held[cl.Token] = true
+			heldMu.Unlock()
+			c.mu.Lock()
+			if c.active == nil {
+				c.active = map[string]*Claim{}
+			}
+			c.active[tmp] = cl
+			c.mu.Unlock()
+			return cl.Token, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		st := c.claimOf(tmp)
+		if st.exists && st.live {
+			return "", nil
+		}
+		if st.exists {
+			if err := removeDead(tmp, st); err != nil {
+				return "", err
+			}
+		}
+	}
+	return "", nil
+}
+
+// removeDead removes the directory tmp of a dead claim st: it is first
+// renamed aside, so that of several executions taking over the run one
+// only removes it, and put back if what was renamed is a newer, live claim.
+func removeDead(tmp string, st claimState) error {
+	aside := tmp + ".dead-" + newToken()
+	if err := os.Rename(tmp, aside); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // another execution removed it
+		}
+		return err
+	}
+	want := ""
+	if st.claim != nil {
+		want = st.claim.Token
+	}
+	got := ""
+	if cl, err := readClaim(aside); err == nil {
+		got = cl.Token
+	}
+	if got != want {
+		// A claim made after ours was read: its execution gets it back.
+		if err := os.Rename(aside, tmp); err == nil {
+			return nil
+		}
+	}
+	return os.RemoveAll(aside)
+}
+
+// release drops the claim of tmp (the heartbeat no longer renews it) and
+// reports whether the claim file still holds it: false when another
+// execution took the run over.
+func (c *Campaign) release(tmp, token string) bool {
+	c.mu.Lock()
+	delete(c.active, tmp)
+	c.mu.Unlock()
+	heldMu.Lock()
+	delete(held, token)
+	heldMu.Unlock()
+	cl, err := readClaim(tmp)
+	return err == nil && cl.Token == token
+}
+
+// startHeartbeat renews the claims held every Heartbeat until the returned
+// function is called.
+func (c *Campaign) startHeartbeat() (stop func()) {
+	every := c.Heartbeat
+	if every <= 0 {
+		every = ClaimHeartbeat
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			c.mu.Lock()
+			now := time.Now().UTC()
+			for tmp, cl := range c.active {
+				cl.Heartbeat = now
+				_ = writeClaim(tmp, cl)
+			}
+			c.mu.Unlock()
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// removeStale deletes what dead executions left: the temporary directories
+// of runs whose claims are dead, and temporary workload files older than
+// StaleAfter.
+func (c *Campaign) removeStale(dir string) error {
+	entries, err := os.ReadDir(filepath.Join(dir, RunsDir))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tmpPrefix) {
+			continue
+		}
+		path := filepath.Join(dir, RunsDir, e.Name())
+		if !e.IsDir() {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if st := c.claimOf(path); st.exists && !st.live {
+			if err := removeDead(path, st); err != nil {
+				return err
+			}
+		}
+	}
+	entries, err = os.ReadDir(filepath.Join(dir, WorkloadsDir))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tmpPrefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > c.staleAfter() {
+			if err := os.RemoveAll(filepath.Join(dir, WorkloadsDir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
 			}
 		}
 	}

@@ -7,6 +7,7 @@
 //	<!-- test: batsim -->          the same, when the real Batsim is on PATH (skipped otherwise)
 //	<!-- test: containers -->      Docker commands, run by the container tier
 //	<!-- test: batsim5 -->         Batsim 5 commands, run by the Batsim 5 tier (internal/realbatsim5, where batsim5 is)
+//	<!-- test: slurm -->           Slurm commands, run by the Slurm tier (scripts/test-slurm) on its own cluster
 //	<!-- test: skip REASON -->     not run (a template, a long campaign): REASON says why
 //
 // Its test (doctest_test.go) fails on a shell block without a valid marker
@@ -29,6 +30,7 @@ const (
 	Run        = "run"
 	Batsim     = "batsim"
 	Containers = "containers"
+	Slurm      = "slurm"
 	Batsim5    = "batsim5"
 	Skip       = "skip"
 )
@@ -38,7 +40,7 @@ type Block struct {
 	File   string // path relative to the repository
 	Line   int    // line of the opening fence (1-based)
 	Info   string // sh, bash or console
-	Kind   string // Run, Batsim, Batsim5, Containers or Skip
+	Kind   string // Run, Batsim, Batsim5, Containers, Slurm or Skip
 	Reason string // Skip's reason
 	Text   string // the block's lines
 }
@@ -81,7 +83,7 @@ func Documents(root string) ([]string, error) {
 
 var (
 	fenceRE  = regexp.MustCompile("^(```+|~~~+)\\s*([^`\\s]*)")
-	markerRE = regexp.MustCompile(`^<!-- test: (run|batsim5|batsim|containers|skip)(?:\s+(.*?))?\s*-->\s*$`)
+	markerRE = regexp.MustCompile(`^<!-- test: (run|batsim5|batsim|containers|slurm|skip)(?:\s+(.*?))?\s*-->\s*$`)
 )
 
 // shellInfo reports whether a fence's info string marks a shell block.
@@ -151,9 +153,9 @@ func Parse(root, rel string) ([]Block, []string, error) {
 				bad(i, "a test marker before a %q block (markers are for sh, bash and console blocks)", info)
 			}
 		case marker == nil && i > 0 && strings.HasPrefix(lines[i-1], "<!-- test:"):
-			bad(i, "unknown test marker %q (want <!-- test: run|batsim|batsim5|containers|skip REASON -->)", lines[i-1])
+			bad(i, "unknown test marker %q (want <!-- test: run|batsim|batsim5|containers|slurm|skip REASON -->)", lines[i-1])
 		case marker == nil:
-			bad(i+1, "%s block without a test marker on the line before it (<!-- test: run|batsim|batsim5|containers|skip REASON -->)", info)
+			bad(i+1, "%s block without a test marker on the line before it (<!-- test: run|batsim|batsim5|containers|slurm|skip REASON -->)", info)
 		case marker[1] == Skip && strings.TrimSpace(marker[2]) == "":
 			bad(i, "<!-- test: skip --> needs a reason")
 		case marker[1] != Skip && marker[2] != "":
