@@ -165,7 +165,7 @@ vet: deps
 # target fails on an input that takes more than 2 s (internal/fuzzguard).
 FUZZ_TARGETS = \
 	batsim:FuzzDecode batsim:FuzzParseIntervalSet batsim/zmq:FuzzZMTPRecv batsim/v5:FuzzDecode \
-	workloads:FuzzParse workloads:FuzzFromSWF \
+	workloads:FuzzParse workloads:FuzzFromSWF workloads:FuzzLublin \
 	platforms:FuzzParse \
 	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan expe:FuzzParsePlanFile \
 	policies:FuzzParseSchedConfig internal/jsonspan:FuzzValid
