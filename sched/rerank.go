@@ -262,8 +262,12 @@ type sfWalk struct {
 	byRecords bool
 	recs      []recNode
 	given     map[*Job]struct{}
-	lvlOf     []int32  // each user's score level
-	lvlMask   []uint64 // each level's users as a jobSeq's users mask does
+	lvlOf     []int32   // each user's score level
+	lvlMask   []uint64  // each level's users as a jobSeq's users mask does
+	lvlTerm   []float64 // each level's first term of Sf
+	rest      []recRest // each level's search for its next records
+	// the queue's shortest walltime and earliest submission at the start
+	minW0, minSub0 float64
 }
 
 // walk starts the Sf walk over q, the State's jobSeq of the base order,
@@ -279,7 +283,7 @@ func (o *Rerank) walkBy(s *State, q *jobSeq, records bool) *sfWalk {
 	root := q.root()
 	w := &o.sfw
 	*w = sfWalk{q: q, us: &o.users, h: w.h[:0], runs: w.runs[:0], suTerm: w.suTerm[:0], recs: w.recs[:0], given: w.given,
-		lvlOf: w.lvlOf, lvlMask: w.lvlMask,
+		lvlOf: w.lvlOf, lvlMask: w.lvlMask, lvlTerm: w.lvlTerm, rest: w.rest, minW0: root.minW, minSub0: root.minSub,
 		z: sfNorm{w: o.Weights, n: int(root.n), now: s.now, maxW: root.maxWall}}
 	if root.live > 0 {
 		w.z.maxE = math.Max(0, s.now-root.minSub)

@@ -81,20 +81,51 @@ func (w *sfWalk) startRecords() {
 		w.lvlOf = append(w.lvlOf, l)
 		w.lvlMask[l] |= 1 << (uint(uid) % 64)
 	}
+	w.lvlTerm = w.lvlTerm[:0]
 	for l := range w.lvlMask {
-		bi, ei, thr, first, prev := 0, -1, math.Inf(1), true, int32(-1)
-		for {
-			nb, ne, ok := w.findRecord(int32(l), bi, ei, len(w.q.blocks), 0, thr, first, seqNoRes-1)
-			if !ok {
-				break
-			}
-			prev = w.addRecord(int32(l), nb, ne, prev, -1, w.q.prefixN(nb)+ne)
-			bi, ei, thr, first = nb, ne, w.recs[prev].wall, false
-		}
+		w.lvlTerm = append(w.lvlTerm, math.NaN())
+		_ = l
+	}
+	for uid, l := range w.lvlOf {
+		w.lvlTerm[l] = w.suTerm[uid]
+	}
+	w.rest = w.rest[:0]
+	for l := range w.lvlMask {
+		w.rest = append(w.rest, recRest{anchor: -1, bi: 0, ei: -1, first: true})
+		w.h = append(w.h, sfItem{sf: w.restBound(int32(l), 0), node: 1, bi: int32(l)})
 	}
 	for i := len(w.h)/2 - 1; i >= 0; i-- {
 		siftDown(w.h, i)
 	}
+}
+
+// recRest is where the search for a level's next records resumes: after
+// place (bi, ei), a walltime below thr (any when first), the record found
+// coming after record anchor (-1: first). gen tells the heap item standing
+// for it (node 1, bi the level, ei gen) from older ones.
+type recRest struct {
+	anchor int32
+	bi, ei int
+	thr    float64
+	first  bool
+	gen    int32
+	done   bool
+}
+
+// restBound bounds the Sf of the jobs of level l from base rank r on: the
+// level's score, the shortest walltime and earliest submission of the
+// queue.
+func (w *sfWalk) restBound(l int32, r int) float64 {
+	return w.z.sfTerm(w.lvlTerm[l], r, w.minSub0, w.minW0, !math.IsInf(w.minW0, 1))
+}
+
+// resume sets level l's search to resume after place (bi, ei) of base rank
+// r, below walltime thr (any when first), after record anchor, and puts
+// its item in the heap.
+func (w *sfWalk) resume(l int32, anchor int32, bi, ei int, r int, thr float64, first bool) {
+	rs := &w.rest[l]
+	*rs = recRest{anchor: anchor, bi: bi, ei: ei, thr: thr, first: first, gen: rs.gen + 1}
+	w.push(sfItem{sf: w.restBound(l, r+1), rank: r + 1, node: 1, bi: l, ei: rs.gen})
 }
 
 // addRecord adds the record at place (bi, ei), of base rank r, between
@@ -115,12 +146,30 @@ func (w *sfWalk) addRecord(l int32, bi, ei int, prev, next int32, r int) int32 {
 func (w *sfWalk) nextRecord(lim int32) *Job {
 	for len(w.h) > 0 {
 		it := w.pop()
+		if it.node == 1 {
+			// A level's next record.
+			l := it.bi
+			rs := w.rest[l]
+			if rs.gen != it.ei || rs.done {
+				continue // replaced by a later resume
+			}
+			nb, ne, ok := w.findRecord(l, rs.bi, rs.ei, len(w.q.blocks), 0, rs.thr, rs.first, lim)
+			if !ok {
+				w.rest[l].done = true
+				continue
+			}
+			r := w.q.prefixN(nb) + ne
+			k := w.addRecord(l, nb, ne, rs.anchor, -1, r)
+			w.up(len(w.h) - 1)
+			w.resume(l, k, nb, ne, r, w.recs[k].wall, false)
+			continue
+		}
 		rn := &w.recs[it.bi]
 		e := &w.q.blocks[rn.bi].e[rn.ei]
 		j := e.j
 		_, gave := w.given[j]
 		ok := e.res != seqDead && e.res <= lim && !gave
-		w.dropRecord(it.bi, lim)
+		w.dropRecord(it.bi, it.rank, lim)
 		if ok {
 			if w.given == nil {
 				w.given = map[*Job]struct{}{}
@@ -132,19 +181,25 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 	return nil
 }
 
-// dropRecord takes record k out of the walk (given, gone, or above the
-// limit): the remaining jobs it held back are behind the records found
-// between the record before it and the one after, which enter the heap.
-func (w *sfWalk) dropRecord(k int32, lim int32) {
+// dropRecord takes record k, of base rank r, out of the walk (given,
+// gone, or above the limit): the remaining jobs it held back are behind
+// the records found between the record before it and the one after, which
+// enter the heap; when it is the last record found, its level's search
+// resumes after it as if it had not been found.
+func (w *sfWalk) dropRecord(k int32, r int, lim int32) {
 	x := w.recs[k]
-	endB, endE := len(w.q.blocks), 0
-	if x.next >= 0 {
-		endB, endE = int(w.recs[x.next].bi), int(w.recs[x.next].ei)
-	}
 	thr, first := math.Inf(1), true
 	if x.prev >= 0 {
 		thr, first = w.recs[x.prev].wall, false
 	}
+	if x.next < 0 {
+		if x.prev >= 0 {
+			w.recs[x.prev].next = -1
+		}
+		w.resume(x.lvl, x.prev, int(x.bi), int(x.ei), r, thr, first)
+		return
+	}
+	endB, endE := int(w.recs[x.next].bi), int(w.recs[x.next].ei)
 	last := x.prev
 	bi, ei := int(x.bi), int(x.ei)
 	for {
@@ -159,9 +214,7 @@ func (w *sfWalk) dropRecord(k int32, lim int32) {
 	if x.prev >= 0 && last == x.prev {
 		w.recs[x.prev].next = x.next
 	}
-	if x.next >= 0 {
-		w.recs[x.next].prev = last
-	}
+	w.recs[x.next].prev = last
 }
 
 // findRecord is the place of the first remaining job of level l (live,
