@@ -2,6 +2,7 @@ package sched
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -53,6 +54,8 @@ func entryWall(e *seqEntry) float64 {
 // heap with their exact Sf.
 func (w *sfWalk) startRecords() {
 	w.byRecords = true
+	w.q.enableWalls()
+	w.q.ready()
 	w.lvlOf = w.lvlOf[:0]
 	w.lvlMask = w.lvlMask[:0]
 	var terms []float64
@@ -223,13 +226,28 @@ func (w *sfWalk) dropRecord(k int32, r int, lim int32) {
 func (w *sfWalk) findRecord(l int32, bi, ei, endB, endE int, thr float64, first bool, lim int32) (int, int, bool) {
 	q := w.q
 	mask := w.lvlMask[l]
-	may := func(a *seqAgg) bool {
-		return a.live > 0 && a.minRes <= lim && a.users&mask != 0 && (first || a.minW < thr)
+	one := len(w.lvlMask) == 1
+	may := func(x int) bool {
+		a := &q.tree[x]
+		if a.live == 0 || a.minRes > lim || a.users&mask == 0 || !(first || a.minW < thr) {
+			return false
+		}
+		if first || one {
+			return true
+		}
+		// The shortest walltime of the level's users' buckets.
+		wb := &q.wb[x]
+		for m := mask; m != 0; m &= m - 1 {
+			if wb[bits.TrailingZeros64(m)] < thr {
+				return true
+			}
+		}
+		return false
 	}
 	ei++
 	for bi < len(q.blocks) && bi <= endB {
 		b := q.blocks[bi]
-		if !may(&b.agg) {
+		if !may(q.p + bi) {
 			ei = len(b.e) // nothing in the rest of this block either
 		}
 		for ; ei < len(b.e); ei++ {
@@ -245,7 +263,7 @@ func (w *sfWalk) findRecord(l int32, bi, ei, endB, endE int, thr float64, first 
 			}
 			return bi, ei, true
 		}
-		bi = q.nextBlockWhere(bi+1, may)
+		bi = q.nextBlockAt(bi+1, may)
 		if bi < 0 {
 			return 0, 0, false
 		}
