@@ -22,6 +22,8 @@
 #                 jobs, every policy (scripts/bench-engine)
 #   make bench-trace  a 200 000-job Lublin-Feitelson trace imported through
 #                 from-swf onto Lille, every policy (scripts/bench-trace)
+#   make bench-policies  every Lille policy on the 100 000-job case, interleaved,
+#                 each against fcfs (scripts/bench-policies)
 #   make deps     install libzmq's development files and pkg-config if missing
 #   make bench-batsim bucma vs batsched easy_bf_fast on the real Batsim, and the
 #                 embedded engine: the speed targets as measured ratios
@@ -77,7 +79,7 @@ DOCKER_BUILD_FLAGS ?=
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace deps clean image test-containers test-slurm
+.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
 
@@ -207,6 +209,10 @@ bench-engine: deps
 # (JOBS, LOAD, TIMEOUT, POLICIES: see the script): scripts/bench-trace.
 bench-trace: deps
 	scripts/bench-trace
+# Every policy that runs on Lille on the 100 000-job case, against fcfs:
+# scripts/bench-policies.
+bench-policies: deps
+	scripts/bench-policies
 
 # Installs libzmq's development package and pkg-config when pkg-config does
 # not find libzmq: with apt-get (through sudo unless root) on Debian and

@@ -271,6 +271,11 @@ func workloadDelaysCommand() *cli.Command {
 			&cli.IntFlag{Name: "hosts", Value: 128, Usage: "hosts of the platform"},
 			&cli.Float64Flag{Name: "load", Value: 0.95, Usage: "offered load Σ(res × delay) / (hosts × span)"},
 			&cli.Float64Flag{Name: "mean-delay", Value: 600, Usage: "mean delay (s), exponential"},
+			&cli.IntFlag{Name: "max-res", Usage: "keep only the sizes of at most `N` hosts (0: every size, 1 to 64)"},
+			&cli.IntFlag{Name: "users", Usage: "give each job a user u01..uNN drawn uniformly among `N` (0: no user field)"},
+			&cli.Float64Flag{Name: "walltime-min", Value: 1, Usage: "smallest walltime as a multiple of the delay"},
+			&cli.Float64Flag{Name: "walltime-max", Value: 3, Usage: "largest walltime as a multiple of the delay"},
+			&cli.Float64Flag{Name: "span", Usage: "submit every job within `SECONDS` (replaces --load; 0: use --load)"},
 			seedFlag,
 			&cli.StringFlag{Name: "platform-out", Usage: "also write the platform (a star of 1 Gflop/s hosts) to `FILE`"},
 			outFlag,
@@ -283,7 +288,9 @@ func workloadDelaysCommand() *cli.Command {
 				return err
 			}
 			w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: c.Int("jobs"), Hosts: c.Int("hosts"),
-				Load: c.Float64("load"), MeanDelay: c.Float64("mean-delay"), Seed: c.Uint64("seed")})
+				Load: c.Float64("load"), MeanDelay: c.Float64("mean-delay"), Seed: c.Uint64("seed"),
+				MaxRes: c.Int("max-res"), Users: c.Int("users"), WalltimeMin: c.Float64("walltime-min"),
+				WalltimeMax: c.Float64("walltime-max"), Span: c.Float64("span")})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
