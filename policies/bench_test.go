@@ -205,3 +205,71 @@ func BenchmarkBUCMASubmission(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConservativeEnd times conservative's decision when a running
+// job ends early, with 10k and 100k jobs waiting: the decision that
+// compresses the schedule, walking the whole queue (a decision at which
+// no job ended, BenchmarkDecide's, only places the jobs that arrived).
+// The state is BenchmarkDecide's (1000 hosts, 99 jobs of 10 hosts
+// running, jobs of 11 to 64 hosts waiting); each iteration is one message,
+// a second after the last, in which the running job that started first
+// ends and a job like it arrives, so that the queue keeps its length.
+// backfill=batsched (conservative_bf's twin, which places every job
+// again on hosts) runs at 10k only.
+func BenchmarkConservativeEnd(b *testing.B) {
+	spec, err := policies.Builtin().Lookup("conservative")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts sched.Options
+		ns   []int
+	}{
+		{"count", nil, []int{10_000, 100_000}},
+		{"batsched", sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}, []int{10_000}},
+	} {
+		for _, n := range c.ns {
+			msgs := queueBenchMessages(n)
+			sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: c.opts, Log: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, m := range msgs {
+				if _, err := sess.Handle(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			now := msgs[len(msgs)-1].Now
+			k := 0
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				for b.Loop() {
+					now++
+					first := firstStarted(sess.State())
+					k++
+					wall := strconv.FormatFloat(first.Walltime(), 'f', -1, 64)
+					m := &batsim.Message{Now: now, Events: []batsim.Event{
+						{Timestamp: now, Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: first.ID(), JobState: batsim.StateSuccess,
+							Alloc: batsim.NewIntervalSet(first.Alloc()...).String()}},
+						submitted(now, fmt.Sprintf("again%d", k), fmt.Sprintf(`"subtime":%g,"res":%d,"walltime":%s,"profile":"d"`, now, first.Res(), wall)),
+					}}
+					if _, err := sess.Handle(m); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.ReportMetric(float64(sess.State().NbWaiting()), "waiting")
+		}
+	}
+}
+
+// firstStarted is the running job that started first (ties by id).
+func firstStarted(s *sched.State) *sched.Job {
+	var first *sched.Job
+	for _, j := range s.Running() {
+		if first == nil || j.Start() < first.Start() || (j.Start() == first.Start() && j.ID() < first.ID()) {
+			first = j
+		}
+	}
+	return first
+}

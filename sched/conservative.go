@@ -64,7 +64,9 @@ func (b Base) NewRule() StartRule {
 // policy (NewConservative, or Base.NewRule). It runs at every decision
 // (StatefulRule). Hosts that Batsim makes unavailable count as busy for
 // as long as they are; a running job past its planned end is planned to
-// end right after the present.
+// end right after the present, and once a reservation has begun without
+// its job (it was behind such a job), every waiting job is placed anew,
+// from scratch, in queue order.
 type Conservative struct {
 	// Delay is added to every walltime in the plan (batsched's RJMS
 	// delay, its -d option); 0 for the textbook rule.
@@ -135,7 +137,16 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 			c.running[j] = sp
 		}
 	}
-	c.p.Advance(now)
+	if c.p.Advance(now) > 0 && c.late(now) {
+		// A job ran past its planned end and the jobs reserved after it
+		// could not start when planned: every reservation is made anew,
+		// in queue order, so that the jobs that can start now do.
+		for j, sp := range c.reserved {
+			c.p.Release(sp.begin, sp.end, j.res)
+		}
+		clear(c.reserved)
+		ended = true
+	}
 
 	arrived := c.arrivals(s)
 	if !ended {
@@ -164,6 +175,16 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 		}
 		c.place(s, j, now, hosts, d)
 	}
+}
+
+// late reports whether a reservation began before now without its job.
+func (c *Conservative) late(now xtime.Time) bool {
+	for _, sp := range c.reserved {
+		if sp.begin.Less(now) {
+			return true
+		}
+	}
+	return false
 }
 
 // arrivals lists the jobs that joined the queue since the last decision

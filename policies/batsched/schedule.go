@@ -89,9 +89,11 @@ func (s *Schedule) Slices() iter.Seq[profile.Slice] { return s.p.Slices() }
 // UpdateFirstSlice moves the present to t: the first slice begins at t
 // (batsched's update_first_slice). Where batsched requires t to lie in the
 // first slice (and stops on an assertion otherwise), the slices that ended
-// by t are merged into the first; an allocation that ended by t while its
-// job still runs is extended with Extend by the caller.
-func (s *Schedule) UpdateFirstSlice(t xtime.Time) { s.p.Advance(t) }
+// before t are merged into the first, and UpdateFirstSlice reports it
+// (late is true): then an allocation may have begun before t (a job
+// planned to start when a job ran past its plan), or ended (a job still
+// running past its plan; the caller extends it beforehand, Extend).
+func (s *Schedule) UpdateFirstSlice(t xtime.Time) (late bool) { return s.p.Advance(t) > 0 }
 
 // Contains reports whether id has an allocation.
 func (s *Schedule) Contains(id string) bool { _, ok := s.allocs[id]; return ok }

@@ -35,7 +35,9 @@ import (
 // reports unavailable are planned busy while they are and never given to
 // a job; and where batsched stops on an assertion (a message dated after
 // the end of a job's plan while the job still runs, a job that fits
-// nowhere before 1e19 s), the job keeps its hosts until it ends, or waits
+// nowhere before 1e19 s), the job keeps its hosts until it ends, the jobs
+// planned after it are planned anew from scratch (in queue order) once
+// their plans have begun without them, and a job that fits nowhere waits
 // unplanned until jobs end.
 type BatschedConservative struct {
 	// Order is the queue order (batsched's -o).
@@ -91,7 +93,18 @@ func (b *BatschedConservative) Decide(s *sched.State, d *sched.Decider) {
 			b.schedule.Extend(r.ID(), now.Succ())
 		}
 	}
-	b.schedule.UpdateFirstSlice(now)
+	if b.schedule.UpdateFirstSlice(now) && b.late(now) {
+		// A job ran past its plan and the jobs planned after it could not
+		// start when planned (batsched stops on an assertion there): the
+		// queue is planned anew, from scratch, so that the jobs that can
+		// start now do.
+		for i := b.queue.Head(); i < b.queue.Len(); i++ {
+			if j := b.queue.At(i).Job; j.Waiting() {
+				b.schedule.Remove(j.ID())
+			}
+		}
+		ended = true
+	}
 
 	if !ended {
 		for _, j := range recent {
@@ -110,6 +123,18 @@ func (b *BatschedConservative) Decide(s *sched.State, d *sched.Decider) {
 	clear(recent)
 	b.scratch = recent[:0]
 	b.queue.Compact()
+}
+
+// late reports whether a waiting job's plan began before now.
+func (b *BatschedConservative) late(now xtime.Time) bool {
+	for i := b.queue.Head(); i < b.queue.Len(); i++ {
+		if j := b.queue.At(i).Job; j.Waiting() {
+			if a, ok := b.schedule.Alloc(j.ID()); ok && a.Begin.Less(now) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // plan plans j anew, first fit, and starts it when its plan begins now.

@@ -177,3 +177,24 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestLateReservations: when a job runs past its planned end (by a few
+// microseconds, as Batsim's kill at the walltime can), the reservations
+// behind it begin before their jobs can start; the queue is then placed
+// anew from scratch, so that what can start now does (batsched stops on
+// an assertion there). On 1 host, without delay, in walltime-descending
+// order: a (2 s) is reserved at r's planned end, L (50 s) after it; r
+// ends 1 µs late. Compressing in order, L could not move (a holds the host
+// until 12) and a would not fit before L any more: nothing would run and
+// no event would come.
+func TestLateReservations(t *testing.T) {
+	for _, opts := range []sched.Options{{"hosts": "first-fit", "order": "desc_walltime"}, {"hosts": "first-fit", "order": "desc_walltime", "backfill": "batsched", "rjms-delay": "0"}} {
+		b := testkit.NewStepper(t, spec(t), 1, opts)
+		b.Expect(0, []string{"X r 0"}, testkit.Submit("r", 1, 10))
+		b.Expect(1, nil, testkit.Submit("a", 1, 2))
+		b.Expect(2, nil, testkit.Submit("L", 1, 50))
+		expectReservations(t, b, map[string]float64{"a": 10, "L": 12})
+		b.Expect(10.000001, []string{"X L 0"}, testkit.Done("r"))
+		expectReservations(t, b, map[string]float64{"a": 60.000001})
+	}
+}

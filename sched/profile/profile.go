@@ -303,13 +303,19 @@ func (p *Profile) unref(i int32) {
 // reservations that ended by t have given their hosts back, those that
 // began by t hold them). A reservation whose end is merged so counts as
 // over: a holder still running past its planned end must be reserved
-// anew (for instance until right after t, xtime.Time.Succ).
-func (p *Profile) Advance(t xtime.Time) {
+// anew (for instance until right after t, xtime.Time.Succ). Advance
+// returns the number of boundaries dated before t that it merged: where
+// there are some, a reservation began or ended between the old present
+// and t.
+func (p *Profile) Advance(t xtime.Time) (passed int) {
 	f := p.first
 	for {
 		nx := p.nodes[f].next
 		if nx == 0 || t.Less(p.nodes[nx].key) {
 			break
+		}
+		if p.nodes[nx].key.Less(t) {
+			passed++
 		}
 		d := p.nodes[nx].delta
 		if p.words > 0 {
@@ -325,6 +331,7 @@ func (p *Profile) Advance(t xtime.Time) {
 		// The first node is the least: its new date keeps the order.
 		p.nodes[f].key = t
 	}
+	return passed
 }
 
 // ---------------------------------------------------------------- reservations
