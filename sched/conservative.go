@@ -2,6 +2,7 @@ package sched
 
 import (
 	"math"
+	"sort"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/sched/profile"
@@ -78,10 +79,37 @@ type Conservative struct {
 	lastSeq  int64             // arrivals seen: seq < lastSeq
 	busy     int               // hosts counted busy for being unavailable
 	scratch  []*Job
+
+	// What the compressions free, for the test that passes the jobs that
+	// cannot move (see compress): pass numbers the compressions; gain is
+	// the latest end of what the current one freed so far (ended jobs,
+	// and the old places of the jobs it moved); moved lists the jobs the
+	// previous one moved, by position in its walk, each with the latest
+	// end of what it and the later moves freed.
+	pass  int
+	gain  xtime.Time
+	moved []consMove
+	cur   []consMove
+	// noPrune places every job again in a compression (the reference the
+	// tests check the pruning against).
+	noPrune bool
 }
 
-// consSpan is a job's place in the profile.
-type consSpan struct{ begin, end xtime.Time }
+// consSpan is a job's place in the profile, and when the rule last made
+// sure it could not start earlier: at position pos of the walk of
+// compression pass (pos 0 of the next compression for a job placed on
+// arrival).
+type consSpan struct {
+	begin, end xtime.Time
+	pass, pos  int
+}
+
+// consMove is a job a compression moved: its position in the walk and
+// the latest end of what it and the moves after it freed.
+type consMove struct {
+	pos int
+	end xtime.Time
+}
 
 // NewConservative returns conservative backfilling without delay.
 func NewConservative() *Conservative { return &Conservative{} }
@@ -105,11 +133,13 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 	// The jobs that ended give their hosts back (in any order: counts add
 	// up alike).
 	ended := false
+	c.gain = xtime.Time{}
 	for j, sp := range c.running {
 		if j.state != batsim.StateRunning {
 			c.p.Release(sp.begin, sp.end, j.res)
 			delete(c.running, j)
 			ended = true
+			c.gain = xtime.Max(c.gain, sp.end)
 		}
 	}
 	// Unavailable hosts are busy from now on; hosts available again free.
@@ -125,6 +155,7 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 		} else {
 			c.p.Release(now, xtime.Inf, c.busy-busy)
 			ended = true
+			c.gain = xtime.Inf
 		}
 		c.busy = busy
 	}
@@ -146,6 +177,7 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 		}
 		clear(c.reserved)
 		ended = true
+		c.gain = xtime.Inf
 	}
 
 	arrived := c.arrivals(s)
@@ -154,27 +186,94 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 			if d.err != nil {
 				return
 			}
-			c.place(s, j, now, hosts, d)
+			c.place(s, j, now, hosts, d, c.pass+1, 0, xtime.Inf, xtime.Inf)
 		}
 		return
 	}
+	c.compress(s, w, now, hosts, d)
+}
+
+// compress places the waiting jobs again, in the order of w: each is
+// taken out of the profile and placed at its earliest fit, which is never
+// later than its reservation.
+//
+// A job that cannot start earlier is passed without being taken out: it
+// cannot when no date before its reservation has enough free hosts, nor
+// when nothing was freed, since the rule last made sure it could not
+// start earlier, that a span before its reservation could meet. The rule
+// knows that of every job: placed at its earliest fit (on arrival or in a
+// compression) or passed, it could not start earlier at that point, and
+// only what was freed since can change that. What was freed since is, for
+// a job the previous compression walked, what that compression freed
+// after it (its later moves) and everything this one freed so far; for a
+// job placed on arrival since, what this one freed so far. A span
+// starting at t meets what was freed only if t is before the latest end
+// of it: the job's earliest fit, if earlier than its reservation, is
+// before that end.
+func (c *Conservative) compress(s *State, w Walk, now xtime.Time, hosts HostSelector, d *Decider) {
+	c.pass++
+	c.cur = c.cur[:0]
+	pos := 0
 	for {
 		j := w.Next(math.MaxInt)
 		if j == nil || d.err != nil {
-			return
+			break
 		}
 		if j.state != batsim.StateSubmitted || j.refused {
 			continue
 		}
-		if sp, ok := c.reserved[j]; ok {
-			if now.Less(sp.begin) && c.p.MaxFree(now, sp.begin) < j.res {
-				continue // it cannot start earlier: it keeps its place
-			}
-			c.p.Release(sp.begin, sp.end, j.res)
-			delete(c.reserved, j)
+		pos++
+		sp, ok := c.reserved[j]
+		if !ok {
+			c.place(s, j, now, hosts, d, c.pass, pos, xtime.Inf, xtime.Inf)
+			continue
 		}
-		c.place(s, j, now, hosts, d)
+		limit := sp.begin
+		if now.Less(sp.begin) {
+			if !c.noPrune {
+				limit = c.freedBefore(sp, limit)
+			}
+			if !now.Less(limit) || c.p.MaxFree(now, limit) < j.res {
+				// It cannot start earlier: it keeps its place.
+				sp.pass, sp.pos = c.pass, pos
+				c.reserved[j] = sp
+				continue
+			}
+		}
+		c.p.Release(sp.begin, sp.end, j.res)
+		delete(c.reserved, j)
+		if c.place(s, j, now, hosts, d, c.pass, pos, limit, sp.begin).Less(sp.begin) {
+			c.gain = xtime.Max(c.gain, sp.end)
+			c.cur = append(c.cur, consMove{pos, sp.end})
+		}
 	}
+	// What each move of this compression and the later ones freed.
+	for i := len(c.cur) - 2; i >= 0; i-- {
+		c.cur[i].end = xtime.Max(c.cur[i].end, c.cur[i+1].end)
+	}
+	c.moved, c.cur = c.cur, c.moved
+}
+
+// freedBefore bounds the dates before limit where the job of sp may now
+// start: before the latest end of what was freed since the rule last made
+// sure it could not start earlier (see compress).
+func (c *Conservative) freedBefore(sp consSpan, limit xtime.Time) xtime.Time {
+	freed := c.gain
+	switch sp.pass {
+	case c.pass: // placed on arrival since the last compression
+	case c.pass - 1:
+		// the previous compression's moves after the job's position
+		i := sort.Search(len(c.moved), func(k int) bool { return c.moved[k].pos > sp.pos })
+		if i < len(c.moved) {
+			freed = xtime.Max(freed, c.moved[i].end)
+		}
+	default:
+		return limit
+	}
+	if freed.Less(limit) {
+		return freed
+	}
+	return limit
 }
 
 // late reports whether a reservation began before now without its job.
@@ -214,21 +313,30 @@ func (c *Conservative) duration(j *Job) xtime.Time {
 }
 
 // place reserves j at its earliest fit and starts it when that is now
-// and its hosts are free. A job that fits nowhere (more hosts than are
-// available for ever) gets no reservation until jobs end.
-func (c *Conservative) place(s *State, j *Job, now xtime.Time, hosts HostSelector, d *Decider) {
+// and its hosts are free; it returns the date of the reservation. A job
+// that fits nowhere (more hosts than are available for ever) gets no
+// reservation until jobs end (the date is then xtime.Inf). pass and pos
+// say when the place was found (see compress). The earliest fit is looked
+// for before limit: a job taken out of its reservation (at old), which
+// may only move before limit (see compress), goes back to old when it
+// fits nowhere earlier.
+func (c *Conservative) place(s *State, j *Job, now xtime.Time, hosts HostSelector, d *Decider, pass, pos int, limit, old xtime.Time) xtime.Time {
 	dur := c.duration(j)
-	at, ok := c.p.EarliestFit(now, dur, j.res)
+	at, ok := c.p.EarliestFitBefore(now, limit, dur, j.res)
 	if !ok {
-		return
+		if old == xtime.Inf {
+			return xtime.Inf
+		}
+		at = old
 	}
-	sp := consSpan{at, at.Add(dur)}
+	sp := consSpan{begin: at, end: at.Add(dur), pass: pass, pos: pos}
 	c.p.Reserve(sp.begin, sp.end, j.res)
 	if at == now && j.res <= s.NbFree() && d.Start(j, hosts.Select(s, j, j.res)) {
 		c.running[j] = sp
-		return
+		return at
 	}
 	c.reserved[j] = sp
+	return at
 }
 
 // Reservation is the date the waiting job j is planned to start at, in

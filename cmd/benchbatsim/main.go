@@ -364,7 +364,7 @@ func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, bats
 		if p == "one core" {
 			prefix = []string{taskset, "-c", "0"}
 		}
-		meds, err := measure(dir, o, prefix, scheds, reps, recorded, c.twin)
+		meds, err := measure(dir, plat, wl, o, prefix, scheds, reps, recorded, c.twin)
 		if err != nil {
 			return 0, err
 		}
@@ -404,14 +404,14 @@ func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, bats
 // measure runs each scheduler reps times, alternating, and returns the
 // medians. Every run but batsched's (every run, with twin) must give the
 // recorded run's _jobs.csv.
-func measure(dir string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte, twin bool) ([]sample, error) {
+func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte, twin bool) ([]sample, error) {
 	o.Prefix = prefix
 	samples := make([][]sample, len(scheds))
 	for r := 0; r < reps; r++ {
 		for i, s := range scheds {
 			out := filepath.Join(dir, fmt.Sprintf("run%d-%d", i, r))
 			argv := func(ep string) []string { return append(append([]string(nil), prefix...), s.argv(ep)...) }
-			res, err := batsimrun.WithScheduler(context.Background(), o, argv, filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json"), out)
+			res, err := batsimrun.WithScheduler(context.Background(), o, argv, plat, wl, out)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.name, err)
 			}

@@ -16,7 +16,7 @@ import (
 // public lists the directories (from the module root) of the packages
 // another module imports; the test walks their files (tests excluded).
 var public = []string{
-	"sched", "sched/xtime", "policies", "policies/basic", "policies/bucma", "policies/wtrust",
+	"sched", "sched/xtime", "sched/profile", "policies", "policies/basic", "policies/batsched", "policies/conservative", "policies/bucma", "policies/wtrust",
 	"policies/osep", "policies/sge", "policies/gang", "policies/bot", "testkit", "testkit/batsimrun", "cli",
 	"batsim", "batsim/v5", "batsim/zmq", "sim", "workloads", "platforms", "expe",
 	"studies", "studies/bucma", "studies/osep", "studies/sge", "studies/gang", "studies/bot",

@@ -533,28 +533,28 @@ func (p *Profile) atLeast(v, off int32, lo xtime.Time, n int32) int32 {
 	return p.atLeast(nd.right, here, lo, n)
 }
 
-// below is the first node dated in (lo, hi) whose running count is below
-// n (0: none).
-func (p *Profile) below(v, off int32, lo, hi xtime.Time, n int32) int32 {
+// lastBelow is the last node dated in (lo, hi) whose running count is
+// below n (0: none).
+func (p *Profile) lastBelow(v, off int32, lo, hi xtime.Time, n int32) int32 {
 	if v == 0 || off+p.nodes[v].minP >= n {
 		return 0
 	}
 	nd := &p.nodes[v]
 	ls := p.sumOf(nd.left)
 	if !lo.Less(nd.key) {
-		return p.below(nd.right, off+ls+nd.delta, lo, hi, n)
+		return p.lastBelow(nd.right, off+ls+nd.delta, lo, hi, n)
 	}
 	if !nd.key.Less(hi) {
-		return p.below(nd.left, off, lo, hi, n)
-	}
-	if r := p.below(nd.left, off, lo, hi, n); r != 0 {
-		return r
+		return p.lastBelow(nd.left, off, lo, hi, n)
 	}
 	here := off + ls + nd.delta
+	if r := p.lastBelow(nd.right, here, lo, hi, n); r != 0 {
+		return r
+	}
 	if here < n {
 		return v
 	}
-	return p.below(nd.right, here, lo, hi, n)
+	return p.lastBelow(nd.left, off, lo, hi, n)
 }
 
 // endOf is the end of a reservation of dur from t: the horizon for
@@ -573,18 +573,29 @@ func (p *Profile) endOf(t, dur xtime.Time) (xtime.Time, bool) {
 // false when there is none before the horizon (or when n exceeds every
 // slice's free hosts).
 func (p *Profile) EarliestFit(from, dur xtime.Time, n int) (t xtime.Time, ok bool) {
-	t, _, ok = p.earliestCount(from, dur, int32(n), p.freeAt(from) >= int32(n))
+	return p.EarliestFitBefore(from, xtime.Inf, dur, n)
+}
+
+// EarliestFitBefore is EarliestFit among the dates before before: ok is
+// false when none of them fits. Its cost does not grow with the slices
+// after before.
+func (p *Profile) EarliestFitBefore(from, before, dur xtime.Time, n int) (t xtime.Time, ok bool) {
+	if !from.Less(before) {
+		return from, false
+	}
+	t, _, ok = p.earliestCount(from, before, dur, int32(n), p.freeAt(from) >= int32(n))
 	return t, ok
 }
 
-// earliestCount is EarliestFit; have says whether the slice that holds
-// from has n free hosts. It returns the date and the end of the span.
-func (p *Profile) earliestCount(from, dur xtime.Time, n int32, have bool) (t, end xtime.Time, ok bool) {
+// earliestCount is EarliestFitBefore; have says whether the slice that
+// holds from has n free hosts. It returns the date and the end of the
+// span.
+func (p *Profile) earliestCount(from, before, dur xtime.Time, n int32, have bool) (t, end xtime.Time, ok bool) {
 	t = from
 	for {
 		if !have {
 			v := p.atLeast(p.root, 0, t, n)
-			if v == 0 {
+			if v == 0 || !p.nodes[v].key.Less(before) {
 				return t, t, false
 			}
 			t = p.nodes[v].key
@@ -593,7 +604,10 @@ func (p *Profile) earliestCount(from, dur xtime.Time, n int32, have bool) (t, en
 		if !ok {
 			return t, end, false
 		}
-		b := p.below(p.root, 0, t, end, n)
+		// The last slice of the span with too few hosts: every date
+		// before it fails too (its span holds that slice), so the next
+		// one to try is after it.
+		b := p.lastBelow(p.root, 0, t, end, n)
 		if b == 0 {
 			return t, end, true
 		}
@@ -617,7 +631,7 @@ func (p *Profile) EarliestFitHosts(from, dur xtime.Time, n int, pick func(free H
 	have := p.freeAt(from) >= int32(n)
 	for {
 		var end xtime.Time
-		t, end, ok = p.earliestCount(t, dur, int32(n), have)
+		t, end, ok = p.earliestCount(t, xtime.Inf, dur, int32(n), have)
 		if !ok {
 			return t, dst, false
 		}
