@@ -233,7 +233,7 @@ func (c *Conservative) compress(s *State, w Walk, now xtime.Time, hosts HostSele
 			if !c.noPrune {
 				limit = c.freedBefore(sp, limit)
 			}
-			if !now.Less(limit) || c.p.MaxFree(now, limit) < j.res {
+			if !now.Less(limit) || c.p.MaxFree(now, limit) < j.res || !c.canMove(now, limit, sp, j) {
 				// It cannot start earlier: it keeps its place.
 				sp.pass, sp.pos = c.pass, pos
 				c.reserved[j] = sp
@@ -252,6 +252,13 @@ func (c *Conservative) compress(s *State, w Walk, now xtime.Time, hosts HostSele
 		c.cur[i].end = xtime.Max(c.cur[i].end, c.cur[i+1].end)
 	}
 	c.moved, c.cur = c.cur, c.moved
+}
+
+// canMove reports whether j, reserved at sp, fits at a date before limit
+// once taken out.
+func (c *Conservative) canMove(now, limit xtime.Time, sp consSpan, j *Job) bool {
+	_, ok := c.p.CanMoveEarlier(now, limit, sp.begin, c.duration(j), j.res)
+	return ok
 }
 
 // freedBefore bounds the dates before limit where the job of sp may now

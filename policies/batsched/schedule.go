@@ -49,6 +49,7 @@ type Schedule struct {
 	hosts  int
 	allocs map[string]*Alloc
 	buf    []int
+	free   profile.Hosts // scratch of Replan
 }
 
 // Alloc is an allocation of a Schedule: batsched's JobAlloc.
@@ -161,9 +162,18 @@ func Walltime(walltime float64, delay xtime.Time) xtime.Time {
 // add_job_first_fit). ok is false when it fits nowhere before the horizon
 // (where batsched stops on an assertion). An allocation id already has is
 // replaced.
+//
+// The Alloc of an allocation planned again is the same value, updated.
 func (s *Schedule) AddFirstFit(id string, res int, walltime xtime.Time, sel Selector) (*Alloc, bool) {
+	return s.addFirstFit(id, res, walltime, sel, s.p.Begin())
+}
+
+// addFirstFit is AddFirstFit trying the slice begins from from on (those
+// before lack machines).
+func (s *Schedule) addFirstFit(id string, res int, walltime xtime.Time, sel Selector, from xtime.Time) (*Alloc, bool) {
+	a := s.allocs[id]
 	s.Remove(id)
-	begin, hosts, ok := s.p.EarliestFitHosts(s.p.Begin(), walltime, res, sel.Fit, s.buf[:0])
+	begin, hosts, ok := s.p.EarliestFitHosts(from, walltime, res, sel.Fit, s.buf[:0])
 	s.buf = hosts[:0]
 	if !ok {
 		return nil, false
@@ -172,11 +182,63 @@ func (s *Schedule) AddFirstFit(id string, res int, walltime xtime.Time, sel Sele
 	if walltime != xtime.Inf {
 		end = begin.Add(walltime)
 	}
-	a := &Alloc{ID: id, Begin: begin, End: end, Hosts: slices.Clone(hosts), StartedInFirstSlice: begin == s.p.Begin()}
-	slices.Sort(a.Hosts)
-	a.set = profile.HostsOf(s.hosts, a.Hosts...)
+	if a == nil {
+		a = &Alloc{ID: id, set: profile.NewHosts(s.hosts)}
+	}
+	a.Begin, a.End, a.StartedInFirstSlice = begin, end, begin == s.p.Begin()
+	a.setHosts(hosts)
 	s.p.ReserveHosts(a.Begin, a.End, a.set)
 	s.allocs[id] = a
+	return a, true
+}
+
+// setHosts makes hosts (sorted here) the allocation's machines.
+func (a *Alloc) setHosts(hosts []int) {
+	a.Hosts = append(a.Hosts[:0], hosts...)
+	slices.Sort(a.Hosts)
+	clear(a.set)
+	for _, h := range a.Hosts {
+		a.set.Add(h)
+	}
+}
+
+// Replan takes id out of the schedule and plans it again, first fit (as
+// batsched's compression does: remove_job_if_exists, then
+// add_job_first_fit): AddFirstFit. When the allocation cannot begin
+// earlier (no earlier slice begin has res available machines for its
+// walltime, counting its own as available: profile.CanMoveEarlier), it
+// would be planned again at the same date (its begin stays a slice
+// boundary: the slice before it has too few), on the selector's pick
+// among the machines available throughout its span once it is out, which
+// are those available with it in plus its own: Replan then only picks
+// them (and leaves the allocation as it is when they are the same),
+// without taking it out.
+func (s *Schedule) Replan(id string, res int, walltime xtime.Time, sel Selector) (*Alloc, bool) {
+	a, ok := s.allocs[id]
+	if !ok || !s.p.Begin().Less(a.Begin) {
+		return s.AddFirstFit(id, res, walltime, sel)
+	}
+	if from, earlier := s.p.CanMoveEarlier(s.p.Begin(), a.Begin, a.Begin, walltime, res); earlier {
+		// The slice begins before from have too few machines.
+		return s.addFirstFit(id, res, walltime, sel, from)
+	}
+	free := s.p.FreeHostsInto(s.free, a.Begin, a.End)
+	s.free = free
+	for k := range free {
+		free[k] |= a.set[k]
+	}
+	hosts, fit := sel.Fit(free, res, s.buf[:0])
+	s.buf = hosts[:0]
+	if !fit {
+		return s.AddFirstFit(id, res, walltime, sel)
+	}
+	slices.Sort(hosts)
+	if slices.Equal(hosts, a.Hosts) {
+		return a, true
+	}
+	s.p.ReleaseHosts(a.Begin, a.End, a.set)
+	a.setHosts(hosts)
+	s.p.ReserveHosts(a.Begin, a.End, a.set)
 	return a, true
 }
 

@@ -116,7 +116,7 @@ func (b *BatschedConservative) Decide(s *sched.State, d *sched.Decider) {
 	} else {
 		for i := b.queue.Head(); i < b.queue.Len() && d.Err() == nil; i++ {
 			if j := b.queue.At(i).Job; j.Waiting() {
-				b.plan(j, d)
+				b.replan(j, d)
 			}
 		}
 	}
@@ -137,9 +137,20 @@ func (b *BatschedConservative) late(now xtime.Time) bool {
 	return false
 }
 
-// plan plans j anew, first fit, and starts it when its plan begins now.
+// plan plans j, first fit, and starts it when its plan begins now.
 func (b *BatschedConservative) plan(j *sched.Job, d *sched.Decider) {
 	a, ok := b.schedule.AddFirstFit(j.ID(), j.Res(), batsched.Walltime(j.Walltime(), b.Delay), b.Selector)
+	b.startIfNow(j, a, ok, d)
+}
+
+// replan takes j out of the schedule and plans it again, first fit, and
+// starts it when its plan begins now.
+func (b *BatschedConservative) replan(j *sched.Job, d *sched.Decider) {
+	a, ok := b.schedule.Replan(j.ID(), j.Res(), batsched.Walltime(j.Walltime(), b.Delay), b.Selector)
+	b.startIfNow(j, a, ok, d)
+}
+
+func (b *BatschedConservative) startIfNow(j *sched.Job, a *batsched.Alloc, ok bool, d *sched.Decider) {
 	if ok && a.StartedInFirstSlice && d.Start(j, a.Hosts) {
 		b.queue.Left()
 	}

@@ -43,6 +43,7 @@ type Profile struct {
 	sets    []uint64 // the free hosts of node i at sets[i*words:]
 	rng     uint64
 	nslices int
+	inter   Hosts // scratch of EarliestFitHosts
 }
 
 // node is a slice: it begins at key and ends at the next node's key (the
@@ -533,28 +534,70 @@ func (p *Profile) atLeast(v, off int32, lo xtime.Time, n int32) int32 {
 	return p.atLeast(nd.right, here, lo, n)
 }
 
-// lastBelow is the last node dated in (lo, hi) whose running count is
-// below n (0: none).
-func (p *Profile) lastBelow(v, off int32, lo, hi xtime.Time, n int32) int32 {
+// lastBelow is the last node dated in (lo, hi) ([lo, hi) with incl)
+// whose running count is below n (0: none).
+func (p *Profile) lastBelow(v, off int32, lo, hi xtime.Time, n int32, incl bool) int32 {
 	if v == 0 || off+p.nodes[v].minP >= n {
 		return 0
 	}
 	nd := &p.nodes[v]
 	ls := p.sumOf(nd.left)
-	if !lo.Less(nd.key) {
-		return p.lastBelow(nd.right, off+ls+nd.delta, lo, hi, n)
+	if c := lo.Cmp(nd.key); c > 0 || (c == 0 && !incl) {
+		return p.lastBelow(nd.right, off+ls+nd.delta, lo, hi, n, incl)
 	}
 	if !nd.key.Less(hi) {
-		return p.lastBelow(nd.left, off, lo, hi, n)
+		return p.lastBelow(nd.left, off, lo, hi, n, incl)
 	}
 	here := off + ls + nd.delta
-	if r := p.lastBelow(nd.right, here, lo, hi, n); r != 0 {
+	if r := p.lastBelow(nd.right, here, lo, hi, n, incl); r != 0 {
 		return r
 	}
 	if here < n {
 		return v
 	}
-	return p.lastBelow(nd.left, off, lo, hi, n)
+	return p.lastBelow(nd.left, off, lo, hi, n, incl)
+}
+
+// CanMoveEarlier reports whether a reservation of n hosts from at to
+// at+dur (dur xtime.Inf: to the horizon), held in the profile, could be
+// made at a date before before (at most at), from on, once taken out:
+// whether n hosts are free from such a date t to t+dur, the reservation's
+// own hosts counting as free from at on. It does not take the reservation
+// out. The dates tried are those of EarliestFit; t is the first that
+// fits (every date tried before it lacks hosts).
+func (p *Profile) CanMoveEarlier(from, before, at, dur xtime.Time, n int) (t xtime.Time, ok bool) {
+	if at.Less(before) {
+		before = at
+	}
+	if !from.Less(before) {
+		return from, false
+	}
+	n32 := int32(n)
+	t, have := from, p.freeAt(from) >= n32
+	for {
+		if !have {
+			v := p.atLeast(p.root, 0, t, n32)
+			if v == 0 || !p.nodes[v].key.Less(before) {
+				return t, false
+			}
+			t = p.nodes[v].key
+		}
+		end, ok := p.endOf(t, dur)
+		if !ok {
+			return t, false
+		}
+		// From at on, the reservation's own n hosts are free: the span
+		// ends before the reservation does, so only its part before at
+		// may lack hosts.
+		if at.Less(end) {
+			end = at
+		}
+		b := p.lastBelow(p.root, 0, t, end, n32, false)
+		if b == 0 {
+			return t, true
+		}
+		t, have = p.nodes[b].key, false
+	}
 }
 
 // endOf is the end of a reservation of dur from t: the horizon for
@@ -607,7 +650,7 @@ func (p *Profile) earliestCount(from, before, dur xtime.Time, n int32, have bool
 		// The last slice of the span with too few hosts: every date
 		// before it fails too (its span holds that slice), so the next
 		// one to try is after it.
-		b := p.lastBelow(p.root, 0, t, end, n)
+		b := p.lastBelow(p.root, 0, t, end, n, false)
 		if b == 0 {
 			return t, end, true
 		}
@@ -626,7 +669,10 @@ func (p *Profile) EarliestFitHosts(from, dur xtime.Time, n int, pick func(free H
 	if p.words == 0 {
 		panic("profile: EarliestFitHosts on a profile without host sets")
 	}
-	inter := make(Hosts, p.words)
+	if len(p.inter) != p.words {
+		p.inter = make(Hosts, p.words)
+	}
+	inter := p.inter
 	t = from
 	have := p.freeAt(from) >= int32(n)
 	for {
@@ -656,9 +702,12 @@ func (p *Profile) EarliestFitHosts(from, dur xtime.Time, n int, pick func(free H
 
 // FreeHosts returns the hosts free throughout [from, to) (from >= Begin,
 // to > from) in a profile with host sets.
-func (p *Profile) FreeHosts(from, to xtime.Time) Hosts {
+func (p *Profile) FreeHosts(from, to xtime.Time) Hosts { return p.FreeHostsInto(nil, from, to) }
+
+// FreeHostsInto is FreeHosts in dst (reused when large enough).
+func (p *Profile) FreeHostsInto(dst Hosts, from, to xtime.Time) Hosts {
 	v := p.floor(from)
-	out := p.set(v).Clone()
+	out := append(dst[:0], p.set(v)...)
 	for w := p.nodes[v].next; w != 0 && p.nodes[w].key.Less(to); w = p.nodes[w].next {
 		s := p.set(w)
 		for k := range out {
