@@ -3,6 +3,7 @@ package conservative_test
 import (
 	"testing"
 
+	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/conservative"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/testkit"
@@ -196,5 +197,39 @@ func TestLateReservations(t *testing.T) {
 		expectReservations(t, b, map[string]float64{"a": 10, "L": 12})
 		b.Expect(10.000001, []string{"X L 0"}, testkit.Done("r"))
 		expectReservations(t, b, map[string]float64{"a": 60.000001})
+	}
+}
+
+// TestUnderBUCMA: conservative is a base of BUCMA, which re-ranks its
+// queue at every decision; with each policy its own rule (the base's is
+// never shared), two BUCMA sessions over conservative on random workloads
+// take valid decisions (the session audits every one) and start every job
+// that can run.
+func TestUnderBUCMA(t *testing.T) {
+	reg := policies.Builtin()
+	spec, err := reg.Lookup("bucma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 6; seed++ {
+		speeds, jobs := testkit.Random(seed)
+		var first map[string]*testkit.Outcome
+		for range 2 {
+			out := testkit.Run(t, testkit.Scenario{Spec: spec, Options: sched.Options{"base": "conservative"}, Speeds: speeds, Jobs: jobs})
+			for _, j := range jobs {
+				o := out[j.Name]
+				if (j.Res <= len(speeds)) != o.Started {
+					t.Fatalf("seed %d: job %s (%d hosts of %d): %v", seed, j.Name, j.Res, len(speeds), o)
+				}
+			}
+			if first != nil {
+				for id, o := range out {
+					if o.String() != first[id].String() {
+						t.Fatalf("seed %d: job %s: %v, then %v in a second session", seed, id, first[id], o)
+					}
+				}
+			}
+			first = out
+		}
 	}
 }
