@@ -165,12 +165,17 @@ func Walltime(walltime float64, delay xtime.Time) xtime.Time {
 //
 // The Alloc of an allocation planned again is the same value, updated.
 func (s *Schedule) AddFirstFit(id string, res int, walltime xtime.Time, sel Selector) (*Alloc, bool) {
-	return s.addFirstFit(id, res, walltime, sel, s.p.Begin())
+	return s.AddFirstFitAfter(id, res, walltime, sel, s.p.Begin())
 }
 
-// addFirstFit is AddFirstFit trying the slice begins from from on (those
-// before lack machines).
-func (s *Schedule) addFirstFit(id string, res int, walltime xtime.Time, sel Selector, from xtime.Time) (*Alloc, bool) {
+// AddFirstFitAfter is AddFirstFit at a date from on (batsched's
+// add_job_first_fit_after_time): the dates tried are from, then the slice
+// begins after it. batsched splits the slice that holds from there and
+// keeps the split; the schedule does not, which changes no first fit (a
+// boundary where no allocation begins or ends is never the first date
+// that fits: the slice before it fits as well).
+func (s *Schedule) AddFirstFitAfter(id string, res int, walltime xtime.Time, sel Selector, from xtime.Time) (*Alloc, bool) {
+	from = xtime.Max(from, s.p.Begin())
 	a := s.allocs[id]
 	s.Remove(id)
 	begin, hosts, ok := s.p.EarliestFitHosts(from, walltime, res, sel.Fit, s.buf[:0])
@@ -220,7 +225,7 @@ func (s *Schedule) Replan(id string, res int, walltime xtime.Time, sel Selector)
 	}
 	if from, earlier := s.p.CanMoveEarlier(s.p.Begin(), a.Begin, a.Begin, walltime, res); earlier {
 		// The slice begins before from have too few machines.
-		return s.addFirstFit(id, res, walltime, sel, from)
+		return s.AddFirstFitAfter(id, res, walltime, sel, from)
 	}
 	free := s.p.FreeHostsInto(s.free, a.Begin, a.End)
 	s.free = free
