@@ -27,7 +27,7 @@ func TestSchedule(t *testing.T) {
 	alloc(t, s, "A", 2, 10, basic, 0, 0, 1)
 	alloc(t, s, "B", 3, 5, basic, 10, 0, 1, 2) // 3 machines from A's end
 	alloc(t, s, "C", 1, 20, basic, 0, 3)       // machine 2 is B's at 10: 3 is free throughout
-	if n := s.NbSlices(); n != 4 { // [0,10) [10,15) [15,20) [20,1e19)
+	if n := s.NbSlices(); n != 4 {             // [0,10) [10,15) [15,20) [20,1e19)
 		t.Fatalf("%d slices\n%s", n, s)
 	}
 	if at, ok := s.QueryWait(4, x(1), basic); !ok || at != x(20) {
