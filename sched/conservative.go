@@ -58,8 +58,10 @@ func (b Base) NewRule() StartRule {
 // reservation (its old place is still free), so that no job is ever
 // delayed by another's early end (the compression of Mu'alem and
 // Feitelson, which batsched's conservative_bf performs as well). A job
-// whose reservation cannot move (fewer hosts than it needs are free at
-// every date before it) is passed without being placed anew.
+// that cannot start earlier is passed without being taken out: the rule
+// tells it from what was freed since it last made sure of the job (see
+// compress) and from the profile (profile.CanMoveEarlier), and the
+// decisions are those of placing every job again.
 //
 // Conservative keeps its reservations between decisions: build one per
 // policy (NewConservative, or Base.NewRule). It runs at every decision
