@@ -29,10 +29,10 @@ func TestConservativePruning(t *testing.T) {
 		},
 	}
 	for name, order := range orders {
-		for seed := uint64(1); seed <= 24; seed++ {
+		for seed := uint64(1); seed <= 10; seed++ {
 			speeds, jobs := testkit.Random(seed)
 			if seed%2 == 0 {
-				speeds, jobs = testkit.Crowded(seed, 300)
+				speeds, jobs = testkit.Crowded(seed, 200)
 			}
 			run := func(rule func() sched.StartRule) map[string]*testkit.Outcome {
 				return testkit.Run(t, testkit.Scenario{Spec: conservativeSpec("c", order, rule), Speeds: speeds, Jobs: jobs, NoAudit: true})
