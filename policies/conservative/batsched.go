@@ -111,12 +111,12 @@ func (b *BatschedConservative) Decide(s *sched.State, d *sched.Decider) {
 			if d.Err() != nil {
 				break
 			}
-			b.plan(j, d)
+			b.plan(s, j, d)
 		}
 	} else {
 		for i := b.queue.Head(); i < b.queue.Len() && d.Err() == nil; i++ {
 			if j := b.queue.At(i).Job; j.Waiting() {
-				b.replan(j, d)
+				b.replan(s, j, d)
 			}
 		}
 	}
@@ -138,20 +138,32 @@ func (b *BatschedConservative) late(now xtime.Time) bool {
 }
 
 // plan plans j, first fit, and starts it when its plan begins now.
-func (b *BatschedConservative) plan(j *sched.Job, d *sched.Decider) {
+func (b *BatschedConservative) plan(s *sched.State, j *sched.Job, d *sched.Decider) {
 	a, ok := b.schedule.AddFirstFit(j.ID(), j.Res(), batsched.Walltime(j.Walltime(), b.Delay), b.Selector)
-	b.startIfNow(j, a, ok, d)
+	b.startIfNow(s, j, a, ok, d)
 }
 
 // replan takes j out of the schedule and plans it again, first fit, and
 // starts it when its plan begins now.
-func (b *BatschedConservative) replan(j *sched.Job, d *sched.Decider) {
+func (b *BatschedConservative) replan(s *sched.State, j *sched.Job, d *sched.Decider) {
 	a, ok := b.schedule.Replan(j.ID(), j.Res(), batsched.Walltime(j.Walltime(), b.Delay), b.Selector)
-	b.startIfNow(j, a, ok, d)
+	b.startIfNow(s, j, a, ok, d)
 }
 
-func (b *BatschedConservative) startIfNow(j *sched.Job, a *batsched.Alloc, ok bool, d *sched.Decider) {
-	if ok && a.StartedInFirstSlice && d.Start(j, a.Hosts) {
+// startIfNow starts j when its plan a begins now, on its hosts, if they
+// are free (a host Batsim made unavailable under a running job is planned
+// busy twice, and once again available when the job ends: the plan may
+// then hold it; the job then waits for the next compression).
+func (b *BatschedConservative) startIfNow(s *sched.State, j *sched.Job, a *batsched.Alloc, ok bool, d *sched.Decider) {
+	if !ok || !a.StartedInFirstSlice {
+		return
+	}
+	for _, h := range a.Hosts {
+		if !s.Host(h).Free() {
+			return
+		}
+	}
+	if d.Start(j, a.Hosts) {
 		b.queue.Left()
 	}
 }
