@@ -25,8 +25,9 @@
 #   make bench-policies  every Lille policy on the 100 000-job case, interleaved,
 #                 each against fcfs (scripts/bench-policies)
 #   make deps     install libzmq's development files and pkg-config if missing
-#   make bench-batsim bucma vs batsched easy_bf_fast on the real Batsim, and the
-#                 embedded engine: the speed targets as measured ratios
+#   make bench-batsim bucma vs batsched easy_bf_fast and conservative_bf on the
+#                 real Batsim, and the embedded engine: the speed targets as
+#                 measured ratios (BENCH_ARGS='-compare easy' for one of them)
 #   make test-batsim  the real-Batsim tier alone, verbose, with SEEDS seeds per
 #                 case (it needs batsim, and batsched, on PATH or in BATSIM /
 #                 BATSCHED; make test runs it too, with one seed per case)

@@ -205,3 +205,77 @@ func BenchmarkBUCMASubmission(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConservativeEnd times conservative's decision when a running
+// job ends early, with 10k and 100k jobs waiting: the decision that
+// compresses the schedule, walking the whole queue (a decision at which
+// no job ended, BenchmarkDecide's, only places the jobs that arrived).
+// The state is BenchmarkDecide's but for the running jobs' walltimes (1000
+// hosts, 99 jobs of 10 hosts running, each planned to end 1 to 25 hours
+// after its start, jobs of 11 to 64 hosts waiting); each iteration is one
+// message, a second after the last, in which the running job planned to
+// end first ends (early) and a job like it arrives, so that the queue
+// keeps its length. backfill=batsched (conservative_bf's twin, which
+// places every job again, on hosts) runs at 10k only.
+func BenchmarkConservativeEnd(b *testing.B) {
+	spec, err := policies.Builtin().Lookup("conservative")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts sched.Options
+		ns   []int
+	}{
+		{"count", nil, []int{10_000, 100_000}},
+		{"batsched", sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}, []int{10_000}},
+	} {
+		for _, n := range c.ns {
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				msgs := queueBenchMessages(n)
+				// Running jobs that end after the benchmark's dates.
+				r := rand.New(rand.NewPCG(uint64(n), 43))
+				for k := range msgs[0].Events[1:] {
+					msgs[0].Events[k+1] = submitted(0, fmt.Sprintf("r%d", k), fmt.Sprintf(`"subtime":0,"res":10,"walltime":%d,"profile":"d"`, 3600+r.IntN(86400)))
+				}
+				sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: c.opts, Log: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, m := range msgs {
+					if _, err := sess.Handle(m); err != nil {
+						b.Fatal(err)
+					}
+				}
+				now := msgs[len(msgs)-1].Now
+				k := 0
+				for b.Loop() {
+					now++
+					first := firstToEnd(sess.State())
+					k++
+					wall := strconv.FormatFloat(first.Walltime(), 'f', -1, 64)
+					m := &batsim.Message{Now: now, Events: []batsim.Event{
+						{Timestamp: now, Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: first.ID(), JobState: batsim.StateSuccess,
+							Alloc: batsim.NewIntervalSet(first.Alloc()...).String()}},
+						submitted(now, fmt.Sprintf("again%d", k), fmt.Sprintf(`"subtime":%g,"res":%d,"walltime":%s,"profile":"d"`, now, first.Res(), wall)),
+					}}
+					if _, err := sess.Handle(m); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(sess.State().NbWaiting()), "waiting")
+			})
+		}
+	}
+}
+
+// firstToEnd is the running job planned to end first (ties by id).
+func firstToEnd(s *sched.State) *sched.Job {
+	var first *sched.Job
+	for _, j := range s.Running() {
+		if first == nil || j.ExpectedEnd() < first.ExpectedEnd() || (j.ExpectedEnd() == first.ExpectedEnd() && j.ID() < first.ID()) {
+			first = j
+		}
+	}
+	return first
+}

@@ -56,8 +56,12 @@
 // a decision walks the order (State.Walk) and jumps to the jobs that fit
 // instead of copying and sorting the queue: a KeyOrder of your own runs at
 // the speed of the built-in orders. The start rules are Blocking (FCFS),
-// Greedy (start every job that fits) and EASY (EASY backfilling, with
-// Reservation and Backfill as functions of their own); the host selectors
+// Greedy (start every job that fits), EASY (EASY backfilling, with
+// Reservation and Backfill as functions of their own) and Conservative
+// (conservative backfilling over a profile of future free hosts, package
+// sched/profile: a StatefulRule, which keeps its reservations from one
+// decision to the next, so that each policy takes its own); the host
+// selectors
 // Fastest, FirstFit and OwnFirst (HostsOption and HostsFrom give them as
 // the common "hosts" option). BaseSpec registers a Composite as a base
 // that a re-ranking policy wraps (Registry.Wrap): Rerank is BUCMA's

@@ -8,3 +8,7 @@ var (
 	// CopiedFCFS is the FCFS order without the arrival-order fast path.
 	CopiedFCFS Order = copiedFCFS{}
 )
+
+// NewConservativeReference is Conservative placing every job again in a
+// compression, without passing the jobs it can tell cannot move.
+func NewConservativeReference() *Conservative { return &Conservative{noPrune: true} }

@@ -3,14 +3,19 @@
 // platforms.Star), and prints the speed targets as measured ratios.
 // `make bench-batsim` runs it.
 //
-// Three schedulers answer the same Batsim run, in turn, RUNS times each:
+// Each comparison (-compare: easy, conservative, or both, the default)
+// has three schedulers answer the same Batsim run, in turn, RUNS times
+// each:
 //
-//   - bucma run --scheduler easy -o hosts=first-fit;
-//   - batsched -v easy_bf_fast;
-//   - a replay of bucma's own replies, recorded once beforehand and sent
-//     back as they are, byte for byte, through bucma's transport, with no
-//     decoding and no decision: the floor that Batsim, the kernel and the
-//     socket put under bucma on this machine.
+//   - easy: bucma run --scheduler easy -o hosts=first-fit, and batsched -v
+//     easy_bf_fast; conservative: bucma run --scheduler conservative with
+//     the options of conservative_bf's twin (hosts=first-fit,
+//     backfill=batsched, no-walltime=reject), and batsched -v
+//     conservative_bf (both take the same decisions);
+//   - a replay of that bucma policy's own replies, recorded once
+//     beforehand and sent back as they are, byte for byte, through bucma's
+//     transport, with no decoding and no decision: the floor that Batsim,
+//     the kernel and the socket put under bucma on this machine.
 //
 // Each in two placements: "free" (the system places the processes; on a
 // virtual machine most of a round trip is then the wake-up of a process on
@@ -20,10 +25,12 @@
 // scheduler adds is scheduling_time minus the replay's.
 //
 // Then the embedded engine (bucma simulate) on the same files, against
-// Batsim + easy_bf_fast's wall time in the free placement.
+// Batsim + easy_bf_fast's wall time in the free placement (with the easy
+// comparison).
 //
 // The command re-executes itself to serve the recording and the replay
-// (-serve record|replay).
+// (-serve record|replay; -policy names the recorded policy and its
+// options).
 package main
 
 import (
@@ -66,15 +73,17 @@ func main() {
 	bucma := flag.String("bucma", "bin/bucma", "the bucma binary")
 	keep := flag.String("keep", "", "keep the inputs and outputs in this directory")
 	place := flag.String("placement", "both", "free, one-core or both")
+	compare := flag.String("compare", "both", "easy, conservative or both")
 	serve := flag.String("serve", "", "internal: record or replay, on -s with -file")
 	endpoint := flag.String("s", "", "internal: the endpoint to serve")
 	file := flag.String("file", "", "internal: the recorded replies")
+	policy := flag.String("policy", "easy hosts=first-fit", "internal: the policy recorded and its options")
 	flag.Parse()
 	var err error
 	if *serve != "" {
-		err = serveChild(*serve, *endpoint, *file)
+		err = serveChild(*serve, *endpoint, *file, strings.Fields(*policy))
 	} else {
-		err = run(*jobs, *hosts, *load, *reps, *seed, *bucma, *keep, *place)
+		err = run(*jobs, *hosts, *load, *reps, *seed, *bucma, *keep, *place, *compare)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-batsim:", err)
@@ -82,10 +91,11 @@ func main() {
 	}
 }
 
-// serveChild serves one Batsim run: record answers with bucma's easy
-// (hosts=first-fit) and writes every reply to file; replay sends file's
-// replies back in order without looking at the messages.
-func serveChild(mode, endpoint, file string) error {
+// serveChild serves one Batsim run: record answers with the bucma policy
+// policy[0] (options policy[1:], key=value) and writes every reply to
+// file; replay sends file's replies back in order without looking at the
+// messages.
+func serveChild(mode, endpoint, file string, policy []string) error {
 	var observe func(batsim.Direction, []byte)
 	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: endpoint, Transport: zmq.TransportNative,
 		Observe: func(d batsim.Direction, raw []byte) {
@@ -99,11 +109,14 @@ func serveChild(mode, endpoint, file string) error {
 	ctx := context.Background()
 	switch mode {
 	case "record":
-		spec, err := policies.Builtin().Lookup("easy")
+		if len(policy) == 0 {
+			return errors.New("-policy: no policy")
+		}
+		spec, err := policies.Builtin().Lookup(policy[0])
 		if err != nil {
 			return err
 		}
-		opts, err := sched.ParseOptionArgs([]string{"hosts=first-fit"})
+		opts, err := sched.ParseOptionArgs(policy[1:])
 		if err != nil {
 			return err
 		}
@@ -196,7 +209,34 @@ type scheduler struct {
 	argv func(ep string) []string
 }
 
-func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, place string) error {
+// comparison is bucma's policy against a batsched variant.
+type comparison struct {
+	name    string
+	policy  []string // bucma's policy, then its options (key=value)
+	variant string   // batsched's
+	// twin: the policy takes the variant's decisions (batsched's
+	// _jobs.csv must be the recorded one too).
+	twin bool
+	// target is the highest ratio of what bucma adds to the floor over
+	// what batsched adds (0: none), and the scheduling_time ratio's.
+	addedTarget, timeTarget float64
+}
+
+var comparisons = []comparison{
+	{name: "easy", policy: []string{"easy", "hosts=first-fit"}, variant: "easy_bf_fast", timeTarget: 0.3},
+	{name: "conservative", policy: []string{"conservative", "hosts=first-fit", "backfill=batsched", "no-walltime=reject"}, variant: "conservative_bf", twin: true, addedTarget: 0.5},
+}
+
+func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, place, compare string) error {
+	var cmps []comparison
+	for _, c := range comparisons {
+		if compare == "both" || compare == c.name {
+			cmps = append(cmps, c)
+		}
+	}
+	if len(cmps) == 0 {
+		return fmt.Errorf("-compare %q: want easy, conservative or both", compare)
+	}
 	var placements []string
 	switch place {
 	case "both":
@@ -255,52 +295,14 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, pl
 		njobs, nhosts, load, seed, nhosts, batsim, reps)
 
 	o := batsimrun.Options{Batsim: batsim, Timeout: 30 * time.Minute}
-	replies := filepath.Join(dir, "replies.bin")
-	if _, err := batsimrun.WithScheduler(context.Background(), o, func(ep string) []string {
-		return []string{self, "-serve", "record", "-s", ep, "-file", replies}
-	}, plat, wl, filepath.Join(dir, "record")); err != nil {
-		return fmt.Errorf("recording bucma's replies: %w", err)
-	}
-	scheds := []scheduler{
-		{"bucma easy (hosts=first-fit)", func(ep string) []string {
-			return []string{bucma, "run", "--scheduler", "easy", "-o", "hosts=first-fit", "-s", ep}
-		}},
-		{"batsched easy_bf_fast", func(ep string) []string { return []string{batsched, "-v", "easy_bf_fast", "-s", ep} }},
-		{"replay of bucma's replies (the floor)", func(ep string) []string {
-			return []string{self, "-serve", "replay", "-s", ep, "-file", replies}
-		}},
-	}
-	recorded, err := os.ReadFile(filepath.Join(dir, "record", "out_jobs.csv"))
-	if err != nil {
-		return err
-	}
 	var batschedWall float64
-	for _, p := range placements {
-		var prefix []string
-		if p == "one core" {
-			prefix = []string{taskset, "-c", "0"}
-		}
-		meds, err := measure(dir, o, prefix, scheds, reps, recorded)
+	for _, c := range cmps {
+		wall, err := compareOne(c, dir, o, self, bucma, batsched, taskset, placements, reps)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("placement: %s\n\n", p)
-		fmt.Println("| scheduler | Batsim scheduling_time (s) | Batsim wall (s) | scheduler user CPU (s) | scheduler sys CPU (s) |")
-		fmt.Println("|---|---|---|---|---|")
-		for i, s := range scheds {
-			m := meds[i]
-			fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s.name, m.sched, m.wall, m.user, m.sys)
-		}
-		bu, bs, floor := meds[0].sched, meds[1].sched, meds[2].sched
-		fmt.Println()
-		fmt.Printf("scheduling_time, bucma / batsched easy_bf_fast: %.2f (target <= 0.3: %s)\n", bu/bs, verdict(bu/bs <= 0.3))
-		fmt.Printf("  the floor alone (the replay) is %.2f of batsched's scheduling_time\n", floor/bs)
-		if bs > floor {
-			fmt.Printf("  added to the floor, bucma / batsched: %.2f s / %.2f s = %.2f\n", bu-floor, bs-floor, (bu-floor)/(bs-floor))
-		}
-		fmt.Println()
-		if p == "free" {
-			batschedWall = meds[1].wall
+		if c.name == "easy" {
+			batschedWall = wall
 		}
 	}
 	if batschedWall == 0 {
@@ -324,20 +326,96 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, pl
 	return nil
 }
 
+// compareOne runs one comparison in every placement and prints its
+// table and ratios; it returns batsched's wall time in the free placement
+// (0 when not run).
+func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, batsched, taskset string, placements []string, reps int) (float64, error) {
+	dir = filepath.Join(dir, c.name)
+	replies := filepath.Join(dir, "replies.bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	plat, wl := filepath.Join(dir, "..", "platform.xml"), filepath.Join(dir, "..", "workload.json")
+	if _, err := batsimrun.WithScheduler(context.Background(), o, func(ep string) []string {
+		return []string{self, "-serve", "record", "-s", ep, "-file", replies, "-policy", strings.Join(c.policy, " ")}
+	}, plat, wl, filepath.Join(dir, "record")); err != nil {
+		return 0, fmt.Errorf("recording bucma's replies (%s): %w", c.name, err)
+	}
+	run := []string{bucma, "run", "--scheduler", c.policy[0]}
+	for _, opt := range c.policy[1:] {
+		run = append(run, "-o", opt)
+	}
+	scheds := []scheduler{
+		{fmt.Sprintf("bucma %s (%s)", c.policy[0], strings.Join(c.policy[1:], ", ")), func(ep string) []string {
+			return append(slices.Clone(run), "-s", ep)
+		}},
+		{"batsched " + c.variant, func(ep string) []string { return []string{batsched, "-v", c.variant, "-s", ep} }},
+		{"replay of bucma's replies (the floor)", func(ep string) []string {
+			return []string{self, "-serve", "replay", "-s", ep, "-file", replies}
+		}},
+	}
+	recorded, err := os.ReadFile(filepath.Join(dir, "record", "out_jobs.csv"))
+	if err != nil {
+		return 0, err
+	}
+	var batschedWall float64
+	for _, p := range placements {
+		var prefix []string
+		if p == "one core" {
+			prefix = []string{taskset, "-c", "0"}
+		}
+		meds, err := measure(dir, plat, wl, o, prefix, scheds, reps, recorded, c.twin)
+		if err != nil {
+			return 0, err
+		}
+		fmt.Printf("%s, placement: %s\n\n", c.name, p)
+		fmt.Println("| scheduler | Batsim scheduling_time (s) | Batsim wall (s) | scheduler user CPU (s) | scheduler sys CPU (s) |")
+		fmt.Println("|---|---|---|---|---|")
+		for i, s := range scheds {
+			m := meds[i]
+			fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s.name, m.sched, m.wall, m.user, m.sys)
+		}
+		bu, bs, floor := meds[0].sched, meds[1].sched, meds[2].sched
+		fmt.Println()
+		if c.twin {
+			fmt.Printf("the three runs wrote the same _jobs.csv (bucma's %s takes batsched %s's decisions)\n", c.policy[0], c.variant)
+		}
+		fmt.Printf("scheduling_time, bucma / batsched %s: %.2f", c.variant, bu/bs)
+		if c.timeTarget > 0 {
+			fmt.Printf(" (target <= %g: %s)", c.timeTarget, verdict(bu/bs <= c.timeTarget))
+		}
+		fmt.Println()
+		fmt.Printf("  the floor alone (the replay) is %.2f of batsched's scheduling_time\n", floor/bs)
+		if bs > floor {
+			fmt.Printf("  added to the floor, bucma / batsched: %.2f s / %.2f s = %.2f", bu-floor, bs-floor, (bu-floor)/(bs-floor))
+			if c.addedTarget > 0 {
+				fmt.Printf(" (target <= %g: %s)", c.addedTarget, verdict((bu-floor)/(bs-floor) <= c.addedTarget))
+			}
+			fmt.Println()
+		}
+		fmt.Println()
+		if p == "free" {
+			batschedWall = meds[1].wall
+		}
+	}
+	return batschedWall, nil
+}
+
 // measure runs each scheduler reps times, alternating, and returns the
-// medians. Every run must give the recorded run's _jobs.csv.
-func measure(dir string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte) ([]sample, error) {
+// medians. Every run but batsched's (every run, with twin) must give the
+// recorded run's _jobs.csv.
+func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte, twin bool) ([]sample, error) {
 	o.Prefix = prefix
 	samples := make([][]sample, len(scheds))
 	for r := 0; r < reps; r++ {
 		for i, s := range scheds {
 			out := filepath.Join(dir, fmt.Sprintf("run%d-%d", i, r))
 			argv := func(ep string) []string { return append(append([]string(nil), prefix...), s.argv(ep)...) }
-			res, err := batsimrun.WithScheduler(context.Background(), o, argv, filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json"), out)
+			res, err := batsimrun.WithScheduler(context.Background(), o, argv, plat, wl, out)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.name, err)
 			}
-			if i != 1 && string(res.Jobs) != string(want) {
+			if (i != 1 || twin) && string(res.Jobs) != string(want) {
 				return nil, fmt.Errorf("%s: _jobs.csv differs from the recorded run's (%s)", s.name, out)
 			}
 			st, err := schedulingTime(filepath.Join(out, "out_schedule.csv"))

@@ -3,7 +3,6 @@ package realbatsim
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -263,27 +262,7 @@ func TestPoliciesMatchBatsched(t *testing.T) {
 						mix.AllWalltimes = bc.allWalltimes
 						dir := t.TempDir()
 						plat, wl := writeCase(t, dir, shape, seed+1000, mix)
-						ours, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "bucma"), session(t, pair.policy, pair.opts))
-						if err != nil {
-							t.Fatal(err)
-						}
-						theirs, err := batsimrun.WithBatsched(context.Background(), batsimrun.Options{Batsim: bin}, bs, pair.variant, plat, wl, filepath.Join(dir, "batsched"))
-						var bf *batsimrun.BatschedFailure
-						if errors.As(err, &bf) {
-							if m := batschedAssertion.FindStringSubmatch(bf.Log); m != nil {
-								c.addAborted()
-								t.Skipf("no reference: batsched stops on its assertion '%s'; bucma's run ended normally", m[1])
-							}
-						}
-						if err != nil {
-							t.Fatal(err)
-						}
-						ok := bytes.Equal(theirs.Jobs, ours.Jobs)
-						c.add(ok)
-						if !ok {
-							keep(t, dir)
-							t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, strings.ReplaceAll(strings.ReplaceAll(firstDiff(theirs.Jobs, ours.Jobs), "batsim:", "batsched:"), "bucma: ", "bucma:   "))
-						}
+						matchBatsched(t, c, bin, bs, plat, wl, dir, pair.policy, pair.opts, []string{"-v", pair.variant})
 					})
 				}
 			}

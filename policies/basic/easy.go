@@ -3,6 +3,7 @@ package basic
 import (
 	"fmt"
 
+	"github.com/bucma-sched/bucma/policies/batsched"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -14,8 +15,10 @@ var easyBackfillOption = sched.OptionSpec{
 	Default: "count",
 	Help: "count: textbook EASY (a later job may run past the blocked job's shadow time on any of the extra hosts); " +
 		"batsched: batsched's easy_bf (queue by release date then id, reservation pinned to hosts and kept, exact dates). " +
-		"With hosts=first-fit and no-walltime=reject, batsched takes easy_bf's decisions",
-	Values: []string{"count", "batsched"},
+		"With hosts=first-fit and no-walltime=reject, batsched takes easy_bf's decisions. " +
+		"batsched-fast: batsched's easy_bf_fast (arrival order, the priority job's expected start computed once, backfilled jobs end by it; " +
+		"a job without walltime counts as -1 s); with hosts=first-fit it takes easy_bf_fast's decisions",
+	Values: []string{"count", "batsched", "batsched-fast"},
 }
 
 var easyNoWalltimeOption = sched.OptionSpec{
@@ -41,7 +44,9 @@ func registerEASY(r *sched.Registry) {
 			case "count":
 				return &sched.Composite{Order: easyBase.Order, Rule: easyBase.Rule, Hosts: sel, RejectNoWalltime: reject}, nil
 			case "batsched":
-				return &BatschedEASY{Hosts: sel, RejectNoWalltime: reject}, nil
+				return &BatschedEASY{Hosts: sel, Recent: batsched.Recent{RejectNoWalltime: reject}}, nil
+			case "batsched-fast":
+				return &BatschedEASYFast{Hosts: sel, Delay: batsched.DefaultRJMSDelay, Recent: batsched.Recent{RejectNoWalltime: reject}}, nil
 			}
 			return nil, fmt.Errorf("unknown backfill %q", opts["backfill"])
 		},
