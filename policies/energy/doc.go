@@ -28,4 +28,5 @@ import "github.com/bucma-sched/bucma/sched"
 // Register adds energy and batsched-energy to r.
 func Register(r *sched.Registry) {
 	registerTextbook(r)
+	registerTwin(r)
 }
