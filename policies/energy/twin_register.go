@@ -138,6 +138,8 @@ func NewTwin(o TwinOptions) (*Twin, error) {
 		t.eng = newInertial(&t.o, idleStage)
 	case "energy_bf_subpart_sleeper":
 		t.eng = newInertial(&t.o, subpartStage)
+	case "energy_bf_dicho":
+		t.eng = newDicho(&t.o)
 	case "energy_watcher":
 		t.eng = &watcher{energyBF: energyBF{o: &t.o}}
 	default:
