@@ -325,15 +325,7 @@ func TestEnergyGoldens(t *testing.T) {
 				if _, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin, Args: args}, plat, wl, tmp, sleeperSession(t, idle, g.dvfs, g.seed)); err != nil {
 					t.Fatal(err)
 				}
-				for _, f := range outs {
-					b, err := os.ReadFile(filepath.Join(tmp, "out"+f))
-					if err == nil {
-						err = os.WriteFile(filepath.Join(dir, "out"+f), b, 0o644)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
+				recordOutputs(t, tmp, dir, outs)
 			}
 			p, err := platforms.Load(plat)
 			if err != nil {
@@ -348,26 +340,49 @@ func TestEnergyGoldens(t *testing.T) {
 			if _, err := sim.Run(context.Background(), cfg, sim.InProcess(sleeperSession(t, idle, g.dvfs, g.seed))); err != nil {
 				t.Fatalf("engine: %v", err)
 			}
-			for _, f := range outs {
-				want, err := os.ReadFile(filepath.Join(dir, "out"+f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if f == "_schedule.csv" {
-					if d := scheduleDiff(t, want, prefix+f); d != "" {
-						t.Errorf("%s: %s", f, d)
-					}
-					continue
-				}
-				got, err := os.ReadFile(prefix + f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(want, got) {
-					t.Errorf("%s differs from Batsim's, first difference at %s", f, firstDiff(want, got))
-				}
-			}
+			checkGoldenOutputs(t, dir, prefix, outs, "Batsim's")
 		})
+	}
+}
+
+// recordOutputs copies a run's output files (from/out+suffix) to the
+// golden directory dir.
+func recordOutputs(t *testing.T, from, dir string, outs []string) {
+	t.Helper()
+	for _, f := range outs {
+		b, err := os.ReadFile(filepath.Join(from, "out"+f))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "out"+f), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkGoldenOutputs compares the engine's files (prefix+suffix) with the
+// recorded ones (dir/out+suffix; whose names the reference in reports):
+// byte for byte, but _schedule.csv as scheduleDiff does.
+func checkGoldenOutputs(t *testing.T, dir, prefix string, outs []string, whose string) {
+	t.Helper()
+	for _, f := range outs {
+		want, err := os.ReadFile(filepath.Join(dir, "out"+f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "_schedule.csv" {
+			if d := scheduleDiff(t, want, prefix+f); d != "" {
+				t.Errorf("%s: %s", f, d)
+			}
+			continue
+		}
+		got, err := os.ReadFile(prefix + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s differs from %s, first difference at %s", f, whose, firstDiff(want, got))
+		}
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -446,4 +448,82 @@ func TestEnergyPolicyMatchesBatsim(t *testing.T) {
 	t.Cleanup(func() {
 		t.Logf("energy policy, engine vs Batsim: %d of %d cases identical (_jobs.csv, _schedule.csv, _consumed_energy.csv, _pstate_changes.csv)", c.matching, c.cases)
 	})
+}
+
+// twinGoldens are real-Batsim runs of batsched's energy variants recorded
+// in testdata/golden (go test -run TestEnergyTwinGoldens -update-goldens):
+// the twins, in the engine, must write the same files where neither
+// Batsim nor batsched is installed.
+var twinGoldens = []struct {
+	name string
+	tc   twinCase
+	seed uint64
+}{
+	{"twin-energy_bf", twinCase{"energy_bf", nil}, 3},
+	{"twin-energy_bf_dicho", twinCase{"energy_bf_dicho", sched.Options{"tolerated-slowdown-loss-ratio": "1.5"}}, 4},
+	{"twin-energy_bf_monitoring_inertial", twinCase{"energy_bf_monitoring_inertial", sched.Options{"monitoring-period": "120"}}, 5},
+	{"twin-energy_bf_idle_sleeper", twinCase{"energy_bf_idle_sleeper", sched.Options{"monitoring-period": "60", "idle-time-to-sedate": "120"}}, 6},
+	{"twin-energy_bf_subpart_sleeper", twinCase{"energy_bf_subpart_sleeper", sched.Options{"monitoring-period": "60", "idle-time-to-sedate": "120", "fraction-of-machines-to-let-awake": "0.5"}}, 7},
+}
+
+func TestEnergyTwinGoldens(t *testing.T) {
+	var bin, bs string
+	if *updateGoldens {
+		bin, bs = batsimrun.Batsim(t), batsimrun.Batsched(t)
+	}
+	for _, g := range twinGoldens {
+		t.Run(g.name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "golden", g.name)
+			plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
+			r := rand.New(rand.NewPCG(g.seed, 0x7477696e))
+			hosts := 2 + r.IntN(6)
+			xml, opts := twinPlatform(hosts, r)
+			for k, v := range g.tc.opts {
+				opts[k] = v
+			}
+			opts["variant"] = g.tc.variant
+			w := twinWorkload(15+r.IntN(30), hosts, r)
+			outs := append([]string{"_jobs.csv", "_schedule.csv"}, energyOutputs...)
+			if *updateGoldens {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeInputs(t, dir, xml, w)
+				vj, err := variantJSON(opts, "/tmp")
+				if err != nil {
+					t.Fatal(err)
+				}
+				tmp := t.TempDir()
+				vfile := filepath.Join(tmp, "variant_options.json")
+				if err := os.WriteFile(vfile, vj, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := batsimrun.WithScheduler(context.Background(), batsimrun.Options{Batsim: bin, Args: energyArgs}, func(endpoint string) []string {
+					return []string{bs, "-v", g.tc.variant, "-s", endpoint, "--variant_options_filepath", vfile}
+				}, plat, wl, tmp); err != nil {
+					t.Fatal(err)
+				}
+				recordOutputs(t, tmp, dir, outs)
+				cmd := fmt.Sprintf("# recorded with Batsim %s --energy driven by batsched 1.4.0:\nbatsched -v %s --variant_options '%s' -s tcp://127.0.0.1:28000 &\nbatsim -p platform.xml -w workload.json -e out --energy -s tcp://127.0.0.1:28000\n# bucma's twin: bucma simulate -p platform.xml -w workload.json --energy --scheduler batsched-energy%s\n",
+					batsimrun.Version, g.tc.variant, vj, optionArgs(opts))
+				if err := os.WriteFile(filepath.Join(dir, "cmd.txt"), []byte(cmd), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := t.TempDir()
+			if _, err := simulate(t, got, plat, wl, "batsched-energy", opts, func(cfg *sim.Config) { cfg.Energy = true }); err != nil {
+				t.Fatalf("engine: %v", err)
+			}
+			checkGoldenOutputs(t, dir, filepath.Join(got, "engine"), outs, "batsched's")
+		})
+	}
+}
+
+// optionArgs is opts as " -o key=value" arguments, in key order.
+func optionArgs(opts sched.Options) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		fmt.Fprintf(&b, " -o %s=%s", k, opts[k])
+	}
+	return b.String()
 }

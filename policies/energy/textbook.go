@@ -27,8 +27,11 @@ import (
 // preferred at equal dates), and a sleeping host it needs is switched on
 // SwitchOn before that date: at once when the date is as early as it can
 // be, later (a CALL_ME_LATER) when busy hosts make the head wait anyway.
-// With WakeNeeded, sleeping hosts count only when the hosts that are on
-// are too few for the head.
+// A later job that cannot start on the hosts that are on wakes sleeping
+// hosts if, counted from when they are on, it ends by the reserved start,
+// or else uses only hosts the reservation does not take; it starts when
+// they are on. With WakeNeeded, sleeping hosts count only when the hosts
+// that are on are too few for the job (the head or a later one).
 //
 // Idle hosts are switched off (their first sleep pstate; a host without
 // one stays on) when idle for IdleOff seconds, and, with a monitoring
@@ -69,6 +72,7 @@ type Backfill struct {
 	// reservation of the head job (after the starts)
 	resAt    float64 // +Inf: none
 	reserved []bool  // by host
+	promised []bool  // by host: taken by a later job waiting for hosts to wake
 
 	// inertial shutdown
 	started     bool // monitoring stages started (a job was submitted)
@@ -139,6 +143,7 @@ func (b *Backfill) init(s *sched.State) {
 		b.hosts[i] = hostInfo{idleSince: math.NaN(), asleepAt: math.NaN()}
 	}
 	b.reserved = make([]bool, n)
+	b.promised = make([]bool, n)
 	b.firstStage = true
 	b.waking = true
 }
@@ -152,6 +157,7 @@ func (b *Backfill) Decide(s *sched.State, d *sched.Decider) {
 	b.observe(s)
 	b.pending = slices.DeleteFunc(b.pending, func(t float64) bool { return t <= now })
 
+	clear(b.promised)
 	b.start(s, d)
 	if d.Err() != nil {
 		return
@@ -226,6 +232,92 @@ func (b *Backfill) start(s *sched.State, d *sched.Decider) {
 	}
 	at, extra := b.reservation(s, q[i].Res())
 	sched.Backfill(s, q[i+1:], at, extra, b.Hosts, d)
+	if d.Err() != nil {
+		return
+	}
+	at, extra = b.reservation(s, q[i].Res())
+	b.wakeForBackfill(s, d, q[i+1:], at, extra)
+}
+
+// wakeForBackfill switches on sleeping hosts for the later jobs that could
+// not start on the hosts that are on: in queue order, a job gets the hosts
+// ready soonest (free ones, then those switching on, then sleeping ones,
+// ready SwitchOn from now) if it ends by the reserved start (at), or else
+// the hosts the reservation does not take if it uses only extra hosts; the
+// sleeping ones among them are switched on now, and the job starts when
+// they are on. With WakeNeeded a job wakes hosts only when the hosts that
+// are on are too few for it.
+func (b *Backfill) wakeForBackfill(s *sched.State, d *sched.Decider, q []*sched.Job, at float64, extra int) {
+	now := s.Now()
+	var hosts []soonHost
+	for i := range s.NbHosts() {
+		h := s.Host(i)
+		if h.Unavailable() {
+			continue
+		}
+		switch h.Power() {
+		case sched.PowerOn:
+			if h.Free() {
+				hosts = append(hosts, soonHost{i, now, false})
+			}
+		case sched.PowerSwitchingOn:
+			hosts = append(hosts, soonHost{i, math.Max(now, b.hosts[i].onAt+b.SwitchOn), false})
+		case sched.PowerSleeping:
+			if b.wakeable(s, i) <= now {
+				hosts = append(hosts, soonHost{i, now + b.SwitchOn, true})
+			}
+		}
+	}
+	slices.SortStableFunc(hosts, func(x, y soonHost) int { return cmp.Compare(x.ready, y.ready) })
+	awakeN := awake(s)
+	for _, j := range q {
+		if !slices.ContainsFunc(hosts, func(x soonHost) bool { return x.sleep }) {
+			return
+		}
+		if !j.Waiting() || j.Res() > len(hosts) || (b.WakeNeeded && awakeN >= j.Res()) {
+			continue
+		}
+		take := hosts[:j.Res()]
+		if take[len(take)-1].ready+j.WalltimeOrInf() > at {
+			// It would run past the reserved start: extra hosts only.
+			if j.Res() > extra {
+				continue
+			}
+			take = nil
+			for _, x := range hosts {
+				if len(take) < j.Res() && !b.reserved[x.host] {
+					take = append(take, x)
+				}
+			}
+			if len(take) < j.Res() {
+				continue
+			}
+			extra -= j.Res()
+		}
+		by := map[int][]int{}
+		for _, x := range take {
+			b.promised[x.host] = true
+			if x.sleep {
+				by[b.hosts[x.host].wakeTo] = append(by[b.hosts[x.host].wakeTo], x.host)
+			}
+		}
+		for _, ps := range slices.Sorted(maps.Keys(by)) {
+			slices.Sort(by[ps])
+			b.switchOn(s, d, by[ps], ps)
+		}
+		if d.Err() != nil {
+			return
+		}
+		hosts = slices.DeleteFunc(hosts, func(x soonHost) bool { return b.promised[x.host] })
+	}
+}
+
+// soonHost is a host that can take a job at ready (sleep: once switched
+// on).
+type soonHost struct {
+	host  int
+	ready float64
+	sleep bool
 }
 
 // ready is the date host i can take a job, and whether it is on or
@@ -289,6 +381,13 @@ func (b *Backfill) reservation(s *sched.State, need int) (at float64, extra int)
 	slices.SortFunc(b.order, func(x, y int) int {
 		if c := cmp.Compare(b.avail[x], b.avail[y]); c != 0 {
 			return c
+		}
+		if b.promised[x] != b.promised[y] {
+			// Hosts woken for a later job come last.
+			if b.promised[y] {
+				return -1
+			}
+			return 1
 		}
 		if isAwake[x] != isAwake[y] {
 			if isAwake[x] {
@@ -422,7 +521,7 @@ func (b *Backfill) sedatable(s *sched.State) []int {
 		if h.Power() != sched.PowerOn || !h.Idle() || h.Unavailable() || len(h.SleepPStates()) == 0 {
 			continue
 		}
-		if b.reserved[i] && now+b.SwitchOff+b.MinSleep+b.SwitchOn > b.resAt {
+		if b.promised[i] || (b.reserved[i] && now+b.SwitchOff+b.MinSleep+b.SwitchOn > b.resAt) {
 			continue
 		}
 		out = append(out, i)

@@ -106,6 +106,37 @@ func TestWakeEarlyOrNeeded(t *testing.T) {
 	}
 }
 
+// TestWakeForBackfill: a later job that ends by the head's reserved start
+// (1020) wakes a sleeping host the reservation takes (it will be back), and
+// starts on it once on; idle again at 150, the host sleeps until 10 s
+// before the reserved start.
+func TestWakeForBackfill(t *testing.T) {
+	b := stepper(t, 2, sched.Options{"idle-off": "0", "switch-on": "10", "switch-off": "5"})
+	b.Expect(5, nil, testkit.StateChanged("0-1", 1))
+	b.Expect(10, []string{"P 0 0"}, testkit.Submit("a", 1, 1000))
+	b.Expect(20, []string{"X a 0"}, testkit.StateChanged("0", 0))
+	b.Expect(30, []string{"C 1010"}, testkit.Submit("b", 2, 50))
+	b.Expect(40, []string{"P 1 0"}, testkit.Submit("c", 1, 100))
+	b.Expect(50, []string{"X c 1"}, testkit.StateChanged("1", 0))
+	b.Expect(150, []string{"P 1 1"}, testkit.Done("c"))
+	b.Expect(155, nil, testkit.StateChanged("1", 1))
+	b.Expect(1010, []string{"P 1 0"}, testkit.Called())
+	b.Expect(1020, []string{"X b 0-1"}, testkit.StateChanged("1", 0), testkit.Done("a"))
+}
+
+// TestWakeForBackfillExtra: a later job that would run past the reserved
+// start wakes only hosts the reservation does not take (extra hosts), and
+// none when none is left. b needs two of the three sleeping hosts (ready at
+// 40); c (long) gets the third, e (long) nothing.
+func TestWakeForBackfillExtra(t *testing.T) {
+	b := stepper(t, 4, sched.Options{"idle-off": "0", "switch-on": "10", "switch-off": "5"})
+	b.Expect(5, nil, testkit.StateChanged("0-3", 1))
+	b.Expect(10, []string{"P 0 0"}, testkit.Submit("a", 1, 1000))
+	b.Expect(20, []string{"X a 0"}, testkit.StateChanged("0", 0))
+	b.Expect(30, []string{"P 3 0", "P 1-2 0"}, testkit.Submit("b", 2, 50), testkit.Submit("c", 1, 2000), testkit.Submit("e", 1, 2000))
+	b.Expect(40, []string{"X b 1-2", "X c 3"}, testkit.StateChanged("1-3", 0))
+}
+
 // TestMinSleep: a host asleep at 5 sleeps at least min-sleep (60) seconds:
 // the job submitted at 20 gets it at 65 + 10, and it is switched on at 65.
 func TestMinSleep(t *testing.T) {

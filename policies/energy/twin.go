@@ -52,22 +52,39 @@ type TwinOptions struct {
 	// EnergySwitchOff (J), EnsuredSleepMin and EnsuredSleepMax (s) are
 	// batsched's power_compute, ..., ensured_sleep_time_lower_bound and
 	// ensured_sleep_time_upper_bound.
-	PowerCompute, PowerIdle, PowerSleep      float64
-	PStateCompute, PStateSleep               int
-	TimeSwitchOn, TimeSwitchOff              float64
-	EnergySwitchOn, EnergySwitchOff          float64
-	EnsuredSleepMin, EnsuredSleepMax         float64
-	RJMSDelay                                float64 // batsched's -d
-	MonitoringPeriod                         float64
-	IdleTimeToSedate                         float64
-	SedateIdleOnClassicalEvents              bool
-	AllowFutureSwitches                      bool
-	UpperLLHThreshold                        float64
-	InertialAlteration                       string
-	FractionToLetAwake                       float64
-	ToleratedSlowdownLossRatio               float64
-	ComparisonSwitchOn                       bool // comparison_type switch_on (else remove_sleep_jobs)
-	hasMonitoring, hasFraction, hasTolerance bool
+	PowerCompute, PowerIdle, PowerSleep float64
+	PStateCompute, PStateSleep          int
+	TimeSwitchOn, TimeSwitchOff         float64
+	EnergySwitchOn, EnergySwitchOff     float64
+	EnsuredSleepMin, EnsuredSleepMax    float64
+	RJMSDelay                           float64 // batsched's -d
+	MonitoringPeriod                    float64
+	IdleTimeToSedate                    float64
+	SedateIdleOnClassicalEvents         bool
+	AllowFutureSwitches                 bool
+	UpperLLHThreshold                   float64
+	InertialAlteration                  string
+	FractionToLetAwake                  float64
+	ToleratedSlowdownLossRatio          float64
+	ComparisonSwitchOn                  bool // comparison_type switch_on (else remove_sleep_jobs)
+	// missing are the options the variant requires that were not given:
+	// like batsched, which stops when the simulation begins without them,
+	// the twin refuses to begin (so that a variant table can name the
+	// twin without the values its users give).
+	missing []string
+}
+
+// SimulationBegins implements sched.Starter: the variant's required
+// options must be there.
+func (t *Twin) SimulationBegins(*sched.State) error {
+	if len(t.o.missing) == 0 {
+		return nil
+	}
+	names := make([]string, len(t.o.missing))
+	for i, m := range t.o.missing {
+		names[i] = fmt.Sprintf("%s (batsched's %s)", m, strings.ReplaceAll(m, "-", "_"))
+	}
+	return &sched.OptionError{Msg: fmt.Sprintf("batsched-energy %s: options required: %s; batsched stops when the simulation begins without them", t.o.Variant, strings.Join(names, ", "))}
 }
 
 // engine is what each variant implements over the common base.

@@ -71,7 +71,7 @@ func ParseTwinOptions(opts sched.Options) (TwinOptions, error) {
 		v, set := opts[name]
 		if !set || v == "" {
 			if required {
-				errs = append(errs, fmt.Sprintf("option %s is required by %s (batsched's %s)", name, o.Variant, strings.ReplaceAll(name, "-", "_")))
+				o.missing = append(o.missing, name)
 			}
 			return 0
 		}
@@ -110,7 +110,7 @@ func ParseTwinOptions(opts sched.Options) (TwinOptions, error) {
 	o.FractionToLetAwake = num("fraction-of-machines-to-let-awake", o.Variant == "energy_bf_subpart_sleeper", func(f float64) bool { return f >= 0 && f <= 1 }, "a fraction between 0 and 1")
 	o.ToleratedSlowdownLossRatio = num("tolerated-slowdown-loss-ratio", o.Variant == "energy_bf_dicho", nonneg, "a ratio >= 0")
 	o.ComparisonSwitchOn = opts["comparison-type"] == "switch_on"
-	if energy && len(errs) == 0 {
+	if energy && len(errs) == 0 && len(o.missing) == 0 {
 		switch {
 		case o.EnsuredSleepMin > o.EnsuredSleepMax:
 			errs = append(errs, fmt.Sprintf("ensured-sleep-time-lower-bound (%g) must not exceed ensured-sleep-time-upper-bound (%g)", o.EnsuredSleepMin, o.EnsuredSleepMax))
