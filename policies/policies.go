@@ -8,6 +8,7 @@ import (
 	"github.com/bucma-sched/bucma/policies/basic"
 	"github.com/bucma-sched/bucma/policies/bot"
 	"github.com/bucma-sched/bucma/policies/bucma"
+	"github.com/bucma-sched/bucma/policies/conservative"
 	"github.com/bucma-sched/bucma/policies/energy"
 	"github.com/bucma-sched/bucma/policies/gang"
 	"github.com/bucma-sched/bucma/policies/osep"
@@ -19,6 +20,7 @@ import (
 // Register adds every built-in policy to r.
 func Register(r *sched.Registry) {
 	basic.Register(r)
+	conservative.Register(r)
 	bucma.Register(r)
 	wtrust.Register(r)
 	osep.Register(r)

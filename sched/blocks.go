@@ -605,9 +605,11 @@ func (s *State) Walk(o Order) Walk {
 	return &sliceWalk{q: q}
 }
 
-// Decide implements Policy.
+// Decide implements Policy. A decision where no job waits or no host is
+// free starts nothing and is skipped, unless the rule keeps state
+// (StatefulRule).
 func (c *Composite) Decide(s *State, d *Decider) {
-	if s.NbWaiting() == 0 || s.NbFree() == 0 {
+	if (s.NbWaiting() == 0 || s.NbFree() == 0) && !RunsAtEveryDecision(c.Rule) {
 		return
 	}
 	if _, ok := c.Order.(arrivalOrder); ok {

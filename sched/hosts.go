@@ -62,7 +62,7 @@ func BaseSpec(name, description string, b Base) Spec {
 			if err != nil {
 				return nil, err
 			}
-			return &Composite{Order: b.Order, Rule: b.Rule, Hosts: sel}, nil
+			return &Composite{Order: b.Order, Rule: b.NewRule(), Hosts: sel}, nil
 		},
 		Base: &b,
 	}

@@ -81,7 +81,9 @@ func (s *Spec) BatsimFlags() []string {
 // runs on the re-ranked queue with the wrapper's host selection.
 type Base struct {
 	Order Order
-	Rule  StartRule
+	// Rule is the start rule; a policy built from the base takes
+	// NewRule (its own rule when the rule keeps state).
+	Rule StartRule
 	// Rank places the base among the others wherever they are listed
 	// (BUCMA's base option), lowest first.
 	Rank int

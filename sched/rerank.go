@@ -605,7 +605,7 @@ func (o *Rerank) Apply(s *State, rule StartRule, hosts HostSelector, d *Decider,
 					out = append(out, Ranked{Job: j, Sf: sf[i], Position: pos[i], QueueLen: w.z.n})
 				}
 			}
-			if s.NbFree() > 0 && w.z.n > 0 {
+			if (s.NbFree() > 0 && w.z.n > 0) || RunsAtEveryDecision(rule) {
 				wr.ApplyWalk(s, w, hosts, d)
 			}
 			return out
@@ -635,7 +635,7 @@ func (o *Rerank) Apply(s *State, rule StartRule, hosts HostSelector, d *Decider,
 		}
 	}
 	o.release()
-	if s.NbFree() > 0 && len(q) > 0 {
+	if (s.NbFree() > 0 && len(q) > 0) || RunsAtEveryDecision(rule) {
 		rule.Apply(s, q, hosts, d)
 	}
 	return out

@@ -3,6 +3,7 @@ package basic
 import (
 	"fmt"
 
+	"github.com/bucma-sched/bucma/policies/batsched"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -41,7 +42,7 @@ func registerEASY(r *sched.Registry) {
 			case "count":
 				return &sched.Composite{Order: easyBase.Order, Rule: easyBase.Rule, Hosts: sel, RejectNoWalltime: reject}, nil
 			case "batsched":
-				return &BatschedEASY{Hosts: sel, RejectNoWalltime: reject}, nil
+				return &BatschedEASY{Hosts: sel, Recent: batsched.Recent{RejectNoWalltime: reject}}, nil
 			}
 			return nil, fmt.Errorf("unknown backfill %q", opts["backfill"])
 		},

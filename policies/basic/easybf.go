@@ -2,8 +2,8 @@ package basic
 
 import (
 	"slices"
-	"sort"
 
+	"github.com/bucma-sched/bucma/policies/batsched"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sched/xtime"
 
@@ -53,28 +53,19 @@ import (
 // are never given to a job.
 type BatschedEASY struct {
 	Hosts sched.HostSelector
+	// Recent gathers the jobs submitted and ended between decisions; its
 	// RejectNoWalltime refuses jobs without walltime at submission (as
 	// easy_bf does).
-	RejectNoWalltime bool
+	batsched.Recent
 
-	queue []released // waiting jobs by (release date, id); jobs that left are dropped lazily
-	head  int        // queue[:head] have all left
-	dead  int        // jobs of the queue that left it
+	queue *batsched.Queue // waiting jobs by (release date, id)
 	res   reservation
-
-	submitted []*sched.Job // submitted since the last decision, in arrival order
-	ended     bool         // a job ended since the last decision
 
 	// scratch
 	recent []*sched.Job
 	ends   []runningEnd
 	inRes  []bool // by host: held by the reservation
 	mark   []bool // by host: free at the anchor being tried
-}
-
-type released struct {
-	j       *sched.Job
-	release float64
 }
 
 // reservation is the priority job's place: hosts from begin to end.
@@ -89,50 +80,33 @@ type runningEnd struct {
 	j   *sched.Job
 }
 
-// Admits implements Admitter.
-func (b *BatschedEASY) Admits(_ *sched.State, j *sched.Job) bool {
-	return !b.RejectNoWalltime || j.HasWalltime()
-}
-
-// JobSubmitted implements SubmitObserver.
-func (b *BatschedEASY) JobSubmitted(_ *sched.State, j *sched.Job) {
-	b.submitted = append(b.submitted, j)
-}
-
-// JobEnded implements EndObserver: a job that ran has ended (rejections do
-// not count).
-func (b *BatschedEASY) JobEnded(_ *sched.State, j *sched.Job) {
-	if j.State() != batsim.StateRejected {
-		b.ended = true
-	}
-}
-
 // Decide implements Policy.
 func (b *BatschedEASY) Decide(s *sched.State, d *sched.Decider) {
 	if len(b.inRes) != s.NbHosts() {
 		b.inRes, b.mark = make([]bool, s.NbHosts()), make([]bool, s.NbHosts())
 	}
-	before := b.first()
+	if b.queue == nil {
+		b.queue = batsched.NewQueue(batsched.FCFS)
+	}
+	before := b.queue.First()
 	recent := b.recent[:0]
-	for _, j := range b.submitted {
+	for _, j := range b.Released {
 		if j.State() == batsim.StateSubmitted { // refused jobs are rejected already
-			b.insert(j, s.LastEvent())
+			b.queue.Append(j, s.LastEvent())
 			recent = append(recent, j)
 		}
 	}
-	clear(b.submitted)
-	b.submitted = b.submitted[:0]
-	ended := b.ended
-	b.ended = false
+	ended := len(b.Ended) > 0
+	b.Recent.Clear()
 	now := xtime.Of(s.Now())
 
 	// A new priority job is placed; while it can start now, it starts and
 	// the next job becomes the priority job.
-	after := b.first()
+	after := b.queue.First()
 	if after != before {
 		b.unreserve()
 		for after != nil && b.place(s, after, now, s.LastEvent(), d) {
-			after = b.first()
+			after = b.queue.First()
 		}
 	}
 	if !ended {
@@ -148,15 +122,15 @@ func (b *BatschedEASY) Decide(s *sched.State, d *sched.Decider) {
 		}
 	} else if b.firstSliceFree(s, now) > 0 {
 		// The whole queue, in order; the priority job is placed anew.
-		for i := b.head; i < len(b.queue) && d.Err() == nil; i++ {
-			j := b.queue[i].j
+		for i := b.queue.Head(); i < b.queue.Len() && d.Err() == nil; i++ {
+			j := b.queue.At(i).Job
 			if j.State() != batsim.StateSubmitted {
 				continue
 			}
 			if j == after {
 				b.unreserve()
 				if b.place(s, j, now, s.Now(), d) {
-					after = b.firstAfter(i + 1)
+					after = b.queue.FirstAfter(i + 1)
 				}
 				continue
 			}
@@ -168,59 +142,7 @@ func (b *BatschedEASY) Decide(s *sched.State, d *sched.Decider) {
 	}
 	clear(recent)
 	b.recent = recent[:0]
-	b.compact()
-}
-
-// insert queues j at its place in (release date, id) order.
-func (b *BatschedEASY) insert(j *sched.Job, release float64) {
-	i := sort.Search(len(b.queue), func(k int) bool {
-		e := b.queue[k]
-		if e.release != release {
-			return e.release > release
-		}
-		return e.j.ID() > j.ID()
-	})
-	b.queue = slices.Insert(b.queue, i, released{j, release})
-	if i < b.head {
-		b.head = i
-	}
-}
-
-// first is the first waiting job of the queue, or nil.
-func (b *BatschedEASY) first() *sched.Job {
-	for b.head < len(b.queue) && b.queue[b.head].j.State() != batsim.StateSubmitted {
-		b.head++
-	}
-	if b.head == len(b.queue) {
-		return nil
-	}
-	return b.queue[b.head].j
-}
-
-// firstAfter is the first waiting job at or after position i, or nil.
-func (b *BatschedEASY) firstAfter(i int) *sched.Job {
-	for ; i < len(b.queue); i++ {
-		if j := b.queue[i].j; j.State() == batsim.StateSubmitted {
-			return j
-		}
-	}
-	return nil
-}
-
-// compact drops the jobs that left the queue once they are half of it
-// (amortised O(1) per job).
-func (b *BatschedEASY) compact() {
-	if b.dead == 0 || 2*b.dead < len(b.queue) {
-		return
-	}
-	live := b.queue[:0]
-	for _, e := range b.queue {
-		if e.j.State() == batsim.StateSubmitted {
-			live = append(live, e)
-		}
-	}
-	clear(b.queue[len(live):])
-	b.queue, b.head, b.dead = live, 0, 0
+	b.queue.Compact()
 }
 
 // start starts queued job j on hosts.
@@ -228,23 +150,18 @@ func (b *BatschedEASY) start(j *sched.Job, hosts []int, at float64, d *sched.Dec
 	if !d.StartAt(j, hosts, at) {
 		return false
 	}
-	b.dead++
+	b.queue.Left()
 	return true
 }
 
-// batschedRJMSDelay is batsched's default RJMS delay (its -d option), in
-// seconds, which it adds to every walltime.
-const batschedRJMSDelay = 5
-
-var xRJMSDelay = xtime.Of(batschedRJMSDelay)
+// xRJMSDelay is batsched's default RJMS delay (its -d option), which it
+// adds to every walltime.
+var xRJMSDelay = xtime.Of(batsched.DefaultRJMSDelay)
 
 // endFrom is when j is expected to end if it starts at t: t + walltime +
-// RJMS delay; xinf without walltime.
+// RJMS delay; xtime.Inf without walltime.
 func (b *BatschedEASY) endFrom(t xtime.Time, j *sched.Job) xtime.Time {
-	if !j.HasWalltime() {
-		return xtime.Inf
-	}
-	return t.Add(xtime.Of(j.Walltime())).Add(xRJMSDelay)
+	return t.Add(batsched.Walltime(j.Walltime(), xRJMSDelay))
 }
 
 func (b *BatschedEASY) unreserve() {

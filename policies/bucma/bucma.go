@@ -250,7 +250,7 @@ func NewBUCMA(base sched.Base, w Weights, scores *Scores, hosts sched.HostSelect
 	return &BUCMA{
 		Order:  &sched.Rerank{Base: base.Order, Weights: w.rerankWeights(), Scores: scores},
 		Scores: scores,
-		Rule:   base.Rule,
+		Rule:   base.NewRule(),
 		Hosts:  hosts,
 		info:   map[string]sched.SubmitInfo{},
 	}
@@ -283,7 +283,7 @@ func (b *BUCMA) Decide(s *sched.State, d *sched.Decider) {
 		delete(b.info, id)
 	}
 	b.retired = b.retired[:0]
-	if len(b.pending) == 0 && (s.NbWaiting() == 0 || s.NbFree() == 0) {
+	if len(b.pending) == 0 && (s.NbWaiting() == 0 || s.NbFree() == 0) && !sched.RunsAtEveryDecision(b.Rule) {
 		return
 	}
 	for _, j := range b.pending {

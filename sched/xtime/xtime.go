@@ -84,6 +84,18 @@ func cmpU(a, b uint64) int {
 // Less reports whether a < b.
 func (a Time) Less(b Time) bool { return a.Cmp(b) < 0 }
 
+// Succ is the smallest Time after a (a plus 2⁻¹²⁸ s; Inf stays Inf): a
+// date right after a, before every other Time after a.
+func (a Time) Succ() Time { return a.Add(Time{lo: 1}) }
+
+// Max is the later of a and b.
+func Max(a, b Time) Time {
+	if a.Less(b) {
+		return b
+	}
+	return a
+}
+
 // Float is a float64 near a (for tests and logs).
 func (a Time) Float() float64 {
 	if a == Inf {

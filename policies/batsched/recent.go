@@ -1,0 +1,45 @@
+package batsched
+
+import (
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/sched"
+)
+
+// Recent gathers what batsched's algorithms learn between two decisions
+// (ISchedulingAlgorithm's _jobs_released_recently and
+// _jobs_ended_recently), for a twin to embed: it implements the
+// framework's SubmitObserver and EndObserver, and its Admitter with
+// RejectNoWalltime (the variants that reject the jobs without walltime).
+type Recent struct {
+	// RejectNoWalltime refuses jobs without walltime at submission.
+	RejectNoWalltime bool
+	// Released are the jobs submitted since the last decision, in arrival
+	// order (refused ones included: they are rejected before the policy
+	// decides, check Job.Waiting).
+	Released []*sched.Job
+	// Ended are the jobs that ran and ended since the last decision
+	// (rejections do not count).
+	Ended []*sched.Job
+}
+
+// Admits implements sched.Admitter.
+func (r *Recent) Admits(_ *sched.State, j *sched.Job) bool {
+	return !r.RejectNoWalltime || j.HasWalltime()
+}
+
+// JobSubmitted implements sched.SubmitObserver.
+func (r *Recent) JobSubmitted(_ *sched.State, j *sched.Job) { r.Released = append(r.Released, j) }
+
+// JobEnded implements sched.EndObserver.
+func (r *Recent) JobEnded(_ *sched.State, j *sched.Job) {
+	if j.State() != batsim.StateRejected {
+		r.Ended = append(r.Ended, j)
+	}
+}
+
+// Clear forgets the jobs gathered (at the end of a decision).
+func (r *Recent) Clear() {
+	clear(r.Released)
+	clear(r.Ended)
+	r.Released, r.Ended = r.Released[:0], r.Ended[:0]
+}

@@ -1,0 +1,179 @@
+package conservative_test
+
+import (
+	"testing"
+
+	"github.com/bucma-sched/bucma/policies/conservative"
+	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/testkit"
+)
+
+func spec(t testing.TB) *sched.Spec {
+	t.Helper()
+	r := sched.NewRegistry()
+	conservative.Register(r)
+	s, err := r.Lookup("conservative")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// twin are the options under which conservative decides as batsched's
+// conservative_bf.
+var twin = sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}
+
+// reservation is the planned start of a waiting job, as the policy's rule
+// holds it.
+func reservation(t *testing.T, b *testkit.Stepper, name string) (float64, bool) {
+	t.Helper()
+	j, ok := b.Session().State().Job("w0!" + name)
+	if !ok || !j.Waiting() {
+		t.Fatalf("%s is not waiting", name)
+	}
+	switch p := b.Session().Policy().(type) {
+	case *sched.Composite:
+		return p.Rule.(*sched.Conservative).Reservation(j)
+	case *conservative.BatschedConservative:
+		return p.Planned(j)
+	}
+	t.Fatalf("policy %T", b.Session().Policy())
+	return 0, false
+}
+
+func expectReservations(t *testing.T, b *testkit.Stepper, want map[string]float64) {
+	t.Helper()
+	for name, at := range want {
+		got, ok := reservation(t, b, name)
+		if !ok || got != at {
+			t.Errorf("%s: reserved at %v (%v), want %v", name, got, ok, at)
+		}
+	}
+}
+
+// TestReservations: on 4 hosts, every waiting job gets the earliest date
+// where enough hosts are free for its walltime, after the reservations
+// made before it; a later job starts now where it delays none (c, which
+// ends by b's reservation), not where it would (d, e).
+func TestReservations(t *testing.T) {
+	for _, opts := range []sched.Options{{"hosts": "first-fit"}, {"hosts": "first-fit", "backfill": "batsched", "rjms-delay": "0"}} {
+		b := testkit.NewStepper(t, spec(t), 4, opts)
+		b.Expect(0, []string{"X a 0-1", "X c 2-3"},
+			testkit.Submit("a", 2, 10),  // [0,10) on 2 hosts
+			testkit.Submit("b", 4, 10),  // all 4: after a, [10,20)
+			testkit.Submit("c", 2, 5),   // 2 free hosts until b: [0,5), starts
+			testkit.Submit("d", 2, 20),  // 2 hosts free at 5 but only until 10: after b, [20,40)
+			testkit.Submit("e", 1, 100)) // 2 free at 5 until 10, then none until 20: [20,120)
+		expectReservations(t, b, map[string]float64{"b": 10, "d": 20, "e": 20})
+		// A job arriving while none ended is placed after all the others:
+		// 1 host for 10 s, free at 5 until b.
+		b.Expect(1, nil, testkit.Submit("f", 1, 4))
+		expectReservations(t, b, map[string]float64{"f": 5})
+	}
+}
+
+// TestEarlyEndCompression: a job ending early makes room; the waiting jobs
+// are placed again in queue order at their earliest fit, never later: on 2
+// hosts, B (1 host) was reserved in the hole before A; r1 ends early, B
+// moves into the room it leaves and starts, A keeps its place. Placing
+// every job from scratch in queue order would move A to 50 and push B
+// after it, to 150.
+func TestEarlyEndCompression(t *testing.T) {
+	for _, opts := range []sched.Options{{"hosts": "first-fit"}, {"hosts": "first-fit", "backfill": "batsched", "rjms-delay": "0"}} {
+		b := testkit.NewStepper(t, spec(t), 2, opts)
+		b.Expect(0, []string{"X r1 0", "X r2 1"}, testkit.Submit("r1", 1, 100), testkit.Submit("r2", 1, 50))
+		b.Expect(0, nil, testkit.Submit("A", 2, 100), testkit.Submit("B", 1, 50))
+		expectReservations(t, b, map[string]float64{"A": 100, "B": 50})
+		b.Expect(10, []string{"X B 0"}, testkit.Done("r1"))
+		expectReservations(t, b, map[string]float64{"A": 100})
+		// r2 ends early too: A needs both hosts, B holds one until 60.
+		b.Expect(20, nil, testkit.Done("r2"))
+		expectReservations(t, b, map[string]float64{"A": 60})
+		b.Expect(30, []string{"X A 0-1"}, testkit.Done("B"))
+	}
+}
+
+// TestCompressionOrder: the compression takes the jobs in queue order, so
+// an earlier job takes the room first: on 2 hosts, when r ends early, a
+// (arrived first) and b (arrived second) both fit now on one host; both
+// start. Then c (2 hosts) and d (1 host, short): d backfills into the
+// room before c.
+func TestCompressionOrder(t *testing.T) {
+	for _, opts := range []sched.Options{{"hosts": "first-fit"}, twin} {
+		b := testkit.NewStepper(t, spec(t), 2, opts)
+		b.Expect(0, []string{"X r 0-1"}, testkit.Submit("r", 2, 100))
+		b.Expect(1, nil, testkit.Submit("a", 1, 50), testkit.Submit("b", 1, 30))
+		b.Expect(2, nil, testkit.Submit("c", 2, 10), testkit.Submit("d", 1, 10))
+		b.Expect(10, []string{"X a 0", "X b 1"}, testkit.Done("r"))
+		// b ends at 40, a at 60 (+ delay): c waits for both; d fits on
+		// b's host before c.
+		b.Expect(20, []string{"X d 1"}, testkit.Done("b"))
+	}
+}
+
+// TestBatschedPinnedHosts: with backfill=batsched the plan holds hosts, and
+// a compression places every job again on the lowest free ids: on 3 hosts
+// (no delay), c is planned on 0 and 2 from a's end; when a ends early c
+// moves to the end of d, still on 0 and 2, and starts there.
+func TestBatschedPinnedHosts(t *testing.T) {
+	b := testkit.NewStepper(t, spec(t), 3, sched.Options{"hosts": "first-fit", "backfill": "batsched", "rjms-delay": "0"})
+	b.Expect(0, []string{"X a 0", "X b 1", "X d 2"},
+		testkit.Submit("a", 1, 10),
+		testkit.Submit("b", 1, 100),
+		testkit.Submit("c", 2, 50), // hosts 0 and 2 from 10
+		testkit.Submit("d", 1, 5),  // host 2 until c: starts
+		testkit.Submit("e", 1, 20)) // nowhere for 20 s before c's end at 60
+	expectReservations(t, b, map[string]float64{"c": 10, "e": 60})
+	b.Expect(3, nil, testkit.Done("a"))
+	expectReservations(t, b, map[string]float64{"c": 5, "e": 55})
+	b.Expect(5, []string{"X c 0 2"}, testkit.Done("d"))
+}
+
+// TestBatschedQueueOrder: with backfill=batsched the queue is by release
+// date then id as a string, so "10" comes before "9" in a compression.
+func TestBatschedQueueOrder(t *testing.T) {
+	b := testkit.NewStepper(t, spec(t), 1, twin)
+	b.Expect(0, []string{"X r 0"}, testkit.Submit("r", 1, 100))
+	b.Expect(1, nil, testkit.Submit("9", 1, 10), testkit.Submit("10", 1, 10))
+	// 9 was planned first, at r's end; 10 after it. The compression at r's
+	// early end goes by id: 10 first.
+	b.Expect(5, []string{"X 10 0"}, testkit.Done("r"))
+}
+
+// TestRejects: jobs larger than the platform are rejected, and with
+// no-walltime=reject the jobs without walltime, before any start.
+func TestRejects(t *testing.T) {
+	b := testkit.NewStepper(t, spec(t), 2, twin)
+	b.Expect(0, []string{"R b", "R c", "X a 0"}, testkit.Submit("a", 1, 10), testkit.Submit("b", 3, 10), testkit.Submit("c", 1, 0))
+	// by default a job without walltime is planned for ever
+	b = testkit.NewStepper(t, spec(t), 2, sched.Options{"hosts": "first-fit"})
+	b.Expect(0, []string{"X a 0", "X c 1"}, testkit.Submit("a", 1, 10), testkit.Submit("c", 1, 0))
+	b.Expect(1, nil, testkit.Submit("d", 2, 5))
+	if _, ok := reservation(t, b, "d"); ok {
+		t.Errorf("d has a reservation behind a job without walltime")
+	}
+}
+
+// TestOptions: bad values are refused with a reason.
+func TestOptions(t *testing.T) {
+	s := spec(t)
+	for _, opts := range []sched.Options{
+		{"hosts": "contiguous"},
+		{"hosts": "own-fastest", "backfill": "batsched"},
+		{"rjms-delay": "-1"},
+		{"rjms-delay": "x"},
+		{"order": "sjf"},
+	} {
+		if _, err := s.Build(opts); err == nil {
+			t.Errorf("%v accepted", opts)
+		}
+	}
+	for _, opts := range []sched.Options{
+		{"order": "lcfs"}, {"order": "asc_size"}, {"order": "desc_walltime"}, {"hosts": "contiguous", "backfill": "batsched", "order": "desc_size"},
+		{"hosts": "fastest", "backfill": "batsched"},
+	} {
+		if _, err := s.Build(opts); err != nil {
+			t.Errorf("%v: %v", opts, err)
+		}
+	}
+}
