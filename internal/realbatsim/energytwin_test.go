@@ -404,7 +404,8 @@ func startBatsched(t *testing.T, bs, variant string, options []byte, dir string)
 }
 
 // TestEnergyPolicyMatchesBatsim: the textbook energy policy (idle timeout,
-// wake-ups timed by the switch-on delay, inertial shutdown, hosts kept on)
+// wake-ups timed by the switch-on delay, inertial shutdown, hosts kept on,
+// EASY and conservative)
 // drives the real Batsim with --energy to the end on the energy platforms,
 // and the engine writes the same _jobs.csv, _schedule.csv,
 // _consumed_energy.csv and _pstate_changes.csv.
@@ -416,6 +417,7 @@ func TestEnergyPolicyMatchesBatsim(t *testing.T) {
 		{"idle-off": "60", "keep-awake": "0.3"},
 		{"idle-off": "never", "monitor": "120", "wake": "needed"},
 		{"idle-off": "200", "monitor": "300", "inertia": "+1", "min-sleep": "100"},
+		{"backfill": "conservative", "idle-off": "30"},
 	}
 	for i, set := range optionSets {
 		for seed := 1; seed <= seeds(t, 1); seed++ {

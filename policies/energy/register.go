@@ -10,6 +10,7 @@ import (
 
 // textbookOptions are the energy policy's options.
 var textbookOptions = []sched.OptionSpec{
+	{Name: "backfill", Default: "easy", Values: []string{"easy", "conservative"}, Help: "easy: EASY backfilling (a reservation for the first job that cannot start); conservative: conservative backfilling (every waiting job planned, on the hosts that are on first, then the lowest ids)"},
 	sched.HostsOption,
 	{Name: "idle-off", Default: "0", Help: "seconds a host stays idle before it is switched off (never: only inertial shutdown switches hosts off)"},
 	{Name: "keep-awake", Default: "0", Help: "fraction of the hosts never switched off (at least this many stay on or switching on, truncated)"},
@@ -55,7 +56,10 @@ func newTextbook(opts sched.Options) (*Backfill, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backfill{Hosts: sel, WakeNeeded: opts["wake"] == "needed"}
+	b := &Backfill{Hosts: sel, WakeNeeded: opts["wake"] == "needed", Conservative: opts["backfill"] == "conservative"}
+	if b.Conservative && b.WakeNeeded {
+		return nil, &sched.OptionError{Msg: "option wake=needed works with backfill=easy only (conservative backfilling plans every job on every host)"}
+	}
 	if b.IdleOff, err = seconds(opts, "idle-off", true); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/sched/profile"
+	"github.com/bucma-sched/bucma/sched/xtime"
 )
 
 // Backfill is textbook energy-aware EASY backfilling (the energy policy).
@@ -33,6 +35,11 @@ import (
 // they are on. With WakeNeeded, sleeping hosts count only when the hosts
 // that are on are too few for the job (the head or a later one).
 //
+// With Conservative, the starts are conservative backfilling's over the
+// same ready dates instead (see conservative): every waiting job is
+// planned, and the sleeping hosts of each plan are switched on SwitchOn
+// before its start.
+//
 // Idle hosts are switched off (their first sleep pstate; a host without
 // one stays on) when idle for IdleOff seconds, and, with a monitoring
 // Period, by inertial shutdown: at each stage the integral of the queue's
@@ -40,8 +47,8 @@ import (
 // one's; while it grows, hosts are switched on, while it does not, idle
 // hosts are switched off, and the number switched grows by Inertia from
 // one stage to the next (it falls back to one when the direction changes,
-// after one stage without switches). A host the head's reservation needs
-// stays on unless it could be switched off and back by the reserved start.
+// after one stage without switches). A host a reservation needs stays on
+// unless it could be switched off and back by the reserved start.
 // At least KeepAwake·hosts (truncated) hosts stay on or switching on.
 type Backfill struct {
 	// Hosts picks the hosts of a starting job among the free ones.
@@ -65,14 +72,18 @@ type Backfill struct {
 	// too few for the head job (by default, also when waking them lets it
 	// start earlier).
 	WakeNeeded bool
+	// Conservative plans with conservative backfilling instead of EASY
+	// (see Backfill's doc).
+	Conservative bool
 
 	hosts   []hostInfo
 	pending []float64 // CALL_ME_LATER targets asked and not reached
 
 	// reservation of the head job (after the starts)
-	resAt    float64 // +Inf: none
-	reserved []bool  // by host
-	promised []bool  // by host: taken by a later job waiting for hosts to wake
+	resAt    float64   // +Inf: none
+	reserved []bool    // by host
+	promised []bool    // by host: taken by a later job waiting for hosts to wake
+	neededAt []float64 // by host: the earliest reserved start that takes it (+Inf: none)
 
 	// inertial shutdown
 	started     bool // monitoring stages started (a job was submitted)
@@ -144,6 +155,7 @@ func (b *Backfill) init(s *sched.State) {
 	}
 	b.reserved = make([]bool, n)
 	b.promised = make([]bool, n)
+	b.neededAt = make([]float64, n)
 	b.firstStage = true
 	b.waking = true
 }
@@ -158,11 +170,22 @@ func (b *Backfill) Decide(s *sched.State, d *sched.Decider) {
 	b.pending = slices.DeleteFunc(b.pending, func(t float64) bool { return t <= now })
 
 	clear(b.promised)
-	b.start(s, d)
+	for i := range b.neededAt {
+		b.neededAt[i] = math.Inf(1)
+	}
+	var next float64
+	if b.Conservative {
+		next = b.conservative(s, d)
+	} else {
+		b.start(s, d)
+		if d.Err() != nil {
+			return
+		}
+		next = b.reserve(s, d)
+	}
 	if d.Err() != nil {
 		return
 	}
-	next := b.reserve(s, d)
 
 	if b.Period > 0 {
 		if !b.started && (s.NbWaiting() > 0 || len(s.Running()) > 0) {
@@ -435,10 +458,18 @@ func (b *Backfill) reserve(s *sched.State, d *sched.Decider) float64 {
 	if math.IsInf(at, 1) {
 		return at
 	}
+	return b.wakeFor(s, d, b.order[:head.Res()], at)
+}
+
+// wakeFor switches on the sleeping hosts among hosts, which a job is
+// planned to start on at at, SwitchOn before at (at once when that is
+// now or past); it returns the earliest later wake-up (+Inf: none).
+func (b *Backfill) wakeFor(s *sched.State, d *sched.Decider, hosts []int, at float64) float64 {
 	next := math.Inf(1)
 	now := s.Now()
 	var wake map[int][]int // by pstate
-	for _, i := range b.order[:head.Res()] {
+	for _, i := range hosts {
+		b.neededAt[i] = math.Min(b.neededAt[i], at)
 		if s.Host(i).Power() != sched.PowerSleeping {
 			continue
 		}
@@ -454,6 +485,69 @@ func (b *Backfill) reserve(s *sched.State, d *sched.Decider) float64 {
 	}
 	for _, ps := range slices.Sorted(maps.Keys(wake)) {
 		b.switchOn(s, d, wake[ps], ps)
+	}
+	return next
+}
+
+// conservative is conservative backfilling over the hosts' ready dates:
+// every waiting job, in arrival order, is planned at the earliest date
+// where enough hosts are free for its whole walltime, given the running
+// jobs, the hosts' switches (as reservation counts them) and the jobs
+// planned before it, on hosts that are on first; it starts when that date
+// is now and its hosts are on, and the sleeping hosts it is planned on are
+// switched on SwitchOn before. The plan is made again at each decision
+// (the reservations of Mu'alem and Feitelson, compressed whenever jobs end
+// early). It returns the earliest later wake-up (+Inf: none).
+func (b *Backfill) conservative(s *sched.State, d *sched.Decider) float64 {
+	n := s.NbHosts()
+	now := xtime.Of(s.Now())
+	p := profile.NewWithHosts(n, now, xtime.Inf)
+	awake := make([]bool, n)
+	for i := range n {
+		t, aw := b.ready(s, i)
+		awake[i] = aw
+		if rt := xtime.Of(t); now.Less(rt) {
+			p.ReserveHosts(now, rt, profile.HostsOf(n, i))
+		}
+	}
+	pick := func(free profile.Hosts, k int, dst []int) ([]int, bool) {
+		for _, on := range []bool{true, false} {
+			for i := 0; i < n && k > 0; i++ {
+				if awake[i] == on && free.Has(i) {
+					dst = append(dst, i)
+					k--
+				}
+			}
+		}
+		return dst, k == 0
+	}
+	next := math.Inf(1)
+	var buf []int
+	for _, j := range s.Waiting() {
+		if !j.Waiting() || j.Refused() {
+			continue
+		}
+		dur := xtime.Inf
+		if j.HasWalltime() {
+			dur = xtime.Of(j.Walltime())
+		}
+		at, hosts, ok := p.EarliestFitHosts(now, dur, j.Res(), pick, buf[:0])
+		if !ok {
+			continue
+		}
+		hosts = slices.Clone(hosts)
+		slices.Sort(hosts)
+		p.ReserveHosts(at, at.Add(dur), profile.HostsOf(n, hosts...))
+		if at == now && slices.IndexFunc(hosts, func(i int) bool { return !s.Host(i).Free() }) < 0 {
+			if !d.Start(j, hosts) {
+				return next
+			}
+			continue
+		}
+		next = min(next, b.wakeFor(s, d, hosts, at.Float()))
+		if d.Err() != nil {
+			return next
+		}
 	}
 	return next
 }
@@ -521,7 +615,7 @@ func (b *Backfill) sedatable(s *sched.State) []int {
 		if h.Power() != sched.PowerOn || !h.Idle() || h.Unavailable() || len(h.SleepPStates()) == 0 {
 			continue
 		}
-		if b.promised[i] || (b.reserved[i] && now+b.SwitchOff+b.MinSleep+b.SwitchOn > b.resAt) {
+		if b.promised[i] || now+b.SwitchOff+b.MinSleep+b.SwitchOn > b.neededAt[i] {
 			continue
 		}
 		out = append(out, i)

@@ -137,6 +137,24 @@ func TestWakeForBackfillExtra(t *testing.T) {
 	b.Expect(40, []string{"X b 1-2", "X c 3"}, testkit.StateChanged("1-3", 0))
 }
 
+// TestConservative: with backfill=conservative every waiting job is
+// planned: c (submitted after b, which waits for a's end at 120) fits
+// before b on the sleeping host 1 and wakes it; idle again at 105, host 1
+// can be off and back by b's start (5 + 10 s): it is switched off, then on
+// as soon as asleep (at 110), and b starts at 120.
+func TestConservative(t *testing.T) {
+	b := stepper(t, 2, sched.Options{"backfill": "conservative", "idle-off": "0", "switch-on": "10", "switch-off": "5"})
+	b.Expect(5, nil, testkit.StateChanged("0-1", 1))
+	b.Expect(10, []string{"P 0 0"}, testkit.Submit("a", 1, 100))
+	b.Expect(20, []string{"X a 0"}, testkit.StateChanged("0", 0))
+	b.Expect(30, []string{"C 110"}, testkit.Submit("b", 2, 50))
+	b.Expect(35, []string{"P 1 0"}, testkit.Submit("c", 1, 60))
+	b.Expect(45, []string{"X c 1"}, testkit.StateChanged("1", 0))
+	b.Expect(105, []string{"P 1 1"}, testkit.Done("c"))
+	b.Expect(110, []string{"P 1 0"}, testkit.StateChanged("1", 1), testkit.Called())
+	b.Expect(120, []string{"X b 0-1"}, testkit.StateChanged("1", 0), testkit.Done("a"))
+}
+
 // TestMinSleep: a host asleep at 5 sleeps at least min-sleep (60) seconds:
 // the job submitted at 20 gets it at 65 + 10, and it is switched on at 65.
 func TestMinSleep(t *testing.T) {

@@ -58,10 +58,18 @@ func registerTwin(r *sched.Registry) {
 	})
 }
 
-// ParseTwinOptions reads batsched-energy's options, checking them as
-// batsched checks its variant options (where it would stop, the options
-// are refused).
-func ParseTwinOptions(opts sched.Options) (TwinOptions, error) {
+// ParseTwinOptions reads batsched-energy's options (those not given at
+// their defaults), checking them as batsched checks its variant options
+// (where it would stop, the options are refused; the options the variant
+// needs are checked when the simulation begins, see Twin.SimulationBegins).
+func ParseTwinOptions(given sched.Options) (TwinOptions, error) {
+	opts := sched.Options{}
+	for _, spec := range twinOptions {
+		opts[spec.Name] = spec.Default
+	}
+	for k, v := range given {
+		opts[k] = v
+	}
 	o := TwinOptions{Variant: opts["variant"]}
 	if !slices.Contains(Variants, o.Variant) {
 		return o, &sched.OptionError{Msg: fmt.Sprintf("option variant=%q: batsched's energy variants are %s", o.Variant, strings.Join(Variants, ", "))}
@@ -176,4 +184,58 @@ func parseAlteration(s string) (Inertia, error) {
 		return Inertia{}, fmt.Errorf("inertial-alteration=%q: %v", s, err)
 	}
 	return Inertia{Sum: t[0] == 'p', N: n}, nil
+}
+
+// BatschedKey is one key of batsched's --variant_options object that a
+// variant reads, and the batsched-energy option that takes its value.
+type BatschedKey struct {
+	// Key is batsched's JSON key.
+	Key string
+	// Option is batsched-energy's option ("" for the keys that only name
+	// batsched's debugging files: any value is accepted and none used).
+	Option string
+	// Kind is the JSON type batsched requires: "number", "int", "bool" or
+	// "string".
+	Kind string
+	// Required: batsched stops without it.
+	Required bool
+}
+
+// VariantKeys lists the keys of --variant_options that batsched's variant
+// reads, by key, for a command-line drop-in to pass them to
+// batsched-energy's options (nil for energy_watcher, which reads none).
+func VariantKeys(variant string) []BatschedKey {
+	if !slices.Contains(Variants, variant) || variant == "energy_watcher" {
+		return nil
+	}
+	num := func(key string, required bool) BatschedKey {
+		return BatschedKey{Key: key, Option: strings.ReplaceAll(key, "_", "-"), Kind: "number", Required: required}
+	}
+	keys := []BatschedKey{
+		num("power_compute", true), num("power_idle", true), num("power_sleep", true),
+		{Key: "pstate_compute", Option: "pstate-compute", Kind: "int", Required: true},
+		{Key: "pstate_sleep", Option: "pstate-sleep", Kind: "int", Required: true},
+		num("time_switch_on", true), num("time_switch_off", true), num("energy_switch_on", true), num("energy_switch_off", true),
+		num("ensured_sleep_time_lower_bound", false), num("ensured_sleep_time_upper_bound", false),
+	}
+	switch variant {
+	case "energy_bf":
+		return keys
+	case "energy_bf_dicho":
+		return append(keys, num("tolerated_slowdown_loss_ratio", true), BatschedKey{Key: "comparison_type", Option: "comparison-type", Kind: "string"})
+	}
+	keys = append(keys, BatschedKey{Key: "output_dir", Kind: "string", Required: true}, num("monitoring_period", true))
+	if variant == "energy_bf_monitoring" {
+		return keys
+	}
+	keys = append(keys, BatschedKey{Key: "trace_output_filename", Kind: "string", Required: true},
+		BatschedKey{Key: "allow_future_switches", Option: "allow-future-switches", Kind: "bool"},
+		num("upper_llh_threshold", false),
+		BatschedKey{Key: "inertial_alteration", Option: "inertial-alteration", Kind: "string"},
+		num("idle_time_to_sedate", false),
+		BatschedKey{Key: "sedate_idle_on_classical_events", Option: "sedate-idle-on-classical-events", Kind: "bool"})
+	if variant == "energy_bf_subpart_sleeper" {
+		keys = append(keys, num("fraction_of_machines_to_let_awake", true))
+	}
+	return keys
 }

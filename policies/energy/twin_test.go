@@ -161,3 +161,39 @@ func TestTwinOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestVariantKeys: every key a variant reads maps to an option of
+// batsched-energy (or to none, for batsched's file names), and the keys a
+// variant requires are the options the twin requires.
+func TestVariantKeys(t *testing.T) {
+	spec := twinSpec(t)
+	for _, v := range Variants {
+		required := map[string]bool{}
+		for _, k := range VariantKeys(v) {
+			if k.Option == "" {
+				if k.Key != "output_dir" && k.Key != "trace_output_filename" {
+					t.Errorf("%s: key %s has no option", v, k.Key)
+				}
+				continue
+			}
+			if spec.Option(k.Option) == nil {
+				t.Errorf("%s: key %s: batsched-energy has no option %s", v, k.Key, k.Option)
+			}
+			if k.Required {
+				required[k.Option] = true
+			}
+		}
+		o, err := ParseTwinOptions(sched.Options{"variant": v, "comparison-type": "remove_sleep_jobs", "inertial-alteration": "x2"})
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if len(o.missing) != len(required) {
+			t.Errorf("%s: the twin requires %v, batsched %v", v, o.missing, required)
+		}
+		for _, m := range o.missing {
+			if !required[m] {
+				t.Errorf("%s: the twin requires %s, batsched does not", v, m)
+			}
+		}
+	}
+}
