@@ -1,7 +1,10 @@
 package energy
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/platforms"
@@ -258,5 +261,83 @@ func TestSwitchingDelaysInEngine(t *testing.T) {
 	want := "time,machine_id,new_pstate\n0,0-1,0\n0,0-1,-2\n5,0-1,1\n10,0,-1\n20,0,0\n110,1,-1\n120,1,0\n160,0-1,-2\n165,0-1,1\n"
 	if string(got) != want {
 		t.Errorf("pstate changes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// sleepPlatformXML is n hosts of sleep2.xml's kind (switches of 5 and 10
+// s), without network latency.
+func sleepPlatformXML(n int) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><zone id="z" routing="Full">
+<host id="master" speed="1e9f"><prop id="role" value="master"/></host>
+`)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `<host id="h%d" speed="1Gf, 1e-9Mf, 0.2f, 0.1f"><prop id="wattage_per_state" value="95:190, 9.75:9.75, 100:100, 120:120"/><prop id="wattage_off" value="10"/><prop id="sleep_pstates" value="1:2:3"/></host>`+"\n", i)
+	}
+	b.WriteString(`<link id="lo" bandwidth="10GBps" latency="0us" sharing_policy="FATPIPE"/>` + "\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `<link id="l%d" bandwidth="10GBps" latency="0us"/>`+"\n", i)
+	}
+	b.WriteString(`<route src="master" dst="master"><link_ctn id="lo"/></route>` + "\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `<route src="master" dst="h%d"><link_ctn id="l%d"/></route>`+"\n", i, i)
+	}
+	b.WriteString("</zone></platform>\n")
+	return b.String()
+}
+
+// TestEnergyRandomWorkloads runs energy with drawn options on random
+// workloads (jobs with and without walltimes, some reaching it) through
+// the engine, the session's audit on: every job ends, every decision is
+// valid (no start on a host that is not on, no switch of a busy or
+// switching host), and the hosts switch.
+func TestEnergyRandomWorkloads(t *testing.T) {
+	switched := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		n := 2 + r.IntN(6)
+		p, err := platforms.Parse(strings.NewReader(sleepPlatformXML(n)), "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, jobs := testkit.Random(seed)
+		for i := range jobs {
+			jobs[i].Res = 1 + jobs[i].Res%n
+			jobs[i].Submit *= 5 // idle gaps
+		}
+		opts := sched.Options{"switch-on": "10", "switch-off": "5",
+			"backfill":   []string{"easy", "conservative"}[r.IntN(2)],
+			"idle-off":   []string{"0", "30", "never"}[r.IntN(3)],
+			"keep-awake": []string{"0", "0.3"}[r.IntN(2)],
+			"min-sleep":  []string{"0", "40"}[r.IntN(2)],
+		}
+		if r.IntN(2) == 0 {
+			opts["monitor"] = "100"
+		}
+		if opts["backfill"] == "easy" && r.IntN(2) == 0 {
+			opts["wake"] = "needed"
+		}
+		res := testkit.Simulate(t, testkit.EngineRun{Platform: p, Workloads: []*workloads.Workload{testkit.Workload(t, jobs)},
+			Spec: textbookSpec(t), Options: opts, Configure: func(c *sim.Config) { c.Latency = sim.LatencyNone }})
+		for _, row := range res.Jobs {
+			if row["final_state"] == "" || row["final_state"] == "REJECTED" && row["requested_number_of_resources"] != "" && testkit.Num(row, "requested_number_of_resources") <= float64(n) {
+				t.Errorf("seed %d %v: job %s ended %q", seed, opts, row["job_id"], row["final_state"])
+			}
+		}
+		if len(res.Jobs) != len(jobs) {
+			t.Errorf("seed %d: %d jobs ended of %d", seed, len(res.Jobs), len(jobs))
+		}
+		ps, err := os.ReadFile(res.Prefix + "_pstate_changes.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(string(ps), "\n") > 2 {
+			switched++
+		}
+	}
+	if switched < 8 {
+		t.Errorf("hosts switched in %d runs of 12", switched)
 	}
 }
