@@ -9,6 +9,7 @@ import (
 	"github.com/bucma-sched/bucma/policies/bot"
 	"github.com/bucma-sched/bucma/policies/bucma"
 	"github.com/bucma-sched/bucma/policies/conservative"
+	"github.com/bucma-sched/bucma/policies/energy"
 	"github.com/bucma-sched/bucma/policies/gang"
 	"github.com/bucma-sched/bucma/policies/osep"
 	"github.com/bucma-sched/bucma/policies/sge"
@@ -26,6 +27,7 @@ func Register(r *sched.Registry) {
 	sge.Register(r)
 	gang.Register(r)
 	bot.Register(r)
+	energy.Register(r)
 }
 
 // Builtin returns a new registry holding every built-in policy.

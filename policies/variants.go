@@ -31,7 +31,7 @@ var basicVariants = []BatschedVariant{
 // BatschedVariants lists batsched's variants that a built-in policy
 // reproduces, in batsched's order of names.
 func BatschedVariants() []BatschedVariant {
-	all := slices.Concat(basicVariants, conservativeVariants)
+	all := slices.Concat(basicVariants, conservativeVariants, energyVariants)
 	slices.SortFunc(all, func(a, b BatschedVariant) int {
 		switch {
 		case a.Name < b.Name:

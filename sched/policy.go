@@ -26,6 +26,19 @@ type EndObserver interface {
 	JobEnded(s *State, j *Job)
 }
 
+// EventObserver is implemented by policies that follow a message's events
+// one by one, as batsched's callbacks do (its energy-aware variants change
+// their plans and decide at a REQUESTED_CALL or a RESOURCE_STATE_CHANGED
+// before the later events of the same message). Event is called after the
+// framework applied each event of a message, from SIMULATION_BEGINS on
+// (not for SIMULATION_ENDS), with the State's Now at the message's now and
+// its LastEvent at the event's timestamp, and a Decider whose decisions
+// come first in the reply; Decide is called after the last event as
+// usual, with the same Decider.
+type EventObserver interface {
+	Event(s *State, d *Decider, ev *batsim.Event)
+}
+
 // Starter is implemented by policies that need to set up once the platform
 // is known (SIMULATION_BEGINS).
 type Starter interface {
@@ -87,6 +100,15 @@ type Decider struct {
 
 // Err is the first invalid decision, if any.
 func (d *Decider) Err() error { return d.err }
+
+// Fail stops the run with err, as an invalid decision does (Err): for a
+// policy that finds it cannot go on, such as a twin of batsched where
+// batsched itself stops on an assertion. The first error is kept.
+func (d *Decider) Fail(err error) {
+	if d.err == nil && err != nil {
+		d.err = err
+	}
+}
 
 func (d *Decider) fail(format string, args ...any) bool {
 	if d.err == nil {

@@ -105,6 +105,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		s.state.killed = s.state.killed[:0]
 	}
 	reply := batsim.NewReply(msg.Now)
+	var d *Decider
 	for i := range msg.Events {
 		ev := &msg.Events[i]
 		if s.state == nil && ev.Type != batsim.TypeSimulationBegins {
@@ -112,6 +113,16 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		}
 		if err := s.apply(ev, reply); err != nil {
 			return nil, fmt.Errorf("event %d (%s) at t=%v: %w", i, ev.Type, ev.Timestamp, err)
+		}
+		if eo, ok := s.policy.(EventObserver); ok && !s.ended {
+			s.state.now, s.state.lastEvent = msg.Now, ev.Timestamp
+			if d == nil {
+				d = &Decider{s: s.state, sess: s, reply: reply}
+			}
+			eo.Event(s.state, d, ev)
+			if d.err != nil {
+				return nil, d.err
+			}
 		}
 	}
 	if s.ended || s.state == nil {
@@ -122,7 +133,9 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 	if n := len(msg.Events); n > 0 {
 		s.state.lastEvent = msg.Events[n-1].Timestamp
 	}
-	d := &Decider{s: s.state, sess: s, reply: reply}
+	if d == nil {
+		d = &Decider{s: s.state, sess: s, reply: reply}
+	}
 	// Refused jobs are rejected before the policy decides, unless the
 	// policy places their rejections itself; those it leaves are rejected
 	// after its decisions.
