@@ -11,6 +11,7 @@ import (
 	"github.com/bucma-sched/bucma/policies/gang"
 	"github.com/bucma-sched/bucma/policies/osep"
 	"github.com/bucma-sched/bucma/policies/sge"
+	"github.com/bucma-sched/bucma/policies/simple"
 	"github.com/bucma-sched/bucma/policies/wtrust"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -24,6 +25,7 @@ func Register(r *sched.Registry) {
 	sge.Register(r)
 	gang.Register(r)
 	bot.Register(r)
+	simple.Register(r)
 }
 
 // Builtin returns a new registry holding every built-in policy.

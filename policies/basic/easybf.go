@@ -1,6 +1,7 @@
 package basic
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -365,4 +366,25 @@ func selectAmong(s *sched.State, sel sched.HostSelector, n int, ok func(h int) b
 		}
 	}
 	return out
+}
+
+// EstimateWaitingTime implements sched.WaitingTimeEstimator: the start of
+// the potential job j, queued last, in EASY's forecast over the queue in
+// release-date order (sched.Forecast; host counts rather than pinned
+// hosts, so an estimate rather than easy_bf's exact plan).
+func (b *BatschedEASY) EstimateWaitingTime(s *sched.State, j *sched.Job) (float64, bool) {
+	if b.RejectNoWalltime && !j.HasWalltime() {
+		return -1, true
+	}
+	q := make([]*sched.Job, 0, len(b.queue)-b.head+1)
+	for _, e := range b.queue[b.head:] {
+		if e.j.State() == batsim.StateSubmitted {
+			q = append(q, e.j)
+		}
+	}
+	t := sched.Forecast(s, append(q, j), j, sched.EASY{})
+	if math.IsInf(t, 1) {
+		return -1, true
+	}
+	return t - s.Now(), true
 }
