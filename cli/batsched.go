@@ -32,9 +32,9 @@ import (
 // --verbose takes none), a flag only batsched has (--variant,
 // --variant_options, --variant_options_filepath, -d/--rjms_delay,
 // -p/--policy, --queue_order, --verbosity,
-// --call_make_decisions_on_single_nop, --version), or -o followed by a
-// value without "=" (a queue order: an --option is always key=value). No
-// command line valid before means something else now.
+// --call_make_decisions_on_single_nop, --version), or -o followed by one of
+// batsched's queue orders (an --option is always key=value). No command
+// line valid before means something else now.
 
 // batschedVariantNames are batsched 1.4.0's variants (its --help).
 var batschedVariantNames = []string{"conservative_bf", "crasher", "easy_bf", "easy_bf_fast",
@@ -42,6 +42,9 @@ var batschedVariantNames = []string{"conservative_bf", "crasher", "easy_bf", "ea
 	"energy_bf_monitoring", "energy_bf_monitoring_inertial", "energy_bf_subpart_sleeper",
 	"energy_watcher", "fcfs", "fcfs_fast", "filler", "killer", "killer2", "random", "rejecter",
 	"sequencer", "sleeper", "submitter", "waiting_time_estimator"}
+
+// queueOrders are batsched's queue orders (its -o).
+var queueOrders = []string{"fcfs", "lcfs", "desc_bounded_slowdown", "desc_slowdown", "asc_size", "desc_size", "asc_walltime", "desc_walltime"}
 
 // batschedFlag is one of batsched's flags: its long name, its short one
 // ("" if none), whether it takes a value, and the values it accepts (nil:
@@ -61,7 +64,7 @@ var batschedFlags = []batschedFlag{
 	{long: "variant", short: "v", value: true, help: "the scheduling variant (default filler)"},
 	{long: "variant_options", value: true, help: "the variant's options, a JSON object (default {})"},
 	{long: "variant_options_filepath", value: true, help: "a file holding the variant's options; overrides --variant_options"},
-	{long: "queue_order", short: "o", value: true, values: []string{"fcfs", "lcfs", "desc_bounded_slowdown", "desc_slowdown", "asc_size", "desc_size", "asc_walltime", "desc_walltime"}, help: "queue order (default fcfs)"},
+	{long: "queue_order", short: "o", value: true, values: queueOrders, help: "queue order (default fcfs)"},
 	{long: "verbosity", value: true, values: []string{"debug", "info", "quiet", "silent"}, help: "log level (default info)"},
 	{long: "call_make_decisions_on_single_nop", value: true, help: "0: no decision on a message holding a lone REQUESTED_CALL (default 1)"},
 	{long: "version", help: "print bucma's version"},
@@ -92,11 +95,11 @@ func isBatschedRun(args []string) bool {
 		case strings.HasPrefix(a, "-v") && !strings.HasPrefix(a, "--"):
 			return true // -vNAME
 		case a == "-o":
-			if i+1 < len(args) && !strings.Contains(args[i+1], "=") {
+			if i+1 < len(args) && slices.Contains(queueOrders, args[i+1]) {
 				return true
 			}
 			i++
-		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && slices.Contains(queueOrders, a[2:]):
 			return true // -oORDER
 		case name == "-d" || name == "-p" || (strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "-p")) && !strings.HasPrefix(a, "--"):
 			return true
