@@ -167,7 +167,9 @@ func newQueue(opts sched.Options) *queue {
 	case "desc_walltime":
 		q.indexed = sched.WalltimeOrder{Descending: true}
 	default: // fcfs, desc_slowdown, desc_bounded_slowdown
-		q.indexed = sched.FCFSOrder{}
+		// FCFSOrder's order, as an index that a walk jumps through to
+		// the jobs that fit (the arrival order is walked job by job).
+		q.indexed = sched.NewKeyOrder("fcfs", (*sched.Job).Submit)
 	}
 	return q
 }

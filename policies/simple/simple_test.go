@@ -149,9 +149,9 @@ func starts(r *batsim.Reply) string {
 // submission in the framework's.
 func TestBatschedQueueReleaseAndTies(t *testing.T) {
 	msg := func() *batsim.Message {
-		b := testkit.Submit("b", 1, 10)
-		b.Timestamp = 9
-		return &batsim.Message{Now: 10, Events: []batsim.Event{b, testkit.Submit("a", 1, 10)}}
+		b, a := testkit.Submit("b", 1, 10), testkit.Submit("a", 1, 10)
+		b.Timestamp, a.Timestamp = 9, 10
+		return &batsim.Message{Now: 10, Events: []batsim.Event{b, a}}
 	}
 	for queue, want := range map[string]string{"indexed": "w0!b", "batsched": "w0!a"} {
 		sess := session(t, "filler", sched.Options{"queue": queue, "hosts": "first-fit"}, 1)
