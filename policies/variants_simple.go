@@ -45,6 +45,7 @@ var simpleVariants = []BatschedVariant{
 			"nb_kills_per_job":  {Option: "kills", Kind: "int"},
 			"delay_before_kill": {Option: "kill-delay", Kind: "number"},
 		}},
+	{Name: "killer2", Policy: "killer2", Options: twin, Proven: simpleProof, Flags: simpleFlags},
 	{Name: "submitter", Policy: "submitter", Options: twin, Proven: simpleProof, Flags: simpleFlags,
 		VariantOptions: map[string]BatschedParam{
 			"nb_jobs_to_submit":      {Option: "jobs", Kind: "int"},

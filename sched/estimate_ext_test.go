@@ -184,3 +184,48 @@ func TestQueryAnsweredAfterDecisions(t *testing.T) {
 type noEstimate struct{ c *sched.Composite }
 
 func (p noEstimate) Decide(s *sched.State, d *sched.Decider) { p.c.Decide(s, d) }
+
+// handover kills the job on host 0 and starts the waiting job there, delay
+// seconds later (0: at once).
+type handover struct{ delay float64 }
+
+func (p handover) Decide(s *sched.State, d *sched.Decider) {
+	for _, r := range s.Running() {
+		d.Kill(r)
+	}
+	if p.delay > 0 {
+		if err := d.Reply().AdvanceTo(d.Reply().Now() + p.delay); err != nil {
+			panic(err)
+		}
+	}
+	for _, j := range s.WaitingCopy() {
+		d.Start(j, []int{0})
+	}
+}
+
+// A job may start on the host of a job being killed only when its start
+// is dated after the kill (Batsim has freed the host then); it starts at
+// that date.
+func TestStartOnHostHandedOver(t *testing.T) {
+	for _, c := range []struct {
+		delay float64
+		want  string
+	}{
+		{0, "host 0 is not free"},
+		{5, "[K r X j 0]"},
+	} {
+		h, err := testkit.NewState(testkit.StateSpec{Now: 10, Hosts: testkit.Hosts(1),
+			Running: []testkit.Running{{Job: testkit.Job{Name: "r", Res: 1, Walltime: 100}, Hosts: []int{0}}},
+			Waiting: []testkit.Job{{Name: "j", Submit: 2, Res: 1, Walltime: 10}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.Decide(handover{c.delay})
+		if j := h.State().Running()["w0!j"]; err == nil && (j == nil || j.Start() != 15) {
+			t.Errorf("delay %v: j is %v", c.delay, j)
+		}
+		if msg := fmt.Sprint(got, err); !strings.Contains(msg, c.want) {
+			t.Errorf("delay %v: %s, want %s", c.delay, msg, c.want)
+		}
+	}
+}

@@ -485,8 +485,8 @@ func (s *Session) audit() error {
 		if h.Free() {
 			free++
 		}
-		if len(h.jobs) > h.Capacity() {
-			return fmt.Errorf("host %d holds %d jobs for %d slots", i, len(h.jobs), h.Capacity())
+		if n := h.liveJobs(); n > h.Capacity() {
+			return fmt.Errorf("host %d holds %d jobs for %d slots", i, n, h.Capacity())
 		}
 		for k, j := range h.jobs {
 			if !slices.Contains(j.alloc, i) {

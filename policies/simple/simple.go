@@ -1,8 +1,8 @@
 // Package simple holds the simple policies batsched ships beside its
 // backfilling ones: filler (every job that fits starts), sequencer (one job
 // at a time), random (seeded), rejecter, killer (each job killed after a
-// delay), submitter (dynamic jobs) and sleeper (one job at a time, idle
-// hosts asleep). Each is a textbook policy by default, over the
+// delay), killer2 (the running job killed for each waiting one), submitter
+// (dynamic jobs) and sleeper (one job at a time, idle hosts asleep). Each is a textbook policy by default, over the
 // framework's indexed queue orders; with queue=batsched and
 // hosts=first-fit it takes the decisions of batsched's variant of the same
 // name (policies.BatschedVariants lists the options of each twin).
@@ -22,14 +22,15 @@ import (
 	"github.com/bucma-sched/bucma/sched"
 )
 
-// Register adds filler, sequencer, random, rejecter, killer, submitter and
-// sleeper to r.
+// Register adds filler, sequencer, random, rejecter, killer, killer2,
+// submitter and sleeper to r.
 func Register(r *sched.Registry) {
 	r.Add(fillerSpec())
 	r.Add(sequencerSpec())
 	r.Add(randomSpec())
 	r.Add(rejecterSpec())
 	r.Add(killerSpec())
+	r.Add(killer2Spec())
 	r.Add(submitterSpec())
 	r.Add(sleeperSpec())
 }
@@ -112,9 +113,27 @@ func (p placement) fit(s *sched.State, j *sched.Job) ([]int, bool) {
 	if !p.contiguous {
 		return p.sel.Select(s, j, j.Res()), true
 	}
+	return p.fitOn(s, j, func(h int) bool { return s.Host(h).Free() })
+}
+
+// fitOn gives j's hosts among those usable accepts: the lowest, or the
+// first run of consecutive ones long enough (contiguous).
+func (p placement) fitOn(s *sched.State, j *sched.Job, usable func(h int) bool) ([]int, bool) {
+	if j.Res() <= 0 {
+		return nil, false
+	}
+	var hosts []int
 	run := 0
 	for h := range s.NbHosts() {
-		if !s.Host(h).Free() {
+		if !p.contiguous {
+			if usable(h) {
+				if hosts = append(hosts, h); len(hosts) == j.Res() {
+					return hosts, true
+				}
+			}
+			continue
+		}
+		if !usable(h) {
 			run = 0
 			continue
 		}

@@ -403,3 +403,26 @@ func TestSleeperWakesAndSleeps(t *testing.T) {
 		t.Errorf("pstate changes %s, want %s", got, want)
 	}
 }
+
+// Two hosts. a (2 hosts, 100 s) starts at 0. b (1 host) arrives at 10: a
+// is killed at 10 and b starts at 15 on host 0, freed by the kill (the
+// reply's now moves to 15, so Batsim calls again then). c (2 hosts),
+// arrived at 11, is in that next message: b is killed at 15 and c starts
+// at 20 on both hosts, and ends.
+func TestKiller2HandsHostsOver(t *testing.T) {
+	res := engine(t, "killer2", nil, 2, []testkit.Job{
+		{Name: "a", Res: 2, Walltime: 200, Run: 100},
+		{Name: "b", Submit: 10, Res: 1, Walltime: 50, Run: 3},
+		{Name: "c", Submit: 11, Res: 2, Walltime: 50, Run: 3},
+	}, nil)
+	a, b, c := res.ByID["w0!a"], res.ByID["w0!b"], res.ByID["w0!c"]
+	if a["final_state"] != batsim.StateKilled || !approx(testkit.Num(a, "finish_time"), 10) {
+		t.Errorf("a: %v", a)
+	}
+	if b["final_state"] != batsim.StateKilled || !approx(testkit.Num(b, "starting_time"), 15) || b["allocated_resources"] != "0" {
+		t.Errorf("b: %v", b)
+	}
+	if c["final_state"] != batsim.StateSuccess || !approx(testkit.Num(c, "starting_time"), 20) || c["allocated_resources"] != "0-1" {
+		t.Errorf("c: %v", c)
+	}
+}
