@@ -103,6 +103,29 @@ func (v BatschedVariant) OptionArgs() string {
 	return b.String()
 }
 
+// Takes lists what the twin takes from batsched's command line: its short
+// flags (-o, -p, -d) and long ones, then its variant options, each passed
+// to an option of the policy.
+func (v BatschedVariant) Takes() []string {
+	short := map[string]string{"queue_order": "-o", "policy": "-p", "rjms_delay": "-d"}
+	var out []string
+	for _, f := range slices.Sorted(maps.Keys(v.Flags)) {
+		if v.Flags[f].Option != "" {
+			if s, ok := short[f]; ok {
+				out = append(out, s)
+			} else {
+				out = append(out, "--"+f)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.VariantOptions)) {
+		if v.VariantOptions[k].Option != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // BatschedVariantByName returns the variant name of BatschedVariants.
 func BatschedVariantByName(name string) (BatschedVariant, bool) {
 	for _, v := range BatschedVariants() {

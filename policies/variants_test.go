@@ -3,6 +3,8 @@ package policies
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,5 +95,35 @@ func TestBatschedVariantResolve(t *testing.T) {
 		if got := fmt.Sprint(opts); got != c.want || fmt.Sprint(unread) != c.unread {
 			t.Errorf("%s %v %s: %s unread %v, want %s unread %s", c.v.Name, c.flags, c.vopts, got, unread, c.want, c.unread)
 		}
+	}
+}
+
+// docs/batsched.md's table of variants is the table of BatschedVariants:
+// one row per variant, in order, with its twin's policy and options and
+// what it takes (the counts are the measured ones, written by hand).
+func TestBatschedDocTable(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "batsched.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "<!-- batsched variants: checked by TestBatschedDocTable (policies) -->\n")
+	if !ok {
+		t.Fatal("docs/batsched.md: no table of variants")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	var rows []string
+	for _, line := range strings.Split(table, "\n")[2:] {
+		cells := strings.Split(line, " | ")
+		if len(cells) < 4 {
+			t.Fatalf("docs/batsched.md: row %q", line)
+		}
+		rows = append(rows, strings.Join(cells[:3], " | "))
+	}
+	var want []string
+	for _, v := range BatschedVariants() {
+		want = append(want, fmt.Sprintf("| `%s` | `%s%s` | %s", v.Name, v.Policy, v.OptionArgs(), strings.Join(v.Takes(), ", ")))
+	}
+	if got := strings.Join(rows, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("docs/batsched.md's variants:\n%s\nwant (then the counts of a run of the tier):\n%s", got, strings.Join(want, "\n"))
 	}
 }
