@@ -416,5 +416,7 @@ func TestSimplePoliciesEngineMatchesBatsim(t *testing.T) {
 			})
 		}
 	}
-	t.Cleanup(func() { t.Logf("engine vs Batsim, the simple policies as batsched's variants: %d of %d cases identical", c.matching, c.cases) })
+	t.Cleanup(func() {
+		t.Logf("engine vs Batsim, the simple policies as batsched's variants: %d of %d cases identical", c.matching, c.cases)
+	})
 }
