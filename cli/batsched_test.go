@@ -2,12 +2,10 @@ package cli
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bucma-sched/bucma/policies"
 )
@@ -126,37 +124,13 @@ func TestBatschedHelpAndVersion(t *testing.T) {
 	}
 }
 
-// startBatschedRun runs "bucma run args..." as Main does (batsched's
-// command line) on a wildcard loopback port.
-func startBatschedRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) {
-	t.Helper()
-	bound := make(chan string, 1)
-	serveBound = func(ep string) { bound <- ep }
-	t.Cleanup(func() { serveBound = nil })
-	app := newApp(policies.Builtin())
-	errOut := &syncBuffer{}
-	app.Writer, app.ErrWriter = io.Discard, errOut
-	done := make(chan error, 1)
-	full := append([]string{"bucma", "run", "-s", "tcp://127.0.0.1:*"}, args...)
-	go func() { done <- runCLI(app, full) }()
-	select {
-	case ep := <-bound:
-		return ep, done, errOut
-	case err := <-done:
-		t.Fatalf("bucma %v returned before listening: %v", full[1:], err)
-	case <-time.After(runGuard):
-		t.Fatal("bucma run did not listen")
-	}
-	return "", nil, nil
-}
-
 // "bucma run -v fcfs_fast" takes the recorded decisions of strict FCFS on
 // the lowest free ids (fcfs_fast's), whatever Batsim's sched-config says
 // (batsched ignores it), and warns of the variant options fcfs_fast does
 // not read.
 func TestRunBatschedTranscript(t *testing.T) {
 	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts": "fastest"}`)
-	ep, done, errOut := startBatschedRun(t, "-v", "fcfs_fast", "-o", "desc_size", "--verbosity", "quiet", "--variant_options", `{"frobnicate": 3}`, "--validate")
+	ep, done, errOut := startRun(t, "-v", "fcfs_fast", "-o", "desc_size", "--verbosity", "quiet", "--variant_options", `{"frobnicate": 3}`, "--validate")
 	got := playBatsim(t, ep, lines)
 	if err := waitRun(t, done); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut)

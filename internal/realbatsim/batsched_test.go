@@ -237,9 +237,23 @@ func runTwinCase(t *testing.T, bin, bs string, v policies.BatschedVariant, c twi
 	if !ok {
 		t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, strings.ReplaceAll(strings.ReplaceAll(firstDiff(theirs.Jobs, ours.Jobs), "want", "batsched"), "got ", "bucma   "))
 	}
-	for _, f := range c.compare {
-		a, errA := os.ReadFile(filepath.Join(dir, "batsched", "out"+f))
-		b, errB := os.ReadFile(filepath.Join(dir, "bucma", "out"+f))
+	ok = sameFiles(t, dir, c.compare, filepath.Join(dir, "batsched", "out"), filepath.Join(dir, "bucma", "out")) && ok
+	tl.add(ok)
+	if !ok {
+		keep(t, dir)
+	}
+	return ""
+}
+
+// sameFiles compares the output files of suffixes (_consumed_energy.csv,
+// ...) of two runs' prefixes, the reference's first, and reports each
+// difference.
+func sameFiles(t *testing.T, dir string, suffixes []string, ref, ours string) bool {
+	t.Helper()
+	ok := true
+	for _, f := range suffixes {
+		a, errA := os.ReadFile(ref + f)
+		b, errB := os.ReadFile(ours + f)
 		if errA != nil || errB != nil {
 			t.Fatalf("%s: %v, %v", f, errA, errB)
 		}
@@ -248,11 +262,7 @@ func runTwinCase(t *testing.T, bin, bs string, v policies.BatschedVariant, c twi
 			t.Errorf("%s differs (case in %s), first difference at %s", f, dir, firstDiff(a, b))
 		}
 	}
-	tl.add(ok)
-	if !ok {
-		keep(t, dir)
-	}
-	return ""
+	return ok
 }
 
 // simpleVariantNames are the variants TestSimpleVariantsMatchBatsched
@@ -398,21 +408,13 @@ func TestSimplePoliciesEngineMatchesBatsim(t *testing.T) {
 				if err != nil {
 					t.Fatalf("engine: %v", err)
 				}
-				ok := sameOutputs(t, &c, dir, "", real, ours)
-				for _, f := range tc.compare {
-					a, errA := os.ReadFile(filepath.Join(dir, "batsim", "out"+f))
-					b, errB := os.ReadFile(filepath.Join(dir, "engine"+f))
-					if errA != nil || errB != nil {
-						t.Fatalf("%s: %v, %v", f, errA, errB)
-					}
-					if !bytes.Equal(a, b) {
-						if ok {
-							keep(t, dir)
-						}
-						ok = false
-						t.Errorf("%s differs (case in %s), first difference at %s", f, dir, firstDiff(a, b))
-					}
+				var scratch tally
+				ok := sameOutputs(t, &scratch, dir, "", real, ours)
+				if ok && !sameFiles(t, dir, tc.compare, filepath.Join(dir, "batsim", "out"), filepath.Join(dir, "engine")) {
+					ok = false
+					keep(t, dir)
 				}
+				c.add(ok)
 			})
 		}
 	}
