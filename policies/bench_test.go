@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -100,6 +101,9 @@ func benchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Observer) (
 		return energyBenchSession(b, spec, n, obs)
 	case spec.DynamicJobs:
 		msgs = osepBenchMessages(n)
+	case spec.Energy && !spec.ComputeSharing:
+		msgs = queueBenchMessages(n)
+		msgs[0].Events[0] = benchHostsBegins(false, false, true)
 	case spec.Energy:
 		msgs = botBenchMessages(b, n)
 	case spec.ComputeSharing:
@@ -116,19 +120,38 @@ func benchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Observer) (
 			b.Fatalf("%s: %v", spec.Name, err)
 		}
 	}
-	return sess, msgs[len(msgs)-1].Now
+	// A policy that starts one job per decision (killer, submitter) or
+	// switches hosts off reaches in a few more decisions the state the
+	// others reach in one: it decides again until its decision changes
+	// nothing.
+	now := msgs[len(msgs)-1].Now
+	for range 5000 {
+		reply, err := sess.Handle(&batsim.Message{Now: now})
+		if err != nil {
+			b.Fatalf("%s: %v", spec.Name, err)
+		}
+		if !slices.ContainsFunc(reply.Events(), func(ev batsim.Event) bool { return ev.Type != batsim.TypeCallMeLater }) {
+			break
+		}
+	}
+	return sess, now
 }
 
 // benchHostsBegins is SIMULATION_BEGINS on 1000 hosts of four speeds, each
 // with the properties the policies read: slots (4), node (4 cores each),
-// cluster (two of 500) and owner (200 users).
-func benchHostsBegins(sharing, dynamic bool) batsim.Event {
+// cluster (two of 500) and owner (200 users); with energy, a sleep pstate
+// (2, switching through 3 and 4).
+func benchHostsBegins(sharing, dynamic bool, energy ...bool) batsim.Event {
 	res := make([]batsim.Resource, 1000)
 	for i := range res {
 		sp := strconv.FormatFloat(float64(1+i%4)*1e9, 'g', -1, 64)
 		res[i] = batsim.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{
 			"speed": sp, "slots": "4", "node": "n" + strconv.Itoa(i/4), "cluster": "c" + strconv.Itoa(i/500),
 			"owner": "u" + strconv.Itoa(i%200)}}
+		if len(energy) > 0 && energy[0] {
+			res[i].Properties["wattage_per_state"] = "95:190, 95:130, 9:9, 100:100, 125:125"
+			res[i].Properties["sleep_pstates"] = "2:3:4"
+		}
 	}
 	return batsim.Event{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
 		NbResources: len(res), NbComputeResources: len(res), AllowComputeSharing: sharing, ComputeResources: res,

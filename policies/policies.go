@@ -13,6 +13,7 @@ import (
 	"github.com/bucma-sched/bucma/policies/gang"
 	"github.com/bucma-sched/bucma/policies/osep"
 	"github.com/bucma-sched/bucma/policies/sge"
+	"github.com/bucma-sched/bucma/policies/simple"
 	"github.com/bucma-sched/bucma/policies/wtrust"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -28,6 +29,7 @@ func Register(r *sched.Registry) {
 	gang.Register(r)
 	bot.Register(r)
 	energy.Register(r)
+	simple.Register(r)
 }
 
 // Builtin returns a new registry holding every built-in policy.
