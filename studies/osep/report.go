@@ -34,7 +34,11 @@ func (r *reporter) osep() error {
 	}
 	r.p(".\n")
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed; ")
-	r.p("a difference between two variants is computed on each seed's pair of runs, same workload, then averaged).\n\n")
+	r.p("a difference between two variants is computed on each seed's pair of runs, same workload, then averaged). Satisfactions are ")
+	r.p("percentages of an ideal and their differences are in points: no value of this report is a change relative to a base.\n")
+	r.p("- %s Here every case is a fixed demand of 40 jobs submitted within %g s, hours of work on 12 hosts: its offered load over that span is ", expe.SaturationSummary(a, false), pl.Workload.Fields.Float("late_by"))
+	r.p("far above 1, so a run is saturated by construction. The satisfactions measure how the contention is shared among the users; they do not ")
+	r.p("follow a trace's length.\n\n")
 
 	r.p("The grid's shares:\n\n| user | hosts owned | power owned (Gflop/s) | share of the grid |\n|---|---|---|---|\n")
 	for _, u := range g.Users {
