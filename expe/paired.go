@@ -303,3 +303,10 @@ func SaturationSummary(a *Analysis, marked bool) string {
 	}
 	return s + " " + SaturationNote()
 }
+
+// SeedsOf says how many of per-seed values back the sign of their mean and
+// whether it is significant ("[9/10]*", SeedsText), for a quantity that is
+// itself a difference (a gap, a value minus a reference).
+func SeedsOf(values []float64) string {
+	return Compare(values, make([]float64, len(values)), 0).SeedsText()
+}

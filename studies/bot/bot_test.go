@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -201,6 +202,11 @@ func TestBotCampaignReport(t *testing.T) {
 	}
 	if !strings.Contains(report, "- **Saturation.** ") {
 		t.Error("report: no saturation paragraph")
+	}
+	// The system level's effect on a profile: paired by seed, with the
+	// seeds that back its sign.
+	if !regexp.MustCompile(`mediano at 75 %: harmful at intermediate load: .* min \[[0-2]/2\]`).MatchString(report) {
+		t.Error("report: the system level's effect without its seeds")
 	}
 	// Over an energy of 0.2 J the saving by switching off is refused.
 	for _, br := range runs["h1-1"][BotThresholdVariant] {

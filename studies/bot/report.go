@@ -706,16 +706,16 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		rs := runs[c]
 		return cell{botCell(rs[BotConsolidationVariant], botOf(p, (*botBoTRun).makespan)), botCell(rs[BotThresholdVariant], botOf(p, (*botBoTRun).makespan))}, true
 	}
-	// paired change with − without, over seeds
-	change := func(p string, bg int) expe.Estimate {
+	// paired change with − without, per seed
+	changes := func(p string, bg int) []float64 {
 		c := BotProfileCase(p, bg)
-		return expe.Estimate95(botPaired(runs[c][BotThresholdVariant], runs[c][BotConsolidationVariant], func(x, y *botRun) float64 {
+		return botPaired(runs[c][BotThresholdVariant], runs[c][BotConsolidationVariant], func(x, y *botRun) float64 {
 			bx, by := x.bots[p], y.bots[p]
 			if bx == nil || by == nil {
 				return math.NaN()
 			}
 			return bx.makespan() - by.makespan()
-		}))
+		})
 	}
 	if _, ok := get("leve", 0); !ok {
 		if _, ok := get("mediano", 0); !ok {
@@ -737,7 +737,8 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		}
 		return "**does not hold**"
 	}
-	r.p("- **The system level on the user profiles** (makespan with − without, min, paired by seed; the thesis' findings, Sec. 6.4):\n")
+	r.p("- **The system level on the user profiles** (makespan with − without, min, paired by seed, then the seeds that back its sign, ")
+	r.p("`*` when its 95 %% interval excludes 0; the thesis' findings, Sec. 6.4):\n")
 	claims := []struct {
 		p    string
 		bg   int
@@ -752,10 +753,11 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		if _, ok := get(cl.p, cl.bg); !ok {
 			continue
 		}
-		e := change(cl.p, cl.bg)
+		xs := changes(cl.p, cl.bg)
+		e := expe.Estimate95(xs)
 		pp := botPaperProfiles[cl.p]
 		bi := slices.Index(BotBackgrounds, cl.bg)
-		r.p("  - %s at %d %%: %s: %s min (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
+		r.p("  - %s at %d %%: %s: %s min %s (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), expe.SeedsOf(xs), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
 	}
 	// Cores shared by two VMs.
 	shared := func(p string, bg int, v string) expe.Estimate {
@@ -776,7 +778,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		}
 		sh = append(sh, fmt.Sprintf("%s %s %% without the system level, %s %% with it (%s migrations; change %s min, thesis %+.0f)", p,
 			fmtBotEst(shared(p, 0, BotConsolidationVariant), 1, false), fmtBotEst(shared(p, 0, BotThresholdVariant), 1, false),
-			fmtBotEst(migs(p, 0), 1, false), fmtBotEst(change(p, 0), 1, true), botPaperProfiles[p].with[0]-botPaperProfiles[p].without[0]))
+			fmtBotEst(migs(p, 0), 1, false), fmtBotEst(expe.Estimate95(changes(p, 0)), 1, true)+" "+expe.SeedsOf(changes(p, 0)), botPaperProfiles[p].with[0]-botPaperProfiles[p].without[0]))
 	}
 	if len(sh) > 0 {
 		sharing := false

@@ -419,7 +419,11 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 	for _, ld := range gangLDs {
 		a, x, j := art(GangVariantName(ld, "afcfs", "")), art(GangVariantName(ld, "lxf", "")), art(GangVariantName(ld, "ljfs", ""))
 		orderOK = orderOK && a < x && x < j
-		orders = append(orders, fmt.Sprintf("%s: AFCFS %.0f, LXF %.0f, LJFS %.0f s", strings.ToUpper(ld), a, x, j))
+		// The seeds on which each step of the order holds.
+		ax := r.a.CompareVariants(GangVariantName(ld, "lxf", ""), GangVariantName(ld, "afcfs", ""), cond, artLast, expe.FloorSeconds)
+		xj := r.a.CompareVariants(GangVariantName(ld, "ljfs", ""), GangVariantName(ld, "lxf", ""), cond, artLast, expe.FloorSeconds)
+		orders = append(orders, fmt.Sprintf("%s: AFCFS %.0f, LXF %.0f, LJFS %.0f s; LXF above AFCFS on %d of %d seeds, LJFS above LXF on %d of %d",
+			strings.ToUpper(ld), a, x, j, ax.Up, ax.N(), xj.Up, xj.N()))
 	}
 	r.p("- (b) Without migration, AFCFS < LXF < LJFS in ART: %s (%s).\n", yes(orderOK), strings.Join(orders, "; "))
 	bestOK := true

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -166,6 +167,10 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	}
 	if sat == 0 {
 		t.Error("no run of a demand submitted within 360 s is saturated")
+	}
+	// Every finding's difference says how many of the 2 seeds back its sign.
+	if n := len(regexp.MustCompile(`\[[0-2]/2\]\*? points`).FindAllString(text, -1)); n < 10 {
+		t.Errorf("%d differences of the findings with their seeds", n)
 	}
 	if n := strings.Count(text, "Verdict: **"); n != 4 {
 		t.Errorf("%d verdicts", n)
