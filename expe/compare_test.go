@@ -216,7 +216,7 @@ baseline: base
 	}
 	// Turnaround (third column) has a base of about 202 s: a relative
 	// difference.
-	if !strings.Contains(other[4], "+0 ± 0 (+0.0 ± 0.0 %) [3/3]") {
+	if !strings.Contains(other[4], "+0 ± 0 (+0.0 ± 0.0 %) [3/3 at 0]") {
 		t.Errorf("turnaround difference: %q", other[4])
 	}
 	if m := regexp.MustCompile(`[+-][0-9]{4,}(\.[0-9]+)? (± [0-9.]+ )?%`).FindString(text); m != "" {

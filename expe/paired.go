@@ -64,6 +64,9 @@ func Compare(x, ref []float64, floor float64) Comparison {
 			continue
 		}
 		d := x[i] - ref[i]
+		if math.Abs(d) <= 1e-9*math.Max(1, math.Max(math.Abs(x[i]), math.Abs(ref[i]))) {
+			d = 0 // rounding noise, not a sign
+		}
 		diffs, bases = append(diffs, d), append(bases, ref[i])
 		switch {
 		case d > 0:
@@ -154,6 +157,9 @@ func (c Comparison) SeedsText() string {
 	}
 	k, n := c.Backing()
 	s := fmt.Sprintf("[%d/%d]", k, n)
+	if c.Sign() == 0 {
+		s = fmt.Sprintf("[%d/%d at 0]", k, n)
+	}
 	if c.Significant() {
 		s += "*"
 	}
@@ -163,7 +169,8 @@ func (c Comparison) SeedsText() string {
 // SeedsNote is the sentence a report gives to explain SeedsText.
 func SeedsNote() string {
 	return "After a difference, `[k/n]` says on how many of the n seeds the paired difference has the sign of the mean, and `*` that the " +
-		"mean's 95 % interval (Student t over the seeds) excludes 0: the sign is significant at 95 %."
+		"mean's 95 % interval (Student t over the seeds) excludes 0: the sign is significant at 95 %; `[k/n at 0]`: a mean difference " +
+		"of 0, k seeds giving exactly 0."
 }
 
 // ChangeText prints the mean of the per-seed relative changes with its
