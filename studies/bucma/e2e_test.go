@@ -22,6 +22,7 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			explore := name == WeightsPlan || name == ThresholdPlan
 			if name == WeightsPlan {
 				// 1148 variants: the bases and three weightings over each.
 				p.Variants = slices.DeleteFunc(p.Variants, func(v expe.Variant) bool {
@@ -36,6 +37,13 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			}
 			dirs := []string{t.TempDir(), t.TempDir()}
 			second := dirs[1]
+			if explore {
+				// The policies and workloads of bucma-model and
+				// walltime-trust, whose determinism their subtests check:
+				// one execution, one seed.
+				p.Seeds = p.Seeds[:1]
+				dirs = dirs[:1]
+			}
 			if IsSensitivity(name) {
 				// 12 or 15 conditions: one execution, compared with a
 				// second execution of the reference condition only.
@@ -51,7 +59,9 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			if IsSensitivity(name) {
 				runs = slices.DeleteFunc(runs, func(r expe.Run) bool { return r.Case != p.Cases[0].Name })
 			}
-			studytest.SameOutputsTwice(t, runs, dirs[0], second)
+			if !explore {
+				studytest.SameOutputsTwice(t, runs, dirs[0], second)
+			}
 			st, _ := s.Study(name)
 			an, err := expe.Analyze(dirs[0], st)
 			if err != nil {
