@@ -236,33 +236,11 @@ func runTwinCase(t *testing.T, bin, bs string, v policies.BatschedVariant, c twi
 	ok := bytes.Equal(theirs.Jobs, ours.Jobs)
 	if !ok {
 		t.Errorf("_jobs.csv differs (case in %s), first difference at %s", dir, strings.ReplaceAll(strings.ReplaceAll(firstDiff(theirs.Jobs, ours.Jobs), "want", "batsched"), "got ", "bucma   "))
-	}
-	ok = sameFiles(t, dir, c.compare, filepath.Join(dir, "batsched", "out"), filepath.Join(dir, "bucma", "out")) && ok
-	tl.add(ok)
-	if !ok {
 		keep(t, dir)
 	}
+	ok = sameFiles(t, dir, ok, filepath.Join(dir, "batsched", "out"), filepath.Join(dir, "bucma", "out"), c.compare, nil)
+	tl.add(ok)
 	return ""
-}
-
-// sameFiles compares the output files of suffixes (_consumed_energy.csv,
-// ...) of two runs' prefixes, the reference's first, and reports each
-// difference.
-func sameFiles(t *testing.T, dir string, suffixes []string, ref, ours string) bool {
-	t.Helper()
-	ok := true
-	for _, f := range suffixes {
-		a, errA := os.ReadFile(ref + f)
-		b, errB := os.ReadFile(ours + f)
-		if errA != nil || errB != nil {
-			t.Fatalf("%s: %v, %v", f, errA, errB)
-		}
-		if !bytes.Equal(a, b) {
-			ok = false
-			t.Errorf("%s differs (case in %s), first difference at %s", f, dir, firstDiff(a, b))
-		}
-	}
-	return ok
 }
 
 // simpleVariantNames are the variants TestSimpleVariantsMatchBatsched
@@ -410,10 +388,7 @@ func TestSimplePoliciesEngineMatchesBatsim(t *testing.T) {
 				}
 				var scratch tally
 				ok := sameOutputs(t, &scratch, dir, "", real, ours)
-				if ok && !sameFiles(t, dir, tc.compare, filepath.Join(dir, "batsim", "out"), filepath.Join(dir, "engine")) {
-					ok = false
-					keep(t, dir)
-				}
+				ok = ok && sameFiles(t, dir, true, filepath.Join(dir, "batsim", "out"), filepath.Join(dir, "engine"), tc.compare, nil)
 				c.add(ok)
 			})
 		}

@@ -93,14 +93,14 @@ func variantJSON(opts sched.Options, dir string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// twinCase is one variant with its options besides the platform's.
-type twinCase struct {
+// energyTwinCase is one energy variant with its options besides the platform's.
+type energyTwinCase struct {
 	variant string
 	opts    sched.Options
 }
 
-// twinCases are the energy variants and the option sets the tier runs.
-var twinCases = []twinCase{
+// energyTwinCases are the energy variants and the option sets the tier runs.
+var energyTwinCases = []energyTwinCase{
 	{"energy_watcher", nil},
 	{"energy_bf", nil},
 	{"energy_bf", sched.Options{"ensured-sleep-time-lower-bound": "60"}},
@@ -159,7 +159,7 @@ func TestEnergyTwinsMatchBatsched(t *testing.T) {
 	var tal energyTwinTally
 	aborts := map[string]int{}
 	var amu sync.Mutex
-	for ci, tc := range twinCases {
+	for ci, tc := range energyTwinCases {
 		name := tc.variant
 		if len(tc.opts) > 0 {
 			name += fmt.Sprintf("-%d", ci)
@@ -458,14 +458,14 @@ func TestEnergyPolicyMatchesBatsim(t *testing.T) {
 // Batsim nor batsched is installed.
 var twinGoldens = []struct {
 	name string
-	tc   twinCase
+	tc   energyTwinCase
 	seed uint64
 }{
-	{"twin-energy_bf", twinCase{"energy_bf", nil}, 3},
-	{"twin-energy_bf_dicho", twinCase{"energy_bf_dicho", sched.Options{"tolerated-slowdown-loss-ratio": "1.5"}}, 4},
-	{"twin-energy_bf_monitoring_inertial", twinCase{"energy_bf_monitoring_inertial", sched.Options{"monitoring-period": "120"}}, 5},
-	{"twin-energy_bf_idle_sleeper", twinCase{"energy_bf_idle_sleeper", sched.Options{"monitoring-period": "60", "idle-time-to-sedate": "120"}}, 6},
-	{"twin-energy_bf_subpart_sleeper", twinCase{"energy_bf_subpart_sleeper", sched.Options{"monitoring-period": "60", "idle-time-to-sedate": "120", "fraction-of-machines-to-let-awake": "0.5"}}, 7},
+	{"twin-energy_bf", energyTwinCase{"energy_bf", nil}, 3},
+	{"twin-energy_bf_dicho", energyTwinCase{"energy_bf_dicho", sched.Options{"tolerated-slowdown-loss-ratio": "1.5"}}, 4},
+	{"twin-energy_bf_monitoring_inertial", energyTwinCase{"energy_bf_monitoring_inertial", sched.Options{"monitoring-period": "120"}}, 5},
+	{"twin-energy_bf_idle_sleeper", energyTwinCase{"energy_bf_idle_sleeper", sched.Options{"monitoring-period": "60", "idle-time-to-sedate": "120"}}, 6},
+	{"twin-energy_bf_subpart_sleeper", energyTwinCase{"energy_bf_subpart_sleeper", sched.Options{"monitoring-period": "60", "idle-time-to-sedate": "120", "fraction-of-machines-to-let-awake": "0.5"}}, 7},
 }
 
 func TestEnergyTwinGoldens(t *testing.T) {
