@@ -73,7 +73,7 @@ func TestBatschedUsageErrors(t *testing.T) {
 		code int
 		want []string
 	}{
-		{[]string{"-v", "nope"}, 2, []string{`unknown variant "nope"`, "easy_bf, fcfs_fast, filler"}},
+		{[]string{"-v", "nope"}, 2, []string{`unknown variant "nope"`, "easy_bf, easy_bf_fast"}},
 		{[]string{"-v", "random"}, 2, []string{`batsched's variant "random" has no twin`, "filler"}},
 		{[]string{"-v", "filler", "-o", "random"}, 2, []string{`--queue_order "random": not in {fcfs, lcfs`}},
 		{[]string{"-v", "filler", "-p", "best"}, 2, []string{`--policy "best"`}},
