@@ -230,6 +230,9 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 	lineWith(t, text, "| 1 | 10 0 0 0 | 2 | 0 | 90.0 |")
 	lineWith(t, text, "| 2 | 0 10 0 0 | 2 | 0 | 0.0 |")
 	lineWith(t, text, "| 3 | 5302 (BUCMA5302) | 8 | 0 |")
+	// By the signs of the means alone, α = 1's longer makespans count: β = 1
+	// comes first.
+	lineWith(t, text, "would choose **0 10 0 0** (2 pairs with a positive mean, mean spread 0.0 points: β = 1 alone keeps")
 }
 
 // lineWith returns the first line of text containing s.
