@@ -230,6 +230,10 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 	lineWith(t, text, "| 1 | 10 0 0 0 | 2 | 0 | 90.0 |")
 	lineWith(t, text, "| 2 | 0 10 0 0 | 2 | 0 | 0.0 |")
 	lineWith(t, text, "| 3 | 5302 (BUCMA5302) | 8 | 0 |")
+	// The fronts' tables give the range of the mean changes; MIN-MIN's
+	// waits, over a near-zero base, have none.
+	lineWith(t, text, "The mean changes range over "+expe.NearZero+" for the waiting time, over +10.2 to +10.8 % for the makespan.")
+	lineWith(t, text, "The mean changes range over +0.0 to +5.9 % for the waiting time, over +0.0 to +0.5 % for the makespan.")
 	// By the signs of the means alone, α = 1's longer makespans count: β = 1
 	// comes first.
 	lineWith(t, text, "would choose **0 10 0 0** (2 pairs with a positive mean, mean spread 0.0 points: β = 1 alone keeps")

@@ -384,7 +384,8 @@ func (r *reporter) frontTable(b string, pts []weightPoint) {
 	r.p("Over all %d, the mean waiting time changes significantly (95 %%) under %d weightings (%d longer), the makespan under %d (%d longer): ",
 		len(pts), count(pts, func(p weightPoint) bool { return p.wait.Significant() }), count(pts, func(p weightPoint) bool { return p.wait.Significant() && p.wait.Sign() > 0 }),
 		count(pts, func(p weightPoint) bool { return p.makespan.Significant() }), count(pts, func(p weightPoint) bool { return p.makespan.Significant() && p.makespan.Sign() > 0 }))
-	r.p("a front drawn through changes that are not significant orders noise.\n\n")
+	r.p("a front drawn through changes that are not significant orders noise. The mean changes range over %s for the waiting time, ", changeRange(pts, func(p weightPoint) expe.Comparison { return p.wait }))
+	r.p("over %s for the makespan.\n\n", changeRange(pts, func(p weightPoint) expe.Comparison { return p.makespan }))
 	r.p("| α β γ δ | front | spread (points) | mean wait | makespan | mean slowdown | imprecise requests' wait | precise requests' wait |\n|---|---|---|---|---|---|---|---|\n")
 	for _, p := range front {
 		var on []string
@@ -404,6 +405,29 @@ func (r *reporter) frontTable(b string, pts []weightPoint) {
 			wcell(p.wait, p.sat), wcell(p.makespan, p.sat), wcell(p.slowdown, p.sat), wcell(p.imprecise, p.sat), wcell(p.precise, p.sat))
 	}
 	r.p("\n")
+}
+
+// changeRange prints the smallest and the largest mean relative change
+// (relOf) of one metric over the weightings of a base ("−12.0 to +3.4 %"),
+// and how many weightings had a near-zero base.
+func changeRange(pts []weightPoint, metric func(weightPoint) expe.Comparison) string {
+	lo, hi, nz := math.Inf(1), math.Inf(-1), 0
+	for _, p := range pts {
+		x := relOf(metric(p))
+		if math.IsNaN(x) {
+			nz++
+			continue
+		}
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	if math.IsInf(lo, 1) {
+		return expe.NearZero
+	}
+	s := fmt.Sprintf("%+.1f to %+.1f %%", lo, hi)
+	if nz > 0 {
+		s += fmt.Sprintf(" (%d over a near-zero base: not counted)", nz)
+	}
+	return s
 }
 
 // plural says "1 pair", "2 pairs".
