@@ -137,10 +137,22 @@ func TestBatschedDocTable(t *testing.T) {
 	var rows []string
 	for _, line := range strings.Split(table, "\n")[2:] {
 		cells := strings.Split(line, " | ")
-		if len(cells) < 4 {
+		if len(cells) < 6 {
 			t.Fatalf("docs/batsched.md: row %q", line)
 		}
 		rows = append(rows, strings.Join(cells[:3], " | "))
+		// cases, identical, batsched aborts: measured counts, each case
+		// either identical or without a reference
+		var n [3]int
+		for i := range n {
+			c := strings.TrimSuffix(strings.TrimSpace(cells[3+i]), " |")
+			if _, err := fmt.Sscanf(c, "%d", &n[i]); err != nil || fmt.Sprint(n[i]) != c {
+				t.Errorf("docs/batsched.md: row %q: %q is not a count", line, c)
+			}
+		}
+		if n[0] == 0 || n[1]+n[2] != n[0] {
+			t.Errorf("docs/batsched.md: row %q: %d cases, %d identical and %d without a reference", line, n[0], n[1], n[2])
+		}
 	}
 	var want []string
 	for _, v := range BatschedVariants() {
