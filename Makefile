@@ -119,7 +119,7 @@ TESTSUMMARY = bin/testsummary
 test: deps vet
 	$(GO) -C examples vet ./...
 	@$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	@./$(TESTSUMMARY) "$(GO) test $(TEST_FLAGS) -json $$($(GO) list ./... | grep -vx -e '$(TIER)' -e '$(TIER5)')" \
+	@./$(TESTSUMMARY) "$(GO) test $(TEST_FLAGS) -timeout 30m -json $$($(GO) list ./... | grep -vx -e '$(TIER)' -e '$(TIER5)')" \
 		"$(GO) test -json -count=1 -timeout 30m $(TIER)" \
 		"$(GO) test -json -count=1 -timeout 1h $(TIER5)" \
 		"$(GO) -C examples test -json -count=1 ./..."

@@ -213,6 +213,10 @@ func skipReason(lines []string) string {
 	return ""
 }
 
+// unendedLines bounds the output printed of each test that had not ended
+// when its package failed.
+const unendedLines = 40
+
 // packageEnded prints the package's line, its failures and skips, and adds
 // its counts to the total.
 func (s *summary) packageEnded(p *pkg, e event) {
@@ -249,6 +253,21 @@ func (s *summary) packageEnded(p *pkg, e event) {
 				}
 			}
 			s.print(p.output[""])
+			// The tests that were running then (a timeout's panic
+			// names them and prints their goroutines in their output):
+			// the last lines of each.
+			for _, t := range slices.Sorted(maps.Keys(p.output)) {
+				if t == "" || slices.Contains(p.failedTests, t) {
+					continue
+				}
+				fmt.Fprintf(s.w, "  --- %s (did not end):\n", t)
+				out := p.output[t]
+				if len(out) > unendedLines {
+					fmt.Fprintf(s.w, "      [... %d lines]\n", len(out)-unendedLines)
+					out = out[len(out)-unendedLines:]
+				}
+				s.print(out)
+			}
 		}
 	default:
 		fmt.Fprintf(s.w, "ok    %-58s %8s  %s\n", p.name, elapsed, counts)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,36 @@ func TestSummaryCommandFails(t *testing.T) {
 	}
 	if !s.finish() || !strings.HasSuffix(out.String(), "0 passed, 1 failed, 0 skipped\n") {
 		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// A package that times out has no failed test: the output of the tests
+// still running (where the timeout's panic goes) is printed, its last
+// lines only.
+func TestSummaryTimeoutShowsRunningTests(t *testing.T) {
+	var lines []string
+	lines = append(lines, `{"Action":"start","Package":"m/slow"}`,
+		`{"Action":"output","Package":"m/slow","Test":"TestDone","Output":"=== RUN   TestDone\n"}`,
+		`{"Action":"pass","Package":"m/slow","Test":"TestDone","Elapsed":1}`)
+	for i := 0; i < unendedLines+5; i++ {
+		lines = append(lines, fmt.Sprintf(`{"Action":"output","Package":"m/slow","Test":"TestHangs","Output":"line %d\n"}`, i))
+	}
+	lines = append(lines, `{"Action":"output","Package":"m/slow","Test":"TestHangs","Output":"panic: test timed out after 10m0s\n"}`,
+		`{"Action":"output","Package":"m/slow","Output":"FAIL\tm/slow\t600.1s\n"}`,
+		`{"Action":"fail","Package":"m/slow","Elapsed":600.1}`)
+	var out strings.Builder
+	s := newSummary(&out, time.Now)
+	s.read(strings.NewReader(strings.Join(lines, "\n")))
+	if !s.finish() {
+		t.Fatal("the timeout is not a failure")
+	}
+	got := out.String()
+	for _, want := range []string{"--- TestHangs (did not end):", "[... 6 lines]", "panic: test timed out after 10m0s", "line 44"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "line 5\n") || strings.Contains(got, "TestDone") {
+		t.Errorf("more than the running test's last lines:\n%s", got)
 	}
 }
