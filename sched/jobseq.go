@@ -154,6 +154,9 @@ type seqBlock struct {
 	// bucket (user number mod 64), valid while wbOK (walls).
 	wb   [64]float64
 	wbOK bool
+	// idx is the block's index in the jobSeq's blocks, valid once the
+	// tree is ready (the records' hints check it).
+	idx int
 }
 
 // walls returns wb, computed again after a change.
@@ -230,6 +233,9 @@ type jobSeq struct {
 	// walk by records searches one score level's jobs with it.
 	wb   [][64]float64
 	wbOn bool
+	// lv, once enabled (by enableLevels), holds BUCMA's score levels and
+	// their records (jobseq_stairs.go).
+	lv *seqLevels
 }
 
 // enableWalls has the tree keep wb from now on.
@@ -294,6 +300,9 @@ func (q *jobSeq) build(s *State, jobs []*Job) {
 	}
 	q.dead = q.dead[:0]
 	q.stale = 0
+	if q.lv != nil {
+		q.rebuildLevels()
+	}
 }
 
 // key is job j's key in the sequence's order.
@@ -341,6 +350,7 @@ func (q *jobSeq) ready() {
 	}
 	for i := from; i < q.p; i++ {
 		if i < nb {
+			q.blocks[i].idx = i
 			q.tree[q.p+i] = q.blocks[i].agg
 		} else {
 			q.tree[q.p+i] = emptySeqAgg
@@ -466,6 +476,9 @@ func (q *jobSeq) insert(s *State, j *Job) {
 	b.agg.addEntry(&e)
 	b.umOK, b.wbOK = false, false
 	q.fix(bi)
+	if q.lv != nil {
+		q.levelInsert(&e, b, ei)
+	}
 }
 
 // kill marks job j dead: it no longer counts in the live aggregates, but
@@ -486,6 +499,15 @@ func (q *jobSeq) kill(j *Job) {
 func (q *jobSeq) purge() {
 	if len(q.dead) == 0 {
 		return
+	}
+	if q.lv != nil {
+		// The records that leave are replaced while the dead entries
+		// still hold their places (the searches pass them).
+		for _, j := range q.dead {
+			if bi, ei, ok := q.locate(j); ok {
+				q.levelRemove(&q.blocks[bi].e[ei])
+			}
+		}
 	}
 	moved := math.MaxInt // the blocks from here on changed index
 	for _, j := range q.dead {
@@ -829,5 +851,10 @@ func (q *jobSeq) check(s *State) error {
 			return fmt.Errorf("order index %d: leaf %d beyond the blocks is not empty", q.order, i)
 		}
 	}
-	return nil
+	for bi, b := range q.blocks {
+		if b.idx != bi {
+			return fmt.Errorf("order index %d: block %d says it is block %d", q.order, bi, b.idx)
+		}
+	}
+	return q.checkLevels()
 }

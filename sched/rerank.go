@@ -262,10 +262,8 @@ type sfWalk struct {
 	byRecords bool
 	recs      []recNode
 	given     map[*Job]struct{}
-	lvlOf     []int32   // each user's score level
-	lvlMask   []uint64  // each level's users as a jobSeq's users mask does
-	lvlTerm   []float64 // each level's first term of Sf
-	rest      []recRest // each level's search for its next records
+	rest      []recRest // by level: where the level's next records come from
+	o         *Rerank   // the Rerank whose levels these are
 	// the queue's shortest walltime and earliest submission at the start
 	minW0, minSub0 float64
 }
@@ -283,7 +281,7 @@ func (o *Rerank) walkBy(s *State, q *jobSeq, records bool) *sfWalk {
 	root := q.root()
 	w := &o.sfw
 	*w = sfWalk{q: q, us: &o.users, h: w.h[:0], runs: w.runs[:0], suTerm: w.suTerm[:0], recs: w.recs[:0], given: w.given,
-		lvlOf: w.lvlOf, lvlMask: w.lvlMask, lvlTerm: w.lvlTerm, rest: w.rest, minW0: root.minW, minSub0: root.minSub,
+		rest: w.rest, minW0: root.minW, minSub0: root.minSub,
 		z: sfNorm{w: o.Weights, n: int(root.n), now: s.now, maxW: root.maxWall}}
 	if root.live > 0 {
 		w.z.maxE = math.Max(0, s.now-root.minSub)
@@ -293,7 +291,8 @@ func (o *Rerank) walkBy(s *State, q *jobSeq, records bool) *sfWalk {
 	}
 	if records {
 		clear(w.given)
-		w.startRecords()
+		w.o = o
+		w.startRecords(o)
 		return w
 	}
 	w.pushNode(1, 0, seqNoRes-1)
@@ -617,6 +616,11 @@ type Rerank struct {
 
 	users userScores // the scores by user number, for walk
 	sfw   sfWalk
+	// levels are the score levels of the walk by records: each one's
+	// first term of Sf (as bits), by level number.
+	levels []uint64
+	// levelNum is the level number of each term in levels.
+	levelNum map[uint64]int32
 }
 
 // Ranked is a job's place in a Rerank's order at the start of a decision.

@@ -2,8 +2,6 @@ package sched
 
 import (
 	"math"
-	"math/bits"
-	"slices"
 )
 
 // The Sf walk by records, used when Sf cannot grow with the rank: when the
@@ -21,16 +19,30 @@ import (
 // base order, then each next one whose walltime is shorter than every
 // earlier one's (about ln n of n jobs for walltimes in random order).
 // Every other job is behind a record, so the best job of the queue is the
-// best of the records, and when a record leaves the walk its place is taken
-// by the records of the range it was holding back (between the records
-// before and after it). Records are found through the tree of the base
-// order's jobSeq: the first job after a place whose walltime is below a
-// bound skips every range whose shortest walltime, smallest size or users
-// rule it out.
+// best of the records.
 //
-// A decision costs the levels' records (a few per score level: scores take
-// few values) rather than the part of the queue whose bounds reach the
-// best Sf, as the search of the tree does.
+// The records do not depend on the ranks, the date or the normalisation:
+// the jobSeq of the base order keeps each level's from one decision to
+// the next (jobseq_stairs.go), the walk telling it the users' levels as it
+// starts. A level comes into the walk's heap as one item, bounded by its
+// score, the first rank and its shortest walltime; when the item comes out
+// the level's first record is placed (its rank read from the jobSeq) and
+// the item goes back bounded at that rank; when it comes out again the
+// record comes in with its exact Sf, and the item goes back bounded at the
+// rank of the record after it. Records are far apart in the base order:
+// the bound at the next one's rank keeps a level's later records out of
+// the heap until they may come first. When a record leaves the walk
+// (given, gone, or above the limit) its place is taken by the records of
+// the range it was holding back (between the records before and after
+// it), found through the tree of the base order's jobSeq: the first job of
+// the level after a place whose walltime is below a bound skips every
+// range whose shortest walltime, smallest size or users rule it out. A
+// level whose records the jobSeq does not keep (too many) is searched the
+// same way from its start.
+//
+// A decision costs the records whose bounds reach the Sf of the jobs it
+// gives, and a search for each record it takes out, rather than a search
+// for every record it meets.
 
 // recNode is a record of the walk: a job of one score level that no other
 // remaining job of the level is ahead of on both base rank and walltime.
@@ -49,86 +61,112 @@ func entryWall(e *seqEntry) float64 {
 	return math.Inf(1)
 }
 
-// startRecords starts the records walk over w.q: the score levels of the
-// users (their first terms of Sf), and the records of each level, in the
-// heap with their exact Sf.
-func (w *sfWalk) startRecords() {
+// recRest is where a level's next records come from: the records the
+// jobSeq keeps from cur on (kept; placed: the record cur is at (bi, ei),
+// of base rank r), or the search after place (bi, ei) below walltime thr
+// (any when first). anchor is the last record the walk holds (-1: none),
+// which the next one comes after. gen tells the heap item standing for it
+// (node 1, bi the level, ei gen) from older ones.
+type recRest struct {
+	anchor int32
+	kept   bool
+	placed bool
+	cur    int32
+	bi, ei int
+	r      int
+	thr    float64
+	first  bool
+	gen    int32
+	done   bool
+	// minW is the shortest walltime of the level's jobs: the last
+	// record's when the jobSeq keeps them, else the queue's.
+	minW float64
+}
+
+// startRecords starts the records walk over w.q: the users' score levels
+// (their first terms of Sf), told to the jobSeq, and an item for each
+// level with waiting jobs, bounded by the level's score and shortest
+// walltime at the first rank.
+func (w *sfWalk) startRecords(o *Rerank) {
 	w.byRecords = true
-	w.q.enableWalls()
-	w.q.ready()
-	w.lvlOf = w.lvlOf[:0]
-	w.lvlMask = w.lvlMask[:0]
-	var terms []float64
-	var many map[uint64]int32 // past a few levels
+	q := w.q
+	q.enableLevels()
 	for uid, t := range w.suTerm {
-		l := int32(-1)
-		if many != nil {
-			if v, ok := many[math.Float64bits(t)]; ok {
-				l = v
-			}
-		} else if i := slices.IndexFunc(terms, func(v float64) bool { return math.Float64bits(v) == math.Float64bits(t) }); i >= 0 {
-			l = int32(i)
-		}
-		if l < 0 {
-			l = int32(len(w.lvlMask))
-			w.lvlMask = append(w.lvlMask, 0)
-			if many != nil {
-				many[math.Float64bits(t)] = l
-			} else if terms = append(terms, t); len(terms) > 16 {
-				many = map[uint64]int32{}
-				for i, v := range terms {
-					many[math.Float64bits(v)] = int32(i)
-				}
-			}
-		}
-		w.lvlOf = append(w.lvlOf, l)
-		w.lvlMask[l] |= 1 << (uint(uid) % 64)
+		q.setLevel(int32(uid), o.levelOf(q, t))
 	}
-	w.lvlTerm = w.lvlTerm[:0]
-	for l := range w.lvlMask {
-		w.lvlTerm = append(w.lvlTerm, math.NaN())
-		_ = l
-	}
-	for uid, l := range w.lvlOf {
-		w.lvlTerm[l] = w.suTerm[uid]
-	}
+	q.ready()
 	w.rest = w.rest[:0]
-	for l := range w.lvlMask {
-		w.rest = append(w.rest, recRest{anchor: -1, bi: 0, ei: -1, first: true})
-		w.h = append(w.h, sfItem{sf: w.restBound(int32(l), 0), node: 1, bi: int32(l)})
+	for l := range q.lv.lv {
+		v := &q.lv.lv[l]
+		w.rest = append(w.rest, recRest{anchor: -1, gen: 1, done: v.jobs == 0, minW: w.minW0,
+			kept: v.keep, first: true, ei: -1, thr: math.Inf(1)})
+		if v.jobs == 0 {
+			continue
+		}
+		if v.keep {
+			w.rest[l].minW = v.recs[len(v.recs)-1].wall()
+		}
+		w.h = append(w.h, sfItem{sf: w.restBound(int32(l), 0), node: 1, bi: int32(l), ei: 1})
 	}
 	for i := len(w.h)/2 - 1; i >= 0; i-- {
 		siftDown(w.h, i)
 	}
 }
 
-// recRest is where the search for a level's next records resumes: after
-// place (bi, ei), a walltime below thr (any when first), the record found
-// coming after record anchor (-1: first). gen tells the heap item standing
-// for it (node 1, bi the level, ei gen) from older ones.
-type recRest struct {
-	anchor int32
-	bi, ei int
-	thr    float64
-	first  bool
-	gen    int32
-	done   bool
+// levelOf is the number of the score level whose first term of Sf is t
+// (given on first sight). A new term takes the number of a level of q
+// that no user is in any more, if any: the numbers stay as few as the
+// terms in use, however many scores the users go through.
+func (o *Rerank) levelOf(q *jobSeq, t float64) int32 {
+	b := math.Float64bits(t)
+	if l, ok := o.levelNum[b]; ok {
+		return l
+	}
+	if o.levelNum == nil {
+		o.levelNum = map[uint64]int32{}
+	}
+	l := int32(len(o.levels))
+	for k, v := range q.lv.lv {
+		if v.mask == 0 && k < len(o.levels) {
+			l = int32(k)
+			delete(o.levelNum, o.levels[k])
+			break
+		}
+	}
+	if int(l) == len(o.levels) {
+		o.levels = append(o.levels, b)
+	} else {
+		o.levels[l] = b
+	}
+	o.levelNum[b] = l
+	return l
 }
 
 // restBound bounds the Sf of the jobs of level l from base rank r on: the
-// level's score, the shortest walltime and earliest submission of the
-// queue.
+// level's score and shortest walltime, the queue's earliest submission.
 func (w *sfWalk) restBound(l int32, r int) float64 {
-	return w.z.sfTerm(w.lvlTerm[l], r, w.minSub0, w.minW0, !math.IsInf(w.minW0, 1))
+	mw := w.rest[l].minW
+	return w.z.sfTerm(math.Float64frombits(w.lvlTerm(l)), r, w.minSub0, mw, !math.IsInf(mw, 1))
 }
 
-// resume sets level l's search to resume after place (bi, ei) of base rank
-// r, below walltime thr (any when first), after record anchor, and puts
-// its item in the heap.
-func (w *sfWalk) resume(l int32, anchor int32, bi, ei int, r int, thr float64, first bool) {
+// lvlTerm is level l's first term of Sf, as bits.
+func (w *sfWalk) lvlTerm(l int32) uint64 { return w.o.levels[l] }
+
+// resume puts the heap item of level l's rest, whose next records come at
+// base rank r or after, in the heap.
+func (w *sfWalk) resume(l int32, r int) {
 	rs := &w.rest[l]
-	*rs = recRest{anchor: anchor, bi: bi, ei: ei, thr: thr, first: first, gen: rs.gen + 1}
-	w.push(sfItem{sf: w.restBound(l, r+1), rank: r + 1, node: 1, bi: l, ei: rs.gen})
+	rs.gen++
+	w.push(sfItem{sf: w.restBound(l, r), rank: r, node: 1, bi: l, ei: rs.gen})
+}
+
+// resumeSearch sets level l's rest to the search after place (bi, ei) of
+// base rank r, below walltime thr (any when first), after record anchor,
+// and puts its item in the heap.
+func (w *sfWalk) resumeSearch(l int32, anchor int32, bi, ei int, r int, thr float64, first bool) {
+	rs := &w.rest[l]
+	rs.anchor, rs.kept, rs.bi, rs.ei, rs.thr, rs.first, rs.done = anchor, false, bi, ei, thr, first, false
+	w.resume(l, r+1)
 }
 
 // addRecord adds the record at place (bi, ei), of base rank r, between
@@ -145,6 +183,46 @@ func (w *sfWalk) addRecord(l int32, bi, ei int, prev, next int32, r int) int32 {
 	return n
 }
 
+// placeKept places level l's next record kept by the jobSeq (rest cur)
+// and puts the rest's item in the heap, bounded at its rank. Past the last
+// record kept, the level's rest is done.
+func (w *sfWalk) placeKept(l int32) {
+	q := w.q
+	rs := &w.rest[l]
+	recs := q.lv.lv[l].recs
+	if int(rs.cur) >= len(recs) {
+		rs.done = true
+		return
+	}
+	bi, ei, ok := q.where(&recs[rs.cur])
+	if !ok {
+		rs.done = true // not reached: a record kept is in the queue
+		return
+	}
+	rs.bi, rs.ei, rs.r, rs.placed = bi, ei, q.prefixN(bi)+ei, true
+	w.resume(l, rs.r)
+}
+
+// bringKept brings level l's next record kept by the jobSeq into the
+// walk, after the last record the walk holds, and places the next one. It
+// returns the record's index (-1 when there is none).
+func (w *sfWalk) bringKept(l int32) int32 {
+	rs := &w.rest[l]
+	if !rs.placed {
+		w.placeKept(l)
+		if rs.done {
+			return -1
+		}
+	}
+	k := w.addRecord(l, rs.bi, rs.ei, rs.anchor, -1, rs.r)
+	w.up(len(w.h) - 1)
+	rs.anchor = k
+	rs.cur++
+	rs.placed = false
+	w.placeKept(l)
+	return k
+}
+
 // nextRecord is Next by records.
 func (w *sfWalk) nextRecord(lim int32) *Job {
 	for len(w.h) > 0 {
@@ -152,19 +230,25 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 		if it.node == 1 {
 			// A level's next record.
 			l := it.bi
-			rs := w.rest[l]
-			if rs.gen != it.ei || rs.done {
-				continue // replaced by a later resume
+			rs := &w.rest[l]
+			switch {
+			case rs.gen != it.ei || rs.done:
+				// replaced by a later resume
+			case rs.kept && rs.placed:
+				w.bringKept(l)
+			case rs.kept:
+				w.placeKept(l)
+			default:
+				nb, ne, ok := w.q.findIn(-1, l, rs.bi, rs.ei, len(w.q.blocks), 0, rs.thr, rs.first, lim, w.given)
+				if !ok {
+					rs.done = true
+					continue
+				}
+				r := w.q.prefixN(nb) + ne
+				k := w.addRecord(l, nb, ne, rs.anchor, -1, r)
+				w.up(len(w.h) - 1)
+				w.resumeSearch(l, k, nb, ne, r, w.recs[k].wall, false)
 			}
-			nb, ne, ok := w.findRecord(l, rs.bi, rs.ei, len(w.q.blocks), 0, rs.thr, rs.first, lim)
-			if !ok {
-				w.rest[l].done = true
-				continue
-			}
-			r := w.q.prefixN(nb) + ne
-			k := w.addRecord(l, nb, ne, rs.anchor, -1, r)
-			w.up(len(w.h) - 1)
-			w.resume(l, k, nb, ne, r, w.recs[k].wall, false)
 			continue
 		}
 		rn := &w.recs[it.bi]
@@ -187,8 +271,9 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 // dropRecord takes record k, of base rank r, out of the walk (given,
 // gone, or above the limit): the remaining jobs it held back are behind
 // the records found between the record before it and the one after, which
-// enter the heap; when it is the last record found, its level's search
-// resumes after it as if it had not been found.
+// enter the heap. When it is the last record the walk holds, the one after
+// is the level's next record kept by the jobSeq, brought in first; past
+// those, the level's search resumes after it as if it had not been found.
 func (w *sfWalk) dropRecord(k int32, r int, lim int32) {
 	x := w.recs[k]
 	thr, first := math.Inf(1), true
@@ -196,17 +281,22 @@ func (w *sfWalk) dropRecord(k int32, r int, lim int32) {
 		thr, first = w.recs[x.prev].wall, false
 	}
 	if x.next < 0 {
+		if rs := &w.rest[x.lvl]; rs.kept && !rs.done {
+			x.next = w.bringKept(x.lvl)
+		}
+	}
+	if x.next < 0 {
 		if x.prev >= 0 {
 			w.recs[x.prev].next = -1
 		}
-		w.resume(x.lvl, x.prev, int(x.bi), int(x.ei), r, thr, first)
+		w.resumeSearch(x.lvl, x.prev, int(x.bi), int(x.ei), r, thr, first)
 		return
 	}
 	endB, endE := int(w.recs[x.next].bi), int(w.recs[x.next].ei)
 	last := x.prev
 	bi, ei := int(x.bi), int(x.ei)
 	for {
-		nb, ne, ok := w.findRecord(x.lvl, bi, ei, endB, endE, thr, first, lim)
+		nb, ne, ok := w.q.findIn(-1, x.lvl, bi, ei, endB, endE, thr, first, lim, w.given)
 		if !ok {
 			break
 		}
@@ -218,56 +308,4 @@ func (w *sfWalk) dropRecord(k int32, r int, lim int32) {
 		w.recs[x.prev].next = x.next
 	}
 	w.recs[x.next].prev = last
-}
-
-// findRecord is the place of the first remaining job of level l (live,
-// res <= lim, not given by the walk) after place (bi, ei) and before
-// (endB, endE) whose walltime is below thr (any walltime when first).
-func (w *sfWalk) findRecord(l int32, bi, ei, endB, endE int, thr float64, first bool, lim int32) (int, int, bool) {
-	q := w.q
-	mask := w.lvlMask[l]
-	one := len(w.lvlMask) == 1
-	may := func(x int) bool {
-		a := &q.tree[x]
-		if a.live == 0 || a.minRes > lim || a.users&mask == 0 || !(first || a.minW < thr) {
-			return false
-		}
-		if first || one {
-			return true
-		}
-		// The shortest walltime of the level's users' buckets.
-		wb := &q.wb[x]
-		for m := mask; m != 0; m &= m - 1 {
-			if wb[bits.TrailingZeros64(m)] < thr {
-				return true
-			}
-		}
-		return false
-	}
-	ei++
-	for bi < len(q.blocks) && bi <= endB {
-		b := q.blocks[bi]
-		if !may(q.p + bi) {
-			ei = len(b.e) // nothing in the rest of this block either
-		}
-		for ; ei < len(b.e); ei++ {
-			if bi == endB && ei >= endE {
-				return 0, 0, false
-			}
-			e := &b.e[ei]
-			if e.res == seqDead || e.res > lim || !(first || entryWall(e) < thr) || w.lvlOf[e.uid] != l {
-				continue
-			}
-			if _, gave := w.given[e.j]; gave {
-				continue
-			}
-			return bi, ei, true
-		}
-		bi = q.nextBlockAt(bi+1, may)
-		if bi < 0 {
-			return 0, 0, false
-		}
-		ei = 0
-	}
-	return 0, 0, false
 }

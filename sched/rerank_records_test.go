@@ -55,6 +55,9 @@ func TestSfRecordsAcrossDecisions(t *testing.T) {
 			if err := s.checkSeqs(); err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
+			if q.lv != nil && len(o.levels) > len(q.lv.of) {
+				t.Fatalf("%s: %d level numbers for %d users", what, len(o.levels), len(q.lv.of))
+			}
 			// Between two decisions: the queue compacted, arrivals, scores
 			// learnt, time.
 			s.compactWaiting()

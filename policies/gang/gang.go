@@ -48,10 +48,12 @@ type Gang struct {
 	Seed            uint64
 
 	rng      *rand.Rand
-	clusters [][]int   // host ids of each cluster
-	ofHost   []int     // host -> cluster
-	queues   [][]*gjob // per host, in discipline order at decision time
-	queued   []float64 // per host, the estimates of its queued tasks, summed
+	clusters [][]int     // host ids of each cluster
+	ofHost   []int       // host -> cluster
+	queues   []hostQueue // per host, in discipline order
+	resort   bool        // every queue sorted again at each decision (the reference of the tests)
+	mark     int         // the current decision's number (gjob.mark)
+	queued   []float64   // per host, the estimates of its queued tasks, summed
 	jobs     map[*sched.Job]*gjob
 	waiting  []*gjob // in arrival order
 	est      map[*sched.Job]float64
@@ -65,6 +67,8 @@ type gjob struct {
 	cluster int
 	hosts   []int
 	xf      float64 // LXF key at the current decision
+	gone    bool    // left the queues (started or rejected)
+	mark    int     // the decision it was last taken as a candidate at
 }
 
 var gangDisciplines = []string{"afcfs", "ljfs", "lxf"}
@@ -119,7 +123,7 @@ func newGang(opts sched.Options) (sched.Policy, error) {
 func (g *Gang) SimulationBegins(s *sched.State) error {
 	g.rng = rand.New(rand.NewPCG(g.Seed, 0x6761_6e67))
 	g.jobs, g.est = map[*sched.Job]*gjob{}, map[*sched.Job]float64{}
-	g.queues = make([][]*gjob, s.NbHosts())
+	g.queues = make([]hostQueue, s.NbHosts())
 	g.queued = make([]float64, s.NbHosts())
 	g.speed = make([]float64, s.NbHosts())
 	g.clusters, g.ofHost = sched.GroupHosts(s, g.ClusterProperty, false)
@@ -167,7 +171,7 @@ func (g *Gang) JobSubmitted(s *sched.State, j *sched.Job) {
 	g.jobs[j] = gj
 	g.waiting = append(g.waiting, gj)
 	for _, h := range gj.hosts {
-		g.queues[h] = append(g.queues[h], gj)
+		g.enqueue(h, gj)
 		g.queued[h] += est
 	}
 }
@@ -176,7 +180,7 @@ func (g *Gang) JobSubmitted(s *sched.State, j *sched.Job) {
 func (g *Gang) clusterLoad(s *sched.State, c int) float64 {
 	n := 0
 	for _, h := range g.clusters[c] {
-		n += len(g.queues[h]) + len(s.Host(h).Jobs())
+		n += g.queues[h].n + len(s.Host(h).Jobs())
 	}
 	return float64(n) / float64(len(g.clusters[c]))
 }
@@ -230,7 +234,7 @@ func (g *Gang) localDispatch(s *sched.State, c int, j *sched.Job) []int {
 		// jobs come first in every discipline).
 		best := -1
 		for _, h := range hosts {
-			if g.idle(s, h) && len(g.queues[h]) == 0 && (best < 0 || g.speed[h] > g.speed[best]) {
+			if g.idle(s, h) && g.queues[h].n == 0 && (best < 0 || g.speed[h] > g.speed[best]) {
 				best = h
 			}
 		}
@@ -260,7 +264,7 @@ func (g *Gang) localDispatch(s *sched.State, c int, j *sched.Job) []int {
 	case "jsq":
 		n := make(map[int]int, len(hosts))
 		for _, h := range hosts {
-			n[h] = len(g.queues[h]) + len(s.Host(h).Jobs())
+			n[h] = g.queues[h].n + len(s.Host(h).Jobs())
 		}
 		sort.SliceStable(hosts, func(x, y int) bool { return n[hosts[x]] < n[hosts[y]] })
 	default: // jseq
@@ -312,17 +316,26 @@ func (g *Gang) Decide(s *sched.State, d *sched.Decider) {
 			gj.xf = (e + (s.Now() - gj.j.Submit())) / e
 		}
 	}
-	// Every queue in the discipline's order: the waiting jobs sorted once,
-	// then each job's tasks appended to their queues in that order.
-	order := g.sortedWaiting()
-	for h := range g.queues {
-		clear(g.queues[h])
-		g.queues[h] = g.queues[h][:0]
-	}
-	for _, gj := range order {
-		for _, h := range gj.hosts {
-			g.queues[h] = append(g.queues[h], gj)
+	// The queues are kept in the discipline's order as jobs arrive, but for
+	// LXF's, which moves with time: the waiting jobs sorted, then each
+	// job's tasks queued in that order.
+	var order []*gjob
+	if g.Discipline == GangLXF || g.resort {
+		order = g.sortedWaiting()
+		for h := range g.queues {
+			g.queues[h].reset()
 		}
+		for _, gj := range order {
+			for _, h := range gj.hosts {
+				g.queues[h].push(gj)
+			}
+		}
+	}
+	// Only a job that heads an idle host's queue can start: starting one
+	// makes its hosts busy, so the jobs it leaves heading their queues
+	// cannot. The candidates are tried in the discipline's order.
+	if !g.resort {
+		order = g.candidates(s)
 	}
 	for _, gj := range order {
 		if g.heads(s, gj) && !g.start(s, d, gj, gj.hosts) {
@@ -365,10 +378,45 @@ func (g *Gang) sortedWaiting() []*gjob {
 	return out
 }
 
+// enqueue queues gj's task on host h (in its discipline's bucket; LXF's
+// queues are filled at each decision, in order).
+func (g *Gang) enqueue(h int, gj *gjob) {
+	if g.Discipline == GangLXF || g.resort {
+		g.queues[h].push(gj) // in arrival order until the decision sorts it
+		return
+	}
+	k := gj.j.Res()
+	switch {
+	case k == 1:
+		k = math.MinInt // sequential jobs first
+	case g.Discipline == GangLJFS:
+		k = -k
+	}
+	g.queues[h].add(gj, k)
+}
+
+// candidates are the jobs heading an idle host's queue, in the
+// discipline's order.
+func (g *Gang) candidates(s *sched.State) []*gjob {
+	g.mark++
+	var out []*gjob
+	for h := range g.queues {
+		if !g.idle(s, h) {
+			continue
+		}
+		if gj := g.queues[h].head(); gj != nil && gj.mark != g.mark {
+			gj.mark = g.mark
+			out = append(out, gj)
+		}
+	}
+	sort.SliceStable(out, func(x, y int) bool { return g.before(out[x], out[y]) })
+	return out
+}
+
 // heads: each task of gj heads its host's queue and the host is idle.
 func (g *Gang) heads(s *sched.State, gj *gjob) bool {
 	for _, h := range gj.hosts {
-		if len(g.queues[h]) == 0 || g.queues[h][0] != gj || !g.idle(s, h) {
+		if g.queues[h].head() != gj || !g.idle(s, h) {
 			return false
 		}
 	}
@@ -377,16 +425,10 @@ func (g *Gang) heads(s *sched.State, gj *gjob) bool {
 
 func (g *Gang) unqueue(gj *gjob) {
 	est := g.estimate(gj.j)
+	gj.gone = true
 	for _, h := range gj.hosts {
 		g.queued[h] -= est
-		q := g.queues[h]
-		for i, x := range q {
-			if x == gj {
-				g.queues[h] = append(q[:i], q[i+1:]...)
-				break
-			}
-		}
-		if len(g.queues[h]) == 0 {
+		if g.queues[h].n--; g.queues[h].n == 0 {
 			g.queued[h] = 0 // no rounding left over
 		}
 	}
@@ -424,10 +466,10 @@ func (g *Gang) migrateLocal(s *sched.State, d *sched.Decider, c int) bool {
 	}
 	var best *gjob
 	for _, h := range idle {
-		if len(g.queues[h]) == 0 {
+		gj := g.queues[h].head()
+		if gj == nil {
 			continue
 		}
-		gj := g.queues[h][0]
 		if gj.cluster != c || gj.j.Res() > len(idle) {
 			continue
 		}
@@ -441,7 +483,7 @@ func (g *Gang) migrateLocal(s *sched.State, d *sched.Decider, c int) bool {
 	var hosts []int
 	used := map[int]bool{}
 	for _, h := range best.hosts {
-		if g.idle(s, h) && g.queues[h][0] == best {
+		if g.idle(s, h) && g.queues[h].head() == best {
 			hosts = append(hosts, h)
 			used[h] = true
 		}
