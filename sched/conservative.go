@@ -144,23 +144,6 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 			c.gain = xtime.Max(c.gain, sp.end)
 		}
 	}
-	// Unavailable hosts are busy from now on; hosts available again free.
-	busy := 0
-	for i := range s.hosts {
-		if s.hosts[i].unavailable {
-			busy++
-		}
-	}
-	if busy != c.busy {
-		if busy > c.busy {
-			c.p.Reserve(now, xtime.Inf, busy-c.busy)
-		} else {
-			c.p.Release(now, xtime.Inf, c.busy-busy)
-			ended = true
-			c.gain = xtime.Inf
-		}
-		c.busy = busy
-	}
 	// A running job past its planned end ends any moment now.
 	for j, sp := range c.running {
 		if !now.Less(sp.end) {
@@ -182,6 +165,23 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 		c.gain = xtime.Inf
 	}
 
+	// Unavailable hosts are busy from now on (the present of the profile); hosts available again free.
+	busy := 0
+	for i := range s.hosts {
+		if s.hosts[i].unavailable {
+			busy++
+		}
+	}
+	if busy != c.busy {
+		if busy > c.busy {
+			c.p.Reserve(now, xtime.Inf, busy-c.busy)
+		} else {
+			c.p.Release(now, xtime.Inf, c.busy-busy)
+			ended = true
+			c.gain = xtime.Inf
+		}
+		c.busy = busy
+	}
 	arrived := c.arrivals(s)
 	if !ended {
 		for _, j := range arrived {

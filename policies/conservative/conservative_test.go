@@ -3,6 +3,7 @@ package conservative_test
 import (
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/conservative"
 	"github.com/bucma-sched/bucma/sched"
@@ -231,5 +232,33 @@ func TestUnderBUCMA(t *testing.T) {
 			}
 			first = out
 		}
+	}
+}
+
+// TestUnavailableHosts: a host Batsim makes unavailable is planned busy
+// for as long as it is, and never given to a job; when it is available
+// again the queue is compressed and jobs start on it.
+func TestUnavailableHosts(t *testing.T) {
+	unavailable := func(kind, hosts string) batsim.Event {
+		return batsim.Event{Type: batsim.TypeNotify, Data: &batsim.Notify{Kind: kind, Resources: hosts}}
+	}
+	// a runs on host 1 from 1 to 101 (106 with batsched's RJMS delay of
+	// 5 s); b waits for it, c (both hosts) fits nowhere while host 0 is
+	// unavailable.
+	for _, c := range []struct {
+		opts sched.Options
+		b    float64
+	}{{sched.Options{"hosts": "first-fit"}, 101}, {twin, 106}} {
+		b := testkit.NewStepper(t, spec(t), 2, c.opts)
+		b.Expect(0, nil, unavailable(batsim.NotifyMachineUnavailable, "0"))
+		b.Expect(1, []string{"X a 1"}, testkit.Submit("a", 1, 100))
+		b.Expect(2, nil, testkit.Submit("b", 1, 10), testkit.Submit("c", 2, 10))
+		expectReservations(t, b, map[string]float64{"b": c.b})
+		if _, ok := reservation(t, b, "c"); ok {
+			t.Errorf("c is reserved on an unavailable host")
+		}
+		b.Expect(3, []string{"X b 0"}, unavailable(batsim.NotifyMachineAvailable, "0"))
+		// Both hosts are free again once a ends (b ends before it).
+		expectReservations(t, b, map[string]float64{"c": c.b})
 	}
 }

@@ -233,6 +233,10 @@ func (p *Profile) addDelta(key xtime.Time, d int32) {
 }
 
 func (p *Profile) addDeltaAt(v int32, key xtime.Time, d int32) {
+	if v == 0 {
+		// A release whose dates no reservation holds (a caller's bug).
+		panic(fmt.Sprintf("profile: no boundary at %v (released dates that were not reserved, or merged by Advance)", key.Float()))
+	}
 	n := &p.nodes[v]
 	switch c := key.Cmp(n.key); {
 	case c < 0:

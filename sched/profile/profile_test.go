@@ -3,6 +3,7 @@ package profile
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/sched/xtime"
@@ -59,6 +60,21 @@ func TestHandMade(t *testing.T) {
 	if got, want := p.String(), "[12, +Inf) 4\n"; got != want {
 		t.Fatalf("after the last release:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestReleaseUnreserved: releasing dates no reservation holds is a
+// caller's bug the profile names (it once recursed without end).
+func TestReleaseUnreserved(t *testing.T) {
+	p := New(2, x(0), xtime.Inf)
+	p.Reserve(x(0), xtime.Inf, 1)
+	p.Advance(x(2))
+	defer func() {
+		r, _ := recover().(string)
+		if want := "profile: no boundary at 3"; !strings.HasPrefix(r, want) {
+			t.Errorf("panic %q, want one starting %q", r, want)
+		}
+	}()
+	p.Release(x(3), xtime.Inf, 1)
 }
 
 // TestHostsHandMade: host sets, first fit on given hosts with the lowest
