@@ -20,6 +20,10 @@
 #                 (BENCHTIME per benchmark, default 1s; CI runs BENCHTIME=1x)
 #   make bench-engine  the embedded engine on 20 000 jobs and on a million
 #                 jobs, every policy (scripts/bench-engine)
+#   make bench-trace  a 200 000-job Lublin-Feitelson trace imported through
+#                 from-swf onto Lille, every policy (scripts/bench-trace)
+#   make bench-policies  every Lille policy on the 100 000-job case, interleaved,
+#                 each against fcfs (scripts/bench-policies)
 #   make deps     install libzmq's development files and pkg-config if missing
 #   make bench-batsim bucma vs batsched easy_bf_fast and conservative_bf on the
 #                 real Batsim, and the embedded engine: the speed targets as
@@ -76,7 +80,7 @@ DOCKER_BUILD_FLAGS ?=
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine deps clean image test-containers test-slurm
+.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
 
@@ -164,7 +168,7 @@ vet: deps
 # target fails on an input that takes more than 2 s (internal/fuzzguard).
 FUZZ_TARGETS = \
 	batsim:FuzzDecode batsim:FuzzParseIntervalSet batsim/zmq:FuzzZMTPRecv batsim/v5:FuzzDecode \
-	workloads:FuzzParse workloads:FuzzFromSWF \
+	workloads:FuzzParse workloads:FuzzFromSWF workloads:FuzzLublin \
 	platforms:FuzzParse \
 	expe:FuzzReadJobsCSV expe:FuzzReadTrace expe:FuzzParseJobInfo expe:FuzzParsePlan expe:FuzzParsePlanFile \
 	policies:FuzzParseSchedConfig internal/jsonspan:FuzzValid
@@ -200,6 +204,16 @@ bench-batsim: build
 # scripts/bench-engine.
 bench-engine: deps
 	scripts/bench-engine
+
+# A 200 000-job trace of the Lublin-Feitelson model, imported through
+# bucma workload from-swf onto Lille, timed with every policy that runs there
+# (JOBS, LOAD, TIMEOUT, POLICIES: see the script): scripts/bench-trace.
+bench-trace: deps
+	scripts/bench-trace
+# Every policy that runs on Lille on the 100 000-job case, against fcfs:
+# scripts/bench-policies.
+bench-policies: deps
+	scripts/bench-policies
 
 # Installs libzmq's development package and pkg-config when pkg-config does
 # not find libzmq: with apt-get (through sudo unless root) on Debian and

@@ -126,6 +126,9 @@ const helpTopicCode = 3
 // runCLI runs app with args. urfave/cli answers "help NAME" for an unknown
 // NAME with exit status 3; bucma makes it a usage error like any other.
 func runCLI(app *cli.App, args []string) error {
+	if err := runBatschedIfAny(app, args); err != errNoBatschedMode {
+		return err
+	}
 	err := app.Run(args)
 	var ce cli.ExitCoder
 	if errors.As(err, &ce) && ce.ExitCode() == helpTopicCode {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -205,7 +206,21 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(c, c.Bool("verbose"))
+	verbose := c.Bool("verbose")
+	log := newLogger(c, verbose)
+	if mode := modeOf(c); mode != nil {
+		// batsched's command line: the variant's twin, its options
+		// resolved (see runBatsched).
+		opts = mode.options
+		if verbose || mode.debug {
+			mode.level, verbose = slog.LevelDebug, true
+		}
+		log = batschedLogger(c, mode)
+		log.Info("batsched's variant, served by its twin", "variant", mode.variant.Name, "scheduler", spec.Name, "options", policies.BatschedVariant{Options: opts}.OptionArgs())
+		for _, k := range mode.unread {
+			log.Warn("ignoring a variant option the variant does not read (batsched ignores it too)", "variant", mode.variant.Name, "key", k)
+		}
+	}
 
 	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
 	if _, err := sched.NewSession(scfg); err != nil {
@@ -228,14 +243,14 @@ func runAction(c *cli.Context) error {
 		Timeout:   c.Duration("timeout"),
 		Logger:    log,
 	}
-	if c.Bool("verbose") {
+	if verbose {
 		cfg.Observe = func(d batsim.Direction, raw []byte) {
 			log.Debug("message", "dir", d.String(), "raw", string(raw))
 		}
 	}
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	start := edcStarter(spec, sess, log, c.Bool("verbose"))
+	start := edcStarter(spec, sess, log, verbose)
 	err = serve(ctx, cfg, sess, start, c.Bool("batsim5"), c.String("endpoint-file"), spec.Name)
 	if err == nil {
 		return trace.commit()

@@ -77,8 +77,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startRun runs "bucma run args..." in-process on a wildcard loopback port
-// and returns the endpoint it listens on, the channel of Run's error and
+// startRun runs "bucma run args..." in-process as Main does (bucma's or
+// batsched's command line) on a wildcard loopback port and returns the endpoint it listens on, the channel of Run's error and
 // its standard error.
 func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) {
 	t.Helper()
@@ -90,7 +90,7 @@ func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) 
 	app.Writer, app.ErrWriter = io.Discard, errOut
 	done := make(chan error, 1)
 	full := append([]string{"bucma", "run", "-s", "tcp://127.0.0.1:*"}, args...)
-	go func() { done <- app.Run(full) }()
+	go func() { done <- runCLI(app, full) }()
 	select {
 	case ep := <-bound:
 		return ep, done, errOut

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -28,6 +30,7 @@ func workloadCommand() *cli.Command {
 			workloadOSEPCommand(),
 			workloadSGECommand(),
 			workloadGangCommand(),
+			workloadLublinCommand(),
 			workloadBotCommand(),
 			workloadSWFCommand(),
 			workloadStepCommand("scale-load"),
@@ -109,12 +112,18 @@ func noPositional(c *cli.Context) error {
 	return nil
 }
 
-// writeOutput writes data to path atomically, or to stdout for "-" or "".
+// writeOutput writes the workload to path atomically, or to stdout for "-"
+// or "".
 func writeOutput(c *cli.Context, path string, w *workloads.Workload) error {
 	data, err := w.Bytes()
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
+	return writeBytes(c, path, data)
+}
+
+// writeBytes writes data to path atomically, or to stdout for "-" or "".
+func writeBytes(c *cli.Context, path string, data []byte) error {
 	if path == "" || path == "-" {
 		_, err := stdout(c).Write(data)
 		return err
@@ -262,6 +271,11 @@ func workloadDelaysCommand() *cli.Command {
 			&cli.IntFlag{Name: "hosts", Value: 128, Usage: "hosts of the platform"},
 			&cli.Float64Flag{Name: "load", Value: 0.95, Usage: "offered load Σ(res × delay) / (hosts × span)"},
 			&cli.Float64Flag{Name: "mean-delay", Value: 600, Usage: "mean delay (s), exponential"},
+			&cli.IntFlag{Name: "max-res", Usage: "keep only the sizes of at most `N` hosts (0: every size, 1 to 64)"},
+			&cli.IntFlag{Name: "users", Usage: "give each job a user u01..uNN drawn uniformly among `N` (0: no user field)"},
+			&cli.Float64Flag{Name: "walltime-min", Value: 1, Usage: "smallest walltime as a multiple of the delay"},
+			&cli.Float64Flag{Name: "walltime-max", Value: 3, Usage: "largest walltime as a multiple of the delay"},
+			&cli.Float64Flag{Name: "span", Usage: "submit every job within `SECONDS` (replaces --load; 0: use --load)"},
 			seedFlag,
 			&cli.StringFlag{Name: "platform-out", Usage: "also write the platform (a star of 1 Gflop/s hosts) to `FILE`"},
 			outFlag,
@@ -274,7 +288,9 @@ func workloadDelaysCommand() *cli.Command {
 				return err
 			}
 			w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: c.Int("jobs"), Hosts: c.Int("hosts"),
-				Load: c.Float64("load"), MeanDelay: c.Float64("mean-delay"), Seed: c.Uint64("seed")})
+				Load: c.Float64("load"), MeanDelay: c.Float64("mean-delay"), Seed: c.Uint64("seed"),
+				MaxRes: c.Int("max-res"), Users: c.Int("users"), WalltimeMin: c.Float64("walltime-min"),
+				WalltimeMax: c.Float64("walltime-max"), Span: c.Float64("span")})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
@@ -391,6 +407,77 @@ func workloadSGECommand() *cli.Command {
 func workloadGangCommand() *cli.Command {
 	return workloadGeneratorCommand("gang", "generate a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
 		generatorFlags{Load: 0.7, LoadUsage: "offered load at the reference speed (2 Gflop/s per task)", Hosts: 384, HostsUsage: "processors of the platform (mcmca: 384)"})
+}
+
+// workloadLublinCommand is "bucma workload lublin": the Lublin–Feitelson
+// model, written as SWF or as a Batsim workload for a platform's size.
+func workloadLublinCommand() *cli.Command {
+	g := generator("lublin")
+	return &cli.Command{
+		Name: "lublin",
+		Usage: "generate a trace of the Lublin-Feitelson model of rigid parallel jobs (JPDC 2003, the Parallel Workloads Archive's m_lublin99.c), " +
+			"as SWF or Batsim JSON (see workloads/README.md)",
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "jobs", Value: g.Jobs, Usage: "number of jobs"},
+			seedFlag,
+			&cli.Float64Flag{Name: "load", Usage: "offered load Σ(res × run time) / (hosts × span) to reach by scaling every inter-arrival time (the daily cycle kept); 0: the model's arrival rate"},
+			&cli.StringFlag{Name: "platform", Usage: "platform (name or file): its hosts are the machine (nb_res, SWF MaxNodes, the load's hosts) and the default --max-size (default: --max-size, else 128 hosts)"},
+			&cli.StringFlag{Name: "format", Usage: "json (a Batsim workload) or swf (Standard Workload Format); default swf when --out ends in .swf, else json"},
+		}, append(paramFlags(g.Params), outFlag)...),
+		Action: func(c *cli.Context) error {
+			if err := noPositional(c); err != nil {
+				return err
+			}
+			usage := func(format string, a ...any) error { return cli.Exit("lublin: "+fmt.Sprintf(format, a...), 2) }
+			if err := checkSeed(c, "lublin"); err != nil {
+				return err
+			}
+			if c.Int("jobs") < 1 {
+				return usage("--jobs must be at least 1 (got %d)", c.Int("jobs"))
+			}
+			if l := c.Float64("load"); l < 0 || l > 100 || math.IsNaN(l) {
+				return usage("--load must be in (0, 100], or 0 for the model's arrival rate (got %g)", l)
+			}
+			format := c.String("format")
+			if format == "" {
+				format = "json"
+				if strings.HasSuffix(strings.ToLower(c.String("out")), ".swf") {
+					format = "swf"
+				}
+			}
+			if format != "json" && format != "swf" {
+				return usage("--format %q: want json or swf", format)
+			}
+			v, err := paramValues(c, "lublin", g.Params)
+			if err != nil {
+				return err
+			}
+			hosts := 0
+			if p := c.String("platform"); p != "" {
+				speeds, err := resolvePlatformSpeeds(p)
+				if err != nil {
+					return usage("platform %s: %v", p, err)
+				}
+				hosts = len(speeds)
+			}
+			t, err := workloads.GenerateLublin(expe.LublinOptionsFrom(v, c.Int("jobs"), c.Uint64("seed"), c.Float64("load"), hosts))
+			if err != nil {
+				return cli.Exit(err.Error(), 2)
+			}
+			if format == "json" {
+				w, err := t.Workload()
+				if err != nil {
+					return cli.Exit(err.Error(), 1)
+				}
+				return writeOutput(c, c.String("out"), w)
+			}
+			var b bytes.Buffer
+			if err := t.WriteSWF(&b); err != nil {
+				return cli.Exit(err.Error(), 1)
+			}
+			return writeBytes(c, c.String("out"), b.Bytes())
+		},
+	}
 }
 
 // generatorFlags are the flags a generator's command has besides its

@@ -282,3 +282,81 @@ func TestWorkloadWindowAndScaleLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadLublinThroughCLI: "bucma workload lublin" writes an SWF trace
+// (the format from the file name) that "bucma workload from-swf" converts
+// to exactly the jobs and profiles of the Batsim workload it writes for the
+// same platform; the same seed gives the same bytes; bad parameters are
+// usage errors naming the flag.
+func TestWorkloadLublinThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	swf, swf2 := filepath.Join(dir, "t.swf"), filepath.Join(dir, "t2.swf")
+	direct, conv := filepath.Join(dir, "direct.json"), filepath.Join(dir, "conv.json")
+	args := []string{"workload", "lublin", "--jobs", "800", "--seed", "5", "--platform", "lille", "--load", "0.9", "--users", "20"}
+	for _, out := range []string{swf, swf2} {
+		if err, code, msg := runApp(t, append(args, "-o", out)...); code != 0 {
+			t.Fatalf("lublin: %v (exit %d) %s", err, code, msg)
+		}
+	}
+	if err, code, msg := runApp(t, append(args, "-o", direct)...); code != 0 {
+		t.Fatalf("lublin json: %v (exit %d) %s", err, code, msg)
+	}
+	da, _ := os.ReadFile(swf)
+	db, _ := os.ReadFile(swf2)
+	if !bytes.HasPrefix(da, []byte("; Version: 2.2\n")) || !bytes.Contains(da, []byte("Lublin-Feitelson")) || !bytes.Equal(da, db) {
+		t.Fatalf("SWF output: %.200s", da)
+	}
+	if err, code, msg := runApp(t, "workload", "from-swf", swf, "-o", conv); code != 0 || !strings.Contains(msg, "800 jobs kept") {
+		t.Fatalf("from-swf: %v (exit %d) %s", err, code, msg)
+	}
+	a, err := workloads.Load(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := workloads.Load(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.NbRes != 39 || b.NbRes != 39 || len(a.Jobs) != 800 || len(b.Jobs) != 800 {
+		t.Fatalf("nb_res %d / %d, %d / %d jobs", a.NbRes, b.NbRes, len(a.Jobs), len(b.Jobs))
+	}
+	for i := range a.Jobs {
+		if string(a.Jobs[i].Raw) != string(b.Jobs[i].Raw) {
+			t.Fatalf("job %d: lublin %s, from-swf %s", i, a.Jobs[i].Raw, b.Jobs[i].Raw)
+		}
+	}
+	if len(a.Profiles) != len(b.Profiles) {
+		t.Fatalf("%d / %d profiles", len(a.Profiles), len(b.Profiles))
+	}
+	if l, err := b.OfferedLoad(39, 1); err != nil || math.Abs(l-0.9) > 1e-3 {
+		t.Errorf("offered load on lille %g (%v), want 0.9", l, err)
+	}
+	if err, code, msg := runApp(t, "workload", "check", conv, "--platform", "lille"); code != 0 {
+		t.Fatalf("check: %v (exit %d) %s", err, code, msg)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--jobs", "0"}, "--jobs"},
+		{[]string{"--seed", "0"}, "--seed"},
+		{[]string{"--load", "-0.5"}, "--load"},
+		{[]string{"--format", "csv"}, "--format"},
+		{[]string{"--platform", "lille", "--max-size", "40"}, "max size 40"},
+		{[]string{"--model", "mixed"}, "--model"},
+		{[]string{"--walltime", "guess"}, "--walltime"},
+		{[]string{"--walltime-factor", "0.9"}, "--walltime-factor"},
+		{[]string{"--users", "-2"}, "--users"},
+		{[]string{"--set", "a1=-1"}, "a1 = -1"},
+		{[]string{"--platform", "nowhere.xml"}, "nowhere.xml"},
+		{[]string{"extra"}, "extra"},
+	} {
+		err, code, msg := runApp(t, append([]string{"workload", "lublin", "-o", filepath.Join(dir, "bad.json")}, c.args...)...)
+		if code != 2 || !strings.Contains(msg+fmt.Sprint(err), c.want) {
+			t.Errorf("%v: exit %d, %v %s (want exit 2 naming %q)", c.args, code, err, msg, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.json")); err == nil {
+		t.Error("a refused command wrote its output")
+	}
+}

@@ -18,8 +18,11 @@ import (
 type RunData struct {
 	Run     Run
 	Metrics Metrics
-	Info    RunInfo
-	Extra   any
+	// Saturation says whether the run kept up with its workload (every
+	// report flags the runs that did not, SaturationOf).
+	Saturation Saturation
+	Info       RunInfo
+	Extra      any
 }
 
 // Analysis is the data of a campaign directory.
@@ -166,7 +169,8 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 				return
 			}
 			hosts := a.HostsOf(r)
-			rd := &RunData{Run: r, Metrics: Compute(rows, hosts), Info: info}
+			m := Compute(rows, hosts)
+			rd := &RunData{Run: r, Metrics: m, Saturation: SaturationOf(rows, m), Info: info}
 			if st.ReadRun != nil {
 				in := &RunInput{Dir: RunDir(dir, r.ID), Rows: rows, Hosts: hosts, Workload: WorkloadPath(dir, r.Workload),
 					Jobs: infos[r.Workload], WorkloadData: wdata[r.Workload]}

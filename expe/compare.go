@@ -30,14 +30,14 @@ type reportMetric struct {
 }
 
 var reportMetricDefs = []reportMetric{
-	{"waiting", "mean waiting time", "s", 0, 1, func(x *RunData) float64 { return x.Metrics.MeanWait }},
-	{"bsld", "mean bounded slowdown", "", 2, 1e-9, func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
-	{"turnaround", "mean turnaround", "s", 0, 1, func(x *RunData) float64 { return x.Metrics.MeanTurnaround }},
-	{"slowdown", "mean slowdown", "", 2, 1e-9, func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
-	{"utilization", "utilization", "", 3, 0.01, func(x *RunData) float64 { return x.Metrics.Utilization }},
-	{"makespan", "makespan", "s", 0, 1, func(x *RunData) float64 { return x.Metrics.Makespan }},
-	{"rejected", "rejected jobs", "", 1, 0.5, func(x *RunData) float64 { return float64(x.Metrics.Rejected) }},
-	{"killed", "killed jobs", "", 1, 0.5, func(x *RunData) float64 { return float64(x.Metrics.Killed) }},
+	{"waiting", "mean waiting time", "s", 0, FloorSeconds, func(x *RunData) float64 { return x.Metrics.MeanWait }},
+	{"bsld", "mean bounded slowdown", "", 2, FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
+	{"turnaround", "mean turnaround", "s", 0, FloorSeconds, func(x *RunData) float64 { return x.Metrics.MeanTurnaround }},
+	{"slowdown", "mean slowdown", "", 2, FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
+	{"utilization", "utilization", "", 3, FloorUtilization, func(x *RunData) float64 { return x.Metrics.Utilization }},
+	{"makespan", "makespan", "s", 0, FloorSeconds, func(x *RunData) float64 { return x.Metrics.Makespan }},
+	{"rejected", "rejected jobs", "", 1, FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Rejected) }},
+	{"killed", "killed jobs", "", 1, FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Killed) }},
 }
 
 // ReportMetrics are the metrics the comparison report can show, by name.
@@ -152,11 +152,10 @@ func histogram(vals []float64, edges []float64) []int {
 
 // compareRun is what the comparison report reads from one run.
 type compareRun struct {
-	Saturation Saturation
-	WaitHist   []int
-	BSLDHist   []int
-	BySize     map[string]GroupStats
-	ByUser     map[string]GroupStats
+	WaitHist []int
+	BSLDHist []int
+	BySize   map[string]GroupStats
+	ByUser   map[string]GroupStats
 	// Rows are kept for the runs a Gantt chart is drawn of.
 	Rows []JobRow
 }
@@ -170,7 +169,7 @@ func ComparisonStudy() Study {
 const NoUser = "(none)"
 
 func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
-	cr := &compareRun{Saturation: SaturationOf(in.Rows, rd.Metrics)}
+	cr := &compareRun{}
 	size := make(map[string]string, len(in.Rows))
 	user := make(map[string]string, len(in.Rows))
 	var waits, bslds []float64
@@ -268,7 +267,8 @@ func compareReport(r *Report) error {
 	r.P("- Baseline of the paired differences: `%s`.\n", base)
 	r.P("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed). ")
 	r.P("A *paired difference* is computed on each seed's pair of runs (same workload), then averaged; its relative form divides it by the ")
-	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: 1 s for times, 0.01 for utilization, 0.5 job for counts.\n\n", NearZero)
+	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for times, %g for utilization, %g job for counts. ", NearZero, FloorSeconds, FloorUtilization, FloorCount)
+	r.P("%s %s\n\n", SeedsNote(), SaturatedMarkNote())
 	r.P("Definitions: waiting time = start − submission; turnaround = finish − submission; bounded slowdown = max(1, turnaround / ")
 	r.P("max(execution, %g s)), the threshold of %g s being the literature's usual one (Feitelson et al., 1997); slowdown = turnaround / execution; ", BSLDThreshold, BSLDThreshold)
 	r.P("makespan = last finish − first submission; utilization = Σ res × execution / (hosts × makespan); offered load = Σ res × execution / ")
@@ -352,8 +352,8 @@ func (r *Report) compareMeans(h string, c Condition, metrics []reportMetric) {
 		for _, m := range metrics {
 			r.P(" %s |", FmtEst(Estimate95(a.ConditionValues(v.Name, c, m.get)), m.prec, false))
 		}
-		offered := Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 { return cmp(x).Saturation.Offered }))
-		r.P(" %s | %s |\n", FmtEst(offered, 2, false), r.saturatedText(v.Name, c))
+		offered := Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 { return x.Saturation.Offered }))
+		r.P(" %s | %s |\n", FmtEst(offered, 2, false), SaturationText(a.ConditionRuns(v.Name, c)))
 	}
 	r.P("\n")
 }
@@ -367,33 +367,11 @@ func policyText(v Variant) string {
 	return s
 }
 
-// saturatedText says how many runs of a variant were saturated, and why
-// (the first one's reason).
-func (r *Report) saturatedText(variant string, c Condition) string {
-	n, of, why := 0, 0, ""
-	for _, s := range r.A.Plan.Seeds {
-		x := r.A.Lookup(variant, c.Case, c.Load, s)
-		if x == nil {
-			continue
-		}
-		of++
-		if sat, reason := cmp(x).Saturation.Saturated(); sat {
-			n++
-			if why == "" {
-				why = fmt.Sprintf("seed %d: %s", s, reason)
-			}
-		}
-	}
-	if n == 0 {
-		return "no"
-	}
-	return fmt.Sprintf("**yes**, %d of %d runs (%s)", n, of, why)
-}
-
 func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetric, base string) {
 	a := r.A
 	r.P("%s Paired differences against `%s`\n\n", h, base)
-	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval, then relative to the baseline's mean.\n\n| variant |")
+	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval, then relative to the baseline's mean, ")
+	r.P("then the seeds that back the sign (`[k/n]`, `*`: significant at 95 %%); %s: the variant or the baseline saturated.\n\n| variant |", SaturatedMark)
 	for _, m := range metrics {
 		r.P(" %s |", unitText(m))
 	}
@@ -403,10 +381,10 @@ func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetri
 			continue
 		}
 		r.P("| %s |", v.Name)
+		mark := MarkSaturated(a.ConditionRuns(v.Name, c), a.ConditionRuns(base, c))
 		for _, m := range metrics {
-			d := Estimate95(a.ConditionPaired(v.Name, base, c, func(x, y *RunData) float64 { return m.get(x) - m.get(y) }))
-			b := Estimate95(a.ConditionPaired(v.Name, base, c, func(_, y *RunData) float64 { return m.get(y) }))
-			r.P(" %s (%s) |", FmtEst(d, m.prec, true), RelativeEst(d, b.Mean, m.floor, 1))
+			cp := a.CompareVariants(v.Name, base, c, m.get, m.floor)
+			r.P(" %s (%s) %s%s |", FmtEst(cp.Diff, m.prec, true), cp.RelativeText(1), cp.SeedsText(), mark)
 		}
 		r.P("\n")
 	}
@@ -564,7 +542,7 @@ var resultsMetrics = []struct {
 	{"mean_slowdown", func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
 	{"mean_bsld", func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
 	{"utilization", func(x *RunData) float64 { return x.Metrics.Utilization }},
-	{"offered_load", func(x *RunData) float64 { return cmp(x).Saturation.Offered }},
+	{"offered_load", func(x *RunData) float64 { return x.Saturation.Offered }},
 }
 
 // ResultsColumns are the columns of results.csv.

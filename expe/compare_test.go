@@ -1,7 +1,11 @@
 package expe
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -62,7 +66,7 @@ func TestSaturation(t *testing.T) {
 	}
 	rows := rowsOf(late...)
 	s = SaturationOf(rows, Compute(rows, 1))
-	if sat, why := s.Saturated(); !sat || !strings.Contains(why, "the queue grows: mean wait 95 s in the first third") {
+	if sat, why := s.Saturated(); !sat || !strings.Contains(why, "the queue grows: mean wait 55 s in the first fifth of the submissions, 535 s in the last, the longest") {
 		t.Errorf("offered load 1.5 on one host: %+v, %v %s", s, sat, why)
 	}
 	rows = rowsOf(over...)
@@ -84,6 +88,26 @@ func TestSaturation(t *testing.T) {
 	s = SaturationOf(rows, Compute(rows, 2))
 	if sat, why := s.Saturated(); !sat || !strings.Contains(why, "the queue grows") {
 		t.Errorf("growing waits: %+v, %v %s", s, sat, why)
+	}
+	// A busy stretch the run recovers from: the waits peak in the fourth
+	// fifth and fall back; the last fifth still waits more than twice the
+	// first, but the queue does not grow through the whole run.
+	var busy [][3]float64
+	for i := 0; i < 100; i++ {
+		s := float64(100 * i)
+		w := 10.0
+		switch {
+		case i >= 60 && i < 80:
+			w = 5000
+		case i >= 80:
+			w = 1000
+		}
+		busy = append(busy, [3]float64{s, s + w, 10})
+	}
+	rows = rowsOf(busy...)
+	s = SaturationOf(rows, Compute(rows, 4))
+	if sat, why := s.Saturated(); sat || s.MidWait != 5000 || s.LateWait != 1000 {
+		t.Errorf("a busy stretch recovered from: %+v, %v %s", s, sat, why)
 	}
 	// Every job at once: no submission span, nothing to say.
 	rows = rowsOf([3]float64{0, 0, 5}, [3]float64{0, 5, 5})
@@ -118,4 +142,141 @@ func sortSearch(edges []float64, v float64) int {
 		}
 	}
 	return len(edges)
+}
+
+// The comparison report refuses a relative difference over a near-zero
+// base, says how many seeds back each sign, and marks what involves a
+// saturated run: a synthetic analysis where the baseline waits 0.4 s and
+// saturates.
+func TestComparisonReportNearZeroAndSaturation(t *testing.T) {
+	p, err := ParsePlanFile([]byte(`name: synth
+platform: lille
+workload: {generator: lille, jobs: 100}
+loads: [0.8]
+seeds: 1-3
+variants:
+  - {name: base, policy: fcfs}
+  - {name: other, policy: easy}
+  - {name: third, policy: minmin}
+baseline: base
+`), PlanFileOptions{Name: "synth.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a := &Analysis{Dir: dir, Plan: p, Hosts: 39, Runs: map[string]*RunData{}}
+	if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept := Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 10, LateWait: 12, MeanExec: 100}
+	for _, r := range p.Expand() {
+		f := float64(r.Seed)
+		m := Metrics{Jobs: 100, Ran: 100, MeanWait: 100 + f, MeanTurnaround: 200 + f, MeanBSLD: 2, MeanSlowdown: 2, Utilization: 0.78, Makespan: 1e4, Hosts: 39}
+		sat := kept
+		switch r.Variant.Name {
+		case "base":
+			m.MeanWait = 0.4
+			sat = Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 10, LateWait: 9000, MeanExec: 100}
+		case "third":
+			m.MeanWait = 2.4 + 0.1*f // above the base on every seed: +2.1, +2.2, +2.3 s
+		}
+		a.Runs[r.ID] = &RunData{Run: r, Metrics: m, Saturation: sat,
+			Extra: &compareRun{WaitHist: make([]int, len(waitEdges)+1), BSLDHist: make([]int, len(bsldEdges)+1), BySize: map[string]GroupStats{}, ByUser: map[string]GroupStats{}}}
+	}
+	rep := NewReport(a)
+	if err := ComparisonStudy().Report(rep); err != nil {
+		t.Fatal(err)
+	}
+	text := rep.Text()
+	// line is the last line starting with prefix (the differences table
+	// comes after the means).
+	line := func(prefix string) []string {
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, prefix) && strings.Contains(l, " ± ") {
+				out = strings.Split(l, "|")
+			}
+		}
+		if out == nil {
+			t.Fatalf("no line %q in\n%s", prefix, text)
+		}
+		return out
+	}
+	// Means: the baseline saturated on every seed.
+	if means := line("| base | `fcfs` | 3 |"); !strings.Contains(means[len(means)-2], "**yes**, 3 of 3 runs") {
+		t.Errorf("baseline not flagged: %v", means)
+	}
+	// Differences: waiting (first metric) over the 0.4 s base.
+	other := line("| other |")
+	if !strings.Contains(other[2], NearZero) || !strings.Contains(other[2], "[3/3]*"+SaturatedMark) {
+		t.Errorf("other's waiting difference: %q", other[2])
+	}
+	if third := line("| third |"); !strings.Contains(third[2], "+2 ± 0 ("+NearZero+") [3/3]*"+SaturatedMark) {
+		t.Errorf("third's waiting difference: %q", third[2])
+	}
+	// Turnaround (third column) has a base of about 202 s: a relative
+	// difference.
+	if !strings.Contains(other[4], "+0 ± 0 (+0.0 ± 0.0 %) [3/3 at 0]") {
+		t.Errorf("turnaround difference: %q", other[4])
+	}
+	if m := regexp.MustCompile(`[+-][0-9]{4,}(\.[0-9]+)? (± [0-9.]+ )?%`).FindString(text); m != "" {
+		t.Errorf("a relative difference over the 0.4 s base: %q", m)
+	}
+}
+
+func TestCompareAndSignedRank(t *testing.T) {
+	c := Compare([]float64{110, 120, 90, 130}, []float64{100, 100, 100, 100}, FloorSeconds)
+	if c.Up != 3 || c.Down != 1 || c.NearZero != 0 || c.ChangeText(1) != FmtEst(c.Change, 1, true)+" %" || c.SeedsText() != "[3/4]" {
+		t.Errorf("Compare: %+v %q", c, c.SeedsText())
+	}
+	if c := Compare([]float64{5, 6}, []float64{0.5, 100}, FloorSeconds); c.NearZero != 1 || c.ChangeText(1) != NearZero || c.Sign() != -1 {
+		t.Errorf("a seed over a near-zero base: %+v", c)
+	}
+	// R: wilcox.test(x, y, paired = TRUE) on the depression data of its
+	// documentation (Hollander & Wolfe): V = 40, p-value = 0.03906.
+	x := []float64{1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30}
+	y := []float64{0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29}
+	d := make([]float64, len(x))
+	for i := range x {
+		d[i] = x[i] - y[i]
+	}
+	if w := WilcoxonSignedRank(d); w.WPlus != 40 || math.Abs(w.P-0.0390625) > 1e-12 || !w.Exact || w.N != 9 {
+		t.Errorf("signed rank: %+v", w)
+	}
+	// Every seed the same way: p = 2/2ⁿ; ties and zeros.
+	if w := WilcoxonSignedRank([]float64{1, 2, 3}); math.Abs(w.P-0.25) > 1e-12 {
+		t.Errorf("3 positive differences: p = %v", w.P)
+	}
+	if w := WilcoxonSignedRank([]float64{0, 1, -1, 2, -2}); w.Zeros != 1 || w.N != 4 || w.WPlus != 5 || w.P != 1 {
+		t.Errorf("symmetric differences with a zero: %+v", w)
+	}
+	if w := WilcoxonSignedRank(nil); w.P != 1 || w.N != 0 {
+		t.Errorf("no difference: %+v", w)
+	}
+	// Above SignedRankExactMax, the normal approximation with the tie and
+	// continuity corrections (R's exact = FALSE): 68 non-zero differences,
+	// W+ = 1782, p = 0.000171474 (computed apart).
+	big := make([]float64, 80)
+	for i := range big {
+		big[i] = float64(i%7) - 2
+	}
+	if w := WilcoxonSignedRank(big); w.Exact || w.N != 68 || w.WPlus != 1782 || math.Abs(w.P-0.00017147381458) > 1e-12 {
+		t.Errorf("80 mostly positive differences: %+v", w)
+	}
+	if got := HolmRejects([]float64{0.01, 0.04, 0.03, 0.5}, 0.05); !got[0] || got[1] || got[2] || got[3] {
+		t.Errorf("Holm: %v", got)
+	}
+	if got := HolmRejects([]float64{0.001, 0.012, 0.02}, 0.05); !got[0] || !got[1] || !got[2] {
+		t.Errorf("Holm: %v", got)
+	}
+	b := Box([]float64{1, 2, 3, 4, 5, 6, 7, 8, 100})
+	if b.Median != 5 || b.Q1 != 3 || b.Q3 != 7 || b.HiWhisker != 8 || b.OutHigh != 1 || b.OutHighMax != 100 || b.LowWhisker != 1 {
+		t.Errorf("box: %+v", b)
+	}
+	pts := [][]float64{{1, 5}, {2, 6}, {3, 3}, {0, 1}, {3, 3}, {math.NaN(), 0}}
+	// (3, 3) dominates (1, 5) and (2, 6); the two (3, 3) do not dominate
+	// each other; (0, 1) has the lowest second objective.
+	if got := ParetoFront(pts, []bool{true, false}); fmt.Sprint(got) != "[2 3 4]" {
+		t.Errorf("front %v", got)
+	}
 }

@@ -329,7 +329,7 @@ func (r *GeneratorRegistry) CheckFiles(rec WorkloadRecipe) error {
 }
 
 // BuiltinGenerators returns a registry with bucma's generators (lille,
-// osep, sge, gang, bot, file, swf) and steps (bucma-insert, precise,
+// osep, sge, gang, lublin, bot, file, swf) and steps (bucma-insert, precise,
 // scale-load, window).
 func BuiltinGenerators() *GeneratorRegistry {
 	r := NewGeneratorRegistry()
@@ -394,6 +394,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 			return workloads.GenerateGang(workloads.GangOptions{Jobs: in.Jobs, Hosts: in.Hosts, Load: in.Load, Seed: in.Seed})
 		},
 	})
+	r.Register(lublinGenerator())
 	r.Register(botGenerator())
 	r.Register(Generator{
 		Name:  "file",
@@ -480,6 +481,53 @@ func BuiltinGenerators() *GeneratorRegistry {
 		},
 	})
 	return r
+}
+
+// LublinParams are the parameters of the lublin generator (besides jobs,
+// seed and load): the flags of "bucma workload lublin".
+var LublinParams = []Param{
+	{Name: "max_size", Type: Int, Default: 0, Check: AtLeast(0),
+		Usage: "largest job in nodes: the size law's ulow, umed and uhi move by log2(max_size/128) (0: the platform's hosts; 128, the model's machine, without a platform)"},
+	{Name: "model", Type: String, Default: workloads.LublinTyped, Choices: []string{workloads.LublinTyped, workloads.LublinUntyped},
+		Usage: "typed: batch and interactive jobs, each class with its parameters; typeless: one class, the whole sample's parameters"},
+	{Name: "users", Type: Int, Default: 0, Check: AtLeast(0),
+		Usage: "draw users 1..N with weights 1/k^1.1 (not part of the model; 0: no user, SWF field 12 is -1)"},
+	{Name: "walltime", Type: String, Default: workloads.LublinWallUniform, Choices: workloads.LublinWalltimes,
+		Usage: "walltime rule (the model has none): uniform in [r, F r] (Mu'alem and Feitelson's f model, f = F - 1), factor F r, exact r, or none"},
+	{Name: "walltime_factor", Type: Float, Default: 4.0, Check: Within(1, workloads.LublinMaxWalltimeFactor, false), Usage: "the walltime rule's F (1 to 1e6)"},
+	{Name: "set", Type: String, Default: "",
+		Usage: "override model parameters after the size scaling: NAME=VALUE,... (NAME for every class, batch.NAME or interactive.NAME for one; names: serial_prob, pow2_prob, ulow, umed, uhi, uprob, a1, b1, a2, b2, pa, pb, aarr, barr, arar, anum, bnum)"},
+}
+
+// LublinOptionsFrom returns the options of the lublin generator for a number of
+// jobs, a seed, an offered load (0: the model's arrival rate) and a
+// machine of hosts hosts (0: max_size, else 128).
+func LublinOptionsFrom(v Values, jobs int, seed uint64, load float64, hosts int) workloads.LublinOptions {
+	return workloads.LublinOptions{Jobs: jobs, Seed: seed, Load: load, Hosts: hosts, MaxSize: v.Int("max_size"),
+		Model: v.String("model"), Users: v.Int("users"), Walltime: v.String("walltime"),
+		WalltimeFactor: v.Float("walltime_factor"), Set: v.String("set")}
+}
+
+// lublinGenerator is the Lublin–Feitelson model (workloads.GenerateLublin).
+func lublinGenerator() Generator {
+	return Generator{
+		Name:  "lublin",
+		Usage: "the Lublin-Feitelson model of rigid parallel jobs (JPDC 2003): sizes, hyper-gamma run times, daily cycle of arrivals, batch and interactive jobs",
+		Jobs:  workloads.DefaultLublinJobs, Load: true, Seeded: true,
+		Params: LublinParams,
+		Check: func(v Values) error {
+			o := LublinOptionsFrom(v, 1, 1, 0, 0)
+			o.Hosts = max(o.MaxSize, workloads.LublinModelHosts)
+			return workloads.CheckLublin(o)
+		},
+		Make: func(in GenInput) (*workloads.Workload, error) {
+			t, err := workloads.GenerateLublin(LublinOptionsFrom(in.Values, in.Jobs, in.Seed, in.Load, in.Hosts))
+			if err != nil {
+				return nil, err
+			}
+			return t.Workload()
+		},
+	}
 }
 
 // SWFParams are the parameters of the swf generator: the options of

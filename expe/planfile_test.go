@@ -130,7 +130,7 @@ func TestPlanFileErrors(t *testing.T) {
 		{"bad parameter value", "ppn: 1", "ppn: 0", 8, "workload.ppn", "0: must be at least 1"},
 		{"parameter of the wrong type", "ppn: 1", "ppn: one", 8, "workload.ppn", "want an integer"},
 		{"unknown generator parameter", "ppn: 1", "ppm: 1", 8, "workload.ppm", "not a parameter of generator swf with steps window, scale-load (valid: generator, jobs, steps, file, file_sha256,"},
-		{"unknown generator", "generator: swf", "generator: swif", 6, "workload.generator", `unknown generator "swif" (valid: bot, file, gang, lille, osep, sge, swf)`},
+		{"unknown generator", "generator: swf", "generator: swif", 6, "workload.generator", `unknown generator "swif" (valid: bot, file, gang, lille, lublin, osep, sge, swf)`},
 		{"unknown step", "steps: [window, scale-load]", "steps: [window, scale]", 9, "workload.steps[1]", `unknown step "scale"`},
 		{"required parameter", "  window_jobs: 200\n", "", 5, "workload", "window_jobs: required"},
 		{"loads on a workload without load", "steps: [window, scale-load]", "steps: [window]", 11, "loads", "takes no load: add the step scale-load"},

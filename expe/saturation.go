@@ -17,10 +17,11 @@ type Saturation struct {
 	// Utilization is Metrics.Utilization: the same work over the makespan.
 	Utilization float64
 	// EarlyWait and LateWait are the mean waiting times of the jobs
-	// submitted in the first and the last third of the submission span
-	// (NaN with fewer than MinThirdJobs jobs in either); MeanExec is the
+	// submitted in the first and the last of SaturationParts equal parts of
+	// the submission span, MidWait the largest of the parts in between
+	// (NaN with fewer than MinPartJobs jobs in a part); MeanExec is the
 	// jobs' mean execution time.
-	EarlyWait, LateWait, MeanExec float64
+	EarlyWait, MidWait, LateWait, MeanExec float64
 }
 
 // Saturation thresholds, as the reports state them.
@@ -30,20 +31,25 @@ const (
 	// offered = span / makespan).
 	SaturatedUtilization = 0.5
 	// SaturatedWaitGrowth and SaturatedWaitMargin: the jobs of the last
-	// third waited more than this factor times as long as those of the
-	// first third, and longer by more than the jobs' mean execution time
-	// (at least this many seconds).
+	// part waited more than this factor times as long as those of the
+	// first, and longer by more than the jobs' mean execution time (at
+	// least this many seconds), and longer than those of every part in
+	// between: the queue grows through the whole run, not through a busy
+	// stretch the run recovers from.
 	SaturatedWaitGrowth = 2.0
 	SaturatedWaitMargin = 60.0
-	// MinThirdJobs is the fewest jobs a third needs for its mean wait to
-	// be compared.
-	MinThirdJobs = 10
+	// SaturationParts is the number of equal parts of the submission span
+	// the waits are compared over.
+	SaturationParts = 5
+	// MinPartJobs is the fewest jobs a part needs for its mean wait to be
+	// compared.
+	MinPartJobs = 10
 )
 
 // SaturationOf measures a run from its jobs file's rows and its metrics
 // (Compute).
 func SaturationOf(rows []JobRow, m Metrics) Saturation {
-	s := Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN(), MeanExec: math.NaN()}
+	s := Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), MidWait: math.NaN(), LateWait: math.NaN(), MeanExec: math.NaN()}
 	first, last := math.Inf(1), math.Inf(-1)
 	area, exec, n := 0.0, 0.0, 0
 	for i := range rows {
@@ -67,21 +73,24 @@ func SaturationOf(rows []JobRow, m Metrics) Saturation {
 		s.Offered = area / (float64(m.Hosts) * (last - first))
 	}
 	span := last - first
-	var early, late []float64
+	parts := make([][]float64, SaturationParts)
 	for i := range rows {
 		j := &rows[i]
 		if j.Rejected() {
 			continue
 		}
-		switch {
-		case j.Submit < first+span/3:
-			early = append(early, j.Wait)
-		case j.Submit >= last-span/3:
-			late = append(late, j.Wait)
+		k := min(SaturationParts-1, int(float64(SaturationParts)*(j.Submit-first)/span))
+		parts[k] = append(parts[k], j.Wait)
+	}
+	for _, p := range parts {
+		if len(p) < MinPartJobs {
+			return s
 		}
 	}
-	if len(early) >= MinThirdJobs && len(late) >= MinThirdJobs {
-		s.EarlyWait, s.LateWait = mean(early), mean(late)
+	s.EarlyWait, s.LateWait = mean(parts[0]), mean(parts[SaturationParts-1])
+	s.MidWait = math.Inf(-1)
+	for _, p := range parts[1 : SaturationParts-1] {
+		s.MidWait = math.Max(s.MidWait, mean(p))
 	}
 	return s
 }
@@ -101,8 +110,8 @@ func (s Saturation) Saturated() (bool, string) {
 	if s.Offered > 0 && s.Utilization < SaturatedUtilization*s.Offered {
 		return true, fmt.Sprintf("utilization %.2f against an offered load of %.2f", s.Utilization, s.Offered)
 	}
-	if s.LateWait > SaturatedWaitGrowth*s.EarlyWait && s.LateWait > s.EarlyWait+math.Max(SaturatedWaitMargin, s.MeanExec) {
-		return true, fmt.Sprintf("the queue grows: mean wait %.0f s in the first third of the submissions, %.0f s in the last", s.EarlyWait, s.LateWait)
+	if s.LateWait > SaturatedWaitGrowth*s.EarlyWait && s.LateWait > s.EarlyWait+math.Max(SaturatedWaitMargin, s.MeanExec) && !(s.MidWait >= s.LateWait) {
+		return true, fmt.Sprintf("the queue grows: mean wait %.0f s in the first fifth of the submissions, %.0f s in the last, the longest", s.EarlyWait, s.LateWait)
 	}
 	return false, ""
 }
@@ -111,10 +120,11 @@ func (s Saturation) Saturated() (bool, string) {
 // means.
 func SaturationNote() string {
 	return fmt.Sprintf("*Saturated*: the run did not keep up with its workload — its utilization is below %g × its offered load "+
-		"(it lasted more than %g times its submission span), or the jobs submitted in the last third of the span waited on average "+
-		"more than %g times as long as those of the first third, and longer by more than the jobs' mean execution time (and %g s): "+
-		"the queue grows through the run. Means over a saturated run depend on the trace's length as much as on the policy.",
-		SaturatedUtilization, 1/SaturatedUtilization, SaturatedWaitGrowth, SaturatedWaitMargin)
+		"(it lasted more than %g times its submission span), or, the submission span cut in %d equal parts, the jobs submitted in the "+
+		"last part waited on average more than %g times as long as those of the first, longer by more than the jobs' mean execution "+
+		"time (and %g s), and longer than those of any other part: the queue grows through the whole run (a busy stretch the run "+
+		"recovers from does not count). Means over a saturated run depend on the trace's length as much as on the policy.",
+		SaturatedUtilization, 1/SaturatedUtilization, SaturationParts, SaturatedWaitGrowth, SaturatedWaitMargin)
 }
 
 // NearZero is the text a report prints for a relative difference over a

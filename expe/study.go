@@ -134,7 +134,7 @@ func WriteReport(dir string, studies *Studies) (string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
 		return "", err
 	}
-	r := &Report{A: a, buf: &bytes.Buffer{}}
+	r := NewReport(a)
 	if err := st.Report(r); err != nil {
 		return "", err
 	}
@@ -148,6 +148,14 @@ type Report struct {
 	A   *Analysis
 	buf *bytes.Buffer
 }
+
+// NewReport starts a report on an analysis (its figures go to a.Dir/fig,
+// which must exist): what WriteReport does before the study writes, for a
+// study's tests to report on an analysis they built.
+func NewReport(a *Analysis) *Report { return &Report{A: a, buf: &bytes.Buffer{}} }
+
+// Text is the report's Markdown text so far.
+func (r *Report) Text() string { return r.buf.String() }
 
 // P appends formatted text to the report.
 func (r *Report) P(format string, args ...any) { fmt.Fprintf(r.buf, format, args...) }

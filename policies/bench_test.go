@@ -1,11 +1,13 @@
 package policies_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -29,11 +31,22 @@ import (
 //   - the bag-of-tasks policies: 1000 cores in nodes of 4, BoTs of 100
 //     tasks whose first steps run, the later steps waiting;
 //   - the OSEP policies: 1000 hosts owned by 200 users, all busy with
-//     sequential jobs, sequential jobs waiting.
+//     sequential jobs, sequential jobs waiting;
+//   - the energy-aware backfilling policies: the queue policies' state on
+//     hosts with a sleep pstate, the idle hosts asleep (as the policy
+//     switched them off).
+//
+// batsched-energy is timed apart (BenchmarkBatschedEnergy): as batsched's
+// energy variants, it plans every waiting job again at each decision, in
+// time quadratic in the queue (65 s for one decision at 10 000 waiting
+// jobs).
 func BenchmarkDecide(b *testing.B) {
 	reg := policies.Builtin()
 	for _, n := range []int{10_000, 100_000} {
 		for _, name := range reg.Names() {
+			if name == "batsched-energy" {
+				continue
+			}
 			spec, _ := reg.Get(name)
 			sess, now := benchSession(b, spec, n, nil)
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
@@ -42,6 +55,21 @@ func BenchmarkDecide(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkBatschedEnergy times one decision of batsched-energy
+// (energy_bf) on BenchmarkDecide's state of the energy policies, with 100
+// and 1000 waiting jobs.
+func BenchmarkBatschedEnergy(b *testing.B) {
+	spec, _ := policies.Builtin().Get("batsched-energy")
+	for _, n := range []int{100, 1000} {
+		sess, now := benchSession(b, spec, n, nil)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				decideOnce(b, sess, now)
+			}
+		})
 	}
 }
 
@@ -69,8 +97,13 @@ func benchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Observer) (
 	b.Helper()
 	var msgs []*batsim.Message
 	switch {
+	case energyFamily[spec.Name]:
+		return energyBenchSession(b, spec, n, obs)
 	case spec.DynamicJobs:
 		msgs = osepBenchMessages(n)
+	case spec.Energy && !spec.ComputeSharing:
+		msgs = queueBenchMessages(n)
+		msgs[0].Events[0] = benchHostsBegins(false, false, true)
 	case spec.Energy:
 		msgs = botBenchMessages(b, n)
 	case spec.ComputeSharing:
@@ -87,19 +120,38 @@ func benchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Observer) (
 			b.Fatalf("%s: %v", spec.Name, err)
 		}
 	}
-	return sess, msgs[len(msgs)-1].Now
+	// A policy that starts one job per decision (killer, submitter) or
+	// switches hosts off reaches in a few more decisions the state the
+	// others reach in one: it decides again until its decision changes
+	// nothing.
+	now := msgs[len(msgs)-1].Now
+	for range 5000 {
+		reply, err := sess.Handle(&batsim.Message{Now: now})
+		if err != nil {
+			b.Fatalf("%s: %v", spec.Name, err)
+		}
+		if !slices.ContainsFunc(reply.Events(), func(ev batsim.Event) bool { return ev.Type != batsim.TypeCallMeLater }) {
+			break
+		}
+	}
+	return sess, now
 }
 
 // benchHostsBegins is SIMULATION_BEGINS on 1000 hosts of four speeds, each
 // with the properties the policies read: slots (4), node (4 cores each),
-// cluster (two of 500) and owner (200 users).
-func benchHostsBegins(sharing, dynamic bool) batsim.Event {
+// cluster (two of 500) and owner (200 users); with energy, a sleep pstate
+// (2, switching through 3 and 4).
+func benchHostsBegins(sharing, dynamic bool, energy ...bool) batsim.Event {
 	res := make([]batsim.Resource, 1000)
 	for i := range res {
 		sp := strconv.FormatFloat(float64(1+i%4)*1e9, 'g', -1, 64)
 		res[i] = batsim.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{
 			"speed": sp, "slots": "4", "node": "n" + strconv.Itoa(i/4), "cluster": "c" + strconv.Itoa(i/500),
 			"owner": "u" + strconv.Itoa(i%200)}}
+		if len(energy) > 0 && energy[0] {
+			res[i].Properties["wattage_per_state"] = "95:190, 95:130, 9:9, 100:100, 125:125"
+			res[i].Properties["sleep_pstates"] = "2:3:4"
+		}
 	}
 	return batsim.Event{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
 		NbResources: len(res), NbComputeResources: len(res), AllowComputeSharing: sharing, ComputeResources: res,
@@ -132,6 +184,58 @@ func queueBenchMessages(n int) []*batsim.Message {
 		next.Events = append(next.Events, submitted(1000, strconv.Itoa(i), fmt.Sprintf(`"subtime":1000,"res":%d,%s"profile":"d","user":"u%d"`, 11+r.IntN(54), wall, r.IntN(200))))
 	}
 	return []*batsim.Message{first, next}
+}
+
+// energyFamily are the energy-aware backfilling policies (the Energy specs
+// that are not bag-of-tasks policies).
+var energyFamily = map[string]bool{"energy": true, "batsched-energy": true}
+
+// energyBenchSession is benchSession for the energy-aware backfilling
+// policies: queueBenchMessages on hosts with a sleep pstate, Batsim
+// switching off at 1 what the policy asked to switch off at 0.
+func energyBenchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Observer) (*sched.Session, float64) {
+	b.Helper()
+	msgs := queueBenchMessages(n)
+	begins := msgs[0].Events[0].Data.(*batsim.SimulationBegins)
+	for i := range begins.ComputeResources {
+		p := begins.ComputeResources[i].Properties
+		p["wattage_per_state"], p["sleep_pstates"] = "95:190, 9.75:9.75, 100:100, 120:120", "1:2:3"
+	}
+	var opts sched.Options
+	if spec.Name == "batsched-energy" {
+		// batsched's energy variants stop on a job without walltime
+		// that cannot be placed: every job gets one.
+		for i, ev := range msgs[1].Events {
+			d := ev.Data.(*batsim.JobSubmitted)
+			if !bytes.Contains(d.Job, []byte(`"walltime"`)) {
+				raw := bytes.Replace(d.Job, []byte(`"profile"`), []byte(`"walltime":3600,"profile"`), 1)
+				msgs[1].Events[i].Data = &batsim.JobSubmitted{JobID: d.JobID, Job: raw}
+			}
+		}
+		opts = sched.Options{"power-compute": "190", "power-idle": "95", "power-sleep": "9.75", "pstate-compute": "0", "pstate-sleep": "1",
+			"time-switch-on": "10", "time-switch-off": "5", "energy-switch-on": "1200", "energy-switch-off": "500"}
+	}
+	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Observers: obs, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reply, err := sess.Handle(msgs[0])
+	if err != nil {
+		b.Fatalf("%s: %v", spec.Name, err)
+	}
+	changed := &batsim.Message{Now: 1}
+	for _, ev := range reply.Events() {
+		if d, ok := ev.Data.(*batsim.SetResourceState); ok {
+			changed.Events = append(changed.Events, batsim.Event{Timestamp: 1, Type: batsim.TypeResourceStateChanged,
+				Data: &batsim.ResourceStateChanged{Resources: d.Resources.String(), State: strconv.Itoa(d.PState)}})
+		}
+	}
+	for _, m := range []*batsim.Message{changed, msgs[1]} {
+		if _, err := sess.Handle(m); err != nil {
+			b.Fatalf("%s: %v", spec.Name, err)
+		}
+	}
+	return sess, msgs[1].Now
 }
 
 // sgeBenchMessages: 4000 sequential jobs fill every slot, then n more

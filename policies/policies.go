@@ -9,9 +9,11 @@ import (
 	"github.com/bucma-sched/bucma/policies/bot"
 	"github.com/bucma-sched/bucma/policies/bucma"
 	"github.com/bucma-sched/bucma/policies/conservative"
+	"github.com/bucma-sched/bucma/policies/energy"
 	"github.com/bucma-sched/bucma/policies/gang"
 	"github.com/bucma-sched/bucma/policies/osep"
 	"github.com/bucma-sched/bucma/policies/sge"
+	"github.com/bucma-sched/bucma/policies/simple"
 	"github.com/bucma-sched/bucma/policies/wtrust"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -26,6 +28,8 @@ func Register(r *sched.Registry) {
 	sge.Register(r)
 	gang.Register(r)
 	bot.Register(r)
+	energy.Register(r)
+	simple.Register(r)
 }
 
 // Builtin returns a new registry holding every built-in policy.

@@ -20,7 +20,7 @@ func policyVariants() []testkit.Scenario {
 	for _, name := range reg.Names() {
 		// Preempting policies need owners, the bag-of-tasks ones BoT
 		// workloads with compute sharing and energy (bot_test.go).
-		if spec, _ := reg.Get(name); spec.DynamicJobs || spec.Energy {
+		if spec, _ := reg.Get(name); spec.DynamicJobs || spec.Energy || killers[name] {
 			continue
 		}
 		out = append(out, testkit.Scenario{Registry: reg, Policy: name})

@@ -20,8 +20,12 @@
 // Optional interfaces add hooks: Starter (set up at SIMULATION_BEGINS),
 // SubmitObserver and EndObserver (a job joined the queue, a job ended),
 // Admitter and RefusalExplainer (refuse jobs at submission),
-// InPlaceRejecter, Registrar (a policy that registers dynamic jobs),
-// TraceInfo and SubmitRecorder (columns of the decision trace).
+// InPlaceRejecter, Registrar (a policy that registers dynamic jobs) and
+// RegistrationCloser (one that says itself when it stops: Decider.Register,
+// Decider.FinishRegistration), TraceInfo and SubmitRecorder (columns of the
+// decision trace), WaitingTimeEstimator (answers to Batsim's
+// estimate_waiting_time query; Composite answers with its start rule's
+// Forecast).
 //
 // # What a policy sees
 //

@@ -150,6 +150,27 @@ type seqBlock struct {
 	// (BUCMA's walk bounds a block with it), valid while umOK.
 	um   []seqUserMin
 	umOK bool
+	// wb is the shortest WalltimeOrInf of the block's live jobs by users
+	// bucket (user number mod 64), valid while wbOK (walls).
+	wb   [64]float64
+	wbOK bool
+}
+
+// walls returns wb, computed again after a change.
+func (b *seqBlock) walls() *[64]float64 {
+	if !b.wbOK {
+		for i := range b.wb {
+			b.wb[i] = math.Inf(1)
+		}
+		for i := range b.e {
+			if e := &b.e[i]; e.res != seqDead {
+				k := uint32(e.uid) % 64
+				b.wb[k] = min(b.wb[k], e.j.WalltimeOrInf())
+			}
+		}
+		b.wbOK = true
+	}
+	return &b.wb
 }
 
 // seqUserMin is a user's shortest WalltimeOrInf in a block.
@@ -185,7 +206,7 @@ func (b *seqBlock) userMins() []seqUserMin {
 }
 
 func (b *seqBlock) recompute() {
-	b.umOK = false
+	b.umOK, b.wbOK = false, false
 	b.agg = emptySeqAgg
 	for i := range b.e {
 		b.agg.addEntry(&b.e[i])
@@ -204,7 +225,34 @@ type jobSeq struct {
 	// moves of a burst of arrivals.
 	stale int
 	dead  []*Job // dead entries, purged by purge
+	// wb, once enabled (wbOn, by enableWalls), holds for each node of the
+	// tree the shortest walltime of its live jobs by users bucket: BUCMA's
+	// walk by records searches one score level's jobs with it.
+	wb   [][64]float64
+	wbOn bool
 }
+
+// enableWalls has the tree keep wb from now on.
+func (q *jobSeq) enableWalls() {
+	if !q.wbOn {
+		q.wbOn = true
+		q.moved(0)
+	}
+}
+
+func combineWalls(a, b *[64]float64) (c [64]float64) {
+	for i := range c {
+		c[i] = min(a[i], b[i])
+	}
+	return c
+}
+
+var noWalls = func() (w [64]float64) {
+	for i := range w {
+		w[i] = math.Inf(1)
+	}
+	return w
+}()
 
 func newJobSeq(order seqOrder, custom *KeyOrder) *jobSeq {
 	q := &jobSeq{order: order, custom: custom, stale: 0}
@@ -287,17 +335,31 @@ func (q *jobSeq) ready() {
 		q.tree = make([]seqAgg, 2*p)
 		from = 0
 	}
+	if q.wbOn && len(q.wb) != len(q.tree) {
+		q.wb = make([][64]float64, len(q.tree))
+		from = 0
+	}
 	for i := from; i < q.p; i++ {
 		if i < nb {
 			q.tree[q.p+i] = q.blocks[i].agg
 		} else {
 			q.tree[q.p+i] = emptySeqAgg
 		}
+		if q.wbOn {
+			if i < nb {
+				q.wb[q.p+i] = *q.blocks[i].walls()
+			} else {
+				q.wb[q.p+i] = noWalls
+			}
+		}
 	}
 	lo, hi := (q.p+from)/2, (2*q.p-1)/2
 	for lo >= 1 {
 		for i := lo; i <= hi; i++ {
 			q.tree[i] = combineSeqAgg(q.tree[2*i], q.tree[2*i+1])
+			if q.wbOn {
+				q.wb[i] = combineWalls(&q.wb[2*i], &q.wb[2*i+1])
+			}
 		}
 		lo, hi = lo/2, hi/2
 	}
@@ -311,8 +373,14 @@ func (q *jobSeq) fix(bi int) {
 	}
 	i := q.p + bi
 	q.tree[i] = q.blocks[bi].agg
+	if q.wbOn {
+		q.wb[i] = *q.blocks[bi].walls()
+	}
 	for i /= 2; i >= 1; i /= 2 {
 		q.tree[i] = combineSeqAgg(q.tree[2*i], q.tree[2*i+1])
+		if q.wbOn {
+			q.wb[i] = combineWalls(&q.wb[2*i], &q.wb[2*i+1])
+		}
 	}
 }
 
@@ -396,7 +464,7 @@ func (q *jobSeq) insert(s *State, j *Job) {
 	}
 	b.e = slices.Insert(b.e, ei, e)
 	b.agg.addEntry(&e)
-	b.umOK = false
+	b.umOK, b.wbOK = false, false
 	q.fix(bi)
 }
 
@@ -428,7 +496,7 @@ func (q *jobSeq) purge() {
 		b := q.blocks[bi]
 		b.e = slices.Delete(b.e, ei, ei+1)
 		b.agg.n--
-		b.umOK = false
+		b.umOK, b.wbOK = false, false
 		switch {
 		case len(b.e) == 0:
 			q.blocks = slices.Delete(q.blocks, bi, bi+1)
@@ -565,12 +633,18 @@ func (w *seqWalk) nextStartable(free, small int, now, shadow float64) *Job {
 // those of the tree's ranges above it, satisfy may, or -1. may must hold
 // for a range whenever it holds for one of its parts.
 func (q *jobSeq) nextBlockWhere(from int, may func(a *seqAgg) bool) int {
+	return q.nextBlockAt(from, func(x int) bool { return may(&q.tree[x]) })
+}
+
+// nextBlockAt is nextBlockWhere with may given the index of the tree's
+// node (for what the tree keeps beside its aggregates: wb).
+func (q *jobSeq) nextBlockAt(from int, may func(x int) bool) int {
 	if from >= len(q.blocks) {
 		return -1
 	}
 	q.ready()
 	i := q.p + from
-	if may(&q.tree[i]) {
+	if may(i) {
 		return from
 	}
 	for {
@@ -581,12 +655,12 @@ func (q *jobSeq) nextBlockWhere(from int, may func(a *seqAgg) bool) int {
 			}
 		}
 		i++
-		if may(&q.tree[i]) {
+		if may(i) {
 			break
 		}
 	}
 	for i < q.p {
-		if may(&q.tree[2*i]) {
+		if may(2 * i) {
 			i = 2 * i
 		} else {
 			i = 2*i + 1
@@ -735,6 +809,19 @@ func (q *jobSeq) check(s *State) error {
 	for i := q.p - 1; i >= 1; i-- {
 		if q.tree[i] != combineSeqAgg(q.tree[2*i], q.tree[2*i+1]) {
 			return fmt.Errorf("order index %d: tree node %d is stale", q.order, i)
+		}
+		if q.wbOn && q.wb[i] != combineWalls(&q.wb[2*i], &q.wb[2*i+1]) {
+			return fmt.Errorf("order index %d: tree node %d's walltimes by user are stale", q.order, i)
+		}
+	}
+	for bi, b := range q.blocks {
+		if !q.wbOn {
+			break
+		}
+		wb := *b.walls()
+		b.wbOK = false
+		if wb != *b.walls() || q.wb[q.p+bi] != wb {
+			return fmt.Errorf("order index %d: block %d's walltimes by user are stale", q.order, bi)
 		}
 	}
 	for i := len(q.blocks); i < q.p; i++ {

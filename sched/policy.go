@@ -26,6 +26,19 @@ type EndObserver interface {
 	JobEnded(s *State, j *Job)
 }
 
+// EventObserver is implemented by policies that follow a message's events
+// one by one, as batsched's callbacks do (its energy-aware variants change
+// their plans and decide at a REQUESTED_CALL or a RESOURCE_STATE_CHANGED
+// before the later events of the same message). Event is called after the
+// framework applied each event of a message, from SIMULATION_BEGINS on
+// (not for SIMULATION_ENDS), with the State's Now at the message's now and
+// its LastEvent at the event's timestamp, and a Decider whose decisions
+// come first in the reply; Decide is called after the last event as
+// usual, with the same Decider.
+type EventObserver interface {
+	Event(s *State, d *Decider, ev *batsim.Event)
+}
+
 // Starter is implemented by policies that need to set up once the platform
 // is known (SIMULATION_BEGINS).
 type Starter interface {
@@ -88,6 +101,15 @@ type Decider struct {
 // Err is the first invalid decision, if any.
 func (d *Decider) Err() error { return d.err }
 
+// Fail stops the run with err, as an invalid decision does (Err): for a
+// policy that finds it cannot go on, such as a twin of batsched where
+// batsched itself stops on an assertion. The first error is kept.
+func (d *Decider) Fail(err error) {
+	if d.err == nil && err != nil {
+		d.err = err
+	}
+}
+
 func (d *Decider) fail(format string, args ...any) bool {
 	if d.err == nil {
 		d.err = fmt.Errorf("invalid decision at t=%v: "+format, append([]any{d.s.now}, args...)...)
@@ -100,9 +122,16 @@ func (d *Decider) fail(format string, args ...any) bool {
 // decision is invalid.
 func (d *Decider) Start(j *Job, hosts []int) bool { return d.StartAt(j, hosts, d.reply.Now()) }
 
-// StartAt is Start with the EXECUTE_JOB dated at (at most the message's
-// now). A date earlier than the reply's previous decision is moved to that
-// decision's: Batsim applies a reply's events in order.
+// StartAt is Start with the EXECUTE_JOB dated at: at most the reply's now,
+// which is the message's unless the policy moved it (batsim.Reply.AdvanceTo:
+// Batsim then applies the start at that later date). A date earlier than
+// the reply's previous decision is moved to that decision's: Batsim
+// applies a reply's events in order.
+//
+// A host is free, or handed over: every job on it is being killed by a
+// KILL_JOB dated strictly before at, so that Batsim has freed it when the
+// start comes (the host holds both jobs until the killed one's
+// JOB_COMPLETED arrives).
 func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	if d.err != nil {
 		return false
@@ -123,7 +152,7 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 		if h < 0 || h >= len(d.s.hosts) {
 			return d.fail("start %s: host %d does not exist", j.id, h)
 		}
-		if !d.s.hosts[h].Free() {
+		if !d.s.hosts[h].Free() && !d.s.hosts[h].handedOver(at) {
 			if d.s.hosts[h].Capacity() > 1 && !d.s.hosts[h].unavailable {
 				return d.fail("start %s: host %d has no free slot (%d jobs for %d slots)", j.id, h, len(d.s.hosts[h].jobs), d.s.hosts[h].Capacity())
 			}
@@ -142,17 +171,33 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	}
 	for _, h := range alloc {
 		host := &d.s.hosts[h]
+		was := host.Free()
 		host.jobs = append(host.jobs, j)
-		if !host.Free() {
+		if was && !host.Free() {
 			d.s.nfree--
 		}
 	}
 	d.s.dequeued(j)
 	j.state = batsim.StateRunning
-	j.start = d.s.now
+	j.start = max(d.s.now, at)
 	j.alloc = alloc
 	d.s.running[j.id] = j
 	d.started = append(d.started, j)
+	return true
+}
+
+// handedOver reports whether a job may start on h at date at although h
+// is not free: h is on and available, and every job on it is being killed
+// by a KILL_JOB dated before at.
+func (h *Host) handedOver(at float64) bool {
+	if h.unavailable || h.power != PowerOn || len(h.jobs) == 0 {
+		return false
+	}
+	for _, k := range h.jobs {
+		if !k.killing || !(k.killAt < at) {
+			return false
+		}
+	}
 	return true
 }
 
@@ -201,7 +246,7 @@ func (d *Decider) Kill(jobs ...*Job) bool {
 		return d.fail("%v", err)
 	}
 	for _, j := range jobs {
-		j.killing = true
+		j.killing, j.killAt = true, d.reply.Now()
 	}
 	d.s.nkilling += len(jobs)
 	return true

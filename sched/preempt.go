@@ -114,6 +114,8 @@ type dynamicJobs struct {
 	pieces   map[string]int           // last piece number per original
 	profiles map[string]map[string]json.RawMessage
 	used     map[string]bool // registered profile names "W!P"
+	// registered holds the ids of the jobs registered by Decider.Register.
+	registered map[string]bool
 }
 
 func (s *State) dyn() *dynamicJobs {

@@ -64,14 +64,19 @@ func (z *sfNorm) sfTerm(suTerm float64, r int, submit, walltime float64, hasWall
 // entry's, the submission time the key of a queue in submission order,
 // and is read from the job only when the E term needs it.
 func (w *sfWalk) sfOf(e *seqEntry, r int) float64 {
-	submit := 0.0
+	return w.z.sfTerm(w.suTerm[e.uid], r, w.submitOf(e), e.wall, e.wall > 0)
+}
+
+// submitOf is an entry's submission time when the E term needs it (0
+// otherwise).
+func (w *sfWalk) submitOf(e *seqEntry) float64 {
 	if w.z.maxE > 0 && w.z.w.Wait != 0 {
-		submit = e.key
-		if w.q.order != seqBySubmit {
-			submit = e.j.submit
+		if w.q.order == seqBySubmit {
+			return e.key
 		}
+		return e.j.submit
 	}
-	return w.z.sfTerm(w.suTerm[e.uid], r, submit, e.wall, e.wall > 0)
+	return 0
 }
 
 // userScores mirrors a UserScores by user number (State.userID) for the walk:
@@ -251,21 +256,45 @@ type sfWalk struct {
 	// heap: only the best of a block is in h at a time, so opening a block
 	// costs a linear heapify rather than a push per job.
 	runs []sfItem
+
+	// The walk by records (rerank_records.go): the users' records, the
+	// jobs this walk gave.
+	byRecords bool
+	recs      []recNode
+	given     map[*Job]struct{}
+	lvlOf     []int32   // each user's score level
+	lvlMask   []uint64  // each level's users as a jobSeq's users mask does
+	lvlTerm   []float64 // each level's first term of Sf
+	rest      []recRest // each level's search for its next records
+	// the queue's shortest walltime and earliest submission at the start
+	minW0, minSub0 float64
 }
 
 // walk starts the Sf walk over q, the State's jobSeq of the base order,
 // purged: its entries are the waiting jobs.
 func (o *Rerank) walk(s *State, q *jobSeq) *sfWalk {
+	return o.walkBy(s, q, o.Weights.Wait == 0 || q.order == seqBySubmit)
+}
+
+// walkBy is walk by records (when Sf cannot grow with the rank, see
+// rerank_records.go) or by the search of the whole queue's tree.
+func (o *Rerank) walkBy(s *State, q *jobSeq, records bool) *sfWalk {
 	o.users.sync(s, o.Scores)
 	root := q.root()
 	w := &o.sfw
-	*w = sfWalk{q: q, us: &o.users, h: w.h[:0], runs: w.runs[:0], suTerm: w.suTerm[:0],
+	*w = sfWalk{q: q, us: &o.users, h: w.h[:0], runs: w.runs[:0], suTerm: w.suTerm[:0], recs: w.recs[:0], given: w.given,
+		lvlOf: w.lvlOf, lvlMask: w.lvlMask, lvlTerm: w.lvlTerm, rest: w.rest, minW0: root.minW, minSub0: root.minSub,
 		z: sfNorm{w: o.Weights, n: int(root.n), now: s.now, maxW: root.maxWall}}
 	if root.live > 0 {
 		w.z.maxE = math.Max(0, s.now-root.minSub)
 	}
 	for _, su := range o.users.su {
 		w.suTerm = append(w.suTerm, w.z.suTerm(su))
+	}
+	if records {
+		clear(w.given)
+		w.startRecords()
+		return w
 	}
 	w.pushNode(1, 0, seqNoRes-1)
 	return w
@@ -301,8 +330,13 @@ func (w *sfWalk) lowBound(a *seqAgg, r int) float64 {
 }
 
 func (w *sfWalk) push(it sfItem) {
-	h := append(w.h, it)
-	i := len(h) - 1
+	w.h = append(w.h, it)
+	w.up(len(w.h) - 1)
+}
+
+// up restores the heap order of h above i.
+func (w *sfWalk) up(i int) {
+	h := w.h
 	for i > 0 {
 		p := (i - 1) / 2
 		if !sfItemBefore(&h[i], &h[p]) {
@@ -311,7 +345,7 @@ func (w *sfWalk) push(it sfItem) {
 		h[i], h[p] = h[p], h[i]
 		i = p
 	}
-	w.h = h
+
 }
 
 func (w *sfWalk) pop() sfItem {
@@ -376,6 +410,14 @@ func (w *sfWalk) pushNode(x, r int, lim int32) {
 // Next implements Walk.
 func (w *sfWalk) Next(limit int) *Job {
 	lim := int32(min(limit, seqNoRes-1))
+	if w.byRecords {
+		return w.nextRecord(lim)
+	}
+	return w.nextInTree(lim)
+}
+
+// nextInTree is Next by the search of the whole queue's tree.
+func (w *sfWalk) nextInTree(lim int32) *Job {
 	q := w.q
 	for len(w.h) > 0 {
 		it := w.pop()
@@ -431,6 +473,8 @@ func (w *sfWalk) release() {
 	clear(w.h)
 	w.h = w.h[:0]
 	w.runs = w.runs[:0]
+	w.recs = w.recs[:0]
+	clear(w.given)
 	w.q = nil
 }
 

@@ -61,6 +61,8 @@ type Session struct {
 	// killedJobs holds the jobs ended COMPLETED_KILLED whose JOB_KILLED
 	// has not arrived.
 	killedJobs map[string]*Job
+	// queries holds the message's estimate_waiting_time requests.
+	queries []waitQuery
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -105,6 +107,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		s.state.killed = s.state.killed[:0]
 	}
 	reply := batsim.NewReply(msg.Now)
+	var d *Decider
 	for i := range msg.Events {
 		ev := &msg.Events[i]
 		if s.state == nil && ev.Type != batsim.TypeSimulationBegins {
@@ -112,6 +115,16 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		}
 		if err := s.apply(ev, reply); err != nil {
 			return nil, fmt.Errorf("event %d (%s) at t=%v: %w", i, ev.Type, ev.Timestamp, err)
+		}
+		if eo, ok := s.policy.(EventObserver); ok && !s.ended {
+			s.state.now, s.state.lastEvent = msg.Now, ev.Timestamp
+			if d == nil {
+				d = &Decider{s: s.state, sess: s, reply: reply}
+			}
+			eo.Event(s.state, d, ev)
+			if d.err != nil {
+				return nil, d.err
+			}
 		}
 	}
 	if s.ended || s.state == nil {
@@ -122,7 +135,9 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 	if n := len(msg.Events); n > 0 {
 		s.state.lastEvent = msg.Events[n-1].Timestamp
 	}
-	d := &Decider{s: s.state, sess: s, reply: reply}
+	if d == nil {
+		d = &Decider{s: s.state, sess: s, reply: reply}
+	}
 	// Refused jobs are rejected before the policy decides, unless the
 	// policy places their rejections itself; those it leaves are rejected
 	// after its decisions.
@@ -142,6 +157,9 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		return nil, d.err
 	}
 	s.refused = s.refused[:0]
+	if err := s.answerQueries(reply); err != nil {
+		return nil, err
+	}
 	s.finishRegistration(reply)
 	for _, j := range d.started {
 		for _, o := range s.cfg.Observers {
@@ -179,7 +197,7 @@ func (s *Session) finishRegistration(reply *batsim.Reply) {
 	if !st.config.DynamicJobsEnabled || st.RegistrationFinished() || !st.noMoreStatic {
 		return
 	}
-	if r, ok := s.policy.(Registrar); !ok || !r.RegistersDynamicJobs() {
+	if r, ok := s.policy.(Registrar); !ok || !r.RegistersDynamicJobs() || closesRegistration(s.policy) {
 		return
 	}
 	if st.NbWaiting() > 0 || st.nkilling > 0 || len(s.killedJobs) > 0 || (st.dynamic != nil && len(st.dynamic.pending) > 0) {
@@ -335,8 +353,10 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 		if err := s.state.resourceStateChanged(d); err != nil {
 			return fmt.Errorf("RESOURCE_STATE_CHANGED: %w", err)
 		}
+	case *batsim.BatsimQuery:
+		return s.addQuery(d, ev.Timestamp)
 	case *batsim.RequestedCall,
-		*batsim.BatsimAnswer, *batsim.FromJobMsg, *batsim.BatsimQuery, *batsim.Unknown:
+		*batsim.BatsimAnswer, *batsim.FromJobMsg, *batsim.Unknown:
 		// Nothing the framework tracks.
 	default:
 		s.log.Debug("ignoring event", "type", ev.Type)
@@ -478,8 +498,8 @@ func (s *Session) audit() error {
 		if h.Free() {
 			free++
 		}
-		if len(h.jobs) > h.Capacity() {
-			return fmt.Errorf("host %d holds %d jobs for %d slots", i, len(h.jobs), h.Capacity())
+		if n := h.liveJobs(); n > h.Capacity() {
+			return fmt.Errorf("host %d holds %d jobs for %d slots", i, n, h.Capacity())
 		}
 		for k, j := range h.jobs {
 			if !slices.Contains(j.alloc, i) {

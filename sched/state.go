@@ -36,8 +36,10 @@ type Job struct {
 	// refused is set at submission when the job can never run (res 0, or
 	// more hosts than the platform has) or the policy does not admit it.
 	refused bool
-	// killing is set from the kill request to the job's end.
+	// killing is set from the kill request to the job's end; killAt is
+	// the date of the KILL_JOB.
 	killing bool
+	killAt  float64
 	// original and piece link a resubmitted piece to its original job.
 	original string
 	piece    int
@@ -194,9 +196,21 @@ func (h *Host) Properties() map[string]string { return h.props }
 func (h *Host) ZoneProperties() map[string]string { return h.zoneProps }
 
 // Jobs are the jobs running on the host, in start order: at most one, or
-// up to Slots for a policy that shares hosts. The slice is the
-// framework's: do not modify it.
+// up to Slots for a policy that shares hosts, besides the jobs being
+// killed on a host handed over to a later start (see Decider.StartAt). The
+// slice is the framework's: do not modify it.
 func (h *Host) Jobs() []*Job { return h.jobs }
+
+// liveJobs counts the host's jobs that are not being killed.
+func (h *Host) liveJobs() int {
+	n := 0
+	for _, j := range h.jobs {
+		if !j.killing {
+			n++
+		}
+	}
+	return n
+}
 
 // Slots is how many jobs the host may run at once as set: 1, or for a
 // policy that shares hosts (Spec.ComputeSharing) the host's "slots"

@@ -24,5 +24,6 @@ func Builtin() *expe.Studies {
 	gang.Register(s)
 	bot.Register(s)
 	bucma.RegisterSensitivity(s)
+	bucma.RegisterExplorations(s)
 	return s
 }

@@ -19,7 +19,8 @@ import (
 // Stepper feeds a policy's Session hand-written messages, one at a time,
 // and returns each reply's decisions in a compact form: "X name alloc" for
 // EXECUTE_JOB (alloc as an interval set, "0-1 3"), "R name" for REJECT_JOB,
-// "K name name..." for KILL_JOB, "C t" for CALL_ME_LATER. Job names are
+// "K name name..." for KILL_JOB, "C t" for CALL_ME_LATER, "P alloc pstate"
+// for SET_RESOURCE_STATE, "Q" for a consumed-energy QUERY. Job names are
 // those of workload "w0" (Submit, Done).
 type Stepper struct {
 	t    testing.TB
@@ -32,6 +33,15 @@ type Stepper struct {
 // every message.
 func NewStepper(t testing.TB, spec *sched.Spec, n int, opts sched.Options) *Stepper {
 	t.Helper()
+	return NewStepperHosts(t, spec, make([]map[string]string, n), opts)
+}
+
+// NewStepperHosts is NewStepper over one host per entry of props, each
+// with these platform properties (wattage_per_state and sleep_pstates for
+// power states) besides role.
+func NewStepperHosts(t testing.TB, spec *sched.Spec, props []map[string]string, opts sched.Options) *Stepper {
+	t.Helper()
+	n := len(props)
 	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: true,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -39,7 +49,11 @@ func NewStepper(t testing.TB, spec *sched.Spec, n int, opts sched.Options) *Step
 	}
 	res := make([]batsim.Resource, n)
 	for i := range res {
-		res[i] = batsim.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: map[string]string{"role": ""}}
+		p := map[string]string{"role": ""}
+		for k, v := range props[i] {
+			p[k] = v
+		}
+		res[i] = batsim.Resource{ID: i, Name: "h" + strconv.Itoa(i), State: "idle", Properties: p}
 	}
 	b := &Stepper{t: t, sess: sess}
 	b.Step(0, batsim.Event{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
@@ -68,6 +82,17 @@ func Submit(name string, res int, walltime float64) batsim.Event {
 // Step fills in the allocation the job runs on.
 func Done(name string) batsim.Event {
 	return batsim.Event{Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: "w0!" + name, JobState: batsim.StateSuccess}}
+}
+
+// StateChanged is the RESOURCE_STATE_CHANGED event of hosts (an interval
+// set, "0-1 3") reaching pstate ps.
+func StateChanged(hosts string, ps int) batsim.Event {
+	return batsim.Event{Type: batsim.TypeResourceStateChanged, Data: &batsim.ResourceStateChanged{Resources: hosts, State: strconv.Itoa(ps)}}
+}
+
+// Called is the REQUESTED_CALL event.
+func Called() batsim.Event {
+	return batsim.Event{Type: batsim.TypeRequestedCall, Data: &batsim.RequestedCall{}}
 }
 
 // Step sends one message at now, every event stamped now, and returns the
@@ -114,6 +139,10 @@ func compact(reply *batsim.Reply) ([]string, error) {
 			out = append(out, "K "+strings.Join(ids, " "))
 		case *batsim.CallMeLater:
 			out = append(out, "C "+strconv.FormatFloat(d.At, 'g', -1, 64))
+		case *batsim.SetResourceState:
+			out = append(out, "P "+d.Resources.String()+" "+strconv.Itoa(d.PState))
+		case *batsim.SchedulerQuery:
+			out = append(out, "Q")
 		default:
 			return out, fmt.Errorf("a decision the compact form does not show: %s", e.Type)
 		}

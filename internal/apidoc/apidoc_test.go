@@ -13,19 +13,56 @@ import (
 	"testing"
 )
 
-// public lists the directories (from the module root) of the packages
-// another module imports; the test walks their files (tests excluded).
-var public = []string{
-	"sched", "sched/xtime", "sched/profile", "policies", "policies/basic", "policies/batsched", "policies/conservative", "policies/bucma", "policies/wtrust",
-	"policies/osep", "policies/sge", "policies/gang", "policies/bot", "testkit", "testkit/batsimrun", "cli",
-	"batsim", "batsim/v5", "batsim/zmq", "sim", "workloads", "platforms", "expe",
-	"studies", "studies/bucma", "studies/osep", "studies/sge", "studies/gang", "studies/bot",
+// publicDirs lists the directories (from the module root) of the packages
+// another module can import: every package of the module outside internal/
+// folders, testdata and the commands (package main), so that a package added
+// later is checked too. The examples module is a module of its own.
+func publicDirs(t *testing.T, root string) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		switch d.Name() {
+		case "internal", "testdata", "examples", "cmd", "node_modules":
+			return filepath.SkipDir
+		}
+		if strings.HasPrefix(d.Name(), ".") && rel != "." {
+			return filepath.SkipDir
+		}
+		files, err := filepath.Glob(filepath.Join(path, "*.go"))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				dirs = append(dirs, rel)
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 10 {
+		t.Fatalf("found %d public packages under %s: %v", len(dirs), root, dirs)
+	}
+	return dirs
 }
 
 func TestExportedNamesDocumented(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var missing []string
-	for _, dir := range public {
+	for _, dir := range publicDirs(t, root) {
 		fset := token.NewFileSet()
 		pkgs, err := parser.ParseDir(fset, filepath.Join(root, dir), func(fi os.FileInfo) bool {
 			return !strings.HasSuffix(fi.Name(), "_test.go")
@@ -34,6 +71,9 @@ func TestExportedNamesDocumented(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pkg := range pkgs {
+			if pkg.Name == "main" {
+				continue
+			}
 			hasPkgDoc := false
 			for name, f := range pkg.Files {
 				if f.Doc != nil && strings.HasPrefix(f.Doc.Text(), "Package "+pkg.Name+" ") {

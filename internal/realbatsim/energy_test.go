@@ -118,18 +118,27 @@ func sleeperSession(t *testing.T, idleOff float64, dvfs bool, seed uint64) *sche
 // a sleep pstate and its switching pstates (the wattages of Batsim's
 // energy platforms, epsilon apart from idle so that the load counts).
 func energyPlatform(n int, r *rand.Rand) []byte {
+	return energyPlatformXML(n, r, []string{"10us", "50us", "1ms"}, func(i int) string {
+		speed := []string{"100Mf", "250Mf", "1Gf"}[r.IntN(3)]
+		off := []string{"0.1639344262295082f", "0.5f", "2f"}[r.IntN(3)]
+		on := []string{"0.006599788806758183f", "0.01f", "0.25f"}[r.IntN(3)]
+		return fmt.Sprintf(`<host id="h%d" speed="%s, 50Mf, 1e-9Mf, %s, %s"><prop id="wattage_per_state" value="95:100.5:190.738, 95:98:132.5, 9.75:9.75:9.75, 100.99672131147543:100.99672131147543:100.99672131147543, 125.1743848996832:125.1743848996832:125.1743848996832"/><prop id="wattage_off" value="10"/><prop id="sleep_pstates" value="2:3:4"/></host>`, i, speed, off, on)
+	})
+}
+
+// energyPlatformXML is a Full zone with the master, n hosts (host(i) is
+// host i's element) and a link of drawn bandwidth and latency between the
+// master and each host; hosts talk through their two links.
+func energyPlatformXML(n int, r *rand.Rand, latencies []string, host func(i int) string) []byte {
 	var b bytes.Buffer
 	b.WriteString("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n")
 	b.WriteString(`<host id="master" speed="1e9f"><prop id="role" value="master"/></host>` + "\n")
 	for i := 0; i < n; i++ {
-		speed := []string{"100Mf", "250Mf", "1Gf"}[r.IntN(3)]
-		off := []string{"0.1639344262295082f", "0.5f", "2f"}[r.IntN(3)]
-		on := []string{"0.006599788806758183f", "0.01f", "0.25f"}[r.IntN(3)]
-		fmt.Fprintf(&b, `<host id="h%d" speed="%s, 50Mf, 1e-9Mf, %s, %s"><prop id="wattage_per_state" value="95:100.5:190.738, 95:98:132.5, 9.75:9.75:9.75, 100.99672131147543:100.99672131147543:100.99672131147543, 125.1743848996832:125.1743848996832:125.1743848996832"/><prop id="wattage_off" value="10"/><prop id="sleep_pstates" value="2:3:4"/></host>`+"\n", i, speed, off, on)
+		b.WriteString(host(i) + "\n")
 	}
 	b.WriteString(`<link id="lo" bandwidth="10GBps" latency="5us" sharing_policy="FATPIPE"/>` + "\n")
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, `<link id="l%d" bandwidth="%s" latency="%s"/>`+"\n", i, []string{"1GBps", "125MBps"}[r.IntN(2)], []string{"10us", "50us", "1ms"}[r.IntN(3)])
+		fmt.Fprintf(&b, `<link id="l%d" bandwidth="%s" latency="%s"/>`+"\n", i, []string{"1GBps", "125MBps"}[r.IntN(2)], latencies[r.IntN(len(latencies))])
 	}
 	b.WriteString(`<route src="master" dst="master"><link_ctn id="lo"/></route>` + "\n")
 	for i := 0; i < n; i++ {
@@ -145,30 +154,72 @@ func energyPlatform(n int, r *rand.Rand) []byte {
 // energyWorkload has bursts of jobs separated by idle gaps: computations
 // (some communicating), delays, some walltimes reached.
 func energyWorkload(n, hosts int, r *rand.Rand) *workloads.Workload {
+	return burstWorkload(n, hosts, r, func() float64 { return 50 + r.Float64()*400 }, func() float64 { return r.Float64() * 20 },
+		func() float64 {
+			if r.IntN(5) == 0 {
+				return 5 + r.Float64()*60
+			}
+			return -1
+		}, func(i int) int { return i % 5 },
+		`{"p0": {"type": "parallel_homogeneous", "cpu": 5e9, "com": 0}, "p1": {"type": "parallel_homogeneous", "cpu": 2e9, "com": 1e7}, "p2": {"type": "delay", "delay": 20}, "p3": {"type": "parallel_homogeneous", "cpu": 1.5e10, "com": 0}, "p4": {"type": "parallel_homogeneous_total", "cpu": 8e9, "com": 1e6}}`)
+}
+
+// burstWorkload has n jobs in bursts: one job in four comes after an idle
+// gap (gap()), the others within(); each has walltime wall() (-1: none),
+// a drawn number of hosts and the profile "p"+profile(i) of profiles (a
+// JSON object).
+func burstWorkload(n, hosts int, r *rand.Rand, gap, within, wall func() float64, profile func(i int) int, profiles string) *workloads.Workload {
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"nb_res": %d, "jobs": [`, hosts)
 	t := 0.0
 	for i := 0; i < n; i++ {
 		if r.IntN(4) == 0 {
-			t += 50 + r.Float64()*400
+			t += gap()
 		} else {
-			t += r.Float64() * 20
+			t += within()
 		}
-		wall := -1.0
-		if r.IntN(5) == 0 {
-			wall = 5 + r.Float64()*60
-		}
+		w := wall()
+		res := 1 + r.IntN(hosts)
 		if i > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, `{"id": "%d", "subtime": %.3f, "res": %d, "walltime": %.3f, "profile": "p%d"}`, i, t, 1+r.IntN(hosts), wall, i%5)
+		fmt.Fprintf(&b, `{"id": "%d", "subtime": %.3f, "res": %d, "walltime": %.3f, "profile": "p%d"}`, i, t, res, w, profile(i))
 	}
-	b.WriteString(`], "profiles": {"p0": {"type": "parallel_homogeneous", "cpu": 5e9, "com": 0}, "p1": {"type": "parallel_homogeneous", "cpu": 2e9, "com": 1e7}, "p2": {"type": "delay", "delay": 20}, "p3": {"type": "parallel_homogeneous", "cpu": 1.5e10, "com": 0}, "p4": {"type": "parallel_homogeneous_total", "cpu": 8e9, "com": 1e6}}}`)
+	b.WriteString(`], "profiles": ` + profiles + `}`)
 	w, err := workloads.Parse([]byte(b.String()), "workload.json")
 	if err != nil {
 		panic(err)
 	}
 	return w
+}
+
+// sameFiles reports each file of suffixes that differs between
+// wantPrefix+suffix and gotPrefix+suffix (the first difference keeps the
+// case's directory, unless ok is already false); rename, when set,
+// relabels want and got in the report. It returns ok and whether all were
+// the same.
+func sameFiles(t *testing.T, dir string, ok bool, wantPrefix, gotPrefix string, suffixes []string, rename *strings.Replacer) bool {
+	t.Helper()
+	for _, f := range suffixes {
+		a, errA := os.ReadFile(wantPrefix + f)
+		b, errB := os.ReadFile(gotPrefix + f)
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v, %v", f, errA, errB)
+		}
+		if bytes.Equal(a, b) {
+			continue
+		}
+		if ok {
+			keep(t, dir)
+		}
+		ok = false
+		d := firstDiff(a, b)
+		if rename != nil {
+			d = rename.Replace(d)
+		}
+		t.Errorf("%s differs (case in %s), first difference at %s", f, dir, d)
+	}
+	return ok
 }
 
 // energyOutputs are the files an energy run writes besides _jobs.csv and
@@ -224,20 +275,7 @@ func TestEnergyMatchesBatsim(t *testing.T) {
 					}
 					var sc tally
 					ok := sameOutputs(t, &sc, dir, "", real, ours)
-					for _, f := range energyOutputs {
-						a, errA := os.ReadFile(filepath.Join(dir, "batsim", "out"+f))
-						b, errB := os.ReadFile(prefix + f)
-						if errA != nil || errB != nil {
-							t.Fatalf("%s: %v, %v", f, errA, errB)
-						}
-						if !bytes.Equal(a, b) {
-							if ok {
-								keep(t, dir)
-							}
-							ok = false
-							t.Errorf("%s differs (case in %s), first difference at %s", f, dir, firstDiff(a, b))
-						}
-					}
+					ok = sameFiles(t, dir, ok, filepath.Join(dir, "batsim", "out"), prefix, energyOutputs, nil)
 					c.add(ok)
 				})
 			}
@@ -287,15 +325,7 @@ func TestEnergyGoldens(t *testing.T) {
 				if _, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin, Args: args}, plat, wl, tmp, sleeperSession(t, idle, g.dvfs, g.seed)); err != nil {
 					t.Fatal(err)
 				}
-				for _, f := range outs {
-					b, err := os.ReadFile(filepath.Join(tmp, "out"+f))
-					if err == nil {
-						err = os.WriteFile(filepath.Join(dir, "out"+f), b, 0o644)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
+				recordOutputs(t, tmp, dir, outs)
 			}
 			p, err := platforms.Load(plat)
 			if err != nil {
@@ -310,26 +340,49 @@ func TestEnergyGoldens(t *testing.T) {
 			if _, err := sim.Run(context.Background(), cfg, sim.InProcess(sleeperSession(t, idle, g.dvfs, g.seed))); err != nil {
 				t.Fatalf("engine: %v", err)
 			}
-			for _, f := range outs {
-				want, err := os.ReadFile(filepath.Join(dir, "out"+f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if f == "_schedule.csv" {
-					if d := scheduleDiff(t, want, prefix+f); d != "" {
-						t.Errorf("%s: %s", f, d)
-					}
-					continue
-				}
-				got, err := os.ReadFile(prefix + f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(want, got) {
-					t.Errorf("%s differs from Batsim's, first difference at %s", f, firstDiff(want, got))
-				}
-			}
+			checkGoldenOutputs(t, dir, prefix, outs, "Batsim's")
 		})
+	}
+}
+
+// recordOutputs copies a run's output files (from/out+suffix) to the
+// golden directory dir.
+func recordOutputs(t *testing.T, from, dir string, outs []string) {
+	t.Helper()
+	for _, f := range outs {
+		b, err := os.ReadFile(filepath.Join(from, "out"+f))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "out"+f), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkGoldenOutputs compares the engine's files (prefix+suffix) with the
+// recorded ones (dir/out+suffix; whose names the reference in reports):
+// byte for byte, but _schedule.csv as scheduleDiff does.
+func checkGoldenOutputs(t *testing.T, dir, prefix string, outs []string, whose string) {
+	t.Helper()
+	for _, f := range outs {
+		want, err := os.ReadFile(filepath.Join(dir, "out"+f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "_schedule.csv" {
+			if d := scheduleDiff(t, want, prefix+f); d != "" {
+				t.Errorf("%s: %s", f, d)
+			}
+			continue
+		}
+		got, err := os.ReadFile(prefix + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s differs from %s, first difference at %s", f, whose, firstDiff(want, got))
+		}
 	}
 }
 
@@ -425,17 +478,7 @@ func TestBotPoliciesMatchBatsim(t *testing.T) {
 			}
 			var sc tally
 			ok := sameOutputs(t, &sc, dir, fmt.Sprintf(" (%s %v on %s, BoTs %v, external load %d %%)", tc.policy, tc.opts, tc.platform, tc.bots, tc.background), real, ours)
-			for _, f := range energyOutputs {
-				a, errA := os.ReadFile(filepath.Join(dir, "batsim", "out"+f))
-				b, errB := os.ReadFile(filepath.Join(dir, "engine"+f))
-				if errA != nil || errB != nil {
-					t.Fatalf("%s: %v, %v", f, errA, errB)
-				}
-				if !bytes.Equal(a, b) {
-					ok = false
-					t.Errorf("%s differs, first difference at %s", f, firstDiff(a, b))
-				}
-			}
+			ok = sameFiles(t, dir, ok, filepath.Join(dir, "batsim", "out"), filepath.Join(dir, "engine"), energyOutputs, nil)
 			c.add(ok)
 		})
 	}

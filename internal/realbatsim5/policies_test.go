@@ -84,6 +84,15 @@ func policyCases() []policyCase {
 		policyCase{policy: "threshold-vm-consolidation", platform: "bot", workload: botEx, args: energyOn, shares: true},
 		policyCase{policy: "threshold-vm-consolidation", platform: "bot", workload: botEx, args: energyOn, shares: true, switches: true, opts: map[string]string{"power": "on"}},
 		policyCase{policy: "threshold-vm-consolidation", platform: "bot-2nodes", workload: botH11, args: energyOn, shares: true, opts: map[string]string{"power": "on"}},
+		// batsched's simple variants (policies/simple), as their twins
+		policyCase{policy: "filler", platform: "lille", workload: tiny, opts: map[string]string{"queue": "batsched", "hosts": "contiguous"}},
+		policyCase{policy: "sequencer", platform: "lille", workload: tiny, opts: map[string]string{"queue": "batsched", "order": "asc_size"}},
+		policyCase{policy: "random", platform: "lille", workload: tiny},
+		policyCase{policy: "rejecter", platform: "lille", workload: tiny},
+		policyCase{policy: "killer", platform: "lille", workload: tiny, opts: map[string]string{"queue": "batsched"}},
+		policyCase{policy: "killer2", platform: "lille", workload: tiny, opts: map[string]string{"queue": "batsched"}},
+		policyCase{policy: "submitter", platform: "lille", workload: tiny, opts: map[string]string{"queue": "batsched", "jobs": "4"}},
+		policyCase{policy: "sleeper", platform: "bot", workload: botEx, args: energyOn, switches: true, opts: map[string]string{"queue": "batsched"}},
 	)
 	return cs
 }

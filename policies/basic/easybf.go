@@ -1,6 +1,7 @@
 package basic
 
 import (
+	"math"
 	"slices"
 
 	"github.com/bucma-sched/bucma/policies/batsched"
@@ -282,4 +283,28 @@ func selectAmong(s *sched.State, sel sched.HostSelector, n int, ok func(h int) b
 		}
 	}
 	return out
+}
+
+// EstimateWaitingTime implements sched.WaitingTimeEstimator: the start of
+// the potential job j, queued last, in EASY's forecast over the queue in
+// release-date order (sched.Forecast; host counts rather than pinned
+// hosts, so an estimate rather than easy_bf's exact plan).
+func (b *BatschedEASY) EstimateWaitingTime(s *sched.State, j *sched.Job) (float64, bool) {
+	if b.RejectNoWalltime && !j.HasWalltime() {
+		return -1, true
+	}
+	var q []*sched.Job
+	if b.queue != nil {
+		q = make([]*sched.Job, 0, b.queue.Len()-b.queue.Head()+1)
+		for i := b.queue.Head(); i < b.queue.Len(); i++ {
+			if e := b.queue.At(i).Job; e.State() == batsim.StateSubmitted {
+				q = append(q, e)
+			}
+		}
+	}
+	t := sched.Forecast(s, append(q, j), j, sched.EASY{})
+	if math.IsInf(t, 1) {
+		return -1, true
+	}
+	return t - s.Now(), true
 }

@@ -5,6 +5,7 @@ package xtime
 
 import (
 	"math"
+	"math/big"
 	"math/bits"
 )
 
@@ -101,4 +102,33 @@ func (a Time) Float() float64 {
 		return math.Inf(1)
 	}
 	return float64(a.hi) + math.Ldexp(float64(a.mid), -64) + math.Ldexp(float64(a.lo), -128)
+}
+
+// Sub returns a − b for b <= a (0 when b > a); Inf − b is Inf for any
+// finite b.
+func (a Time) Sub(b Time) Time {
+	if a == Inf {
+		if b == Inf {
+			return Time{}
+		}
+		return Inf
+	}
+	if a.Less(b) {
+		return Time{}
+	}
+	lo, c := bits.Sub64(a.lo, b.lo, 0)
+	mid, c := bits.Sub64(a.mid, b.mid, c)
+	hi, _ := bits.Sub64(a.hi, b.hi, c)
+	return Time{hi, mid, lo}
+}
+
+// Rat is a's exact value (+Inf has none: nil).
+func (a Time) Rat() *big.Rat {
+	if a == Inf {
+		return nil
+	}
+	n := new(big.Int).SetUint64(a.hi)
+	n.Lsh(n, 64).Or(n, new(big.Int).SetUint64(a.mid))
+	n.Lsh(n, 64).Or(n, new(big.Int).SetUint64(a.lo))
+	return new(big.Rat).SetFrac(n, new(big.Int).Lsh(big.NewInt(1), 128))
 }

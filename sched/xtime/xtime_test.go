@@ -77,3 +77,24 @@ func TestXtimeEdges(t *testing.T) {
 		t.Errorf("Of(2⁻¹²⁸) = %v, Of(2⁻¹²⁹) = %v", tiny, Of(0x1p-129))
 	}
 }
+
+// TestXtimeSub: differences are exact, and clamp at 0.
+func TestXtimeSub(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 5000; i++ {
+		a, b, c := Of(randomDate(r)), Of(randomDate(r)), Of(randomDate(r))
+		x := a.Add(b)
+		if x.Sub(b) != a || x.Sub(a) != b {
+			t.Fatalf("(%v + %v) − one of them is not the other", a.Float(), b.Float())
+		}
+		if got, want := x.Sub(c).Rat(), new(big.Rat).Sub(ratOf(x), ratOf(c)); want.Sign() >= 0 && got.Cmp(want) != 0 {
+			t.Fatalf("%v − %v not exact", x.Float(), c.Float())
+		}
+		if x.Less(c) && x.Sub(c) != (Time{}) {
+			t.Fatalf("%v − %v is not 0", x.Float(), c.Float())
+		}
+	}
+	if Inf.Sub(Of(1)) != Inf || Inf.Sub(Inf) != (Time{}) {
+		t.Error("Inf − b")
+	}
+}

@@ -1,14 +1,17 @@
 package bot
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/policies/bot"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 
 	"github.com/bucma-sched/bucma/sched"
@@ -196,6 +199,34 @@ func TestBotCampaignReport(t *testing.T) {
 				}
 			}
 		}
+	}
+	if !strings.Contains(report, "- **Saturation.** ") {
+		t.Error("report: no saturation paragraph")
+	}
+	// The system level's effect on a profile: paired by seed, with the
+	// seeds that back its sign.
+	if !regexp.MustCompile(`mediano at 75 %: harmful at intermediate load: .* min \[[0-2]/2\]`).MatchString(report) {
+		t.Error("report: the system level's effect without its seeds")
+	}
+	// Over an energy of 0.2 J the saving by switching off is refused.
+	for _, br := range runs["h1-1"][BotThresholdVariant] {
+		br.joules = 0.2
+	}
+	er := &reporter{Report: expe.NewReport(a), a: a}
+	er.botEnergy(runs)
+	var h11 string
+	for _, l := range strings.Split(er.Text(), "\n") {
+		if strings.HasPrefix(l, "| h1-1 |") {
+			h11 = l
+		}
+	}
+	if !strings.HasSuffix(h11, "| "+expe.NearZero+" |") {
+		t.Errorf("energy saved over 0.2 J: %q", h11)
+	}
+	// A difference over a Consolidado of 0 steps is refused too.
+	b := &botBoTRun{info: &botInfo{plan: &bot.BotPlan{T: 0}}, end: 600}
+	if !math.IsNaN(b.diff()) || fmtBotDiff(expe.Estimate95([]float64{b.diff()}), 1) != expe.NearZero {
+		t.Errorf("difference over a zero Consolidado: %v", b.diff())
 	}
 }
 

@@ -60,3 +60,7 @@ var botPaperProduction = map[string]botPaperUP{
 	"UP-4":  {16, 400, 4, 480, 489, 1.86},
 	"UP-2":  {10, 530, 4, 570, 576, 1.05},
 }
+
+// BotFloorJoules is the floor of the energy saved by switching nodes off:
+// no relative change is computed over a consumption below 1 J.
+const BotFloorJoules = 1.0

@@ -58,6 +58,15 @@ func fmtBotEst(e expe.Estimate, prec int, signed bool) string {
 	return expe.FmtEst(e, prec, signed)
 }
 
+// fmtBotDiff prints a difference from the Consolidado (or the predicted
+// end): expe.NearZero when no seed had a base above the floor.
+func fmtBotDiff(e expe.Estimate, prec int) string {
+	if e.N == 0 {
+		return expe.NearZero
+	}
+	return fmtBotEst(e, prec, true)
+}
+
 // botSpread is the largest difference, over the cases whose BoTs are all
 // published, between the makespans of one variant's seeds (they should all
 // be equal: nothing is drawn).
@@ -148,7 +157,9 @@ func (r *reporter) bot() error {
 	r.p("(makespan − Consolidado) / Consolidado × 100, the thesis' formula. *Migrations*: two consecutive rows of a VM (the `vm=` of each ")
 	r.p("job's metadata) on cores of different nodes. The published BoTs (H1, H2) do not depend on the seed: one value; the drawn ones ")
 	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", expe.SeedList(pl.Seeds))
-	r.p("The thesis' value follows in parentheses.\n")
+	r.p("The thesis' value follows in parentheses. ")
+	r.p("A difference is not computed over a Consolidado or a predicted end below %g s (%s).\n", expe.FloorSeconds, expe.NearZero)
+	r.p("- %s\n", expe.SaturationSummary(a, false))
 	if s := botSpread(pl.Cases, runs); s > 0 {
 		r.p("- **The seeds of a published BoT gave different makespans** (by up to %.1f s): the runs are not deterministic.\n", s)
 	}
@@ -248,7 +259,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 		for vi, v := range variants {
 			mk := botCell(rs[v.Name], botOf(name, (*botBoTRun).makespan))
 			df := botCell(rs[v.Name], botOf(name, (*botBoTRun).diff))
-			r.p(" %s (%s %%) |", fmtBotEst(mk, 1, false), fmtBotEst(df, 1, true))
+			r.p(" %s (%s %%) |", fmtBotEst(mk, 1, false), fmtBotDiff(df, 1))
 			p := math.NaN()
 			if v.Name == BotConsolidationVariant || v.Name == BotThresholdVariant {
 				p = paper.real
@@ -344,14 +355,14 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 			wid := botCell(rs[BotThresholdVariant], botOf(p, (*botBoTRun).diff))
 			mig := botCell(rs[BotThresholdVariant], botOf(p, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
 			r.p("| %s | %d %% | %s (%.0f) | %s (%+.1f) | %s (%.0f) | %s (%+.1f) | %s (%d) |", p, bg,
-				fmtBotEst(wo, 1, false), paper.without[bi], fmtBotEst(wod, 1, true), paper.diffWithout[bi],
-				fmtBotEst(wi, 1, false), paper.with[bi], fmtBotEst(wid, 1, true), paper.diffWith[bi], fmtBotEst(mig, 1, false), paper.migrations[bi])
+				fmtBotEst(wo, 1, false), paper.without[bi], fmtBotDiff(wod, 1), paper.diffWithout[bi],
+				fmtBotEst(wi, 1, false), paper.with[bi], fmtBotDiff(wid, 1), paper.diffWith[bi], fmtBotEst(mig, 1, false), paper.migrations[bi])
 			bars[0] = append(bars[0], expe.Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
 			bars[1] = append(bars[1], expe.Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
 			for oi, o := range others {
 				mk := botCell(rs[o], botOf(p, (*botBoTRun).makespan))
 				df := botCell(rs[o], botOf(p, (*botBoTRun).diff))
-				r.p(" %s | %s |", fmtBotEst(mk, 1, false), fmtBotEst(df, 1, true))
+				r.p(" %s | %s |", fmtBotEst(mk, 1, false), fmtBotDiff(df, 1))
 				bars[2+oi] = append(bars[2+oi], expe.Bar{Group: c, Est: df, Paper: math.NaN()})
 			}
 			r.p("\n")
@@ -401,14 +412,17 @@ func (r *reporter) botProduction(runs map[string]map[string][]*botRun) {
 			end := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 { return b.end / 60 }))
 			df := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 {
 				p := b.info.arrival/60 + b.consolidated()
+				if p*60 < expe.FloorSeconds {
+					return math.NaN()
+				}
 				return 100 * (b.end/60 - p) / p
 			}))
 			dd := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 { return b.diff() }))
 			if i == 0 {
-				r.p(" %s (%.0f) | %s (%+.2f) | %s (%+.1f) |", fmtBotEst(end, 1, false), paper.real, fmtBotEst(df, 1, true), paper.diff,
-					fmtBotEst(dd, 1, true), 100*(paper.real-paper.pred)/(paper.pred-paper.arrival))
+				r.p(" %s (%.0f) | %s (%+.2f) | %s (%+.1f) |", fmtBotEst(end, 1, false), paper.real, fmtBotDiff(df, 1), paper.diff,
+					fmtBotDiff(dd, 1), 100*(paper.real-paper.pred)/(paper.pred-paper.arrival))
 			} else {
-				r.p(" %s | %s | %s |", fmtBotEst(end, 1, false), fmtBotEst(df, 1, true), fmtBotEst(dd, 1, true))
+				r.p(" %s | %s | %s |", fmtBotEst(end, 1, false), fmtBotDiff(df, 1), fmtBotDiff(dd, 1))
 			}
 		}
 		r.p("\n")
@@ -432,7 +446,8 @@ func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
 	r.p("## Energy (new: the thesis measures none)\n\n")
 	r.p("Energy consumed by the whole platform during the whole run (Batsim's `consumed_joules`, in kWh), the external load included, ")
 	r.p("with the wattages of the platform%s. ", botWatts(filepath.Join(r.a.Dir, expe.PlatformFile)))
-	r.p("This table is new, not a reproduction: the thesis reports no energy.\n\n")
+	r.p("This table is new, not a reproduction: the thesis reports no energy. The energy saved is the paired change (each seed's two runs), ")
+	r.p("negated, with the seeds that back its sign (%s); it is not computed over an energy below %g J.\n\n", expe.SeedsNote(), BotFloorJoules)
 	variants := r.a.Plan.Variants
 	r.p("| case |")
 	for _, v := range variants {
@@ -454,10 +469,20 @@ func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
 			r.p(" %s |", fmtBotEst(e, 3, false))
 		}
 		if hasPower {
-			saved := botPaired(runs[c.Name][BotThresholdVariant], runs[c.Name][BotThresholdPowerVariant], func(x, y *botRun) float64 {
-				return 100 * (x.joules - y.joules) / x.joules
-			})
-			r.p(" %s |", fmtBotEst(expe.Estimate95(saved), 1, true))
+			var on, off []float64
+			for _, x := range runs[c.Name][BotThresholdVariant] {
+				for _, y := range runs[c.Name][BotThresholdPowerVariant] {
+					if x.seed == y.seed {
+						on, off = append(on, x.joules), append(off, y.joules)
+					}
+				}
+			}
+			cp := expe.Compare(off, on, BotFloorJoules)
+			if cp.NearZero > 0 {
+				r.p(" %s |", expe.NearZero)
+			} else {
+				r.p(" %s %s |", fmtBotEst(expe.Estimate{N: cp.Change.N, Mean: -cp.Change.Mean, Half: cp.Change.Half}, 1, true), cp.SeedsText())
+			}
 		}
 		r.p("\n")
 	}
@@ -529,7 +554,7 @@ func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 				exact++
 			}
 			name := botSingle(c)
-			ours = append(ours, fmt.Sprintf("%s %+.1f %%", name, b.diff()))
+			ours = append(ours, fmt.Sprintf("%s %s %%", name, fmtBotDiff(expe.Estimate95([]float64{b.diff()}), 1)))
 			theirs = append(theirs, fmt.Sprintf("%+.1f %%", botPaperTrivial[name].diff))
 		}
 		if n > 0 {
@@ -681,16 +706,16 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		rs := runs[c]
 		return cell{botCell(rs[BotConsolidationVariant], botOf(p, (*botBoTRun).makespan)), botCell(rs[BotThresholdVariant], botOf(p, (*botBoTRun).makespan))}, true
 	}
-	// paired change with − without, over seeds
-	change := func(p string, bg int) expe.Estimate {
+	// paired change with − without, per seed
+	changes := func(p string, bg int) []float64 {
 		c := BotProfileCase(p, bg)
-		return expe.Estimate95(botPaired(runs[c][BotThresholdVariant], runs[c][BotConsolidationVariant], func(x, y *botRun) float64 {
+		return botPaired(runs[c][BotThresholdVariant], runs[c][BotConsolidationVariant], func(x, y *botRun) float64 {
 			bx, by := x.bots[p], y.bots[p]
 			if bx == nil || by == nil {
 				return math.NaN()
 			}
 			return bx.makespan() - by.makespan()
-		}))
+		})
 	}
 	if _, ok := get("leve", 0); !ok {
 		if _, ok := get("mediano", 0); !ok {
@@ -712,7 +737,8 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		}
 		return "**does not hold**"
 	}
-	r.p("- **The system level on the user profiles** (makespan with − without, min, paired by seed; the thesis' findings, Sec. 6.4):\n")
+	r.p("- **The system level on the user profiles** (makespan with − without, min, paired by seed, then the seeds that back its sign, ")
+	r.p("`*` when its 95 %% interval excludes 0; the thesis' findings, Sec. 6.4):\n")
 	claims := []struct {
 		p    string
 		bg   int
@@ -727,10 +753,11 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		if _, ok := get(cl.p, cl.bg); !ok {
 			continue
 		}
-		e := change(cl.p, cl.bg)
+		xs := changes(cl.p, cl.bg)
+		e := expe.Estimate95(xs)
 		pp := botPaperProfiles[cl.p]
 		bi := slices.Index(BotBackgrounds, cl.bg)
-		r.p("  - %s at %d %%: %s: %s min (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
+		r.p("  - %s at %d %%: %s: %s min %s (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), expe.SeedsOf(xs), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
 	}
 	// Cores shared by two VMs.
 	shared := func(p string, bg int, v string) expe.Estimate {
@@ -751,7 +778,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		}
 		sh = append(sh, fmt.Sprintf("%s %s %% without the system level, %s %% with it (%s migrations; change %s min, thesis %+.0f)", p,
 			fmtBotEst(shared(p, 0, BotConsolidationVariant), 1, false), fmtBotEst(shared(p, 0, BotThresholdVariant), 1, false),
-			fmtBotEst(migs(p, 0), 1, false), fmtBotEst(change(p, 0), 1, true), botPaperProfiles[p].with[0]-botPaperProfiles[p].without[0]))
+			fmtBotEst(migs(p, 0), 1, false), fmtBotEst(expe.Estimate95(changes(p, 0)), 1, true)+" "+expe.SeedsOf(changes(p, 0)), botPaperProfiles[p].with[0]-botPaperProfiles[p].without[0]))
 	}
 	if len(sh) > 0 {
 		sharing := false

@@ -237,8 +237,14 @@ func (b *botBoTRun) makespan() float64 { return (b.end - b.info.arrival) / 60 }
 // consolidated is the thesis' prediction (minutes): T × 5.
 func (b *botBoTRun) consolidated() float64 { return float64(b.info.plan.T) * BotStep / 60 }
 
-// diff is the thesis' difference (%): (makespan − Consolidado) / Consolidado.
-func (b *botBoTRun) diff() float64 { return 100 * (b.makespan() - b.consolidated()) / b.consolidated() }
+// diff is the thesis' difference (%): (makespan − Consolidado) / Consolidado;
+// NaN over a Consolidado below expe.FloorSeconds.
+func (b *botBoTRun) diff() float64 {
+	if b.consolidated()*60 < expe.FloorSeconds {
+		return math.NaN()
+	}
+	return 100 * (b.makespan() - b.consolidated()) / b.consolidated()
+}
 
 // botRun is one run of the campaign as the report sees it.
 type botRun struct {

@@ -106,3 +106,33 @@ func BaseTitle(b string) string {
 	}
 	return b
 }
+
+// PaperGainNote is what the paper's text says of one box of Figures 1–2
+// beyond its median (bucma.txt, section 4.1).
+type PaperGainNote struct {
+	Text string
+	// OutLo and OutHi bound the maxima the text gives (NaN: none).
+	OutLo, OutHi float64
+}
+
+// PaperGainNotes are the text's words on the boxes of Figures 1–2, by base
+// and band (both models alike): for FCFS, "in the lowest band, 0–24, the
+// median gains are 3 % to 4 % in both models, with maxima in the 20 % – 60 %
+// range counting the outliers", and "a considerable difference between
+// the first and third quartiles in each band"; for MIN-MIN, "a strong
+// overlap between the regions" and, for 75–100, "smaller variations, almost
+// irrelevant between maxima and minima, in the 99 % to 100 % range".
+var PaperGainNotes = map[string]map[string]PaperGainNote{
+	"fcfs": {
+		"0-24":   {"maxima 20–60 counting the outliers", 20, 60},
+		"25-49":  {"Q1 to Q3 wide (\"considerable difference\")", math.NaN(), math.NaN()},
+		"50-74":  {"Q1 to Q3 wide (\"considerable difference\")", math.NaN(), math.NaN()},
+		"75-100": {"median tending to 100", math.NaN(), math.NaN()},
+	},
+	"minmin": {
+		"0-24":   {"strong overlap between the bands", math.NaN(), math.NaN()},
+		"25-49":  {"strong overlap between the bands", math.NaN(), math.NaN()},
+		"50-74":  {"median tending to 100", math.NaN(), math.NaN()},
+		"75-100": {"minimum to maximum within 99–100", 99, 100},
+	},
+}

@@ -29,8 +29,13 @@ func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 func (r *reporter) write() error {
 	a := r.a
 	pl := a.Plan
-	if IsSensitivity(pl.Kind) {
+	switch {
+	case IsSensitivity(pl.Kind):
 		return r.sensitivity()
+	case pl.Kind == WeightsPlan:
+		return r.weights()
+	case pl.Kind == ThresholdPlan:
+		return r.threshold()
 	}
 	r.p("# %s\n\n", pl.Title)
 	r.p("%s\n\n", pl.Description)
@@ -94,19 +99,19 @@ func (r *reporter) bucmaModel(load float64) error {
 	if len(classes) == 0 {
 		r.p("No job of the workload has a `profile_class` field: this table needs the inserted requests (workload step `bucma-insert`).\n\n")
 	} else {
+		r.p("Each cell: the change of the mean waiting time of the profile's 100 inserted requests, computed on each seed's pair of runs ")
+		r.p("(BUCMA over the base, the base alone; same workload) and averaged over the seeds, ± its 95 %% interval; then the seeds that back its sign; ")
+		r.p("the paper's value in parentheses. %s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
 		r.p("| model | profile | %s |\n|---|---|%s\n", strings.Join(titles(BaseNames), " | "), strings.Repeat("---|", len(BaseNames)))
 		for _, m := range BUCMAModels {
 			for _, c := range classes {
 				r.p("| %s | %s |", BaseTitle(m), c)
 				for _, b := range BaseNames {
-					est := expe.Estimate95(a.Paired(m+"-"+b, b, load, func(x, ref *expe.RunData) float64 {
-						return expe.Change(extra(x).Classes[c].MeanWait, extra(ref).Classes[c].MeanWait)
-					}))
-					paper, hasPaper := PaperTable3[m][c][b]
-					cell := expe.FmtEst(est, 1, true)
-					if hasPaper {
+					cp := r.table3Cmp(m, c, b, load)
+					cell := cp.Cell(1, "s", 0) + r.satMark(m+"-"+b, b, load)
+					if paper, ok := PaperTable3[m][c][b]; ok {
+						r.sign(fmt.Sprintf("Table 3, %s %s %s, load %s", BaseTitle(m), c, BaseTitle(b), expe.FormatLoad(load)), cp, paper, cell)
 						cell += fmt.Sprintf(" (%s)", expe.FmtSigned(paper, 1))
-						r.sign(fmt.Sprintf("Table 3, %s %s %s, load %s", BaseTitle(m), c, BaseTitle(b), expe.FormatLoad(load)), est, paper)
 					}
 					r.p(" %s |", cell)
 				}
@@ -119,14 +124,11 @@ func (r *reporter) bucmaModel(load float64) error {
 			bars := make([][]expe.Bar, len(classes))
 			for ci, c := range classes {
 				for _, b := range BaseNames {
-					est := expe.Estimate95(a.Paired(m+"-"+b, b, load, func(x, ref *expe.RunData) float64 {
-						return expe.Change(extra(x).Classes[c].MeanWait, extra(ref).Classes[c].MeanWait)
-					}))
 					paper, ok := PaperTable3[m][c][b]
 					if !ok {
 						paper = math.NaN()
 					}
-					bars[ci] = append(bars[ci], expe.Bar{Group: BaseTitle(b), Est: est, Paper: paper})
+					bars[ci] = append(bars[ci], expe.Bar{Group: BaseTitle(b), Est: r.table3Cmp(m, c, b, load).Change, Paper: paper})
 				}
 			}
 			name := r.figName("table3_"+m, load)
@@ -136,6 +138,7 @@ func (r *reporter) bucmaModel(load float64) error {
 			}
 			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
 		}
+		r.p("A cell over a near-zero base (%s) has no bar.\n\n", expe.NearZero)
 		r.p("Mean waiting time of the inserted requests (s), per variant:\n\n")
 		r.p("| variant | %s |\n|---|%s\n", strings.Join(classes, " | "), strings.Repeat("---|", len(classes)))
 		for _, v := range a.Plan.Variants {
@@ -154,41 +157,9 @@ func (r *reporter) bucmaModel(load float64) error {
 		r.p("\n")
 	}
 
-	r.p("### Figures 1–2: median queue-position gain at submission by Su band (%%)\n\n")
-	r.p("Gains pooled over the seeds; `n` is the number of submissions in the band. The paper gives FCFS and MIN-MIN; ")
-	r.p("it says EASY behaves like FCFS and MAX-MIN like MIN-MIN, so those rows are compared with FCFS's and MIN-MIN's values (marked ~).\n\n")
-	r.p("| base | model | %s |\n|---|---|%s\n", strings.Join(expe.SuBands, " | "), strings.Repeat("---|", len(expe.SuBands)))
-	anyGain := false
-	for _, b := range BaseNames {
-		for _, m := range BUCMAModels {
-			g := pooledGains(a, m+"-"+b, load)
-			r.p("| %s | %s |", BaseTitle(b), BaseTitle(m))
-			like := PaperGainsLike[b]
-			for _, band := range expe.SuBands {
-				vals := g[band]
-				cell := "–"
-				if len(vals) > 0 {
-					anyGain = true
-					med := expe.Quantile(vals, 0.5)
-					cell = fmt.Sprintf("%.1f (n=%d)", med, len(vals))
-					if pg, ok := PaperGains[like][m][band]; ok {
-						mark := ""
-						if like != b {
-							mark = "~"
-						}
-						cell += fmt.Sprintf(" (%s%s)", mark, pg.Text)
-						r.gainCells = append(r.gainCells, gainCell{fmt.Sprintf("%s %s Su %s, load %s", BaseTitle(b), BaseTitle(m), band, expe.FormatLoad(load)), med, pg.Value})
-					}
-				}
-				r.p(" %s |", cell)
-			}
-			r.p("\n")
-		}
-	}
-	r.p("\n")
-	if !anyGain {
-		r.p("No queue-position gain recorded: the runs have no decision trace (`%s`).\n\n", expe.TraceFile)
-		return nil
+	anyGain, err := r.figures12(load)
+	if err != nil || !anyGain {
+		return err
 	}
 	r.p("Mean waiting time (s) of all jobs by the owner's Su band at submission (BUCMA runs; mean over seeds):\n\n")
 	r.p("| variant | %s |\n|---|%s\n", strings.Join(expe.SuBands, " | "), strings.Repeat("---|", len(expe.SuBands)))
@@ -209,27 +180,22 @@ func (r *reporter) bucmaModel(load float64) error {
 		r.p("\n")
 	}
 	r.p("\n")
-	for _, m := range BUCMAModels {
-		data := map[string]map[string][]float64{}
-		for _, b := range BaseNames {
-			data[b] = pooledGains(a, m+"-"+b, load)
-		}
-		name := r.figName("gains_"+m, load)
-		title := fmt.Sprintf("%s: queue-position gain by Su band (load %s)", BaseTitle(m), expe.FormatLoad(load))
-		if err := expe.GainBoxPlot(filepath.Join(a.Dir, expe.FigDir, name), title, BaseNames, titles(BaseNames), data); err != nil {
-			return err
-		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
-	}
 	return nil
 }
 
 // ---------------------------------------------------------------- walltime trust
 
-func (r *reporter) wtrustChange(metric, base string, load float64) expe.Estimate {
-	return expe.Estimate95(r.a.Paired("wtrust", base, load, func(x, ref *expe.RunData) float64 {
-		return expe.Change(wtrustMetric(metric, x), wtrustMetric(metric, ref))
-	}))
+// wtrustCmp compares walltime-trust with a base on a Figures 3–4 metric.
+func (r *reporter) wtrustCmp(metric, base string, load float64) expe.Comparison {
+	return r.a.CompareVariants("wtrust", base, expe.Condition{Load: load}, func(x *expe.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
+}
+
+// wtrustFloor is the floor of the relative changes of a Figures 3–4 metric.
+func wtrustFloor(metric string) float64 {
+	if metric == "slowdown" {
+		return expe.FloorRatio
+	}
+	return expe.FloorSeconds
 }
 
 var wtrustTitles = map[string]string{"makespan": "makespan", "waiting": "mean waiting time", "slowdown": "mean slowdown"}
@@ -237,14 +203,17 @@ var wtrustTitles = map[string]string{"makespan": "makespan", "waiting": "mean wa
 func (r *reporter) wtrust(load float64) error {
 	a := r.a
 	r.p("### Figures 3–4: walltime-trust relative to each base (%%; negative = reduction)\n\n")
+	r.p("Each cell: the change computed on each seed's pair of runs and averaged over the seeds, ± its 95 %% interval, then the seeds that back its sign; ")
+	r.p("the paper's value in parentheses. %s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
 	r.p("| metric | %s |\n|---|%s\n", strings.Join(titles(BaseNames), " | "), strings.Repeat("---|", len(BaseNames)))
 	for _, m := range WtrustMetrics {
 		r.p("| %s |", wtrustTitles[m])
 		for _, b := range BaseNames {
-			est := r.wtrustChange(m, b, load)
+			cp := r.wtrustCmp(m, b, load)
 			pg := PaperWtrust[m][b]
-			r.p(" %s (%s) |", expe.FmtEst(est, 1, true), pg.Text)
-			r.sign(fmt.Sprintf("Figures 3–4, %s vs %s, load %s", wtrustTitles[m], BaseTitle(b), expe.FormatLoad(load)), est, pg.Value)
+			cell := cp.Cell(1, wtrustUnit(m), 0) + r.satMark("wtrust", b, load)
+			r.p(" %s (%s) |", cell, pg.Text)
+			r.sign(fmt.Sprintf("Figures 3–4, %s vs %s, load %s", wtrustTitles[m], BaseTitle(b), expe.FormatLoad(load)), cp, pg.Value, cell)
 		}
 		r.p("\n")
 	}
@@ -252,7 +221,7 @@ func (r *reporter) wtrust(load float64) error {
 	for _, m := range WtrustMetrics {
 		var bars []expe.Bar
 		for _, b := range BaseNames {
-			bars = append(bars, expe.Bar{Group: BaseTitle(b), Est: r.wtrustChange(m, b, load), Paper: PaperWtrust[m][b].Value})
+			bars = append(bars, expe.Bar{Group: BaseTitle(b), Est: r.wtrustCmp(m, b, load).Change, Paper: PaperWtrust[m][b].Value})
 		}
 		name := r.figName("wtrust_"+m, load)
 		title := fmt.Sprintf("walltime-trust vs base: %s (load %s)", wtrustTitles[m], expe.FormatLoad(load))
@@ -264,13 +233,21 @@ func (r *reporter) wtrust(load float64) error {
 	return nil
 }
 
+// wtrustUnit is the unit of a Figures 3–4 metric's absolute difference.
+func wtrustUnit(metric string) string {
+	if metric == "slowdown" {
+		return ""
+	}
+	return "s"
+}
+
 func (r *reporter) wtrustSweep() error {
 	r.p("## Gains against load\n\n")
 	for _, m := range WtrustMetrics {
 		ests := make([][]expe.Estimate, len(BaseNames))
 		for bi, b := range BaseNames {
 			for _, l := range r.a.Plan.Loads {
-				ests[bi] = append(ests[bi], r.wtrustChange(m, b, l))
+				ests[bi] = append(ests[bi], r.wtrustCmp(m, b, l).Change)
 			}
 		}
 		name := "wtrust_" + m + "_vs_load"
@@ -284,7 +261,7 @@ func (r *reporter) wtrustSweep() error {
 		for _, l := range r.a.Plan.Loads {
 			r.p("| %s |", expe.FormatLoad(l))
 			for _, b := range BaseNames {
-				r.p(" %s |", expe.FmtEst(r.wtrustChange(m, b, l), 1, true))
+				r.p(" %s%s |", r.wtrustCmp(m, b, l).Cell(1, wtrustUnit(m), 0), r.satMark("wtrust", b, l))
 			}
 			r.p("\n")
 		}
@@ -298,33 +275,61 @@ func (r *reporter) wtrustSweep() error {
 func (r *reporter) variantTable(load float64) {
 	a := r.a
 	r.p("### Every variant (absolute values, load %s)\n\n", expe.FormatLoad(load))
-	r.p("| variant | runs | makespan (s) | mean wait (s) | median wait (s) | p95 wait (s) | max wait (s) | mean slowdown | mean bounded slowdown | utilization |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	r.p("%s\n\n", expe.SaturationNote())
+	r.p("| variant | runs | makespan (s) | mean wait (s) | median wait (s) | p95 wait (s) | max wait (s) | mean slowdown | mean bounded slowdown | utilization | offered load | saturated |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, v := range a.Plan.Variants {
 		get := func(f func(*expe.RunData) float64) expe.Estimate { return expe.Estimate95(a.Values(v.Name, load, f)) }
 		mk := get(func(x *expe.RunData) float64 { return x.Metrics.Makespan })
-		r.p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, mk.N, expe.FmtEst(mk, 0, false),
+		r.p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, mk.N, expe.FmtEst(mk, 0, false),
 			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0, false),
 			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0, false),
 			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.P95Wait }), 0, false),
 			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MaxWait }), 0, false),
 			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanSlowdown }), 1, false),
 			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanBSLD }), 1, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3, false))
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3, false),
+			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Saturation.Offered }), 2, false),
+			expe.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
 	}
 	r.p("\n")
 }
 
-func (r *reporter) sign(label string, ours expe.Estimate, paper float64) {
-	if math.IsNaN(ours.Mean) {
+// satMark marks a value comparing variant x with ref at a load when a run
+// of either saturated.
+func (r *reporter) satMark(x, ref string, load float64) string {
+	c := expe.Condition{Load: load}
+	return expe.MarkSaturated(r.a.ConditionRuns(x, c), r.a.ConditionRuns(ref, c))
+}
+
+// table3Cmp compares the mean waiting time of a profile's inserted requests
+// under BUCMA model m over base b with the base alone.
+func (r *reporter) table3Cmp(m, class, b string, load float64) expe.Comparison {
+	return r.a.CompareVariants(m+"-"+b, b, expe.Condition{Load: load}, classWait(class), expe.FloorSeconds)
+}
+
+// classWait is the mean waiting time of a precision profile's jobs in a run
+// (NaN when the run has none).
+func classWait(class string) func(*expe.RunData) float64 {
+	return func(x *expe.RunData) float64 {
+		if s, ok := extra(x).Classes[class]; ok && s.Jobs > 0 {
+			return s.MeanWait
+		}
+		return math.NaN()
+	}
+}
+
+func (r *reporter) sign(label string, ours expe.Comparison, paper float64, cell string) {
+	e := ours.Primary()
+	if e.N == 0 || math.IsNaN(e.Mean) {
 		return
 	}
 	r.signCells++
-	if (ours.Mean < 0) == (paper < 0) {
+	if (e.Mean < 0) == (paper < 0) {
 		r.signAgree++
 		return
 	}
-	line := fmt.Sprintf("%s: ours %s, paper %s", label, expe.FmtEst(ours, 1, true), expe.FmtSigned(paper, 1))
-	if !math.IsNaN(ours.Half) && math.Abs(ours.Mean) > ours.Half {
+	line := fmt.Sprintf("%s: ours %s, paper %s", label, cell, expe.FmtSigned(paper, 1))
+	if ours.Significant() {
 		r.signMiss = append(r.signMiss, line)
 	} else {
 		r.signUnsure = append(r.signUnsure, line)
@@ -384,7 +389,10 @@ func (r *reporter) differences() {
 	r.p("the more precise the trace's users, the longer it waits under BUCMA. `bucma expe run bucma-sensitivity` maps this: with a ")
 	r.p("mostly precise user population the imprecise row takes the paper's sign (docs/reproducing.md).\n")
 	r.p("- *Small denominators.* Table 3 divides by the mean waiting time of 100 requests under the base policy alone; when that mean is a few ")
-	r.p("seconds (MIN-MIN starts the short inserted requests almost at once), the relative change is huge and noisy, as the paper's +2053 %% shows.\n")
+	r.p("seconds (MIN-MIN starts the short inserted requests almost at once), the relative change is huge and noisy, as the paper's +2053 %% shows; ")
+	r.p("below %g s on a seed it is not computed at all (%s) and the cell gives the difference in seconds.\n", expe.FloorSeconds, expe.NearZero)
+	r.p("- *Saturation.* A base policy that does not keep up with the offered load (%s in the tables) lets its queue grow with the trace: ", expe.SaturatedMark)
+	r.p("its mean wait, and every change against it, then measures the trace's length as much as the policies.\n")
 	r.p("- *Model decisions.* Where the paper is silent (the base policy's priority term Ab, ties, host choice, Su of unseen users = 50, gain not ")
 	r.p("recorded for a queue of one), bucma follows the decisions documented in its algorithm specification; the paper's extended Batsim ")
 	r.p("and Python scheduler may have made others.\n")

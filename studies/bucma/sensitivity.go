@@ -22,10 +22,12 @@ type signCell struct {
 	Label string // short, for the heat map's columns
 	Row   string // "imprecise", "medium", "precise" (Table 3), or the metric (Figures 3-4)
 	Paper float64
-	// change computes our change on one seed's pair of runs; x and ref
-	// name the variants.
+	// x and ref name the variants; get is the quantity compared (its
+	// relative change per seed), floor its floor, unit its unit.
 	x, ref string
-	f      func(x, ref *expe.RunData) float64
+	get    func(*expe.RunData) float64
+	floor  float64
+	unit   string
 }
 
 // Cell states of the heat map.
@@ -37,11 +39,12 @@ const (
 	cellOpposite   = expe.SignOpposite
 )
 
-func cellState(e expe.Estimate, paper float64) int {
-	if math.IsNaN(e.Mean) {
+func cellState(c expe.Comparison, paper float64) int {
+	e := c.Primary()
+	if e.N == 0 || math.IsNaN(e.Mean) {
 		return cellNone
 	}
-	sig := !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
+	sig := c.Significant()
 	agree := (e.Mean < 0) == (paper < 0)
 	switch {
 	case agree && sig:
@@ -63,9 +66,7 @@ func table3Cells() []signCell {
 				out = append(out, signCell{
 					Label: fmt.Sprintf("%s %s %s", strings.TrimPrefix(m, "bucma"), c[:3], BaseTitle(b)),
 					Row:   c, Paper: PaperTable3[m][c][b], x: m + "-" + b, ref: b,
-					f: func(x, ref *expe.RunData) float64 {
-						return expe.Change(extra(x).Classes[c].MeanWait, extra(ref).Classes[c].MeanWait)
-					},
+					get: classWait(c), floor: expe.FloorSeconds, unit: "s",
 				})
 			}
 		}
@@ -80,7 +81,7 @@ func wtrustCells() []signCell {
 		for _, b := range BaseNames {
 			out = append(out, signCell{
 				Label: fmt.Sprintf("%s %s", m, BaseTitle(b)), Row: m, Paper: PaperWtrust[m][b].Value, x: "wtrust", ref: b,
-				f: func(x, ref *expe.RunData) float64 { return expe.Change(wtrustMetric(m, x), wtrustMetric(m, ref)) },
+				get: func(x *expe.RunData) float64 { return wtrustMetric(m, x) }, floor: wtrustFloor(m), unit: wtrustUnit(m),
 			})
 		}
 	}
@@ -92,7 +93,8 @@ func wtrustCells() []signCell {
 // sensCase is what the report computes for one case.
 type sensCase struct {
 	c      expe.WorkloadCase
-	ests   []expe.Estimate
+	cmps   []expe.Comparison
+	marks  []string // SaturatedMark where a run of the cell saturated
 	states []int
 }
 
@@ -144,15 +146,19 @@ func (r *reporter) sensitivity() error {
 		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), expe.SeedList(pl.Seeds))
 	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
 	r.p("- For each condition, %s are computed as in the main report (one change per seed's pair of runs, then the mean and its 95 %% interval) ", what)
-	r.p("and compared in sign with the paper's. A cell *agrees* when our mean has the paper's sign; it is *significant* when the 95 %% interval excludes 0.\n\n")
+	r.p("and compared in sign with the paper's. A cell *agrees* when our mean has the paper's sign; it is *significant* when the 95 %% interval excludes 0. ")
+	r.p("%s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
 
 	var sc []sensCase
 	for _, c := range pl.Cases {
 		s := sensCase{c: c}
+		cond := expe.Condition{Case: c.Name}
 		for _, cell := range cells {
-			e := expe.Estimate95(a.CasePaired(cell.x, cell.ref, c.Name, cell.f))
-			s.ests = append(s.ests, e)
-			s.states = append(s.states, cellState(e, cell.Paper))
+			xr, rr := a.ConditionRuns(cell.x, cond), a.ConditionRuns(cell.ref, cond)
+			cp := expe.CompareRuns(xr, rr, cell.get, cell.floor)
+			s.cmps = append(s.cmps, cp)
+			s.marks = append(s.marks, expe.MarkSaturated(xr, rr))
+			s.states = append(s.states, cellState(cp, cell.Paper))
 		}
 		sc = append(sc, s)
 	}
@@ -162,7 +168,8 @@ func (r *reporter) sensitivity() error {
 	for _, row := range rows {
 		r.p(" %s: same sign |", row)
 	}
-	r.p("\n|---|---|---|---|---|%s\n", strings.Repeat("---|", len(rows)))
+	r.p(" cells over a saturated run (%s) | cells over a near-zero base |", expe.SaturatedMark)
+	r.p("\n|---|---|---|---|---|%s---|---|\n", strings.Repeat("---|", len(rows)))
 	best := -1.0
 	for _, s := range sc {
 		n, of := s.agree(cells, "")
@@ -171,7 +178,16 @@ func (r *reporter) sensitivity() error {
 			rn, rof := s.agree(cells, row)
 			r.p(" %d / %d |", rn, rof)
 		}
-		r.p("\n")
+		sat, nz := 0, 0
+		for i := range s.cmps {
+			if s.marks[i] != "" {
+				sat++
+			}
+			if s.cmps[i].NearZero > 0 {
+				nz++
+			}
+		}
+		r.p(" %d | %d |\n", sat, nz)
 		if of > 0 {
 			best = math.Max(best, float64(n)/float64(of))
 		}
@@ -206,8 +222,8 @@ func (r *reporter) sensitivity() error {
 	r.p("\n|---|%s\n", strings.Repeat("---|", len(cells)))
 	for _, s := range sc {
 		r.p("| %s |", s.c.Title)
-		for _, e := range s.ests {
-			r.p(" %s |", expe.FmtEst(e, 0, true))
+		for i, cp := range s.cmps {
+			r.p(" %s%s |", cp.Cell(0, cells[i].unit, 0), s.marks[i])
 		}
 		r.p("\n")
 	}
@@ -350,14 +366,16 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 		uF := mean("fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
 		uB := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
 		n, of := s.agree(cells, "imprecise")
-		change := expe.Estimate{Mean: math.NaN()}
+		change, changeText := math.NaN(), "n/a"
 		if cellIdx >= 0 {
-			change = s.ests[cellIdx]
+			change, changeText = s.cmps[cellIdx].Change.Mean, s.cmps[cellIdx].Cell(0, "s", 0)+s.marks[cellIdx]
 		}
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
-			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), fmtF(uB, 3), expe.FmtEst(change, 0, true), n, of)
+		cond := expe.Condition{Case: c}
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
+			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), expe.MarkSaturated(a.ConditionRuns("fcfs", cond)),
+			fmtF(uB, 3), expe.MarkSaturated(a.ConditionRuns("bucma5302-fcfs", cond)), changeText, n, of)
 		if of > 0 {
-			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of), change.Mean})
+			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of), change})
 		}
 	}
 	r.p("\n")
@@ -406,7 +424,8 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 func (r *reporter) wtrustWhy(sc []sensCase) {
 	a := r.a
 	r.p("## Why: how saturated each base is, per condition\n\n")
-	r.p("Utilization and mean waiting time (s) of each base alone and of walltime-trust, and walltime-trust's median and longest wait (means over seeds):\n\n")
+	r.p("Utilization and mean waiting time (s) of each base alone and of walltime-trust, and walltime-trust's median and longest wait (means over seeds; ")
+	r.p("%s: the variant saturated in at least one seed).\n\n", expe.SaturatedMark)
 	r.p("| condition |")
 	for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
 		r.p(" %s util. | %s wait |", BaseTitle(b), BaseTitle(b))
@@ -419,7 +438,8 @@ func (r *reporter) wtrustWhy(sc []sensCase) {
 		}
 		r.p("| %s |", s.c.Title)
 		for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
-			r.p(" %s | %s |", fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3),
+			r.p(" %s%s | %s |", fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3),
+				expe.MarkSaturated(a.ConditionRuns(b, expe.Condition{Case: c})),
 				fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0))
 		}
 		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0),

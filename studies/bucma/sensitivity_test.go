@@ -81,20 +81,24 @@ func TestSpearmanAndCellState(t *testing.T) {
 		}
 	}
 	states := []struct {
-		e     expe.Estimate
-		paper float64
-		want  int
+		x, ref []float64
+		paper  float64
+		want   int
 	}{
-		{expe.Estimate{Mean: -10, Half: 5}, -50, cellAgree},
-		{expe.Estimate{Mean: -10, Half: 20}, -50, cellAgreeNS},
-		{expe.Estimate{Mean: 10, Half: 20}, -50, cellOppositeNS},
-		{expe.Estimate{Mean: 10, Half: 5}, -50, cellOpposite},
-		{expe.Estimate{Mean: 10, Half: nan}, 5, cellAgreeNS},
-		{expe.Estimate{Mean: nan}, 5, cellNone},
+		{[]float64{90, 95, 92}, []float64{100, 100, 100}, -50, cellAgree},
+		{[]float64{80, 110, 95}, []float64{100, 100, 100}, -50, cellAgreeNS},
+		{[]float64{120, 90, 105}, []float64{100, 100, 100}, -50, cellOppositeNS},
+		{[]float64{110, 112, 111}, []float64{100, 100, 100}, -50, cellOpposite},
+		{[]float64{110}, []float64{100}, 5, cellAgreeNS},
+		{nil, nil, 5, cellNone},
+		// Over a near-zero base the sign is the difference's: +5.7 ± 2.5 s.
+		{[]float64{5, 6, 7}, []float64{0.1, 0.2, 0.1}, 20, cellAgree},
+		{[]float64{5, 6, 7}, []float64{0.1, 0.2, 0.1}, -20, cellOpposite},
 	}
 	for _, s := range states {
-		if got := cellState(s.e, s.paper); got != s.want {
-			t.Errorf("cellState(%+v, %v) = %d, want %d", s.e, s.paper, got, s.want)
+		c := expe.Compare(s.x, s.ref, expe.FloorSeconds)
+		if got := cellState(c, s.paper); got != s.want {
+			t.Errorf("cellState(%v vs %v, %v) = %d, want %d", s.x, s.ref, s.paper, got, s.want)
 		}
 	}
 }

@@ -52,12 +52,25 @@ func RegisterSensitivity(s *expe.Studies) {
 	}
 }
 
+// RegisterExplorations adds the two explorations of the paper's choices,
+// bucma-weights (the weights α, β, γ, δ of BUCMA5302 and BUCMA4303) and
+// walltime-trust-threshold (Algorithm 1's 80 %), and their reports.
+func RegisterExplorations(s *expe.Studies) {
+	register(s, WeightsPlan)
+	register(s, ThresholdPlan)
+}
+
 func register(s *expe.Studies, name string) {
 	file, err := planFiles.ReadFile(name + ".yaml")
 	if err != nil {
 		panic(err)
 	}
-	s.Register(expe.Study{Kind: name, ReadWorkload: readWorkload, ReadRun: readRun, Report: report})
+	st := expe.Study{Kind: name, ReadWorkload: readWorkload, ReadRun: readRun, Report: report}
+	if name == WeightsPlan {
+		// Thousands of runs: keep a few numbers of each, not its gains.
+		st.ReadRun = weightReadRun
+	}
+	s.Register(st)
 	s.AddPlan(name, file)
 }
 

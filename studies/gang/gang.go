@@ -304,7 +304,14 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 			}
 			r.p("\n")
 		}
-		r.p("\n")
+		r.p("| saturated runs |")
+		for _, q := range gangQueues {
+			for _, m := range gangMigrations {
+				n, of, _ := expe.SaturationCount(a.ConditionRuns(GangVariantName(ld, q, m.suffix), expe.Condition{Load: load}))
+				r.p(" %d of %d |", n, of)
+			}
+		}
+		r.p("\n\n")
 		// One figure per scenario: ART against jobs executed.
 		var series []string
 		var ests [][]expe.Estimate
@@ -333,7 +340,8 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 	}
 
 	r.p("## Loss of capacity and utilization (Figures 11-14)\n\n")
-	r.p("| variant | loss of capacity (%%) | utilization (%%) | jobs run |\n|---|---|---|---|\n")
+	r.p("%s\n\n", expe.SaturationNote())
+	r.p("| variant | loss of capacity (%%) | utilization (%%) | jobs run | saturated |\n|---|---|---|---|---|\n")
 	for _, v := range pl.Variants {
 		loc := gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.loc })
 		r.p("| %s | %s", v.Name, expe.FmtEst(loc, 2, false))
@@ -342,8 +350,9 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 		} else if v.Model == "" {
 			r.p(" (≈ %.0f)", gangPaperLoCNone)
 		}
-		r.p(" | %s | %s |\n", expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.util }), 1, false),
-			expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return float64(g.ran) }), 0, false))
+		r.p(" | %s | %s | %s |\n", expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.util }), 1, false),
+			expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return float64(g.ran) }), 0, false),
+			expe.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
 	}
 	r.p("\n")
 	r.gangClaims(load, runs)
@@ -372,18 +381,33 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 		return "**does not hold**"
 	}
 	k := gangKs[last]
-	r.p("## Side by side with the paper\n\nThe paper's findings, checked on the campaign (ART at %d jobs, means over seeds):\n\n", k)
+	cond := expe.Condition{Load: load}
+	artLast := func(x *expe.RunData) float64 { return x.Extra.(*gangRun).artAt[last] }
+	// cut is the ART reduction of x against ref (%): the paired change,
+	// negated; NaN over a near-zero base; text with its seeds and marks.
+	cut := func(x, ref string) (float64, string) {
+		cp := r.a.CompareVariants(x, ref, cond, artLast, expe.FloorSeconds)
+		mark := expe.MarkSaturated(r.a.ConditionRuns(x, cond), r.a.ConditionRuns(ref, cond))
+		if cp.Diff.N == 0 || math.Abs(cp.Base.Mean) < cp.Floor {
+			return math.NaN(), expe.NearZero + mark
+		}
+		v := -100 * cp.Diff.Mean / cp.Base.Mean
+		return v, fmt.Sprintf("%.1f %% %s%s", v, cp.SeedsText(), mark)
+	}
+	r.p("## Side by side with the paper\n\nA reduction of ART is the paired difference (each seed's two runs) relative to the reference's mean. ")
+	r.p("%s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("The paper's findings, checked on the campaign (ART at %d jobs, means over seeds):\n\n", k)
 	var cuts []string
 	allCut, afcfsMost := true, true
 	for _, ld := range gangLDs {
 		best := ""
 		bestCut := math.Inf(-1)
 		for _, q := range gangQueues {
-			cut := 100 * (1 - art(GangVariantName(ld, q, "m"))/art(GangVariantName(ld, q, "")))
-			cuts = append(cuts, fmt.Sprintf("%s %s %.1f %%", strings.ToUpper(ld), strings.ToUpper(q), cut))
-			allCut = allCut && cut > 0
-			if cut > bestCut {
-				best, bestCut = q, cut
+			c, text := cut(GangVariantName(ld, q, "m"), GangVariantName(ld, q, ""))
+			cuts = append(cuts, fmt.Sprintf("%s %s %s", strings.ToUpper(ld), strings.ToUpper(q), text))
+			allCut = allCut && c > 0
+			if c > bestCut {
+				best, bestCut = q, c
 			}
 		}
 		afcfsMost = afcfsMost && best == "afcfs"
@@ -395,7 +419,11 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 	for _, ld := range gangLDs {
 		a, x, j := art(GangVariantName(ld, "afcfs", "")), art(GangVariantName(ld, "lxf", "")), art(GangVariantName(ld, "ljfs", ""))
 		orderOK = orderOK && a < x && x < j
-		orders = append(orders, fmt.Sprintf("%s: AFCFS %.0f, LXF %.0f, LJFS %.0f s", strings.ToUpper(ld), a, x, j))
+		// The seeds on which each step of the order holds.
+		ax := r.a.CompareVariants(GangVariantName(ld, "lxf", ""), GangVariantName(ld, "afcfs", ""), cond, artLast, expe.FloorSeconds)
+		xj := r.a.CompareVariants(GangVariantName(ld, "ljfs", ""), GangVariantName(ld, "lxf", ""), cond, artLast, expe.FloorSeconds)
+		orders = append(orders, fmt.Sprintf("%s: AFCFS %.0f, LXF %.0f, LJFS %.0f s; LXF above AFCFS on %d of %d seeds, LJFS above LXF on %d of %d",
+			strings.ToUpper(ld), a, x, j, ax.Up, ax.N(), xj.Up, xj.N()))
 	}
 	r.p("- (b) Without migration, AFCFS < LXF < LJFS in ART: %s (%s).\n", yes(orderOK), strings.Join(orders, "; "))
 	bestOK := true
@@ -417,9 +445,9 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 	jseqOK := true
 	var jseq []string
 	for _, q := range gangQueues {
-		o, s := art(GangVariantName("olb", q, "")), art(GangVariantName("jseq", q, ""))
-		jseqOK = jseqOK && s < o
-		jseq = append(jseq, fmt.Sprintf("%s %.1f %%", strings.ToUpper(q), 100*(1-s/o)))
+		c, text := cut(GangVariantName("jseq", q, ""), GangVariantName("olb", q, ""))
+		jseqOK = jseqOK && c > 0
+		jseq = append(jseq, fmt.Sprintf("%s %s", strings.ToUpper(q), text))
 	}
 	r.p("- (d) JSEQ lowers ART against OLB without migration (paper: by 7 to 44 %%): %s (%s).\n", yes(jseqOK), strings.Join(jseq, ", "))
 	var locs []string

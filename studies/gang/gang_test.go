@@ -84,3 +84,59 @@ func TestGangCampaignReport(t *testing.T) {
 		}
 	}
 }
+
+// The gang report refuses a reduction over a near-zero ART and marks what
+// involves a saturated run (a synthetic analysis: the variants without
+// migration saturate; OLB AFCFS's ART is 0.5 s).
+func TestGangReportNearZeroAndSaturation(t *testing.T) {
+	s := studytest.Studies(Register)
+	p, err := studytest.Plan(t, s, GangPlan).With(expe.Overrides{Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := studytest.Synthetic(t, p, 384)
+	studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+		v := r.Variant
+		art, sat := 1e4+float64(r.Seed), studytest.Kept
+		if v.Options["migration"] == "none" {
+			art, sat = 5e4+float64(r.Seed), studytest.Saturated
+		}
+		if v.Name == "olb-afcfs" {
+			art = 0.5
+		}
+		arts := make([]float64, len(gangKs))
+		for i := range arts {
+			arts[i] = art
+		}
+		return expe.Metrics{Jobs: 3000, Ran: 3000, Hosts: 384}, sat, &gangRun{artAt: arts, loc: 10, util: 50, ran: 3000, artBySize: map[int]float64{1: art}}
+	})
+	st, _ := s.Study(GangPlan)
+	text := studytest.ReportOn(t, st, a)
+	for _, want := range []string{
+		"OLB AFCFS " + expe.NearZero + expe.SaturatedMark,
+		"OLB LXF 80.0 % [3/3]*" + expe.SaturatedMark, // (5e4 − 1e4) / 5e4 on every seed
+		"| saturated runs | 3 of 3 | 0 of 3 |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	found := 0
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "| olb-afcfs |"):
+			found++
+			if !strings.Contains(l, "**yes**, 3 of 3 runs") {
+				t.Errorf("saturation column: %s", l)
+			}
+		case strings.HasPrefix(l, "| olb-afcfsm |"):
+			found++
+			if !strings.HasSuffix(l, "| no |") {
+				t.Errorf("saturation column: %s", l)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d rows of the loss-of-capacity table found", found)
+	}
+}

@@ -34,7 +34,11 @@ func (r *reporter) osep() error {
 	}
 	r.p(".\n")
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed; ")
-	r.p("a difference between two variants is computed on each seed's pair of runs, same workload, then averaged).\n\n")
+	r.p("a difference between two variants is computed on each seed's pair of runs, same workload, then averaged). Satisfactions are ")
+	r.p("percentages of an ideal and their differences are in points: no value of this report is a change relative to a base.\n")
+	r.p("- %s Here every case is a fixed demand of 40 jobs submitted within %g s, hours of work on 12 hosts: its offered load over that span is ", expe.SaturationSummary(a, false), pl.Workload.Fields.Float("late_by"))
+	r.p("far above 1, so a run is saturated by construction. The satisfactions measure how the contention is shared among the users; they do not ")
+	r.p("follow a trace's length.\n\n")
 
 	r.p("The grid's shares:\n\n| user | hosts owned | power owned (Gflop/s) | share of the grid |\n|---|---|---|---|\n")
 	for _, u := range g.Users {
@@ -428,6 +432,12 @@ func verdict(agree, contra, unsure int) string {
 
 // tally classes an estimate of a difference whose expected sign is sign
 // (+1 or −1).
+// estSeeds prints per-seed differences: their mean ± 95 % interval, then
+// the seeds that back its sign.
+func estSeeds(xs []float64) string {
+	return expe.FmtEst(expe.Estimate95(xs), 1, true) + " " + expe.SeedsOf(xs)
+}
+
 func tally(e expe.Estimate, sign float64, agree, contra, unsure *int) {
 	switch {
 	case e.N == 0 || math.IsNaN(e.Mean):
@@ -462,8 +472,12 @@ func (r *reporter) osepThesis() {
 		h, ok2 := r.osepVariant("osep-hetero", ckpt)
 		return o, h, ok1 && ok2
 	}
-	suDiff := func(o, h expe.Variant, c, u string) expe.Estimate {
-		return expe.Estimate95(a.CasePaired(o.Name, h.Name, c, func(x, y *expe.RunData) float64 { return suOf(x, u) - suOf(y, u) }))
+	suDiff := func(o, h expe.Variant, c, u string) []float64 {
+		return a.CasePaired(o.Name, h.Name, c, func(x, y *expe.RunData) float64 { return suOf(x, u) - suOf(y, u) })
+	}
+	// below100 is SU(u) − 100 per seed.
+	below100 := func(v expe.Variant, c, u string) []float64 {
+		return a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) - 100 })
 	}
 
 	// 1. and 2.: "than it should" is read as against 100 %, the satisfaction
@@ -471,9 +485,9 @@ func (r *reporter) osepThesis() {
 	suEst := func(v expe.Variant, c, u string) expe.Estimate {
 		return expe.Estimate95(a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) }))
 	}
-	minus100 := func(e expe.Estimate) expe.Estimate { e.Mean -= 100; return e }
 	r.p("Findings 1 and 2 say how much more or less satisfied a user is *than they should be*; we read that as against 100 %%, the ")
-	r.p("satisfaction of a user served exactly as well as by their own hosts alone, and give the heterogeneous OSEP's value next to it.\n\n")
+	r.p("satisfaction of a user served exactly as well as by their own hosts alone, and give the heterogeneous OSEP's value next to it. ")
+	r.p("%s\n\n", expe.SeedsNote())
 
 	// 1. user1 under-served, large demand, user1 late.
 	c1 := OSEPCaseName("user1", "large")
@@ -485,9 +499,10 @@ func (r *reporter) osepThesis() {
 			if !ok {
 				continue
 			}
-			e := minus100(suEst(o, c1, "user1"))
-			r.p("- checkpointing %s: %s points (SU %s %%; heterogeneous OSEP: %s %%, difference %s points)\n", checkpointTitle(o), expe.FmtEst(e, 1, true),
-				expe.FmtEst(suEst(o, c1, "user1"), 1, false), expe.FmtEst(suEst(h, c1, "user1"), 1, false), expe.FmtEst(suDiff(o, h, c1, "user1"), 1, true))
+			xs := below100(o, c1, "user1")
+			e := expe.Estimate95(xs)
+			r.p("- checkpointing %s: %s points (SU %s %%; heterogeneous OSEP: %s %%, difference %s points)\n", checkpointTitle(o), estSeeds(xs),
+				expe.FmtEst(suEst(o, c1, "user1"), 1, false), expe.FmtEst(suEst(h, c1, "user1"), 1, false), estSeeds(suDiff(o, h, c1, "user1")))
 			tally(e, -1, &ag, &co, &un)
 		}
 	}
@@ -508,8 +523,9 @@ func (r *reporter) osepThesis() {
 			if !ok {
 				continue
 			}
-			e := minus100(suEst(o, c.Name, "user4"))
-			r.p("- %s, checkpointing %s: %s points (heterogeneous OSEP: %s)\n", c.Title, checkpointTitle(o), expe.FmtEst(e, 1, true), expe.FmtEst(minus100(suEst(h, c.Name, "user4")), 1, true))
+			xs := below100(o, c.Name, "user4")
+			e := expe.Estimate95(xs)
+			r.p("- %s, checkpointing %s: %s points (heterogeneous OSEP: %s)\n", c.Title, checkpointTitle(o), estSeeds(xs), estSeeds(below100(h, c.Name, "user4")))
 			tally(e, +1, &ag, &co, &un)
 			if e.N > 0 && e.Mean > best {
 				best, bestAt = e.Mean, c.Title+", checkpointing "+checkpointTitle(o)
@@ -531,11 +547,11 @@ func (r *reporter) osepThesis() {
 	if ok {
 		for _, c := range a.Plan.Cases {
 			for _, pr := range [][2]string{{"user1", "user2"}, {"user3", "user4"}} {
-				gap := func(v expe.Variant) expe.Estimate {
-					return expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) }))
+				gap := func(v expe.Variant) []float64 {
+					return a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) })
 				}
-				eo, eh := gap(o), gap(h)
-				r.p("| %s | (%s, %s) | %s | %s |\n", c.Title, pr[0], pr[1], expe.FmtEst(eo, 1, true), expe.FmtEst(eh, 1, true))
+				eo, eh := expe.Estimate95(gap(o)), expe.Estimate95(gap(h))
+				r.p("| %s | (%s, %s) | %s | %s |\n", c.Title, pr[0], pr[1], estSeeds(gap(o)), estSeeds(gap(h)))
 				if eo.N == 0 || math.IsNaN(eo.Mean) {
 					continue
 				}
@@ -573,8 +589,9 @@ func (r *reporter) osepThesis() {
 	ag, co, un = 0, 0, 0
 	if ok {
 		for _, c := range a.Plan.Cases {
-			e := expe.Estimate95(a.CasePaired(h.Name, o.Name, c.Name, func(x, y *expe.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) }))
-			r.p("- %s: %s points\n", c.Title, expe.FmtEst(e, 1, true))
+			xs := a.CasePaired(h.Name, o.Name, c.Name, func(x, y *expe.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) })
+			e := expe.Estimate95(xs)
+			r.p("- %s: %s points\n", c.Title, estSeeds(xs))
 			tally(e, -1, &ag, &co, &un)
 		}
 	}

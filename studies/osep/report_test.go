@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -149,6 +150,27 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	// Saturation: every run of a fixed demand submitted within 360 s is
+	// saturated by the definition; the report counts them and says why
+	// that is by construction. No value is a change relative to a base.
+	sat := 0
+	for _, rd := range a.Runs {
+		if s, _ := rd.Saturation.Saturated(); s {
+			sat++
+		}
+	}
+	for _, want := range []string{fmt.Sprintf("**Saturation.** %d of 60 runs saturated", sat), "saturated by construction", "no value of this report is a change relative to a base"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if sat == 0 {
+		t.Error("no run of a demand submitted within 360 s is saturated")
+	}
+	// Every finding's difference says how many of the 2 seeds back its sign.
+	if n := len(regexp.MustCompile(`\[[0-2]/2\]\*? points`).FindAllString(text, -1)); n < 10 {
+		t.Errorf("%d differences of the findings with their seeds", n)
 	}
 	if n := strings.Count(text, "Verdict: **"); n != 4 {
 		t.Errorf("%d verdicts", n)

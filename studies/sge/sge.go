@@ -76,8 +76,23 @@ var sgePaper = map[string]sgePaperRow{
 	"sw-17":   {242, 219, 198, 198, 22.22, 10.61},
 }
 
-// sgeGain is the paper's gain: (default − load-balanced) / load-balanced.
-func sgeGain(def, lb float64) float64 { return 100 * (def - lb) / lb }
+// sgeGain is the paper's gain: (default − load-balanced) / load-balanced
+// (%); NaN over a load-balanced makespan below expe.FloorSeconds.
+func sgeGain(def, lb float64) float64 {
+	if math.Abs(lb) < expe.FloorSeconds {
+		return math.NaN()
+	}
+	return 100 * (def - lb) / lb
+}
+
+// fmtGain prints a gain with the paper's in parentheses, NearZero over a
+// near-zero base.
+func fmtGain(g, paper float64) string {
+	if math.IsNaN(g) {
+		return fmt.Sprintf("%s (%.2f)", expe.NearZero, paper)
+	}
+	return fmt.Sprintf("%.2f (%.2f)", g, paper)
+}
 
 // sgeCell is one run of the SGE campaign as the report sees it.
 type sgeCell struct {
@@ -152,7 +167,10 @@ func (r *reporter) sge() error {
 	r.p("- Makespan = last finish − first submission (every task is submitted at 0). The default's *worst*, *average* and *best* are the largest, ")
 	r.p("mean and smallest makespans of the round robin started at h1, h2, h3 and h4 (each start equally likely). ")
 	r.p("Gain = (default − load-balanced) / load-balanced × 100, the paper's formula (its denominator is the load-balanced makespan). ")
-	r.p("The paper's value follows in parentheses (its tables give whole seconds).\n\n")
+	r.p("The paper's value follows in parentheses (its tables give whole seconds). ")
+	r.p("Each value is one run: the runs do not depend on the seed (%d seed(s) run), so no value has an interval or a count of seeds. %s\n\n",
+		len(pl.Seeds), expe.FloorsNote())
+	r.p("%s\n\n", expe.SaturationSummary(a, false))
 
 	var bars [2][]expe.Bar
 	var groups []string
@@ -173,13 +191,13 @@ func (r *reporter) sge() error {
 				continue
 			}
 			gw, gm := sgeGain(worst, lb.makespan), sgeGain(mean, lb.makespan)
-			r.p("| %d | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.2f (%.2f) | %.2f (%.2f) |\n",
-				n, worst, paper.worst, mean, paper.mean, best, paper.best, lb.makespan, paper.lb, gw, paper.gainWorst, gm, paper.gainMean)
+			r.p("| %d | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
+				n, worst, paper.worst, mean, paper.mean, best, paper.best, lb.makespan, paper.lb, fmtGain(gw, paper.gainWorst), fmtGain(gm, paper.gainMean))
 			bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
 			bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
 			if w, m, b, _, ok := sgeDefault(cells[name], sgeRREqualPrefix); ok && name == "sw-17" {
-				r.p("| %d, default with 5 slots on h4 | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.2f (%.2f) | %.2f (%.2f) |\n",
-					n, w, paper.worst, m, paper.mean, b, paper.best, lb.makespan, paper.lb, sgeGain(w, lb.makespan), paper.gainWorst, sgeGain(m, lb.makespan), paper.gainMean)
+				r.p("| %d, default with 5 slots on h4 | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
+					n, w, paper.worst, m, paper.mean, b, paper.best, lb.makespan, paper.lb, fmtGain(sgeGain(w, lb.makespan), paper.gainWorst), fmtGain(sgeGain(m, lb.makespan), paper.gainMean))
 				groups = append(groups, fmt.Sprintf("%s %d eq", app.Name, n))
 				bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
 				bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
@@ -256,7 +274,7 @@ func fmtMakespan(row map[string]sgeCell, v string) string {
 // what explains it.
 func (r *reporter) sgeDifferences(cells map[string]map[string]sgeCell) {
 	r.p("## Where and why we differ\n\n")
-	var same, total int
+	var same, rounded, total int
 	var off []string
 	for _, c := range r.a.Plan.Cases {
 		paper := sgePaper[c.Name]
@@ -270,6 +288,9 @@ func (r *reporter) sgeDifferences(cells map[string]map[string]sgeCell) {
 			ours, paper float64
 		}{{"default worst", worst, paper.worst}, {"default best", best, paper.best}, {"load-balanced", lb.makespan, paper.lb}} {
 			total++
+			if math.Round(v.ours) == v.paper {
+				rounded++
+			}
 			if math.Abs(v.ours-v.paper) <= 1 {
 				same++
 			} else {
@@ -277,7 +298,8 @@ func (r *reporter) sgeDifferences(cells map[string]map[string]sgeCell) {
 			}
 		}
 	}
-	r.p("- **Worst, best and load-balanced makespans**: %d of %d within 1 s of the paper (its tables round to whole seconds).", same, total)
+	r.p("- **Worst, best and load-balanced makespans**: %d of %d are the paper's value once rounded to the whole second (its tables give whole seconds), ", rounded, total)
+	r.p("%d of %d within 1 s of it.", same, total)
 	if len(off) > 0 {
 		r.p(" Further off: %s.", strings.Join(off, "; "))
 	}
@@ -298,7 +320,7 @@ func (r *reporter) sgeDifferences(cells map[string]map[string]sgeCell) {
 		paper := sgePaper[c.Name]
 		worst, mean, _, _, ok := sgeDefault(cells[c.Name], sgeRRPrefix)
 		lb, lbOK := cells[c.Name][SGELoadBalancedVariant]
-		if !ok || !lbOK || paper.worst == paper.lb || math.Abs(worst-lb.makespan) < 1e-3 {
+		if !ok || !lbOK || paper.worst == paper.lb || math.Abs(worst-lb.makespan) < expe.FloorSeconds {
 			continue
 		}
 		ours = append(ours, fmt.Sprintf("%s %.2f", c.Name, (mean-lb.makespan)/(worst-lb.makespan)))

@@ -1,6 +1,7 @@
 package sge
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,8 @@ func TestSGECampaignReport(t *testing.T) {
 		"| 17, default with 5 slots on h4 | 242.0 (242) |",
 		"| sw-17 | [5, 4, 4, 4] | [5, 4, 4, 4] | h4 |",
 		"| pi80-13 | [4, 3, 3, 3] | [3, 3, 3, 4] | h4 |",
-		"27 of 30 within 1 s of the paper",
+		"18 of 30 are the paper's value once rounded to the whole second (its tables give whole seconds), 27 of 30 within 1 s of it.",
+		"**Saturation.** 0 of 110 runs saturated. 110 of them have every job submitted at once",
 		"With equal slots (5,5,5,5) the worst case (start at h4) is 242.0 s",
 		"fig/sge-gains.png",
 	} {
@@ -70,6 +72,38 @@ func TestSGECampaignReport(t *testing.T) {
 	for _, ext := range []string{".png", ".svg"} {
 		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, "sge-gains"+ext)); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// The SGE report refuses a gain over a near-zero load-balanced makespan and
+// says which runs saturated (a synthetic analysis: scenario pi50-5's
+// load-balanced makespan is 0.4 s; one run of the round robin saturated,
+// the others have no submission span).
+func TestSGEReportNearZeroAndSaturation(t *testing.T) {
+	s := studytest.Studies(Register)
+	p := studytest.Plan(t, s, SGEPlan)
+	a := studytest.Synthetic(t, p, 4)
+	noSpan := expe.Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN(), MeanExec: 10}
+	studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+		mk := 100.0
+		if r.Variant.Name == SGELoadBalancedVariant && r.Case == "pi50-5" {
+			mk = 0.4
+		}
+		sat := noSpan
+		if r.Variant.Name == sgeRRPrefix+"3" && r.Case == "sw-5" {
+			sat = studytest.Saturated
+		}
+		return expe.Metrics{Makespan: mk, Hosts: 4}, sat, &sgeCell{makespan: mk, perHost: []int{1, 1, 1, 2}}
+	})
+	st, _ := s.Study(SGEPlan)
+	text := studytest.ReportOn(t, st, a)
+	for _, want := range []string{
+		"| 5 | 100.0 (25) | 100.0 (24) | 100.0 (23) | 0.4 (23) | " + expe.NearZero + " (8.70) | " + expe.NearZero + " (4.35) |",
+		"**Saturation.** 1 of 110 runs saturated (rr-start3: 1). 109 of them have every job submitted at once",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q", want)
 		}
 	}
 }

@@ -90,3 +90,44 @@ func Report(t testing.TB, s *expe.Studies, dir string) string {
 	}
 	return string(b)
 }
+
+// Synthetic is an analysis of plan p built in memory, with no run yet:
+// tests add runs of chosen numbers (FillRuns) and write a study's report on
+// it (ReportOn), to pin what a report prints over numbers no campaign of a
+// test's size gives (a near-zero base, a saturated variant). FillRuns adds
+// its runs.
+func Synthetic(t testing.TB, p expe.Plan, hosts int) *expe.Analysis {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, expe.FigDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &expe.Analysis{Dir: dir, Plan: p, Hosts: hosts, Runs: map[string]*expe.RunData{}}
+}
+
+// Kept and Saturated are the saturation of a run that kept up with its
+// workload and of one that did not (utilization far below the offered
+// load).
+var (
+	Kept      = expe.Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 100, LateWait: 110, MeanExec: 3000}
+	Saturated = expe.Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 100, LateWait: 90000, MeanExec: 3000}
+)
+
+// ReportOn writes study st's report on analysis a and returns its text.
+func ReportOn(t testing.TB, st expe.Study, a *expe.Analysis) string {
+	t.Helper()
+	r := expe.NewReport(a)
+	if err := st.Report(r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Text()
+}
+
+// FillRuns adds every run of the synthetic analysis's plan, with what f
+// gives for it (its metrics, saturation and study data).
+func FillRuns(a *expe.Analysis, f func(r expe.Run) (expe.Metrics, expe.Saturation, any)) {
+	for _, r := range a.Plan.Expand() {
+		m, sat, extra := f(r)
+		a.Runs[r.ID] = &expe.RunData{Run: r, Metrics: m, Saturation: sat, Extra: extra}
+	}
+}

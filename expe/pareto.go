@@ -1,0 +1,237 @@
+package expe
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// ParetoFront returns the indices of the points that no other point
+// dominates, in the order of the points: pts[i][k] is objective k of point
+// i, maximized where maximize[k] (else minimized). A point dominates
+// another when it is at least as good in every objective and better in
+// one. Points with a NaN objective are left out.
+func ParetoFront(pts [][]float64, maximize []bool) []int {
+	valid := func(p []float64) bool {
+		for _, v := range p {
+			if math.IsNaN(v) {
+				return false
+			}
+		}
+		return true
+	}
+	var out []int
+	for i, p := range pts {
+		if !valid(p) {
+			continue
+		}
+		dominated := false
+		for j, q := range pts {
+			if i == j || !valid(q) {
+				continue
+			}
+			if Dominates(q, p, maximize) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Dominates reports whether point a dominates point b (see ParetoFront).
+func Dominates(a, b []float64, maximize []bool) bool {
+	strictly := false
+	for k := range a {
+		x, y := a[k], b[k]
+		if !maximize[k] {
+			x, y = -x, -y
+		}
+		if x < y {
+			return false
+		}
+		if x > y {
+			strictly = true
+		}
+	}
+	return strictly
+}
+
+// ParetoPoint is one point of a ParetoPanel.
+type ParetoPoint struct {
+	X, Y float64
+	// Front marks the points of the Pareto front (drawn in colour and
+	// joined by a line).
+	Front bool
+	// Label, when set, marks the point with its own glyph and names it in
+	// the legend (the paper's weightings).
+	Label string
+}
+
+// ParetoPanel is one panel of a ParetoFigure.
+type ParetoPanel struct {
+	Title, XLabel, YLabel string
+	Points                []ParetoPoint
+	// XRef draws a dashed vertical line at this x (NaN: none): the base
+	// policy alone.
+	XRef float64
+}
+
+// ParetoFigure draws panels of trade-offs side by side (cols per row):
+// every point in grey, the Pareto front in colour joined by a line, the
+// labelled points with glyphs of their own. It writes base.png and
+// base.svg.
+func ParetoFigure(base, title string, panels []ParetoPanel, cols int) error {
+	if len(panels) == 0 {
+		return fmt.Errorf("figure %s: no panel", base)
+	}
+	cols = max(1, min(cols, len(panels)))
+	rows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	for i, pn := range panels {
+		p, err := paretoPlot(pn)
+		if err != nil {
+			return fmt.Errorf("figure %s: %w", base, err)
+		}
+		grid[i/cols][i%cols] = p
+	}
+	w, h := vg.Points(330*float64(cols)), vg.Points(300*float64(rows)+30)
+	for _, ext := range FigureFormats {
+		var buf bytes.Buffer
+		var c draw.Canvas
+		var write func() error
+		switch ext {
+		case "svg":
+			sc := vgsvg.New(w, h)
+			c = draw.New(sc)
+			write = func() error { _, err := sc.WriteTo(&buf); return err }
+		default:
+			ic := vgimg.New(w, h)
+			c = draw.New(ic)
+			write = func() error { _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&buf); return err }
+		}
+		c.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: 0, Y: h}, {X: w, Y: h}, {X: w, Y: 0}})
+		top := c
+		top.Min.Y = c.Max.Y - vg.Points(26)
+		tf := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, XAlign: draw.XCenter, YAlign: draw.YCenter}
+		tf.Font.Size = vg.Points(12)
+		tf.Handler = plot.DefaultTextHandler
+		top.FillText(tf, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, title)
+		body := c
+		body.Max.Y = top.Min.Y
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(6)}
+		canvases := plot.Align(grid, tiles, body)
+		for i := range grid {
+			for j, p := range grid[i] {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
+		}
+		if err := write(); err != nil {
+			return fmt.Errorf("figure %s.%s: %w", base, ext, err)
+		}
+		if err := WriteFileAtomic(base+"."+ext, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// paretoGlyphs are the glyphs of the labelled points, in order of first
+// appearance.
+var paretoGlyphs = []draw.GlyphDrawer{draw.PyramidGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+
+func paretoPlot(pn ParetoPanel) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = pn.Title
+	p.X.Label.Text = pn.XLabel
+	p.Y.Label.Text = pn.YLabel
+	p.Legend.Top = true
+	var all, front plotter.XYs
+	labelled := map[string]plotter.XYs{}
+	var labels []string
+	for _, pt := range pn.Points {
+		if math.IsNaN(pt.X) || math.IsNaN(pt.Y) || math.IsInf(pt.X, 0) || math.IsInf(pt.Y, 0) {
+			continue
+		}
+		xy := plotter.XY{X: pt.X, Y: pt.Y}
+		all = append(all, xy)
+		if pt.Front {
+			front = append(front, xy)
+		}
+		if pt.Label != "" {
+			if _, ok := labelled[pt.Label]; !ok {
+				labels = append(labels, pt.Label)
+			}
+			labelled[pt.Label] = append(labelled[pt.Label], xy)
+		}
+	}
+	if len(all) == 0 {
+		p.Title.Text += " (no data)"
+		return p, nil
+	}
+	sc, err := plotter.NewScatter(all)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle.Color = color.Gray{Y: 170}
+	sc.GlyphStyle.Radius = vg.Points(1.6)
+	sc.GlyphStyle.Shape = draw.CircleGlyph{}
+	p.Add(sc)
+	p.Legend.Add("weighting", sc)
+	if len(front) > 0 {
+		sort.Slice(front, func(i, j int) bool { return front[i].X < front[j].X })
+		l, fs, err := plotter.NewLinePoints(front)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, fs.Color = palette[0], palette[0]
+		fs.GlyphStyle.Shape = draw.CircleGlyph{}
+		fs.GlyphStyle.Radius = vg.Points(2.4)
+		p.Add(l, fs)
+		p.Legend.Add("Pareto front", l, fs)
+	}
+	for i, lb := range labels {
+		s, err := plotter.NewScatter(labelled[lb])
+		if err != nil {
+			return nil, err
+		}
+		s.GlyphStyle.Shape = paretoGlyphs[i%len(paretoGlyphs)]
+		s.GlyphStyle.Radius = vg.Points(4)
+		s.GlyphStyle.Color = palette[(i+1)%len(palette)]
+		p.Add(s)
+		p.Legend.Add(lb, s)
+	}
+	if !math.IsNaN(pn.XRef) {
+		_, _, ymin, ymax := plotter.XYRange(all)
+		v, err := plotter.NewLine(plotter.XYs{{X: pn.XRef, Y: ymin}, {X: pn.XRef, Y: ymax}})
+		if err != nil {
+			return nil, err
+		}
+		v.Color = color.Gray{Y: 80}
+		v.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(v)
+	}
+	p.Add(plotter.NewGrid())
+	// Room for the legend above the points.
+	_, _, ymin, ymax := plotter.XYRange(all)
+	span := math.Max(ymax-ymin, 1)
+	p.Y.Min, p.Y.Max = ymin-0.05*span, ymax+0.45*span
+	return p, nil
+}
