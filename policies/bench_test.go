@@ -331,7 +331,8 @@ func BenchmarkBUCMASubmission(b *testing.B) {
 // arrives: the first reservation begins at the previous end of a running
 // job, and every later one as much earlier. The metrics say so of the
 // decision after the timed ones: "reserved" waiting jobs, "moved" the
-// reservations it moved. backfill=batsched (conservative_bf's twin, which
+// reservations it moved; "cpu-ns/op" is the process's CPU time per timed
+// decision. backfill=batsched (conservative_bf's twin, which
 // places every job again, on hosts) runs at 10k only.
 func BenchmarkConservativeEnd(b *testing.B) {
 	spec, err := policies.Builtin().Lookup("conservative")
@@ -377,8 +378,14 @@ func BenchmarkConservativeEnd(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				cpu0, cpuOK := processCPU()
 				for b.Loop() {
 					endOne()
+				}
+				// CPU time per decision: on a shared machine, steadier than
+				// the wall time (ns/op), which counts the waits for a core.
+				if cpu1, ok := processCPU(); ok && cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 				}
 				before := reservations(b, sess)
 				endOne()
