@@ -370,8 +370,9 @@ func policyText(v Variant) string {
 func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetric, base string) {
 	a := r.A
 	r.P("%s Paired differences against `%s`\n\n", h, base)
-	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval, then relative to the baseline's mean, ")
-	r.P("then the seeds that back the sign (`[k/n]`, `*`: significant at 95 %%); %s: the variant or the baseline saturated.\n\n| variant |", SaturatedMark)
+	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval; in parentheses, the change relative to the ")
+	r.P("baseline on each seed, averaged over the seeds ± 95 %% interval; then the seeds that back the sign of that change (`[k/n]`, `*`: ")
+	r.P("its interval excludes 0, significant at 95 %%; over a near-zero baseline, of the difference); %s: the variant or the baseline saturated.\n\n| variant |", SaturatedMark)
 	for _, m := range metrics {
 		r.P(" %s |", unitText(m))
 	}
@@ -384,7 +385,7 @@ func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetri
 		mark := MarkSaturated(a.ConditionRuns(v.Name, c), a.ConditionRuns(base, c))
 		for _, m := range metrics {
 			cp := a.CompareVariants(v.Name, base, c, m.get, m.floor)
-			r.P(" %s (%s) %s%s |", FmtEst(cp.Diff, m.prec, true), cp.RelativeText(1), cp.SeedsText(), mark)
+			r.P(" %s (%s) %s%s |", FmtEst(cp.Diff, m.prec, true), cp.ChangeText(1), cp.SeedsText(), mark)
 		}
 		r.P("\n")
 	}

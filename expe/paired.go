@@ -186,13 +186,6 @@ func (c Comparison) ChangeText(prec int) string {
 	return FmtEst(c.Change, prec, true) + " %"
 }
 
-// RelativeText prints the mean difference relative to the base's mean
-// ("+12.3 ± 4.0 %", RelativeEst), or NearZero when that mean is below the
-// floor.
-func (c Comparison) RelativeText(prec int) string {
-	return RelativeEst(c.Diff, c.Base.Mean, c.Floor, prec)
-}
-
 // Cell prints a change for a table: the per-seed relative change and the
 // seeds that back its sign; over a near-zero base, NearZero with the
 // absolute difference (in unit) and its seeds.

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -229,9 +230,25 @@ func paretoPlot(pn ParetoPanel) (*plot.Plot, error) {
 		p.Add(v)
 	}
 	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	// Room for the legend above the points.
 	_, _, ymin, ymax := plotter.XYRange(all)
 	span := math.Max(ymax-ymin, 1)
 	p.Y.Min, p.Y.Max = ymin-0.05*span, ymax+0.45*span
 	return p, nil
+}
+
+// plainTicks are gonum's default ticks labelled with the fewest digits
+// that print each value ("125", "-0.75"), not a common precision ("125.00").
+type plainTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 32) // the shortest label of the tick's value, without float64's last-digit noise
+		}
+	}
+	return ts
 }

@@ -335,17 +335,34 @@ func jobColor(id string) color.Color {
 // level), one line per series with 95 % confidence-interval error bars.
 // ests[s][i] is the estimate of series s at xs[i].
 func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate) error {
-	return linePlot(base, title, xlabel, ylabel, xs, series, ests, false)
+	return linePlot(base, title, xlabel, ylabel, xs, series, ests, false, nil)
+}
+
+// PaperPoints are published values a line plot marks beside its series: a
+// triangle of series s's colour at (X, Values[s]) (NaN: none).
+type PaperPoints struct {
+	// X is where the paper measured (its parameter's value).
+	X float64
+	// Values are the paper's values, one per series.
+	Values []float64
+	// Label names the triangles in the legend ("the paper (at 80 %)").
+	Label string
+}
+
+// ChangeLinePlotWithPaper is ChangeLinePlot with the paper's values marked
+// as triangles.
+func ChangeLinePlotWithPaper(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate, paper PaperPoints) error {
+	return linePlot(base, title, xlabel, ylabel, xs, series, ests, false, &paper)
 }
 
 // LogLinePlot draws positive values (a response time) against a numeric x
 // on a logarithmic y axis, one line per series, without error bars (the
 // report's tables give the intervals).
 func LogLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate) error {
-	return linePlot(base, title, xlabel, ylabel, xs, series, ests, true)
+	return linePlot(base, title, xlabel, ylabel, xs, series, ests, true, nil)
 }
 
-func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate, logY bool) error {
+func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate, logY bool, paper *PaperPoints) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
@@ -360,6 +377,13 @@ func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string,
 					h = e.Half
 				}
 				lo, hi = math.Min(lo, e.Mean-h), math.Max(hi, e.Mean+h)
+			}
+		}
+	}
+	if paper != nil && !logY {
+		for _, v := range paper.Values {
+			if !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
 	}
@@ -411,6 +435,27 @@ func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string,
 			}
 			eb.Color = col
 			p.Add(eb)
+		}
+	}
+	if paper != nil && !logY {
+		var legend *plotter.Scatter
+		for si, v := range paper.Values {
+			if si >= len(series) || math.IsNaN(v) {
+				continue
+			}
+			sc, err := plotter.NewScatter(plotter.XYs{{X: paper.X, Y: v}})
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = draw.PyramidGlyph{}, vg.Points(4.5)
+			sc.GlyphStyle.Color = palette[si%len(palette)]
+			p.Add(sc)
+			legend = sc
+		}
+		if legend != nil {
+			gray := *legend
+			gray.GlyphStyle.Color = color.Gray{Y: 80}
+			p.Legend.Add(paper.Label, &gray)
 		}
 	}
 	if logY {

@@ -272,8 +272,11 @@ func jsonValue(raw json.RawMessage, kind string) (string, error) {
 }
 
 func kindName(kind string) string {
-	if kind == "int" {
+	switch kind {
+	case "int":
 		return "integer"
+	case "bool":
+		return "boolean"
 	}
 	return kind
 }

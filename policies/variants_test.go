@@ -74,6 +74,29 @@ func TestBatschedVariantResolve(t *testing.T) {
 		{v("sleeper"), map[string]string{"policy": "contiguous"}, `{"pstate_sleep": 2, "pstate_compute": 1}`,
 			"map[pstate-compute:1 pstate-sleep:2 queue:batsched]", "[]"},
 		{v("submitter"), nil, `{"send_profiles_in_separate_event": false}`, "at true only", ""},
+		{v("conservative_bf"), map[string]string{"queue_order": "desc_size", "policy": "contiguous", "rjms_delay": "2.5", "call_make_decisions_on_single_nop": "0"}, `{"dump_previsional_schedules": false, "dump_prefix": "/tmp/x"}`,
+			"map[backfill:batsched hosts:contiguous no-walltime:reject order:desc_size rjms-delay:2.5]", "[]"},
+		{v("conservative_bf"), nil, `{"dump_previsional_schedules": "yes"}`, "batsched wants a boolean", ""},
+		{v("easy_bf_fast"), map[string]string{"queue_order": "lcfs", "policy": "contiguous"}, "", "map[backfill:batsched-fast hosts:first-fit]", "[]"},
+		{v("easy_bf_fast"), map[string]string{"rjms_delay": "0"}, "", "--rjms_delay 0: the twin reproduces this variant at 5 only", ""},
+		{v("fcfs"), map[string]string{"queue_order": "asc_size", "rjms_delay": "60"}, "", "map[hosts:first-fit]", "[]"},
+		{v("fcfs"), map[string]string{"policy": "contiguous"}, "", "--policy contiguous: the twin reproduces this variant at basic only", ""},
+		{v("easy_bf_plot_liquid_load_horizon"), nil, `{}`, `no "trace_output_filename", which the variant requires`, ""},
+		{v("easy_bf_plot_liquid_load_horizon"), map[string]string{"rjms_delay": "0"}, `{"trace_output_filename": "llh.csv"}`,
+			"map[backfill:batsched hosts:first-fit no-walltime:reject]", "[]"},
+		{v("energy_bf_dicho"), map[string]string{"rjms_delay": "0"}, `{"power_compute": 190.5, "power_idle": 95, "power_sleep": 9.75, "pstate_compute": 0, "pstate_sleep": 2,
+			"time_switch_on": 10, "time_switch_off": 2, "energy_switch_on": 1250, "energy_switch_off": 200, "tolerated_slowdown_loss_ratio": 1.5, "comparison_type": "switch_on", "monitoring_period": 60}`,
+			"map[comparison-type:switch_on energy-switch-off:200 energy-switch-on:1250 power-compute:190.5 power-idle:95 power-sleep:9.75 pstate-compute:0 pstate-sleep:2 rjms-delay:0 " +
+				"time-switch-off:2 time-switch-on:10 tolerated-slowdown-loss-ratio:1.5 variant:energy_bf_dicho]", "[monitoring_period]"},
+		{v("energy_bf"), nil, `{"power_compute": 190.5}`, `no "energy_switch_off", which the variant requires`, ""},
+		{v("energy_bf"), map[string]string{"queue_order": "lcfs"}, "", "--queue_order lcfs: the twin reproduces this variant at fcfs only", ""},
+		{v("energy_bf_monitoring"), nil, `{"power_compute": 190.5, "power_idle": 95, "power_sleep": 9.75, "pstate_compute": 0, "pstate_sleep": 2,
+			"time_switch_on": 10, "time_switch_off": 2, "energy_switch_on": 1250, "energy_switch_off": 200, "output_dir": "out"}`, `no "monitoring_period", which the variant requires`, ""},
+		{v("energy_bf_idle_sleeper"), nil, `{"power_compute": 190.5, "power_idle": 95, "power_sleep": 9.75, "pstate_compute": 0.5, "pstate_sleep": 2,
+			"time_switch_on": 10, "time_switch_off": 2, "energy_switch_on": 1250, "energy_switch_off": 200, "output_dir": "out", "monitoring_period": 60, "trace_output_filename": "t.csv"}`,
+			"0.5: batsched wants an integer", ""},
+		{v("energy_watcher"), map[string]string{"queue_order": "lcfs", "policy": "contiguous", "rjms_delay": "0", "call_make_decisions_on_single_nop": "0"}, `{"power_compute": 1}`,
+			"map[variant:energy_watcher]", "[power_compute]"},
 		{BatschedVariant{Name: "x", Policy: "fcfs"}, map[string]string{"call_make_decisions_on_single_nop": "true", "rjms_delay": "5.0"}, "", "map[]", "[]"},
 		{BatschedVariant{Name: "x", Policy: "fcfs"}, map[string]string{"call_make_decisions_on_single_nop": "0"}, "", "--call_make_decisions_on_single_nop 0: the twin reproduces this variant at 1 only", ""},
 		{BatschedVariant{Name: "x", Policy: "fcfs"}, map[string]string{"rjms_delay": "6"}, "", "--rjms_delay 6: the twin reproduces this variant at 5 only", ""},
@@ -114,10 +137,22 @@ func TestBatschedDocTable(t *testing.T) {
 	var rows []string
 	for _, line := range strings.Split(table, "\n")[2:] {
 		cells := strings.Split(line, " | ")
-		if len(cells) < 4 {
+		if len(cells) < 6 {
 			t.Fatalf("docs/batsched.md: row %q", line)
 		}
 		rows = append(rows, strings.Join(cells[:3], " | "))
+		// cases, identical, batsched aborts: measured counts, each case
+		// either identical or without a reference
+		var n [3]int
+		for i := range n {
+			c := strings.TrimSuffix(strings.TrimSpace(cells[3+i]), " |")
+			if _, err := fmt.Sscanf(c, "%d", &n[i]); err != nil || fmt.Sprint(n[i]) != c {
+				t.Errorf("docs/batsched.md: row %q: %q is not a count", line, c)
+			}
+		}
+		if n[0] == 0 || n[1]+n[2] != n[0] {
+			t.Errorf("docs/batsched.md: row %q: %d cases, %d identical and %d without a reference", line, n[0], n[1], n[2])
+		}
 	}
 	var want []string
 	for _, v := range BatschedVariants() {

@@ -18,9 +18,11 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/cli"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
@@ -47,6 +49,12 @@ type twinCase struct {
 	flags          map[string]string // batsched flags by long name
 	variantOptions string            // JSON object, "" for none
 	compare        []string          // output suffixes besides _jobs.csv
+	// engine: the variant never ends under Batsim 4.2.1
+	// (energy_bf_monitoring), so that the case is compared message for
+	// message through the embedded engine, which plays Batsim's role,
+	// up to 20 messages after the last job ended.
+	engine bool
+	jobs   int // the workload's jobs, for engine
 }
 
 // batschedArgv is batsched's command line for the case (also bucma run's,
@@ -110,6 +118,7 @@ func scenarioCase(t *testing.T, v policies.BatschedVariant, dir string, seed uin
 // generated platforms and workloads as they are; any other variant
 // (another family's) runs scenarioCase.
 var twinSetups = map[string]twinSetup{
+	"easy_bf_plot_liquid_load_horizon": plotLiquidCase,
 	"filler": func(t *testing.T, v policies.BatschedVariant, dir string, seed uint64, k int, shape scenario.Shape, bc batschedCase) twinCase {
 		c := scenarioCase(t, v, dir, seed, k, shape, bc)
 		c.variantOptions = fmt.Sprintf(`{"set_job_metadata": %v, "custom_mapping": %v, "fraction_of_machines_to_use": 1}`, k%3 == 1, k%2 == 0)
@@ -146,11 +155,53 @@ var twinSetups = map[string]twinSetup{
 }
 
 // setupOf is the variant's setup.
-func setupOf(name string) twinSetup {
-	if s, ok := twinSetups[name]; ok {
+func setupOf(v policies.BatschedVariant) twinSetup {
+	if s, ok := twinSetups[v.Name]; ok {
 		return s
 	}
+	if v.Policy == "batsched-energy" {
+		return energyTwinSetup
+	}
 	return scenarioCase
+}
+
+// plotLiquidCase is scenarioCase on the mix's workload where every job
+// has a walltime (easy_bf_plot_liquid_load_horizon stops on a job without
+// one), with the file of its CSV in dir.
+func plotLiquidCase(t *testing.T, v policies.BatschedVariant, dir string, seed uint64, k int, shape scenario.Shape, bc batschedCase) twinCase {
+	bc.name, bc.allWalltimes = bc.mix, true
+	c := scenarioCase(t, v, dir, seed, k, shape, bc)
+	c.variantOptions = fmt.Sprintf(`{"trace_output_filename": %q}`, filepath.Join(dir, "llh.csv"))
+	return c
+}
+
+// energyTwinSetup is a case of one of batsched's energy variants: an
+// energy platform of 2 to 7 hosts with its switching pstates and a
+// workload of bursts (as TestEnergyTwinsMatchBatsched's), the variant's
+// option sets of energyTwinCases in turn (energy_bf_monitoring: a
+// monitoring period of 60, 120 or 600 s), as batsched's --variant_options.
+func energyTwinSetup(t *testing.T, v policies.BatschedVariant, dir string, seed uint64, k int, _ scenario.Shape, _ batschedCase) twinCase {
+	var sets []sched.Options
+	for _, tc := range energyTwinCases {
+		if tc.variant == v.Name {
+			sets = append(sets, tc.opts)
+		}
+	}
+	if v.Name == "energy_bf_monitoring" {
+		sets = []sched.Options{{"monitoring-period": "60"}, {"monitoring-period": "120"}, {"monitoring-period": "600"}}
+	}
+	var extra sched.Options
+	if len(sets) > 0 {
+		extra = sets[k%len(sets)]
+	}
+	xml, opts, w := energyTwinInputs(rand.New(rand.NewPCG(seed, uint64(k))), v.Name, extra)
+	vj, err := variantJSON(opts, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plat, wl := writeInputs(t, dir, xml, w)
+	return twinCase{name: fmt.Sprintf("energy-%d-jobs", len(w.Jobs)), plat: plat, wl: wl, batsimArgs: energyArgs, flags: flagsFor(v, k),
+		variantOptions: string(vj), compare: energyOutputs, engine: v.Name == "energy_bf_monitoring", jobs: len(w.Jobs)}
 }
 
 // twinTally counts one variant's cases.
@@ -189,6 +240,9 @@ func (c *twinTally) String() string {
 // batsched stops on one of its assertions, the case has no reference: it
 // is counted apart and runTwinCase returns the assertion.
 func runTwinCase(t *testing.T, bin, bs string, v policies.BatschedVariant, c twinCase, dir string, dropin bool, tl *twinTally) (aborted string) {
+	if c.engine {
+		return runEngineTwinCase(t, bs, v, c, dropin, tl)
+	}
 	// The guard against a hang is generous: killer and killer2 on the
 	// 1024-host cluster with transfers took Batsim more than 10 minutes on
 	// 2 cores under a load of 20.
@@ -204,31 +258,20 @@ func runTwinCase(t *testing.T, bin, bs string, v policies.BatschedVariant, c twi
 			return append([]string{"env", asBucmaEnv + "=1", self, "run"}, c.batschedArgv(v.Name, endpoint)...)
 		}, c.plat, c.wl, filepath.Join(dir, "bucma"))
 	} else {
-		var vopts map[string]json.RawMessage
-		if c.variantOptions != "" {
-			if err := json.Unmarshal([]byte(c.variantOptions), &vopts); err != nil {
-				t.Fatal(err)
-			}
-		}
-		opts, _, rerr := v.Resolve(c.flags, vopts)
-		if rerr != nil {
-			t.Fatalf("variant %s: %v", v.Name, rerr)
-		}
-		ours, err = batsimrun.WithHandler(context.Background(), o, c.plat, c.wl, filepath.Join(dir, "bucma"), session(t, v.Policy, opts))
+		ours, err = batsimrun.WithHandler(context.Background(), o, c.plat, c.wl, filepath.Join(dir, "bucma"), twinSession(t, v, c))
 	}
-	if err != nil {
-		t.Fatalf("bucma: %v", err)
-	}
+	oursErr := err
 	theirs, err := batsimrun.WithScheduler(context.Background(), o, func(endpoint string) []string {
-		return append([]string{batsimrun.Batsched(t)}, c.batschedArgv(v.Name, endpoint)...)
+		return append([]string{bs}, c.batschedArgv(v.Name, endpoint)...)
 	}, c.plat, c.wl, filepath.Join(dir, "batsched"))
 	var bf *batsimrun.BatschedFailure
 	if errors.As(err, &bf) {
 		if m := batschedAssertion.FindStringSubmatch(bf.Log); m != nil {
-			tl.abort(m[1])
-			t.Logf("no reference (case in %s): batsched stops on its assertion '%s'; bucma's run ended normally", dir, m[1])
-			return m[1]
+			return twinAborted(t, m[1], dir, oursErr, tl)
 		}
+	}
+	if oursErr != nil {
+		t.Fatalf("bucma: %v", oursErr)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +284,102 @@ func runTwinCase(t *testing.T, bin, bs string, v policies.BatschedVariant, c twi
 	ok = sameFiles(t, dir, ok, filepath.Join(dir, "batsched", "out"), filepath.Join(dir, "bucma", "out"), c.compare, nil)
 	tl.add(ok)
 	return ""
+}
+
+// twinOptions are the options of v's twin with the case's flags and
+// variant options.
+func twinOptions(t *testing.T, v policies.BatschedVariant, c twinCase) sched.Options {
+	t.Helper()
+	var vopts map[string]json.RawMessage
+	if c.variantOptions != "" {
+		if err := json.Unmarshal([]byte(c.variantOptions), &vopts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts, _, err := v.Resolve(c.flags, vopts)
+	if err != nil {
+		t.Fatalf("variant %s: %v", v.Name, err)
+	}
+	return opts
+}
+
+// twinSession is the twin of v with the case's flags and variant
+// options, in this process.
+func twinSession(t *testing.T, v policies.BatschedVariant, c twinCase) *sched.Session {
+	t.Helper()
+	return session(t, v.Policy, twinOptions(t, v, c))
+}
+
+// runEngineTwinCase is runTwinCase for a variant that never ends under
+// Batsim 4.2.1: the embedded engine, which plays Batsim 4.2.1's role
+// message for message, runs the case against batsched and against bucma
+// (the twin in this process, or "bucma run" in batsched's terms as a
+// process, over ZeroMQ), and the messages exchanged must be the same both
+// ways up to 20 messages after the last job ended.
+func runEngineTwinCase(t *testing.T, bs string, v policies.BatschedVariant, c twinCase, dropin bool, tl *twinTally) (aborted string) {
+	remote := func(argv func(ep string) []string) ([]string, func() string, error) {
+		ep, stop := startScheduler(t, argv)
+		rs, err := zmq.Remote(context.Background(), ep, time.Minute)
+		if err != nil {
+			stop()
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		msgs, err := tryExchanges(t, c.plat, c.wl, c.jobs, rs)
+		return msgs, stop, err
+	}
+	var ours []string
+	var oursErr error
+	if dropin {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stop func() string
+		ours, stop, oursErr = remote(func(ep string) []string {
+			return append([]string{"env", asBucmaEnv + "=1", self, "run"}, c.batschedArgv(v.Name, ep)...)
+		})
+		if log := stop(); oursErr != nil {
+			oursErr = fmt.Errorf("%v\n%s", oursErr, log)
+		}
+	} else {
+		ours, oursErr = tryExchanges(t, c.plat, c.wl, c.jobs, sim.InProcess(twinSession(t, v, c)))
+	}
+	theirs, stop, err := remote(func(ep string) []string {
+		return append([]string{bs}, c.batschedArgv(v.Name, ep)...)
+	})
+	if log := stop(); err != nil {
+		if m := batschedAssertion.FindStringSubmatch(log); m != nil {
+			return twinAborted(t, m[1], "", oursErr, tl)
+		}
+		t.Fatalf("batsched: %v\n%s", err, log)
+	}
+	if oursErr != nil {
+		t.Fatalf("bucma: %v", oursErr)
+	}
+	tl.add(sameExchanges(t, theirs, ours))
+	return ""
+}
+
+// twinAborted counts a case where batsched stops on its assertion what:
+// it has no reference. bucma's run (oursErr) ends normally, or the twin
+// stops on the same assertion, saying so (the energy twins reproduce
+// batsched's aborts); any other failure of bucma's is one.
+func twinAborted(t *testing.T, what, dir string, oursErr error, tl *twinTally) string {
+	t.Helper()
+	tl.abort(what)
+	outcome := "bucma's run ended normally"
+	if oursErr != nil {
+		if !strings.Contains(oursErr.Error(), "batsched stops here on its assertion") {
+			t.Fatalf("batsched stops on its assertion '%s', and bucma fails otherwise: %v", what, oursErr)
+		}
+		outcome = "bucma's twin stops there too, saying so"
+	}
+	if dir != "" {
+		dir = " (case in " + dir + ")"
+	}
+	t.Logf("no reference%s: batsched stops on its assertion '%s'; %s", dir, what, outcome)
+	return what
 }
 
 // simpleVariantNames are the variants TestSimpleVariantsMatchBatsched
@@ -280,7 +419,7 @@ func TestSimpleVariantsMatchBatsched(t *testing.T) {
 				k := int(seed)*len(batschedCases) + ci
 				shape := scenario.Shapes[(int(seed)+vi+ci)%len(scenario.Shapes)]
 				dir := t.TempDir()
-				c := setupOf(v.Name)(t, v, dir, seed, k, shape, bc)
+				c := setupOf(v)(t, v, dir, seed, k, shape, bc)
 				t.Run(fmt.Sprintf("%s/%s/%d", v.Name, c.name, seed), func(t *testing.T) {
 					t.Parallel()
 					if a := runTwinCase(t, bin, bs, v, c, dir, false, &tallies[vi]); a != "" {
@@ -292,7 +431,7 @@ func TestSimpleVariantsMatchBatsched(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		for i, v := range vs {
-			t.Logf("bucma %s%s vs batsched %s: %s", v.Policy, v.OptionArgs(), v.Name, &tallies[i])
+			t.Logf("bucma vs batsched, %s%s as %s: %s", v.Policy, v.OptionArgs(), v.Name, &tallies[i])
 		}
 	})
 }
@@ -320,7 +459,7 @@ func TestDropinMatchesBatsched(t *testing.T) {
 					bc := batschedCases[[]int{0, 4, 1, 5}[k%4]]
 					shape := []scenario.Shape{scenario.ClusterBackbone, scenario.HeteroTies, scenario.OneHost}[k%3]
 					dir := t.TempDir()
-					c := setupOf(v.Name)(t, v, dir, seed+500+uint64(try), k, shape, bc)
+					c := setupOf(v)(t, v, dir, seed+500+uint64(try), k, shape, bc)
 					t.Logf("case %s", c.name)
 					if runTwinCase(t, bin, bs, v, c, dir, true, &tallies[vi]) == "" {
 						return
@@ -332,7 +471,7 @@ func TestDropinMatchesBatsched(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		for i, v := range vs {
-			t.Logf("bucma run -v %s vs batsched -v %s: %s", v.Name, v.Name, &tallies[i])
+			t.Logf("bucma vs batsched, bucma run -v %s as batsched -v %s: %s", v.Name, v.Name, &tallies[i])
 		}
 	})
 }
@@ -355,24 +494,15 @@ func TestSimplePoliciesEngineMatchesBatsim(t *testing.T) {
 			bc := batschedCases[k%len(batschedCases)]
 			shape := scenario.Shapes[k%(len(scenario.Shapes)-1)] // not the 1024-host one
 			dir := t.TempDir()
-			tc := setupOf(v.Name)(t, v, dir, seed+2000, k, shape, bc)
+			tc := setupOf(v)(t, v, dir, seed+2000, k, shape, bc)
 			if slices.Contains(tc.batsimArgs, "--enable-profile-reuse") {
 				// The engine has no profile reuse: the submitter refuses
 				// to start without it (docs/batsched.md).
-				tc = setupOf(v.Name)(t, v, dir, seed+2000, k+1, shape, bc)
+				tc = setupOf(v)(t, v, dir, seed+2000, k+1, shape, bc)
 			}
 			t.Run(fmt.Sprintf("%s/%s/%d", v.Name, tc.name, seed), func(t *testing.T) {
 				t.Parallel()
-				var vopts map[string]json.RawMessage
-				if tc.variantOptions != "" {
-					if err := json.Unmarshal([]byte(tc.variantOptions), &vopts); err != nil {
-						t.Fatal(err)
-					}
-				}
-				opts, _, err := v.Resolve(tc.flags, vopts)
-				if err != nil {
-					t.Fatal(err)
-				}
+				opts := twinOptions(t, v, tc)
 				o := batsimrun.Options{Batsim: bin, Args: tc.batsimArgs, Timeout: 40 * time.Minute}
 				real, err := batsimrun.WithHandler(context.Background(), o, tc.plat, tc.wl, filepath.Join(dir, "batsim"), session(t, v.Policy, opts))
 				if err != nil {

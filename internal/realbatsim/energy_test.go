@@ -256,16 +256,9 @@ func TestEnergyMatchesBatsim(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					p, err := platforms.Load(plat)
-					if err != nil {
-						t.Fatal(err)
-					}
-					w, err := workloads.Load(wl)
-					if err != nil {
-						t.Fatal(err)
-					}
 					prefix := filepath.Join(dir, "engine")
-					cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix, Energy: true, ComputeSharing: sharing}
+					cfg := loadCase(t, plat, wl)
+					cfg.ExportPrefix, cfg.Energy, cfg.ComputeSharing = prefix, true, sharing
 					if _, err := sim.Run(context.Background(), cfg, sim.InProcess(sleeperSession(t, idle, dvfs, seed))); err != nil {
 						t.Fatalf("engine: %v", err)
 					}
@@ -327,16 +320,9 @@ func TestEnergyGoldens(t *testing.T) {
 				}
 				recordOutputs(t, tmp, dir, outs)
 			}
-			p, err := platforms.Load(plat)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wload, err := workloads.Load(wl)
-			if err != nil {
-				t.Fatal(err)
-			}
 			prefix := filepath.Join(t.TempDir(), "engine")
-			cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{wload}, ExportPrefix: prefix, Energy: true, ComputeSharing: g.sharing}
+			cfg := loadCase(t, plat, wl)
+			cfg.ExportPrefix, cfg.Energy, cfg.ComputeSharing = prefix, true, g.sharing
 			if _, err := sim.Run(context.Background(), cfg, sim.InProcess(sleeperSession(t, idle, g.dvfs, g.seed))); err != nil {
 				t.Fatalf("engine: %v", err)
 			}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
-	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
@@ -91,6 +90,34 @@ func variantJSON(opts sched.Options, dir string) ([]byte, error) {
 		}
 	}
 	return json.Marshal(m)
+}
+
+// energyTwinInputs draws a case of an energy variant from r: an energy
+// platform of 2 to 7 hosts (twinPlatform), the twin's options (the
+// platform's, then extra's, then the variant) and a workload of 15 to 44
+// jobs (twinWorkload).
+func energyTwinInputs(r *rand.Rand, variant string, extra sched.Options) ([]byte, sched.Options, *workloads.Workload) {
+	hosts := 2 + r.IntN(6)
+	xml, opts := twinPlatform(hosts, r)
+	maps.Copy(opts, extra)
+	opts["variant"] = variant
+	return xml, opts, twinWorkload(15+r.IntN(30), hosts, r)
+}
+
+// writeVariantOptions writes batsched's --variant_options of opts
+// (variantJSON, its output files in outDir) to dir/variant_options.json,
+// and returns the JSON and the file.
+func writeVariantOptions(t *testing.T, opts sched.Options, outDir, dir string) ([]byte, string) {
+	t.Helper()
+	vj, err := variantJSON(opts, outDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vfile := filepath.Join(dir, "variant_options.json")
+	if err := os.WriteFile(vfile, vj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return vj, vfile
 }
 
 // energyTwinCase is one energy variant with its options besides the platform's.
@@ -169,23 +196,10 @@ func TestEnergyTwinsMatchBatsched(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", name, seed), func(t *testing.T) {
 				t.Parallel()
 				c := tal.get(tc.variant)
-				r := rand.New(rand.NewPCG(seed, 0x7477696e))
-				hosts := 2 + r.IntN(6)
-				xml, opts := twinPlatform(hosts, r)
-				for k, v := range tc.opts {
-					opts[k] = v
-				}
-				opts["variant"] = tc.variant
+				xml, opts, w := energyTwinInputs(rand.New(rand.NewPCG(seed, 0x7477696e)), tc.variant, tc.opts)
 				dir := t.TempDir()
-				plat, wl := writeInputs(t, dir, xml, twinWorkload(15+r.IntN(30), hosts, r))
-				vj, err := variantJSON(opts, dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				vfile := filepath.Join(dir, "variant_options.json")
-				if err := os.WriteFile(vfile, vj, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				plat, wl := writeInputs(t, dir, xml, w)
+				_, vfile := writeVariantOptions(t, opts, dir, dir)
 				o := batsimrun.Options{Batsim: bin, Args: energyArgs}
 				theirs, err := batsimrun.WithScheduler(context.Background(), o, func(endpoint string) []string {
 					return []string{bs, "-v", tc.variant, "-s", endpoint, "--variant_options_filepath", vfile}
@@ -278,28 +292,50 @@ func (b *boundedScheduler) Exchange(m *batsim.Message) (*batsim.Message, error) 
 // exchanged, one per line (Batsim's then the scheduler's).
 func exchanges(t *testing.T, plat, wl string, jobs int, s sim.Scheduler) []string {
 	t.Helper()
-	p, err := platforms.Load(plat)
+	out, err := tryExchanges(t, plat, wl, jobs, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := workloads.Load(wl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return out
+}
+
+// tryExchanges is exchanges, returning an error where the run does not
+// stop after the last job as planned (the scheduler failed).
+func tryExchanges(t *testing.T, plat, wl string, jobs int, s sim.Scheduler) ([]string, error) {
+	t.Helper()
 	var out []string
-	cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, Energy: true, Observe: func(dir batsim.Direction, m *batsim.Message) {
+	cfg := loadCase(t, plat, wl)
+	cfg.Energy = true
+	cfg.Observe = func(dir batsim.Direction, m *batsim.Message) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%v now=%v", dir, m.Now)
 		for _, ev := range m.Events {
 			fmt.Fprintf(&b, " | %s %v %+v", ev.Type, ev.Timestamp, ev.Data)
 		}
 		out = append(out, b.String())
-	}}
+	}
 	// The engine reports the scheduler's error as text.
 	if _, err := sim.Run(context.Background(), cfg, &boundedScheduler{s: s, jobs: jobs, after: 20}); err == nil || !strings.Contains(err.Error(), errEnoughMessages.Error()) {
-		t.Fatalf("engine: %v (want the run stopped after the last job)", err)
+		return nil, fmt.Errorf("engine: %v (want the run stopped after the last job)", err)
 	}
-	return out
+	return out, nil
+}
+
+// sameExchanges compares the messages of a run with batsched (theirs)
+// and one with bucma (ours), reporting the first that differs.
+func sameExchanges(t *testing.T, theirs, ours []string) bool {
+	t.Helper()
+	for i := 0; i < len(theirs) && i < len(ours); i++ {
+		if theirs[i] != ours[i] {
+			t.Errorf("message %d differs:\n  batsched: %s\n  bucma:    %s", i, theirs[i], ours[i])
+			return false
+		}
+	}
+	if len(theirs) != len(ours) {
+		t.Errorf("%d messages with batsched, %d with bucma", len(theirs), len(ours))
+		return false
+	}
+	return true
 }
 
 // TestEnergyBFMonitoringMatchesBatsched: energy_bf_monitoring never ends
@@ -319,17 +355,14 @@ func TestEnergyBFMonitoringMatchesBatsched(t *testing.T) {
 		t.Run(strconv.Itoa(int(seed)), func(t *testing.T) {
 			t.Parallel()
 			r := rand.New(rand.NewPCG(seed, 0x6d6f6e69))
-			hosts := 2 + r.IntN(6)
-			xml, opts := twinPlatform(hosts, r)
-			opts["variant"], opts["monitoring-period"] = "energy_bf_monitoring", []string{"60", "120", "600"}[r.IntN(3)]
+			xml, opts, w := energyTwinInputs(r, "energy_bf_monitoring", nil)
+			opts["monitoring-period"] = []string{"60", "120", "600"}[r.IntN(3)]
 			dir := t.TempDir()
-			w := twinWorkload(15+r.IntN(30), hosts, r)
 			plat, wl := writeInputs(t, dir, xml, w)
-			vj, err := variantJSON(opts, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ep, stop := startBatsched(t, bs, "energy_bf_monitoring", vj, dir)
+			_, vfile := writeVariantOptions(t, opts, dir, dir)
+			ep, stop := startScheduler(t, func(ep string) []string {
+				return []string{bs, "-v", "energy_bf_monitoring", "-s", ep, "--variant_options_filepath", vfile}
+			})
 			defer stop()
 			rs, err := zmq.Remote(context.Background(), ep, time.Minute)
 			if err != nil {
@@ -338,16 +371,7 @@ func TestEnergyBFMonitoringMatchesBatsched(t *testing.T) {
 			defer rs.Close()
 			theirs := exchanges(t, plat, wl, len(w.Jobs), rs)
 			ours := exchanges(t, plat, wl, len(w.Jobs), sim.InProcess(session(t, "batsched-energy", opts)))
-			ok := len(theirs) == len(ours)
-			for i := 0; ok && i < len(theirs); i++ {
-				if theirs[i] != ours[i] {
-					ok = false
-					t.Errorf("message %d differs:\n  batsched: %s\n  bucma:    %s", i, theirs[i], ours[i])
-				}
-			}
-			if len(theirs) != len(ours) {
-				t.Errorf("%d messages with batsched, %d with bucma", len(theirs), len(ours))
-			}
+			ok := sameExchanges(t, theirs, ours)
 			c.add(ok)
 			mu.Lock()
 			msgs += len(theirs)
@@ -362,14 +386,11 @@ func TestEnergyBFMonitoringMatchesBatsched(t *testing.T) {
 	})
 }
 
-// startBatsched starts batsched's variant with the variant options on a
-// free loopback port, and returns its endpoint and how to stop it.
-func startBatsched(t *testing.T, bs, variant string, options []byte, dir string) (string, func()) {
+// startScheduler starts the scheduler argv(endpoint) gives on a free
+// loopback port, and returns its endpoint and how to stop it (which
+// returns what it wrote).
+func startScheduler(t *testing.T, argv func(endpoint string) []string) (string, func() string) {
 	t.Helper()
-	vfile := filepath.Join(dir, "variant_options.json")
-	if err := os.WriteFile(vfile, options, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for attempt := 0; attempt < 5; attempt++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -380,7 +401,8 @@ func startBatsched(t *testing.T, bs, variant string, options []byte, dir string)
 		ep := "tcp://127.0.0.1:" + strconv.Itoa(port)
 		ctx, cancel := context.WithCancel(context.Background())
 		var log bytes.Buffer
-		cmd := exec.CommandContext(ctx, bs, "-v", variant, "-s", ep, "--variant_options_filepath", vfile)
+		args := argv(ep)
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 		cmd.Stdout, cmd.Stderr = &log, &log
 		if err := cmd.Start(); err != nil {
 			cancel()
@@ -394,12 +416,20 @@ func startBatsched(t *testing.T, bs, variant string, options []byte, dir string)
 			if strings.Contains(log.String(), "ddress already in use") {
 				continue
 			}
-			t.Fatalf("batsched stopped at once:\n%s", log.String())
+			t.Fatalf("%s stopped at once:\n%s", filepath.Base(args[0]), log.String())
 		case <-time.After(300 * time.Millisecond):
 		}
-		return ep, func() { cancel(); <-done }
+		stopped := false
+		return ep, func() string {
+			if !stopped {
+				stopped = true
+				cancel()
+				<-done
+			}
+			return log.String()
+		}
 	}
-	t.Fatal("no free port for batsched")
+	t.Fatal("no free port for the scheduler")
 	return "", nil
 }
 
@@ -477,29 +507,15 @@ func TestEnergyTwinGoldens(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			dir := filepath.Join("testdata", "golden", g.name)
 			plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
-			r := rand.New(rand.NewPCG(g.seed, 0x7477696e))
-			hosts := 2 + r.IntN(6)
-			xml, opts := twinPlatform(hosts, r)
-			for k, v := range g.tc.opts {
-				opts[k] = v
-			}
-			opts["variant"] = g.tc.variant
-			w := twinWorkload(15+r.IntN(30), hosts, r)
+			xml, opts, w := energyTwinInputs(rand.New(rand.NewPCG(g.seed, 0x7477696e)), g.tc.variant, g.tc.opts)
 			outs := append([]string{"_jobs.csv", "_schedule.csv"}, energyOutputs...)
 			if *updateGoldens {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					t.Fatal(err)
 				}
 				writeInputs(t, dir, xml, w)
-				vj, err := variantJSON(opts, "/tmp")
-				if err != nil {
-					t.Fatal(err)
-				}
 				tmp := t.TempDir()
-				vfile := filepath.Join(tmp, "variant_options.json")
-				if err := os.WriteFile(vfile, vj, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				vj, vfile := writeVariantOptions(t, opts, "/tmp", tmp)
 				if _, err := batsimrun.WithScheduler(context.Background(), batsimrun.Options{Batsim: bin, Args: energyArgs}, func(endpoint string) []string {
 					return []string{bs, "-v", g.tc.variant, "-s", endpoint, "--variant_options_filepath", vfile}
 				}, plat, wl, tmp); err != nil {

@@ -3,7 +3,9 @@ package realbatsim5
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,8 +31,8 @@ type policyCase struct {
 
 func (c policyCase) name() string {
 	var o []string
-	for k, v := range c.opts {
-		o = append(o, k+"="+v)
+	for _, k := range slices.Sorted(maps.Keys(c.opts)) {
+		o = append(o, k+"="+c.opts[k])
 	}
 	n := c.policy + "/" + c.platform + "/" + strings.TrimSuffix(filepath.Base(c.workload), ".json")
 	if len(o) > 0 {
@@ -53,6 +55,15 @@ var (
 	osep365u1 = filepath.Join("testdata", "osep-small-user1-365.json")
 	osep365u4 = filepath.Join("testdata", "osep-small-user4-365.json")
 	energyOn  = []string{"--energy-host"}
+	// bursts of jobs with walltimes on the bot platform, idle gaps between
+	// them (the energy-aware backfilling policies switch hosts off there)
+	bursts = filepath.Join("testdata", "energy-bursts.json")
+	// botSwitches are the bot platform's switching delays and powers as
+	// batsched's energy variants take them (pstate 0 computes, 1 sleeps;
+	// switching off lasts 1/0.16393 s, on 1/0.0065998 s).
+	botSwitches = map[string]string{"power-compute": "47.6845", "power-idle": "23.75", "power-sleep": "2.4375",
+		"pstate-compute": "0", "pstate-sleep": "1", "time-switch-on": "151.52", "time-switch-off": "6.1",
+		"energy-switch-on": "4741.6057", "energy-switch-off": "154.02"}
 )
 
 // policyCases cover every built-in policy on bundled platforms with the
@@ -93,6 +104,12 @@ func policyCases() []policyCase {
 		policyCase{policy: "killer2", platform: "lille", workload: tiny, opts: map[string]string{"queue": "batsched"}},
 		policyCase{policy: "submitter", platform: "lille", workload: tiny, opts: map[string]string{"queue": "batsched", "jobs": "4"}},
 		policyCase{policy: "sleeper", platform: "bot", workload: botEx, args: energyOn, switches: true, opts: map[string]string{"queue": "batsched"}},
+		// conservative backfilling, textbook and as batsched's conservative_bf
+		policyCase{policy: "conservative", platform: "lille", workload: tiny},
+		policyCase{policy: "conservative", platform: "osep", workload: osepWL1, opts: map[string]string{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}},
+		// energy-aware backfilling, textbook and as batsched's energy_bf
+		policyCase{policy: "energy", platform: "bot", workload: bursts, args: energyOn, switches: true, opts: map[string]string{"switch-on": "151.52", "switch-off": "6.1", "idle-off": "60"}},
+		policyCase{policy: "batsched-energy", platform: "bot", workload: bursts, args: energyOn, switches: true, opts: botSwitches},
 	)
 	return cs
 }

@@ -7,8 +7,23 @@
 // from the framework (sched) because their rules are batsched's, not a
 // general policy author's (the textbook counterpart is sched.Conservative
 // over sched/profile), and apart from any one policy because several
-// twins use them: conservative_bf (policies/conservative), easy_bf
-// (policies/basic) and the energy-aware variants.
+// twins use them: conservative_bf (policies/conservative), easy_bf and
+// easy_bf_fast (policies/basic).
+//
+// The twins of batsched's energy-aware variants (policies/energy) keep a
+// copy of batsched's Schedule of their own, slice for slice, and this
+// Schedule cannot serve them: they walk each slice's jobs in batsched's
+// order (by job id), plan a machine's sleeps as pseudo-jobs that occur
+// several times in the schedule, date their calls from the first slice's
+// end, and take decisions on slice boundaries that insertions leave and
+// that this Schedule does not keep (it merges a boundary where no
+// allocation begins or ends, and keeps no list of jobs per slice). That
+// copy cannot serve conservative_bf either: its first fit walks the slices
+// one by one, 31 to 33 times slower than this one's over a profile
+// (BenchmarkScheduleCompress in policies/energy: a compression of 1000 and
+// 4000 planned jobs on 1000 machines, 0.35 s and 7.4 s there, 0.011 s and
+// 0.24 s here, measured on 2 cores under a load of 13), where
+// conservative at 100 000 waiting jobs is a speed target.
 package batsched
 
 import (

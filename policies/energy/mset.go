@@ -2,46 +2,30 @@ package energy
 
 import (
 	"math/bits"
-	"strconv"
-	"strings"
+
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/sched/profile"
 )
 
 // mset is a set of machines (batsched's IntervalSet) as a bit set; every
-// set of one schedule has the same number of words.
-type mset []uint64
+// set of one schedule has the same number of words. It is a
+// profile.Hosts, with the set algebra batsched's energy variants use in
+// place (and, or, andNot) and as new sets (inter, union, minus).
+type mset profile.Hosts
 
-func newMset(n int) mset { return make(mset, (n+63)/64) }
+func newMset(n int) mset { return mset(profile.NewHosts(n)) }
 
 // fullMset is {0, ..., n-1}.
-func fullMset(n int) mset {
-	s := newMset(n)
-	for i := 0; i < n; i++ {
-		s.add(i)
-	}
-	return s
-}
+func fullMset(n int) mset { return mset(profile.AllHosts(n)) }
 
-func msetOf(n int, ids ...int) mset {
-	s := newMset(n)
-	for _, i := range ids {
-		s.add(i)
-	}
-	return s
-}
+func msetOf(n int, ids ...int) mset { return mset(profile.HostsOf(n, ids...)) }
 
-func (s mset) clone() mset { return append(mset(nil), s...) }
+func (s mset) clone() mset { return mset(profile.Hosts(s).Clone()) }
 
-func (s mset) has(i int) bool { return s[i>>6]&(1<<(uint(i)&63)) != 0 }
-func (s mset) add(i int)      { s[i>>6] |= 1 << (uint(i) & 63) }
-func (s mset) del(i int)      { s[i>>6] &^= 1 << (uint(i) & 63) }
-
-func (s mset) size() int {
-	n := 0
-	for _, w := range s {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
+func (s mset) has(i int) bool { return profile.Hosts(s).Has(i) }
+func (s mset) add(i int)      { profile.Hosts(s).Add(i) }
+func (s mset) del(i int)      { profile.Hosts(s).Remove(i) }
+func (s mset) size() int      { return profile.Hosts(s).Len() }
 
 func (s mset) empty() bool {
 	for _, w := range s {
@@ -109,45 +93,14 @@ func (s mset) left(k int) mset {
 
 // first is the lowest machine (-1 when empty).
 func (s mset) first() int {
-	for i, w := range s {
-		if w != 0 {
-			return i<<6 + bits.TrailingZeros64(w)
-		}
+	if l := profile.Hosts(s).Lowest(1, nil); len(l) > 0 {
+		return l[0]
 	}
 	return -1
 }
 
 // elements lists the machines in increasing order.
-func (s mset) elements() []int {
-	var out []int
-	for i, w := range s {
-		for w != 0 {
-			b := bits.TrailingZeros64(w)
-			out = append(out, i<<6+b)
-			w &^= 1 << uint(b)
-		}
-	}
-	return out
-}
+func (s mset) elements() []int { return profile.Hosts(s).IDs(nil) }
 
 // String is the set as Batsim writes one ("0-3 5").
-func (s mset) String() string {
-	var b strings.Builder
-	e := s.elements()
-	for i := 0; i < len(e); {
-		k := i
-		for k+1 < len(e) && e[k+1] == e[k]+1 {
-			k++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strconv.Itoa(e[i]))
-		if k > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(e[k]))
-		}
-		i = k + 1
-	}
-	return b.String()
-}
+func (s mset) String() string { return batsim.IntervalSet(s.elements()).String() }

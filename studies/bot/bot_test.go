@@ -208,20 +208,30 @@ func TestBotCampaignReport(t *testing.T) {
 	if !regexp.MustCompile(`mediano at 75 %: harmful at intermediate load: .* min \[[0-2]/2\]`).MatchString(report) {
 		t.Error("report: the system level's effect without its seeds")
 	}
-	// Over an energy of 0.2 J the saving by switching off is refused.
+	// Over an energy of 0.2 J the saving by switching off is refused; a
+	// saving over a saturated run is marked.
 	for _, br := range runs["h1-1"][BotThresholdVariant] {
 		br.joules = 0.2
 	}
+	runs["h2-3"][BotThresholdPowerVariant][1].sat = true
 	er := &reporter{Report: expe.NewReport(a), a: a}
 	er.botEnergy(runs)
-	var h11 string
+	var h11, h23, mediano string
 	for _, l := range strings.Split(er.Text(), "\n") {
-		if strings.HasPrefix(l, "| h1-1 |") {
+		switch {
+		case strings.HasPrefix(l, "| h1-1 |"):
 			h11 = l
+		case strings.HasPrefix(l, "| h2-3 |"):
+			h23 = l
+		case strings.HasPrefix(l, "| mediano-bg0 |"):
+			mediano = l
 		}
 	}
 	if !strings.HasSuffix(h11, "| "+expe.NearZero+" |") {
 		t.Errorf("energy saved over 0.2 J: %q", h11)
+	}
+	if !strings.HasSuffix(h23, "]"+expe.SaturatedMark+" |") || strings.Contains(mediano, expe.SaturatedMark) {
+		t.Errorf("energy saved over a saturated run: %q; over none: %q", h23, mediano)
 	}
 	// A difference over a Consolidado of 0 steps is refused too.
 	b := &botBoTRun{info: &botInfo{plan: &bot.BotPlan{T: 0}}, end: 600}

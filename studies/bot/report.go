@@ -159,7 +159,7 @@ func (r *reporter) bot() error {
 	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", expe.SeedList(pl.Seeds))
 	r.p("The thesis' value follows in parentheses. ")
 	r.p("A difference is not computed over a Consolidado or a predicted end below %g s (%s).\n", expe.FloorSeconds, expe.NearZero)
-	r.p("- %s\n", expe.SaturationSummary(a, false))
+	r.p("- %s\n", expe.SaturationSummary(a, true))
 	if s := botSpread(pl.Cases, runs); s > 0 {
 		r.p("- **The seeds of a published BoT gave different makespans** (by up to %.1f s): the runs are not deterministic.\n", s)
 	}
@@ -418,11 +418,12 @@ func (r *reporter) botProduction(runs map[string]map[string][]*botRun) {
 				return 100 * (b.end/60 - p) / p
 			}))
 			dd := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 { return b.diff() }))
+			mark := botSatMark(rs[v])
 			if i == 0 {
-				r.p(" %s (%.0f) | %s (%+.2f) | %s (%+.1f) |", fmtBotEst(end, 1, false), paper.real, fmtBotDiff(df, 1), paper.diff,
-					fmtBotDiff(dd, 1), 100*(paper.real-paper.pred)/(paper.pred-paper.arrival))
+				r.p(" %s (%.0f) | %s (%+.2f) | %s (%+.1f) |", fmtBotEst(end, 1, false)+mark, paper.real, fmtBotDiff(df, 1)+mark, paper.diff,
+					fmtBotDiff(dd, 1)+mark, 100*(paper.real-paper.pred)/(paper.pred-paper.arrival))
 			} else {
-				r.p(" %s | %s | %s |", fmtBotEst(end, 1, false), fmtBotDiff(df, 1), fmtBotDiff(dd, 1))
+				r.p(" %s | %s | %s |", fmtBotEst(end, 1, false)+mark, fmtBotDiff(df, 1)+mark, fmtBotDiff(dd, 1)+mark)
 			}
 		}
 		r.p("\n")
@@ -478,10 +479,11 @@ func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
 				}
 			}
 			cp := expe.Compare(off, on, BotFloorJoules)
+			mark := botSatMark(runs[c.Name][BotThresholdVariant], runs[c.Name][BotThresholdPowerVariant])
 			if cp.NearZero > 0 {
-				r.p(" %s |", expe.NearZero)
+				r.p(" %s%s |", expe.NearZero, mark)
 			} else {
-				r.p(" %s %s |", fmtBotEst(expe.Estimate{N: cp.Change.N, Mean: -cp.Change.Mean, Half: cp.Change.Half}, 1, true), cp.SeedsText())
+				r.p(" %s %s%s |", fmtBotEst(expe.Estimate{N: cp.Change.N, Mean: -cp.Change.Mean, Half: cp.Change.Half}, 1, true), cp.SeedsText(), mark)
 			}
 		}
 		r.p("\n")

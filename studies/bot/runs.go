@@ -253,6 +253,20 @@ type botRun struct {
 	joules float64 // consumed energy (NaN: not recorded)
 	bgEnd  float64 // last end of the external load (0: none)
 	end    float64 // last end of any job
+	sat    bool    // the run saturated (expe.Saturation)
+}
+
+// botSatMark is expe.SaturatedMark when any of the runs saturated: the
+// values over them are marked.
+func botSatMark(runs ...[]*botRun) string {
+	for _, rs := range runs {
+		for _, br := range rs {
+			if br.sat {
+				return expe.SaturatedMark
+			}
+		}
+	}
+	return ""
 }
 
 // botRuns gathers the runs: by case, then variant, then seed order.
@@ -269,7 +283,9 @@ func (r *reporter) botRuns() (map[string]map[string][]*botRun, error) {
 				if out[c.Name] == nil {
 					out[c.Name] = map[string][]*botRun{}
 				}
-				out[c.Name][v.Name] = append(out[c.Name][v.Name], rd.Extra.(*botRun))
+				br := rd.Extra.(*botRun)
+				br.sat, _ = rd.Saturation.Saturated()
+				out[c.Name][v.Name] = append(out[c.Name][v.Name], br)
 			}
 		}
 	}

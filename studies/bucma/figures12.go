@@ -160,24 +160,31 @@ func seedMedian(x *expe.RunData, band string) float64 {
 	return expe.Quantile(extra(x).Gains[band], 0.5)
 }
 
-// claimTest is one paired test of a claim: a difference per seed.
+// claimTest is one paired test of a claim: a difference per seed, its
+// mean with its interval, the seeds that back its sign and its Wilcoxon
+// signed-rank test.
 type claimTest struct {
 	label string
-	cmp   expe.Comparison
+	diff  expe.Estimate
+	seeds string
 	test  expe.SignedRank
 }
 
-// pairedTest compares f of x with f of ref per seed: the differences'
-// estimate (Comparison) and their Wilcoxon signed-rank test.
-func pairedTest(label string, x, ref []*expe.RunData, f func(*expe.RunData) float64, floor float64) claimTest {
-	cp := expe.CompareRuns(x, ref, f, floor)
+// newClaimTest sums up the per-seed differences d of a claim.
+func newClaimTest(label string, d []float64) claimTest {
+	return claimTest{label: label, diff: expe.Estimate95(d), seeds: expe.SeedsOf(d), test: expe.WilcoxonSignedRank(d)}
+}
+
+// pairedTest compares f of x with f of ref per seed: the differences
+// x − ref (not relative: the claims are about points and seconds).
+func pairedTest(label string, x, ref []*expe.RunData, f func(*expe.RunData) float64) claimTest {
 	var d []float64
 	for i := range x {
 		if x[i] != nil && ref[i] != nil {
 			d = append(d, f(x[i])-f(ref[i]))
 		}
 	}
-	return claimTest{label: label, cmp: cp, test: expe.WilcoxonSignedRank(d)}
+	return newClaimTest(label, d)
 }
 
 // holm marks which tests of a family differ at ClaimAlpha, family-wise.
@@ -230,7 +237,7 @@ func (r *reporter) claims(load float64) {
 	for _, b := range BaseNames {
 		for _, band := range expe.SuBands {
 			t1 = append(t1, pairedTest(fmt.Sprintf("%s, Su %s", BaseTitle(b), band), a.ConditionRuns("bucma5302-"+b, c), a.ConditionRuns("bucma4303-"+b, c),
-				func(x *expe.RunData) float64 { return seedMedian(x, band) }, 0))
+				func(x *expe.RunData) float64 { return seedMedian(x, band) }))
 			at1 = append(at1, b)
 		}
 	}
@@ -239,8 +246,8 @@ func (r *reporter) claims(load float64) {
 	widest := 0.0
 	for i, t := range t1 {
 		base, band, _ := strings.Cut(t.label, ", Su ")
-		r.p("| %s | %s | %s | %s | %s | %s |\n", base, band, expe.FmtEst(t.cmp.Diff, 1, true), t.cmp.SeedsText(), pText(t.test), map[bool]string{true: "**yes**", false: "no"}[rej1[i]])
-		if t.test.N == 0 && t.cmp.Diff.N == 0 {
+		r.p("| %s | %s | %s | %s | %s | %s |\n", base, band, expe.FmtEst(t.diff, 1, true), t.seeds, pText(t.test), map[bool]string{true: "**yes**", false: "no"}[rej1[i]])
+		if t.test.N == 0 && t.diff.N == 0 {
 			continue
 		}
 		allCells++
@@ -254,8 +261,8 @@ func (r *reporter) claims(load float64) {
 				paperDiff++
 			}
 		}
-		if !math.IsNaN(t.cmp.Diff.Half) {
-			widest = math.Max(widest, math.Max(math.Abs(t.cmp.Diff.Mean-t.cmp.Diff.Half), math.Abs(t.cmp.Diff.Mean+t.cmp.Diff.Half)))
+		if !math.IsNaN(t.diff.Half) {
+			widest = math.Max(widest, math.Max(math.Abs(t.diff.Mean-t.diff.Half), math.Abs(t.diff.Mean+t.diff.Half)))
 		}
 	}
 	r.p("\n")
@@ -306,8 +313,8 @@ func (r *reporter) claims(load float64) {
 		for i := range a5 {
 			d = append(d, a5[i]-a4[i])
 		}
-		rel = append(rel, claimTest{label: b, cmp: expe.Compare(a5, a4, 0), test: expe.WilcoxonSignedRank(d)})
-		abs = append(abs, pairedTest(b, x5, x4, func(x *expe.RunData) float64 { return classWait("imprecise")(x) - classWait("precise")(x) }, 0))
+		rel = append(rel, newClaimTest(b, d))
+		abs = append(abs, pairedTest(b, x5, x4, func(x *expe.RunData) float64 { return classWait("imprecise")(x) - classWait("precise")(x) }))
 	}
 	rejRel, rejAbs := holm(rel), holm(abs)
 	holds, contra := 0, 0
@@ -316,15 +323,15 @@ func (r *reporter) claims(load float64) {
 		p4 := PaperTable3["bucma4303"]["imprecise"][b] - PaperTable3["bucma4303"]["precise"][b]
 		verdict := "not shown (no significant difference)"
 		switch {
-		case rel[i].test.N == 0 && rel[i].cmp.Diff.N == 0:
+		case rel[i].test.N == 0 && rel[i].diff.N == 0:
 			verdict = "no seed with both bases above the floor"
-		case rejRel[i] && rel[i].cmp.Diff.Mean > 0:
+		case rejRel[i] && rel[i].diff.Mean > 0:
 			verdict, holds = "**holds**", holds+1
 		case rejRel[i]:
 			verdict, contra = "**contradicted**: BUCMA4303's is the larger", contra+1
 		}
-		r.p("| %s | %+.1f / %+.1f | %s | %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), p5, p4, expe.FmtEst(rel[i].cmp.Diff, 1, true), rel[i].cmp.SeedsText(), pText(rel[i].test),
-			expe.FmtEst(abs[i].cmp.Diff, 0, true), abs[i].cmp.SeedsText(), pText(abs[i].test)+map[bool]string{true: " (differs, Holm)", false: ""}[rejAbs[i]], verdict)
+		r.p("| %s | %+.1f / %+.1f | %s | %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), p5, p4, expe.FmtEst(rel[i].diff, 1, true), rel[i].seeds, pText(rel[i].test),
+			expe.FmtEst(abs[i].diff, 0, true), abs[i].seeds, pText(abs[i].test)+map[bool]string{true: " (differs, Holm)", false: ""}[rejAbs[i]], verdict)
 	}
 	r.p("\n")
 	r.p("Verdict (Table 3 amplitude, Holm over the four bases): BUCMA5302's amplitude is significantly the larger over %d of the 4 bases, ", holds)

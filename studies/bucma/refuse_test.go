@@ -35,12 +35,7 @@ var gainsOf = map[string][]float64{"0-24": {1, 2, 3, 40, 4}, "25-49": {30, 40}, 
 // saturates and its imprecise requests wait 0.3 s (a near-zero base), the
 // other runs ordinary.
 func bucmaSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis {
-	p, err := studytest.Plan(t, s, plan).With(expe.Overrides{Seeds: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := studytest.Synthetic(t, p, 39)
-	studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+	return synthetic3(t, s, plan, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
 		f, v := float64(r.Seed), r.Variant
 		waits := map[string]float64{"imprecise": 500 + 10*f, "medium": 400 + f, "precise": 300 + f}
 		sat := studytest.Kept
@@ -57,7 +52,6 @@ func bucmaSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis {
 		}
 		return metricsOf(1000+100*f, 1e5), sat, modelRun(waits, gains)
 	})
-	return a
 }
 
 // hugePercent finds a relative change of more than 10 000 %: what a ratio
@@ -89,24 +83,36 @@ func TestBucmaModelReportRefusesNearZeroAndMarksSaturation(t *testing.T) {
 	}
 }
 
+// wtrustSynthetic is a walltime-trust plan on 3 seeds where EASY alone
+// waits 0.2 s (a near-zero base) and FCFS alone saturates.
+func wtrustSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis {
+	return synthetic3(t, s, plan, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+		wait, sat := 2000+float64(r.Seed), studytest.Kept
+		switch r.Variant.Name {
+		case "easy":
+			wait = 0.2 // EASY starts everything at once
+		case "fcfs":
+			sat = studytest.Saturated
+		}
+		return metricsOf(wait, 1e5), sat, modelRun(nil, nil)
+	})
+}
+
+// synthetic3 is plan on 3 seeds with every run's numbers from fill.
+func synthetic3(t *testing.T, s *expe.Studies, plan string, fill func(r expe.Run) (expe.Metrics, expe.Saturation, any)) *expe.Analysis {
+	p, err := studytest.Plan(t, s, plan).With(expe.Overrides{Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := studytest.Synthetic(t, p, 39)
+	studytest.FillRuns(a, fill)
+	return a
+}
+
 func TestWalltimeTrustReportsRefuseNearZeroAndMarkSaturation(t *testing.T) {
 	s := studytest.Studies(RegisterPaper, RegisterExplorations)
 	for _, plan := range []string{WtrustPlan, ThresholdPlan} {
-		p, err := studytest.Plan(t, s, plan).With(expe.Overrides{Seeds: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := studytest.Synthetic(t, p, 39)
-		studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
-			wait, sat := 2000+float64(r.Seed), studytest.Kept
-			switch r.Variant.Name {
-			case "easy":
-				wait = 0.2 // EASY starts everything at once
-			case "fcfs":
-				sat = studytest.Saturated
-			}
-			return metricsOf(wait, 1e5), sat, modelRun(nil, nil)
-		})
+		a := wtrustSynthetic(t, s, plan)
 		st, _ := s.Study(plan)
 		text := studytest.ReportOn(t, st, a)
 		if m := hugePercent.FindString(text); m != "" {
@@ -143,6 +149,21 @@ func TestSensitivityReportsRefuseNearZeroAndMarkSaturation(t *testing.T) {
 	if !strings.Contains(text, expe.NearZero) {
 		t.Error("no near-zero cell in the values table")
 	}
+
+	// Walltime-trust's map: the FCFS column (3 metrics) over a saturated
+	// run, the waiting time against EASY over a near-zero base.
+	st, _ = s.Study(WtrustSensitivity)
+	text = studytest.ReportOn(t, st, wtrustSynthetic(t, s, WtrustSensitivity))
+	if m := hugePercent.FindString(text); m != "" {
+		t.Errorf("walltime-trust: a relative change over a near-zero base: %q", m)
+	}
+	cells = strings.Split(lineWith(t, text, "| reference | reference | **"), "|")
+	if sat, nz := strings.TrimSpace(cells[len(cells)-3]), strings.TrimSpace(cells[len(cells)-2]); sat != "3" || nz != "1" {
+		t.Errorf("walltime-trust, reference: %s cells over a saturated run, %s over a near-zero base (want 3 and 1)\n%s", sat, nz, strings.Join(cells, "|"))
+	}
+	if !strings.Contains(text, expe.NearZero) || !strings.Contains(text, expe.SaturatedMark) {
+		t.Errorf("walltime-trust: no near-zero or saturated cell in the values table:\n%s", text)
+	}
 }
 
 func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
@@ -151,8 +172,9 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Three weightings over each base: the two paper models and α = 1.
-	keep := map[string]bool{"w5-3-0-2": true, "w4-3-0-3": true, "w10-0-0-0": true}
+	// Four weightings over each base: the two paper models, α = 1 and
+	// β = 1 (the base's own order).
+	keep := map[string]bool{"w5-3-0-2": true, "w4-3-0-3": true, "w10-0-0-0": true, "w0-10-0-0": true}
 	var vs []expe.Variant
 	for _, v := range p.Variants {
 		if v.Model == "" || keep[v.Model] {
@@ -174,6 +196,11 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 			wt, _ := parseWeighting(v.Options["weights"])
 			w.BandMedian["0-24"], w.BandMedian["75-100"] = 5, 5+float64(wt[0])*9
 			wait += float64(wt[3]) * 20
+			if wt[0] == 10 {
+				// A makespan a little longer on average, within its
+				// interval of 0: not made worse.
+				return metricsOf(wait, 1e5+10*wait+[]float64{90, -60, 30}[r.Seed-1]), sat, w
+			}
 		}
 		return metricsOf(wait, 1e5+10*wait), sat, w
 	})
@@ -192,9 +219,24 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 	if row := lineWith(t, text, "| FCFS | BUCMA5302 |"); !strings.Contains(row, "| no | 1 |") || !strings.Contains(row, expe.SaturatedMark) {
 		t.Errorf("BUCMA5302 over FCFS: %s", row)
 	}
+	// α = 1's makespan is longer on average but not significantly: it is
+	// chosen before β = 1, which changes nothing (spread 0), and before the
+	// paper's models, whose δ makes the wait significantly longer.
 	if !strings.Contains(text, "would have chosen **10 0 0 0**") {
 		t.Errorf("the chosen weighting is not α = 1:\n%s", text)
 	}
+	// Every weighting makes MIN-MIN's near-zero wait and its makespan
+	// worse (2 pairs); BUCMA5302's δ the wait and makespan over every base.
+	lineWith(t, text, "| 1 | 10 0 0 0 | 2 | 0 | 90.0 |")
+	lineWith(t, text, "| 2 | 0 10 0 0 | 2 | 0 | 0.0 |")
+	lineWith(t, text, "| 3 | 5302 (BUCMA5302) | 8 | 0 |")
+	// The fronts' tables give the range of the mean changes; MIN-MIN's
+	// waits, over a near-zero base, have none.
+	lineWith(t, text, "The mean changes range over "+expe.NearZero+" for the waiting time, over +10.2 to +10.8 % for the makespan.")
+	lineWith(t, text, "The mean changes range over +0.0 to +5.9 % for the waiting time, over +0.0 to +0.5 % for the makespan.")
+	// By the signs of the means alone, α = 1's longer makespans count: β = 1
+	// comes first.
+	lineWith(t, text, "would choose **0 10 0 0** (2 pairs with a positive mean, mean spread 0.0 points: β = 1 alone keeps")
 }
 
 // lineWith returns the first line of text containing s.

@@ -118,8 +118,12 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 		series[i] = wtrustTitles[m]
 	}
 	name := r.figName("threshold_vs_easy", load)
-	title := fmt.Sprintf("walltime-trust vs EASY against the threshold (load %s; the paper's 80 %%)", expe.FormatLoad(load))
-	if err := expe.ChangeLinePlot(r.Fig(name), title, "threshold: free hosts at or above which the largest W × res go first (%)", "change vs EASY (%)", xs, series, ests); err != nil {
+	title := fmt.Sprintf("walltime-trust vs EASY against the threshold (load %s; triangles: the paper's values at 80 %%)", expe.FormatLoad(load))
+	paper := expe.PaperPoints{X: PaperThreshold, Label: fmt.Sprintf("the paper (at %d %%)", PaperThreshold)}
+	for _, m := range WtrustMetrics {
+		paper.Values = append(paper.Values, PaperWtrust[m][ref].Value)
+	}
+	if err := expe.ChangeLinePlotWithPaper(r.Fig(name), title, "threshold: free hosts at or above which the largest W × res go first (%)", "change vs EASY (%)", xs, series, ests, paper); err != nil {
 		return err
 	}
 	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
@@ -138,7 +142,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 	}
 	r.p("For each metric: the rank of 80 %% among the %d thresholds by walltime-trust's own mean over the seeds (1 = the lowest; the ", len(ts))
 	r.p("ranking is the same against every base, the base runs being the same), the best threshold, and 80 %% against that best threshold on ")
-	r.p("each seed's pair of runs (walltime-trust at 80 %% − at the best, relative to the best's mean, with its seeds): 80 %% is *as good as ")
+	r.p("each seed's pair of runs (walltime-trust at 80 %% − at the best, relative to the best, averaged over the seeds, with its seeds): 80 %% is *as good as ")
 	r.p("the best* when that difference is not significant.\n\n")
 	r.p("| metric | rank of 80 %% | best threshold | 80 %% vs the best | verdict |")
 	for _, b := range BaseNames {
@@ -176,7 +180,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 			verdict = "as good as the best (not significant)"
 			good++
 		}
-		r.p("| %s | %d of %d | %d %% | %s%s | %s |", wtrustTitles[m], rank, len(ts), ts[best], joinSpace(vsBest.RelativeText(1), vsBest.SeedsText()),
+		r.p("| %s | %d of %d | %d %% | %s%s | %s |", wtrustTitles[m], rank, len(ts), ts[best], vsBest.Cell(1, wtrustUnit(m), 0),
 			expe.MarkSaturated(r.a.ConditionRuns(names[i80], c), r.a.ConditionRuns(names[best], c)), verdict)
 		for _, b := range BaseNames {
 			r.p(" %s / %s |", r.sweepCmp(names[i80], b, m, load).ChangeText(1)+r.satMark(names[i80], b, load), r.sweepCmp(names[best], b, m, load).ChangeText(1)+r.satMark(names[best], b, load))

@@ -98,6 +98,22 @@ func fmtGain(g, paper float64) string {
 type sgeCell struct {
 	makespan float64
 	perHost  []int // tasks per host
+	sat      bool  // the run saturated (expe.Saturation)
+}
+
+// sgeSatMark is expe.SaturatedMark when a run of the round robin started
+// from any host (variants prefix0..3) or the load-balanced run saturated:
+// the gains over them are marked.
+func sgeSatMark(cells map[string]sgeCell, prefix string) string {
+	if cells[SGELoadBalancedVariant].sat {
+		return expe.SaturatedMark
+	}
+	for s := 0; s < sgeHosts; s++ {
+		if cells[prefix+strconv.Itoa(s)].sat {
+			return expe.SaturatedMark
+		}
+	}
+	return ""
 }
 
 // sgeCells gathers the runs of the campaign: by case, then variant (the
@@ -112,7 +128,9 @@ func (r *reporter) sgeCells() (map[string]map[string]sgeCell, error) {
 		if _, done := out[rd.Run.Case][rd.Run.Variant.Name]; done {
 			continue
 		}
-		out[rd.Run.Case][rd.Run.Variant.Name] = *rd.Extra.(*sgeCell)
+		c := *rd.Extra.(*sgeCell)
+		c.sat, _ = rd.Saturation.Saturated()
+		out[rd.Run.Case][rd.Run.Variant.Name] = c
 	}
 	return out, nil
 }
@@ -170,7 +188,7 @@ func (r *reporter) sge() error {
 	r.p("The paper's value follows in parentheses (its tables give whole seconds). ")
 	r.p("Each value is one run: the runs do not depend on the seed (%d seed(s) run), so no value has an interval or a count of seeds. %s\n\n",
 		len(pl.Seeds), expe.FloorsNote())
-	r.p("%s\n\n", expe.SaturationSummary(a, false))
+	r.p("%s\n\n", expe.SaturationSummary(a, true))
 
 	var bars [2][]expe.Bar
 	var groups []string
@@ -192,12 +210,14 @@ func (r *reporter) sge() error {
 			}
 			gw, gm := sgeGain(worst, lb.makespan), sgeGain(mean, lb.makespan)
 			r.p("| %d | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
-				n, worst, paper.worst, mean, paper.mean, best, paper.best, lb.makespan, paper.lb, fmtGain(gw, paper.gainWorst), fmtGain(gm, paper.gainMean))
+				n, worst, paper.worst, mean, paper.mean, best, paper.best, lb.makespan, paper.lb, fmtGain(gw, paper.gainWorst)+sgeSatMark(cells[name], sgeRRPrefix),
+				fmtGain(gm, paper.gainMean)+sgeSatMark(cells[name], sgeRRPrefix))
 			bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
 			bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
 			if w, m, b, _, ok := sgeDefault(cells[name], sgeRREqualPrefix); ok && name == "sw-17" {
 				r.p("| %d, default with 5 slots on h4 | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
-					n, w, paper.worst, m, paper.mean, b, paper.best, lb.makespan, paper.lb, fmtGain(sgeGain(w, lb.makespan), paper.gainWorst), fmtGain(sgeGain(m, lb.makespan), paper.gainMean))
+					n, w, paper.worst, m, paper.mean, b, paper.best, lb.makespan, paper.lb, fmtGain(sgeGain(w, lb.makespan), paper.gainWorst)+sgeSatMark(cells[name], sgeRREqualPrefix),
+					fmtGain(sgeGain(m, lb.makespan), paper.gainMean)+sgeSatMark(cells[name], sgeRREqualPrefix))
 				groups = append(groups, fmt.Sprintf("%s %d eq", app.Name, n))
 				bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
 				bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
