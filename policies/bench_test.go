@@ -14,6 +14,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/bucma"
+	"github.com/bucma-sched/bucma/policies/conservative"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -188,6 +189,18 @@ func queueBenchMessages(n int) []*batsim.Message {
 	return []*batsim.Message{first, next}
 }
 
+// withWalltimes gives a walltime of an hour to the jobs m submits without
+// one.
+func withWalltimes(m *batsim.Message) {
+	for i, ev := range m.Events {
+		d := ev.Data.(*batsim.JobSubmitted)
+		if !bytes.Contains(d.Job, []byte(`"walltime"`)) {
+			raw := bytes.Replace(d.Job, []byte(`"profile"`), []byte(`"walltime":3600,"profile"`), 1)
+			m.Events[i].Data = &batsim.JobSubmitted{JobID: d.JobID, Job: raw}
+		}
+	}
+}
+
 // energyFamily are the energy-aware backfilling policies (the Energy specs
 // that are not bag-of-tasks policies).
 var energyFamily = map[string]bool{"energy": true, "batsched-energy": true}
@@ -207,13 +220,7 @@ func energyBenchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Obser
 	if spec.Name == "batsched-energy" {
 		// batsched's energy variants stop on a job without walltime
 		// that cannot be placed: every job gets one.
-		for i, ev := range msgs[1].Events {
-			d := ev.Data.(*batsim.JobSubmitted)
-			if !bytes.Contains(d.Job, []byte(`"walltime"`)) {
-				raw := bytes.Replace(d.Job, []byte(`"profile"`), []byte(`"walltime":3600,"profile"`), 1)
-				msgs[1].Events[i].Data = &batsim.JobSubmitted{JobID: d.JobID, Job: raw}
-			}
-		}
+		withWalltimes(msgs[1])
 		opts = sched.Options{"power-compute": "190", "power-idle": "95", "power-sleep": "9.75", "pstate-compute": "0", "pstate-sleep": "1",
 			"time-switch-on": "10", "time-switch-off": "5", "energy-switch-on": "1200", "energy-switch-off": "500"}
 	}
@@ -313,15 +320,21 @@ func BenchmarkBUCMASubmission(b *testing.B) {
 }
 
 // BenchmarkConservativeEnd times conservative's decision when a running
-// job ends early, with 10k and 100k jobs waiting: the decision that
-// compresses the schedule, walking the whole queue (a decision at which
-// no job ended, BenchmarkDecide's, only places the jobs that arrived).
-// The state is BenchmarkDecide's but for the running jobs' walltimes (1000
-// hosts, 99 jobs of 10 hosts running, each planned to end 1 to 25 hours
-// after its start, jobs of 11 to 64 hosts waiting); each iteration is one
-// message, a second after the last, in which the running job planned to
-// end first ends (early) and a job like it arrives, so that the queue
-// keeps its length. backfill=batsched (conservative_bf's twin, which
+// job ends early: the decision that compresses the schedule, walking the
+// whole queue (a decision at which no job ended, BenchmarkDecide's, only
+// places the jobs that arrived). The worst case: every waiting job holds
+// a reservation and every reservation moves. On 1000 hosts, 99 jobs of 10
+// hosts run, each planned to end 1 to 25 hours after its start, and n
+// jobs of 501 to 1000 hosts wait, each with a walltime of 1 minute to 24
+// hours: no two of them fit side by side, so the reservations follow one
+// another, the first from the date enough running jobs have ended. Each
+// iteration is one message, a second after the last, in which the
+// running job planned to end last ends (early) and a job like it
+// arrives: the first reservation begins at the previous end of a running
+// job, and every later one as much earlier. The metrics say so of the
+// decision after the timed ones: "reserved" waiting jobs, "moved" the
+// reservations it moved; "cpu-ns/op" is the process's CPU time per timed
+// decision. backfill=batsched (conservative_bf's twin, which
 // places every job again, on hosts) runs at 10k only.
 func BenchmarkConservativeEnd(b *testing.B) {
 	spec, err := policies.Builtin().Lookup("conservative")
@@ -338,16 +351,11 @@ func BenchmarkConservativeEnd(b *testing.B) {
 	} {
 		for _, n := range c.ns {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
-				msgs := queueBenchMessages(n)
-				// Running jobs that end after the benchmark's dates.
-				r := rand.New(rand.NewPCG(uint64(n), 43))
-				for k := range msgs[0].Events[1:] {
-					msgs[0].Events[k+1] = submitted(0, fmt.Sprintf("r%d", k), fmt.Sprintf(`"subtime":0,"res":10,"walltime":%d,"profile":"d"`, 3600+r.IntN(86400)))
-				}
 				sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: c.opts, Log: slog.New(slog.DiscardHandler)})
 				if err != nil {
 					b.Fatal(err)
 				}
+				msgs := chainBenchMessages(n)
 				for _, m := range msgs {
 					if _, err := sess.Handle(m); err != nil {
 						b.Fatal(err)
@@ -355,33 +363,126 @@ func BenchmarkConservativeEnd(b *testing.B) {
 				}
 				now := msgs[len(msgs)-1].Now
 				k := 0
-				for b.Loop() {
+				endOne := func() {
 					now++
-					first := firstToEnd(sess.State())
+					last := lastToEnd(sess.State())
+					if last == nil {
+						b.Fatal("no job runs")
+					}
 					k++
-					wall := strconv.FormatFloat(first.Walltime(), 'f', -1, 64)
+					wall := strconv.FormatFloat(last.Walltime(), 'f', -1, 64)
 					m := &batsim.Message{Now: now, Events: []batsim.Event{
-						{Timestamp: now, Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: first.ID(), JobState: batsim.StateSuccess,
-							Alloc: batsim.NewIntervalSet(first.Alloc()...).String()}},
-						submitted(now, fmt.Sprintf("again%d", k), fmt.Sprintf(`"subtime":%g,"res":%d,"walltime":%s,"profile":"d"`, now, first.Res(), wall)),
+						{Timestamp: now, Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: last.ID(), JobState: batsim.StateSuccess,
+							Alloc: batsim.NewIntervalSet(last.Alloc()...).String()}},
+						submitted(now, fmt.Sprintf("again%d", k), fmt.Sprintf(`"subtime":%g,"res":%d,"walltime":%s,"profile":"d"`, now, last.Res(), wall)),
 					}}
 					if _, err := sess.Handle(m); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(sess.State().NbWaiting()), "waiting")
+				cpu0, cpuOK := processCPU()
+				for b.Loop() {
+					endOne()
+				}
+				// CPU time per decision: on a shared machine, steadier than
+				// the wall time (ns/op), which counts the waits for a core.
+				if cpu1, ok := processCPU(); ok && cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+				}
+				before := reservations(b, sess)
+				endOne()
+				after := reservations(b, sess)
+				moved := 0
+				for j, at := range after {
+					if old, ok := before[j]; ok && at < old {
+						moved++
+					}
+				}
+				b.ReportMetric(float64(len(before)), "reserved")
+				b.ReportMetric(float64(moved), "moved")
 			})
 		}
 	}
 }
 
-// firstToEnd is the running job planned to end first (ties by id).
-func firstToEnd(s *sched.State) *sched.Job {
-	var first *sched.Job
-	for _, j := range s.Running() {
-		if first == nil || j.ExpectedEnd() < first.ExpectedEnd() || (j.ExpectedEnd() == first.ExpectedEnd() && j.ID() < first.ID()) {
-			first = j
+// BenchmarkConservativeArrivals times conservative's decision when n
+// jobs arrive at once, each placed at its earliest fit after the others:
+// BenchmarkDecide's queue (1000 hosts, 99 jobs of 10 hosts running, jobs
+// of 11 to 64 hosts arriving) but every job with a walltime, so that each
+// gets a reservation, in a profile where many holes are too short for it.
+func BenchmarkConservativeArrivals(b *testing.B) {
+	spec, err := policies.Builtin().Lookup("conservative")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1000, 10_000} {
+		msgs := queueBenchMessages(n)
+		withWalltimes(msgs[1])
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			var sess *sched.Session
+			for b.Loop() {
+				b.StopTimer()
+				sess, err = sched.NewSession(sched.SessionConfig{Spec: spec, Log: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := sess.Handle(msgs[0]); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := sess.Handle(msgs[1]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(reservations(b, sess))), "reserved")
+		})
+	}
+}
+
+// chainBenchMessages: 99 jobs of 10 hosts start on 1000 hosts, then n
+// jobs of 501 to 1000 hosts wait (BenchmarkConservativeEnd).
+func chainBenchMessages(n int) []*batsim.Message {
+	r := rand.New(rand.NewPCG(uint64(n), 43))
+	first := &batsim.Message{Events: []batsim.Event{benchHostsBegins(false, false)}}
+	for k := 0; k < 99; k++ {
+		first.Events = append(first.Events, submitted(0, fmt.Sprintf("r%d", k), fmt.Sprintf(`"subtime":0,"res":10,"walltime":%d,"profile":"d"`, 3600+r.IntN(86400))))
+	}
+	next := &batsim.Message{Now: 1000}
+	for i := 0; i < n; i++ {
+		next.Events = append(next.Events, submitted(1000, strconv.Itoa(i), fmt.Sprintf(`"subtime":1000,"res":%d,"walltime":%d,"profile":"d"`, 501+r.IntN(500), 60+r.IntN(86400))))
+	}
+	return []*batsim.Message{first, next}
+}
+
+// reservations are the planned starts of the waiting jobs that have one,
+// under conservative (either backfill).
+func reservations(b *testing.B, sess *sched.Session) map[*sched.Job]float64 {
+	out := map[*sched.Job]float64{}
+	for _, j := range sess.State().Waiting() {
+		var at float64
+		var ok bool
+		switch p := sess.Policy().(type) {
+		case *sched.Composite:
+			at, ok = p.Rule.(*sched.Conservative).Reservation(j)
+		case *conservative.BatschedConservative:
+			at, ok = p.Planned(j)
+		default:
+			b.Fatalf("policy %T", p)
+		}
+		if ok {
+			out[j] = at
 		}
 	}
-	return first
+	return out
+}
+
+// lastToEnd is the running job planned to end last (ties by id).
+func lastToEnd(s *sched.State) *sched.Job {
+	var last *sched.Job
+	for _, j := range s.Running() {
+		if last == nil || j.ExpectedEnd() > last.ExpectedEnd() || (j.ExpectedEnd() == last.ExpectedEnd() && j.ID() < last.ID()) {
+			last = j
+		}
+	}
+	return last
 }

@@ -144,23 +144,6 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 			c.gain = xtime.Max(c.gain, sp.end)
 		}
 	}
-	// Unavailable hosts are busy from now on; hosts available again free.
-	busy := 0
-	for i := range s.hosts {
-		if s.hosts[i].unavailable {
-			busy++
-		}
-	}
-	if busy != c.busy {
-		if busy > c.busy {
-			c.p.Reserve(now, xtime.Inf, busy-c.busy)
-		} else {
-			c.p.Release(now, xtime.Inf, c.busy-busy)
-			ended = true
-			c.gain = xtime.Inf
-		}
-		c.busy = busy
-	}
 	// A running job past its planned end ends any moment now.
 	for j, sp := range c.running {
 		if !now.Less(sp.end) {
@@ -182,13 +165,30 @@ func (c *Conservative) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decide
 		c.gain = xtime.Inf
 	}
 
+	// Unavailable hosts are busy from now on (the present of the profile); hosts available again free.
+	busy := 0
+	for i := range s.hosts {
+		if s.hosts[i].unavailable {
+			busy++
+		}
+	}
+	if busy != c.busy {
+		if busy > c.busy {
+			c.p.Reserve(now, xtime.Inf, busy-c.busy)
+		} else {
+			c.p.Release(now, xtime.Inf, c.busy-busy)
+			ended = true
+			c.gain = xtime.Inf
+		}
+		c.busy = busy
+	}
 	arrived := c.arrivals(s)
 	if !ended {
 		for _, j := range arrived {
 			if d.err != nil {
 				return
 			}
-			c.place(s, j, now, hosts, d, c.pass+1, 0, xtime.Inf, xtime.Inf)
+			c.place(s, j, now, hosts, d, c.pass+1, 0)
 		}
 		return
 	}
@@ -227,15 +227,18 @@ func (c *Conservative) compress(s *State, w Walk, now xtime.Time, hosts HostSele
 		pos++
 		sp, ok := c.reserved[j]
 		if !ok {
-			c.place(s, j, now, hosts, d, c.pass, pos, xtime.Inf, xtime.Inf)
+			c.place(s, j, now, hosts, d, c.pass, pos)
 			continue
 		}
 		limit := sp.begin
-		if now.Less(sp.begin) {
-			if !c.noPrune {
-				limit = c.freedBefore(sp, limit)
+		var at xtime.Time
+		found := false
+		if now.Less(sp.begin) && !c.noPrune {
+			limit = c.freedBefore(sp, limit)
+			if now.Less(limit) && c.p.MaxFree(now, limit) >= j.res {
+				at, found = c.p.CanMoveEarlier(now, limit, sp.begin, c.duration(j), j.res)
 			}
-			if !now.Less(limit) || c.p.MaxFree(now, limit) < j.res || !c.canMove(now, limit, sp, j) {
+			if !found {
 				// It cannot start earlier: it keeps its place.
 				sp.pass, sp.pos = c.pass, pos
 				c.reserved[j] = sp
@@ -243,8 +246,18 @@ func (c *Conservative) compress(s *State, w Walk, now xtime.Time, hosts HostSele
 			}
 		}
 		c.p.Release(sp.begin, sp.end, j.res)
-		delete(c.reserved, j)
-		if c.place(s, j, now, hosts, d, c.pass, pos, limit, sp.begin).Less(sp.begin) {
+		// Where CanMoveEarlier found at, it is the earliest fit before
+		// limit once the job is out: the dates it tries are before the
+		// reservation, and it counts the job's hosts free from there on.
+		// Otherwise (the reservation has begun, or the reference) the
+		// earliest fit before limit is looked for; the job goes back to
+		// its place when there is none.
+		if !found {
+			if at, found = c.p.EarliestFitBefore(now, limit, c.duration(j), j.res); !found {
+				at = sp.begin
+			}
+		}
+		if c.placeAt(s, j, now, hosts, d, c.pass, pos, at).Less(sp.begin) {
 			c.gain = xtime.Max(c.gain, sp.end)
 			c.cur = append(c.cur, consMove{pos, sp.end})
 		}
@@ -254,13 +267,6 @@ func (c *Conservative) compress(s *State, w Walk, now xtime.Time, hosts HostSele
 		c.cur[i].end = xtime.Max(c.cur[i].end, c.cur[i+1].end)
 	}
 	c.moved, c.cur = c.cur, c.moved
-}
-
-// canMove reports whether j, reserved at sp, fits at a date before limit
-// once taken out.
-func (c *Conservative) canMove(now, limit xtime.Time, sp consSpan, j *Job) bool {
-	_, ok := c.p.CanMoveEarlier(now, limit, sp.begin, c.duration(j), j.res)
-	return ok
 }
 
 // freedBefore bounds the dates before limit where the job of sp may now
@@ -322,25 +328,25 @@ func (c *Conservative) duration(j *Job) xtime.Time {
 }
 
 // place reserves j at its earliest fit and starts it when that is now
-// and its hosts are free; it returns the date of the reservation. A job
-// that fits nowhere (more hosts than are available for ever) gets no
-// reservation until jobs end (the date is then xtime.Inf). pass and pos
-// say when the place was found (see compress). The earliest fit is looked
-// for before limit: a job taken out of its reservation (at old), which
-// may only move before limit (see compress), goes back to old when it
-// fits nowhere earlier.
-func (c *Conservative) place(s *State, j *Job, now xtime.Time, hosts HostSelector, d *Decider, pass, pos int, limit, old xtime.Time) xtime.Time {
-	dur := c.duration(j)
-	at, ok := c.p.EarliestFitBefore(now, limit, dur, j.res)
+// and its hosts are free (placeAt); it returns the date of the
+// reservation. A job that fits nowhere (more hosts than are available for
+// ever) gets no reservation until jobs end (the date is then xtime.Inf).
+// pass and pos say when the place was found (see compress).
+func (c *Conservative) place(s *State, j *Job, now xtime.Time, hosts HostSelector, d *Decider, pass, pos int) xtime.Time {
+	at, ok := c.p.EarliestFitBefore(now, xtime.Inf, c.duration(j), j.res)
 	if !ok {
-		if old == xtime.Inf {
-			return xtime.Inf
-		}
-		at = old
+		return xtime.Inf
 	}
-	sp := consSpan{begin: at, end: at.Add(dur), pass: pass, pos: pos}
+	return c.placeAt(s, j, now, hosts, d, pass, pos, at)
+}
+
+// placeAt reserves j at at, found at pass and pos, and starts it when at
+// is now and its hosts are free; it returns at.
+func (c *Conservative) placeAt(s *State, j *Job, now xtime.Time, hosts HostSelector, d *Decider, pass, pos int, at xtime.Time) xtime.Time {
+	sp := consSpan{begin: at, end: at.Add(c.duration(j)), pass: pass, pos: pos}
 	c.p.Reserve(sp.begin, sp.end, j.res)
 	if at == now && j.res <= s.NbFree() && d.Start(j, hosts.Select(s, j, j.res)) {
+		delete(c.reserved, j)
 		c.running[j] = sp
 		return at
 	}

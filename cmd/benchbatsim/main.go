@@ -291,6 +291,7 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, pl
 		return err
 	}
 	fmt.Printf("machine: %s, %d cores, %s; %s\n", cpuModel(), runtime.NumCPU(), kernel(), time.Now().Format("2006-01-02"))
+	fmt.Printf("load: %s (1, 5, 15 min) at the start; again after each table\n", loadAvg())
 	fmt.Printf("case: bucma workload delays --jobs %d --hosts %d --load %g --seed %d on a %d-host star; %s; %d runs of each, medians\n\n",
 		njobs, nhosts, load, seed, nhosts, batsim, reps)
 
@@ -393,7 +394,7 @@ func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, bats
 			}
 			fmt.Println()
 		}
-		fmt.Println()
+		fmt.Printf("load: %s\n\n", loadAvg())
 		if p == "free" {
 			batschedWall = meds[1].wall
 		}
@@ -495,6 +496,16 @@ func cpuModel() string {
 		}
 	}
 	return runtime.GOARCH
+}
+
+// loadAvg is the system's load average over 1, 5 and 15 minutes, as
+// /proc/loadavg gives it ("unknown" where there is none).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func kernel() string {

@@ -3,6 +3,7 @@ package conservative_test
 import (
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/conservative"
 	"github.com/bucma-sched/bucma/sched"
@@ -23,6 +24,10 @@ func spec(t testing.TB) *sched.Spec {
 // twin are the options under which conservative decides as batsched's
 // conservative_bf.
 var twin = sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}
+
+// undelayed are the textbook rule and the twin without batsched's RJMS
+// delay: on hand-computed schedules both take the same decisions.
+var undelayed = []sched.Options{{"hosts": "first-fit"}, {"hosts": "first-fit", "backfill": "batsched", "rjms-delay": "0"}}
 
 // reservation is the planned start of a waiting job, as the policy's rule
 // holds it.
@@ -57,7 +62,7 @@ func expectReservations(t *testing.T, b *testkit.Stepper, want map[string]float6
 // made before it; a later job starts now where it delays none (c, which
 // ends by b's reservation), not where it would (d, e).
 func TestReservations(t *testing.T) {
-	for _, opts := range []sched.Options{{"hosts": "first-fit"}, {"hosts": "first-fit", "backfill": "batsched", "rjms-delay": "0"}} {
+	for _, opts := range undelayed {
 		b := testkit.NewStepper(t, spec(t), 4, opts)
 		b.Expect(0, []string{"X a 0-1", "X c 2-3"},
 			testkit.Submit("a", 2, 10),  // [0,10) on 2 hosts
@@ -73,6 +78,47 @@ func TestReservations(t *testing.T) {
 	}
 }
 
+// TestEveryReservationKept: a job starts now only where it delays no
+// reservation, not only the first (where EASY would start it). On 4
+// hosts, r holds 3 until 10; A (2 hosts, 10 s) is reserved at 10, B (all
+// 4, 10 s) after it at 20. X (1 host, 25 s) fits on the free host until
+// 10 and beside A until 20, but would hold a host B needs from 20: it is
+// reserved after B, at 30 (EASY, which keeps only A's reservation, would
+// start it). Y (1 host, 15 s) ends before B: it starts now.
+func TestEveryReservationKept(t *testing.T) {
+	for _, opts := range undelayed {
+		b := testkit.NewStepper(t, spec(t), 4, opts)
+		b.Expect(0, []string{"X r 0-2"}, testkit.Submit("r", 3, 10))
+		b.Expect(1, nil, testkit.Submit("A", 2, 10), testkit.Submit("B", 4, 10), testkit.Submit("X", 1, 25))
+		expectReservations(t, b, map[string]float64{"A": 10, "B": 20, "X": 30})
+		b.Expect(2, []string{"X Y 3"}, testkit.Submit("Y", 1, 15))
+	}
+}
+
+// TestCompressionCascade: an early end moves a whole chain of
+// reservations: on 2 hosts, r (both, 100 s) runs, A, B and C (both, 10 s
+// each) are reserved at 100, 110 and 120. r ends at 50: A starts, B and
+// C move to 60 and 70, each into the room the one before it left. D (1
+// host, 30 s) arrives at 51, reserved after C at 80. A ends at 55: B
+// starts, C moves to 65 and D to 75; B ends at 56: C starts, D moves to
+// 66.
+func TestCompressionCascade(t *testing.T) {
+	for _, opts := range undelayed {
+		b := testkit.NewStepper(t, spec(t), 2, opts)
+		b.Expect(0, []string{"X r 0-1"}, testkit.Submit("r", 2, 100))
+		b.Expect(1, nil, testkit.Submit("A", 2, 10), testkit.Submit("B", 2, 10), testkit.Submit("C", 2, 10))
+		expectReservations(t, b, map[string]float64{"A": 100, "B": 110, "C": 120})
+		b.Expect(50, []string{"X A 0-1"}, testkit.Done("r"))
+		expectReservations(t, b, map[string]float64{"B": 60, "C": 70})
+		b.Expect(51, nil, testkit.Submit("D", 1, 30))
+		expectReservations(t, b, map[string]float64{"D": 80})
+		b.Expect(55, []string{"X B 0-1"}, testkit.Done("A"))
+		expectReservations(t, b, map[string]float64{"C": 65, "D": 75})
+		b.Expect(56, []string{"X C 0-1"}, testkit.Done("B"))
+		expectReservations(t, b, map[string]float64{"D": 66})
+	}
+}
+
 // TestEarlyEndCompression: a job ending early makes room; the waiting jobs
 // are placed again in queue order at their earliest fit, never later: on 2
 // hosts, B (1 host) was reserved in the hole before A; r1 ends early, B
@@ -80,7 +126,7 @@ func TestReservations(t *testing.T) {
 // every job from scratch in queue order would move A to 50 and push B
 // after it, to 150.
 func TestEarlyEndCompression(t *testing.T) {
-	for _, opts := range []sched.Options{{"hosts": "first-fit"}, {"hosts": "first-fit", "backfill": "batsched", "rjms-delay": "0"}} {
+	for _, opts := range undelayed {
 		b := testkit.NewStepper(t, spec(t), 2, opts)
 		b.Expect(0, []string{"X r1 0", "X r2 1"}, testkit.Submit("r1", 1, 100), testkit.Submit("r2", 1, 50))
 		b.Expect(0, nil, testkit.Submit("A", 2, 100), testkit.Submit("B", 1, 50))
@@ -231,5 +277,33 @@ func TestUnderBUCMA(t *testing.T) {
 			}
 			first = out
 		}
+	}
+}
+
+// TestUnavailableHosts: a host Batsim makes unavailable is planned busy
+// for as long as it is, and never given to a job; when it is available
+// again the queue is compressed and jobs start on it.
+func TestUnavailableHosts(t *testing.T) {
+	unavailable := func(kind, hosts string) batsim.Event {
+		return batsim.Event{Type: batsim.TypeNotify, Data: &batsim.Notify{Kind: kind, Resources: hosts}}
+	}
+	// a runs on host 1 from 1 to 101 (106 with batsched's RJMS delay of
+	// 5 s); b waits for it, c (both hosts) fits nowhere while host 0 is
+	// unavailable.
+	for _, c := range []struct {
+		opts sched.Options
+		b    float64
+	}{{sched.Options{"hosts": "first-fit"}, 101}, {twin, 106}} {
+		b := testkit.NewStepper(t, spec(t), 2, c.opts)
+		b.Expect(0, nil, unavailable(batsim.NotifyMachineUnavailable, "0"))
+		b.Expect(1, []string{"X a 1"}, testkit.Submit("a", 1, 100))
+		b.Expect(2, nil, testkit.Submit("b", 1, 10), testkit.Submit("c", 2, 10))
+		expectReservations(t, b, map[string]float64{"b": c.b})
+		if _, ok := reservation(t, b, "c"); ok {
+			t.Errorf("c is reserved on an unavailable host")
+		}
+		b.Expect(3, []string{"X b 0"}, unavailable(batsim.NotifyMachineAvailable, "0"))
+		// Both hosts are free again once a ends (b ends before it).
+		expectReservations(t, b, map[string]float64{"c": c.b})
 	}
 }

@@ -25,6 +25,7 @@ package profile
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/bucma-sched/bucma/sched/xtime"
@@ -44,6 +45,28 @@ type Profile struct {
 	rng     uint64
 	nslices int
 	inter   Hosts // scratch of EarliestFitHosts
+	// Fits EarliestFitBefore found since the last release, none of which
+	// bounds every fit another one bounds (see fitBound).
+	bounds []fitBound
+}
+
+// maxFitBounds caps the fits a profile remembers.
+const maxFitBounds = 256
+
+// fitBound is a fit EarliestFitBefore found: n hosts free for dur from at
+// on, at being the earliest such date from from on. As long as nothing is
+// released, reservations only take hosts, so a fit of at least n hosts
+// for at least dur, from from on or later, cannot be earlier than at: the
+// search for it may begin at at. (Advance takes no hosts back from the
+// dates after the present.)
+type fitBound struct {
+	n             int32
+	from, dur, at xtime.Time
+}
+
+// covers reports whether b bounds every fit c bounds, as much or more.
+func (b *fitBound) covers(c *fitBound) bool {
+	return b.n <= c.n && !c.dur.Less(b.dur) && !c.from.Less(b.from) && !b.at.Less(c.at)
 }
 
 // node is a slice: it begins at key and ends at the next node's key (the
@@ -233,6 +256,10 @@ func (p *Profile) addDelta(key xtime.Time, d int32) {
 }
 
 func (p *Profile) addDeltaAt(v int32, key xtime.Time, d int32) {
+	if v == 0 {
+		// A release whose dates no reservation holds (a caller's bug).
+		panic(fmt.Sprintf("profile: no boundary at %v (released dates that were not reserved, or merged by Advance)", key.Float()))
+	}
 	n := &p.nodes[v]
 	switch c := key.Cmp(n.key); {
 	case c < 0:
@@ -417,6 +444,7 @@ func (p *Profile) reserve(begin, end xtime.Time, n int, hosts Hosts, release boo
 			p.unref(ei)
 		}
 		p.unref(bi)
+		p.bounds = p.bounds[:0] // hosts freed: a fit may now be earlier
 	}
 }
 
@@ -623,11 +651,59 @@ func (p *Profile) EarliestFit(from, dur xtime.Time, n int) (t xtime.Time, ok boo
 // false when none of them fits. Its cost does not grow with the slices
 // after before.
 func (p *Profile) EarliestFitBefore(from, before, dur xtime.Time, n int) (t xtime.Time, ok bool) {
-	if !from.Less(before) {
+	start := p.lowerBound(from, dur, int32(n))
+	if !start.Less(before) {
 		return from, false
 	}
-	t, _, ok = p.earliestCount(from, before, dur, int32(n), p.freeAt(from) >= int32(n))
+	t, _, ok = p.earliestCount(start, before, dur, int32(n), p.freeAt(start) >= int32(n))
+	if ok {
+		p.remember(fitBound{n: int32(n), from: from, dur: dur, at: t})
+	}
 	return t, ok
+}
+
+// lowerBound is the latest date, from on, that the fits remembered since
+// the last release show the fit of n hosts for dur from from on cannot
+// precede (from itself when none does). A search begun there finds the
+// same date as one begun at from: the fit is the earliest date, not only
+// the earliest date tried, where the hosts are free (a date inside a
+// slice that fits makes the slice's begin, or from, fit as well), so no
+// date tried between from and the bound fits.
+func (p *Profile) lowerBound(from, dur xtime.Time, n int32) xtime.Time {
+	lb := from
+	for i := range p.bounds {
+		b := &p.bounds[i]
+		if b.n <= n && !dur.Less(b.dur) && !from.Less(b.from) && lb.Less(b.at) {
+			lb = b.at
+		}
+	}
+	return lb
+}
+
+// remember keeps the fit b, unless a fit kept covers it, and drops the
+// fits it covers. Past maxFitBounds, the earliest fit goes.
+func (p *Profile) remember(b fitBound) {
+	for i := range p.bounds {
+		if p.bounds[i].covers(&b) {
+			return
+		}
+	}
+	kept := p.bounds[:0]
+	for _, c := range p.bounds {
+		if !b.covers(&c) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == maxFitBounds {
+		first := 0
+		for i := range kept {
+			if kept[i].at.Less(kept[first].at) {
+				first = i
+			}
+		}
+		kept = slices.Delete(kept, first, first+1)
+	}
+	p.bounds = append(kept, b)
 }
 
 // earliestCount is EarliestFitBefore; have says whether the slice that

@@ -3,6 +3,7 @@ package profile
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/sched/xtime"
@@ -59,6 +60,21 @@ func TestHandMade(t *testing.T) {
 	if got, want := p.String(), "[12, +Inf) 4\n"; got != want {
 		t.Fatalf("after the last release:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestReleaseUnreserved: releasing dates no reservation holds is a
+// caller's bug the profile names (it once recursed without end).
+func TestReleaseUnreserved(t *testing.T) {
+	p := New(2, x(0), xtime.Inf)
+	p.Reserve(x(0), xtime.Inf, 1)
+	p.Advance(x(2))
+	defer func() {
+		r, _ := recover().(string)
+		if want := "profile: no boundary at 3"; !strings.HasPrefix(r, want) {
+			t.Errorf("panic %q, want one starting %q", r, want)
+		}
+	}()
+	p.Release(x(3), xtime.Inf, 1)
 }
 
 // TestHostsHandMade: host sets, first fit on given hosts with the lowest
@@ -315,17 +331,7 @@ func TestRandomAgainstModel(t *testing.T) {
 				}
 				m.res = slices.Delete(m.res, k, k+1)
 			case op < 8: // advance
-				to := m.begin.Add(x(float64(r.IntN(6)) / 2))
-				p.Advance(to)
-				m.begin = to
-				// reservations over by now are gone from the model
-				live := m.res[:0]
-				for _, res := range m.res {
-					if m.begin.Less(res.e) {
-						live = append(live, res)
-					}
-				}
-				m.res = live
+				m.advance(p, m.begin.Add(x(float64(r.IntN(6))/2)))
 			default: // MaxFree
 				a, b := date(), date()
 				if b.Less(a) {
@@ -347,6 +353,103 @@ func TestRandomAgainstModel(t *testing.T) {
 			checkSlices(t, seed, step, p, m)
 		}
 	}
+}
+
+// TestFitBoundsAgainstModel: runs of fits, each reserved at once (the
+// fits a profile remembers as bounds, see fitBound), broken by releases
+// and advances, agree with the naive model; EarliestFitBefore with a
+// random limit too.
+func TestFitBoundsAgainstModel(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		hosts := 2 + r.IntN(15)
+		p := New(hosts, x(0), xtime.Inf)
+		m := &model{hosts: hosts, begin: x(0), horizon: xtime.Inf}
+		for step := 0; step < 150; step++ {
+			switch op := r.IntN(30); {
+			case op == 0 && len(m.res) > 0: // release one
+				k := r.IntN(len(m.res))
+				p.Release(m.res[k].b, m.res[k].e, m.res[k].n)
+				m.res = slices.Delete(m.res, k, k+1)
+			case op == 1: // advance
+				m.advance(p, m.begin.Add(x(float64(r.IntN(4)))))
+			default: // fit from the present or a little later, and reserve
+				n := 1 + r.IntN(hosts)
+				dur := x(float64(1 + r.IntN(40)))
+				from := m.begin.Add(x(float64(r.IntN(3))))
+				before := xtime.Inf
+				if r.IntN(4) == 0 {
+					before = m.begin.Add(x(float64(r.IntN(200))))
+				}
+				wt, wok := m.earliestCount(from, before, dur, n)
+				gt, gok := p.EarliestFitBefore(from, before, dur, n)
+				if gok != wok || (wok && gt != wt) {
+					t.Fatalf("seed %d step %d: EarliestFitBefore(%v, %v, %v, %d) = %v %v, want %v %v\n%s", seed, step, from.Float(), before.Float(), dur.Float(), n, gt.Float(), gok, wt.Float(), wok, p)
+				}
+				if gok {
+					p.Reserve(gt, gt.Add(dur), n)
+					m.res = append(m.res, modelRes{gt, gt.Add(dur), n, nil})
+				}
+			}
+			if step%10 == 9 {
+				checkSlices(t, seed, step, p, m)
+			}
+		}
+	}
+}
+
+// advance moves the present of p and of the model to to: the
+// reservations over by then are gone from the model.
+func (m *model) advance(p *Profile, to xtime.Time) {
+	p.Advance(to)
+	m.begin = to
+	live := m.res[:0]
+	for _, res := range m.res {
+		if m.begin.Less(res.e) {
+			live = append(live, res)
+		}
+	}
+	m.res = live
+}
+
+// earliestCount is the model's EarliestFitBefore without host sets and
+// horizon, the step function of free hosts built once.
+func (m *model) earliestCount(from, before, dur xtime.Time, n int) (xtime.Time, bool) {
+	dates := append([]xtime.Time{m.begin}, m.boundaries()...)
+	free := make([]int, len(dates)+1)
+	at := func(t xtime.Time) int {
+		i, _ := slices.BinarySearchFunc(dates, t, func(a, b xtime.Time) int { return a.Cmp(b) })
+		return i
+	}
+	for _, r := range m.clampedLive() {
+		free[at(r.b)] -= r.n
+		free[at(r.e)] += r.n // len(dates) for an end at Inf
+	}
+	free[0] += m.hosts
+	for i := 1; i < len(dates); i++ {
+		free[i] += free[i-1]
+	}
+	for i := range dates {
+		a := dates[i]
+		if i+1 < len(dates) && !from.Less(dates[i+1]) {
+			continue // the slice ends by from
+		}
+		a = xtime.Max(a, from)
+		if !a.Less(before) {
+			return a, false
+		}
+		fits := true
+		for k := i; k < len(dates) && dates[k].Less(a.Add(dur)); k++ {
+			if free[k] < n {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return a, true
+		}
+	}
+	return from, false
 }
 
 func checkSlices(t *testing.T, seed uint64, step int, p *Profile, m *model) {
