@@ -30,7 +30,7 @@ type reportMetric struct {
 }
 
 var reportMetricDefs = []reportMetric{
-	{"waiting", "mean waiting time", "s", 0, FloorSeconds, func(x *RunData) float64 { return x.Metrics.MeanWait }},
+	{"waiting", "mean waiting time", "s", 0, FloorWait, func(x *RunData) float64 { return x.Metrics.MeanWait }},
 	{"bsld", "mean bounded slowdown", "", 2, FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
 	{"turnaround", "mean turnaround", "s", 0, FloorSeconds, func(x *RunData) float64 { return x.Metrics.MeanTurnaround }},
 	{"slowdown", "mean slowdown", "", 2, FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
@@ -267,7 +267,7 @@ func compareReport(r *Report) error {
 	r.P("- Baseline of the paired differences: `%s`.\n", base)
 	r.P("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed). ")
 	r.P("A *paired difference* is computed on each seed's pair of runs (same workload), then averaged; its relative form divides it by the ")
-	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for times, %g for utilization, %g job for counts. ", NearZero, FloorSeconds, FloorUtilization, FloorCount)
+	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for waiting times, %g s for other times, %g for utilization, %g job for counts. ", NearZero, FloorWait, FloorSeconds, FloorUtilization, FloorCount)
 	r.P("%s %s\n\n", SeedsNote(), SaturatedMarkNote())
 	r.P("Definitions: waiting time = start − submission; turnaround = finish − submission; bounded slowdown = max(1, turnaround / ")
 	r.P("max(execution, %g s)), the threshold of %g s being the literature's usual one (Feitelson et al., 1997); slowdown = turnaround / execution; ", BSLDThreshold, BSLDThreshold)

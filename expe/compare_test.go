@@ -232,6 +232,12 @@ func TestCompareAndSignedRank(t *testing.T) {
 	if c := Compare([]float64{5, 6}, []float64{0.5, 100}, FloorSeconds); c.NearZero != 1 || c.ChangeText(1) != NearZero || c.Sign() != -1 {
 		t.Errorf("a seed over a near-zero base: %+v", c)
 	}
+	// A mean wait of a few seconds where jobs run for minutes (the
+	// sensitivity plan's cores condition at quick scale): +8150 % over 4 s
+	// is not a relative change to print.
+	if c := Compare([]float64{330, 120}, []float64{4, 100}, FloorWait); c.NearZero != 1 || c.ChangeText(1) != NearZero {
+		t.Errorf("a seed over a base of a few seconds: %+v", c)
+	}
 	// R: wilcox.test(x, y, paired = TRUE) on the depression data of its
 	// documentation (Hollander & Wolfe): V = 40, p-value = 0.03906.
 	x := []float64{1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30}

@@ -19,6 +19,12 @@ const (
 	// FloorSeconds is the floor of times (waiting time, turnaround,
 	// makespan): 1 s.
 	FloorSeconds = 1.0
+	// FloorWait is the floor of mean waiting times: 60 s. Where jobs run
+	// for minutes to hours, a mean wait of a few seconds is too close to
+	// 0 to divide by (over a base of 4 s a five-minute change reads
+	// +8000 %); makespans and turnarounds, which include the jobs' run
+	// times, keep FloorSeconds (SGE's scenarios last 20 s and more).
+	FloorWait = 60.0
 	// FloorUtilization is the floor of utilizations: 0.01.
 	FloorUtilization = 0.01
 	// FloorCount is the floor of job counts: half a job.
@@ -30,8 +36,8 @@ const (
 
 // FloorsNote is the sentence a report gives to state the floors.
 func FloorsNote() string {
-	return fmt.Sprintf("A relative difference is not computed over a base below a floor (%g s for times, %g for utilizations, %g job for counts): "+
-		"it reads %q, and the absolute difference stands instead.", FloorSeconds, FloorUtilization, FloorCount, NearZero)
+	return fmt.Sprintf("A relative difference is not computed over a base below a floor (%g s for waiting times, %g s for other times, %g for utilizations, %g job for counts): "+
+		"it reads %q, and the absolute difference stands instead.", FloorWait, FloorSeconds, FloorUtilization, FloorCount, NearZero)
 }
 
 // Comparison is a variant compared with a reference over seeds, on each

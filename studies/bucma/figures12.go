@@ -284,7 +284,7 @@ func (r *reporter) claims(load float64) {
 	r.p("**Claim 2: \"BUCMA5302 has the larger amplitude\"** (the paper, of Table 3: \"better reductions for the more precise profiles, ")
 	r.p("worse for the imprecise ones … a larger amplitude of the reductions for BUCMA5302, which punishes or rewards more according to the profile\"). ")
 	r.p("The amplitude of a model over a base, per seed: the Table 3 change of the imprecise requests' mean wait minus that of the precise ones ")
-	r.p("(points of %%; not computed on a seed where the base's wait of either profile is below %g s), and the same in seconds, ", expe.FloorSeconds)
+	r.p("(points of %%; not computed on a seed where the base's wait of either profile is below %g s), and the same in seconds, ", expe.FloorWait)
 	r.p("the imprecise requests' mean wait minus the precise ones' under the model (no division). The paper's amplitudes are from its Table 3. ")
 	r.p("Below, the difference BUCMA5302 − BUCMA4303 of the amplitudes: positive where BUCMA5302's is the larger.\n\n")
 	r.p("| base | paper: 5302 / 4303 (points) | ours: BUCMA5302 − BUCMA4303 (points) | seeds | Wilcoxon p | in seconds | seeds | Wilcoxon p | verdict |\n|---|---|---|---|---|---|---|---|---|\n")
@@ -301,7 +301,7 @@ func (r *reporter) claims(load float64) {
 					continue
 				}
 				bi, bp := classWait("imprecise")(base[i]), classWait("precise")(base[i])
-				if !(bi >= expe.FloorSeconds && bp >= expe.FloorSeconds) {
+				if !(bi >= expe.FloorWait && bp >= expe.FloorWait) {
 					continue
 				}
 				out[i] = expe.Change(classWait("imprecise")(x), bi) - expe.Change(classWait("precise")(x), bp)

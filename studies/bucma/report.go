@@ -192,8 +192,11 @@ func (r *reporter) wtrustCmp(metric, base string, load float64) expe.Comparison 
 
 // wtrustFloor is the floor of the relative changes of a Figures 3–4 metric.
 func wtrustFloor(metric string) float64 {
-	if metric == "slowdown" {
+	switch metric {
+	case "slowdown":
 		return expe.FloorRatio
+	case "waiting":
+		return expe.FloorWait
 	}
 	return expe.FloorSeconds
 }
@@ -304,7 +307,7 @@ func (r *reporter) satMark(x, ref string, load float64) string {
 // table3Cmp compares the mean waiting time of a profile's inserted requests
 // under BUCMA model m over base b with the base alone.
 func (r *reporter) table3Cmp(m, class, b string, load float64) expe.Comparison {
-	return r.a.CompareVariants(m+"-"+b, b, expe.Condition{Load: load}, classWait(class), expe.FloorSeconds)
+	return r.a.CompareVariants(m+"-"+b, b, expe.Condition{Load: load}, classWait(class), expe.FloorWait)
 }
 
 // classWait is the mean waiting time of a precision profile's jobs in a run
@@ -390,7 +393,7 @@ func (r *reporter) differences() {
 	r.p("mostly precise user population the imprecise row takes the paper's sign (docs/reproducing.md).\n")
 	r.p("- *Small denominators.* Table 3 divides by the mean waiting time of 100 requests under the base policy alone; when that mean is a few ")
 	r.p("seconds (MIN-MIN starts the short inserted requests almost at once), the relative change is huge and noisy, as the paper's +2053 %% shows; ")
-	r.p("below %g s on a seed it is not computed at all (%s) and the cell gives the difference in seconds.\n", expe.FloorSeconds, expe.NearZero)
+	r.p("below %g s on a seed it is not computed at all (%s) and the cell gives the difference in seconds.\n", expe.FloorWait, expe.NearZero)
 	r.p("- *Saturation.* A base policy that does not keep up with the offered load (%s in the tables) lets its queue grow with the trace: ", expe.SaturatedMark)
 	r.p("its mean wait, and every change against it, then measures the trace's length as much as the policies.\n")
 	r.p("- *Model decisions.* Where the paper is silent (the base policy's priority term Ab, ties, host choice, Su of unseen users = 50, gain not ")

@@ -66,7 +66,7 @@ func table3Cells() []signCell {
 				out = append(out, signCell{
 					Label: fmt.Sprintf("%s %s %s", strings.TrimPrefix(m, "bucma"), c[:3], BaseTitle(b)),
 					Row:   c, Paper: PaperTable3[m][c][b], x: m + "-" + b, ref: b,
-					get: classWait(c), floor: expe.FloorSeconds, unit: "s",
+					get: classWait(c), floor: expe.FloorWait, unit: "s",
 				})
 			}
 		}

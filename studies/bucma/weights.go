@@ -198,11 +198,11 @@ func (r *reporter) weightPoints(base string, load float64) []weightPoint {
 		}
 		pts = append(pts, weightPoint{
 			w: w, variant: v.Name, spread: expe.Estimate95(sp),
-			wait:      expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }, expe.FloorSeconds),
+			wait:      expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }, expe.FloorWait),
 			makespan:  expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.Makespan }, expe.FloorSeconds),
 			slowdown:  expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.MeanSlowdown }, expe.FloorRatio),
-			imprecise: expe.CompareRuns(x, ref, wClassWait("imprecise"), expe.FloorSeconds),
-			precise:   expe.CompareRuns(x, ref, wClassWait("precise"), expe.FloorSeconds),
+			imprecise: expe.CompareRuns(x, ref, wClassWait("imprecise"), expe.FloorWait),
+			precise:   expe.CompareRuns(x, ref, wClassWait("precise"), expe.FloorWait),
 			sat:       expe.MarkSaturated(x, ref),
 		})
 	}
