@@ -55,18 +55,41 @@ func interruptContext(parent context.Context) (context.Context, context.CancelFu
 // with exitInterrupted when no command is stopping cleanly on them: while a
 // command reads its inputs (a large workload, a platform), before it has
 // written anything, and for SIGQUIT instead of Go's goroutine dump and
-// status 2.
+// status 2. A command that stops cleanly gets interruptGrace to do so; a
+// second signal, or the grace's end, ends the process (a step that does not
+// watch its context, such as drawing a report's figures, must not make the
+// signal a no-op).
 func exitOnInterrupt() {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, interruptSignals...)
-	go func() {
-		for range sigs {
-			if handlingInterrupts.Load() == 0 {
-				fmt.Fprintln(os.Stderr, "bucma: interrupted")
-				os.Exit(exitInterrupted)
+	go watchInterrupts(sigs, func() bool { return handlingInterrupts.Load() > 0 }, interruptGrace, func(msg string) {
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(exitInterrupted)
+	})
+}
+
+// interruptGrace is how long a command that stops cleanly on a signal has
+// before the process ends anyway.
+const interruptGrace = 30 * time.Second
+
+// watchInterrupts reads sigs: a signal while no command handles it
+// (handling false), or a second signal, calls exit at once; the first one a
+// command handles calls exit after grace unless the process has ended.
+func watchInterrupts(sigs <-chan os.Signal, handling func() bool, grace time.Duration, exit func(msg string)) {
+	var deadline <-chan time.Time
+	for {
+		select {
+		case <-sigs:
+			if !handling() || deadline != nil {
+				exit("bucma: interrupted")
+				return
 			}
+			deadline = time.After(grace)
+		case <-deadline:
+			exit(fmt.Sprintf("bucma: interrupted (the command had not stopped %v after the signal)", grace))
+			return
 		}
-	}()
+	}
 }
 
 // timeoutFlag is a --timeout flag (0: no limit); a negative duration is a

@@ -670,3 +670,38 @@ func TestRunTraceKeptOnFailure(t *testing.T) {
 		t.Errorf("directory holds %d files, want the trace and its partial rows", len(ents))
 	}
 }
+
+// A signal ends the process at once when no command handles it; a command
+// that handles it has the grace to stop, and a second signal ends it at
+// once.
+func TestWatchInterrupts(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		handling bool
+		signals  int
+		want     string
+	}{
+		{"unhandled", false, 1, "bucma: interrupted"},
+		{"handled, grace over", true, 1, "bucma: interrupted (the command had not stopped 50ms after the signal)"},
+		{"handled, second signal", true, 2, "bucma: interrupted"},
+	} {
+		sigs := make(chan os.Signal, 2)
+		got := make(chan string, 1)
+		start := time.Now()
+		go watchInterrupts(sigs, func() bool { return c.handling }, 50*time.Millisecond, func(msg string) { got <- msg })
+		for i := 0; i < c.signals; i++ {
+			sigs <- syscall.SIGTERM
+		}
+		select {
+		case msg := <-got:
+			if msg != c.want {
+				t.Errorf("%s: %q, want %q", c.name, msg, c.want)
+			}
+			if c.handling && c.signals == 1 && time.Since(start) < 50*time.Millisecond {
+				t.Errorf("%s: ended before the grace", c.name)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: never ended", c.name)
+		}
+	}
+}
