@@ -547,6 +547,11 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (outcome, *Fai
 	// (the heartbeat stops renewing it) and says whether it was still
 	// ours.
 	release := func() bool { return c.release(tmp, token) }
+	// The claim reads as live to this process's other executions until
+	// the run's directory is renamed or removed: dropped on return, not at
+	// release (between the two, another execution would judge the claim
+	// dead, remove the directory and run the run again).
+	defer c.forget(token)
 	if IsDone(dir, r.ID) { // completed elsewhere since the scan
 		release()
 		_ = os.RemoveAll(tmp)
@@ -904,15 +909,19 @@ func (c *Campaign) claim(tmp string) (string, error) {
 		if err == nil {
 			now := time.Now().UTC()
 			cl := &Claim{Host: thisHost(), PID: os.Getpid(), Job: c.Job, Token: newToken(), Started: now, Heartbeat: now}
-			// Written before the heartbeat can renew it; meanwhile the
-			// directory without a claim reads as being set up (live).
-			if err := writeClaim(tmp, cl); err != nil {
-				_ = os.RemoveAll(tmp)
-				return "", err
-			}
+			// Held before its file is written: once written, another
+			// execution of this process judges the claim by held (a claim
+			// of this process not held is dead, and its directory removed).
 			heldMu.Lock()
 			held[cl.Token] = true
 			heldMu.Unlock()
+			// Written before the heartbeat can renew it; meanwhile the
+			// directory without a claim reads as being set up (live).
+			if err := writeClaim(tmp, cl); err != nil {
+				c.forget(cl.Token)
+				_ = os.RemoveAll(tmp)
+				return "", err
+			}
 			c.mu.Lock()
 			if c.active == nil {
 				c.active = map[string]*Claim{}
@@ -965,18 +974,24 @@ func removeDead(tmp string, st claimState) error {
 	return os.RemoveAll(aside)
 }
 
-// release drops the claim of tmp (the heartbeat no longer renews it) and
-// reports whether the claim file still holds it: false when another
-// execution took the run over.
+// release stops renewing the claim of tmp (the heartbeat no longer
+// writes it) and reports whether the claim file still holds it: false when
+// another execution took the run over. The claim stays this process's
+// (held) until forget.
 func (c *Campaign) release(tmp, token string) bool {
 	c.mu.Lock()
 	delete(c.active, tmp)
 	c.mu.Unlock()
+	cl, err := readClaim(tmp)
+	return err == nil && cl.Token == token
+}
+
+// forget drops a claim of this process from those it holds: once its run's
+// directory has been renamed or removed.
+func (c *Campaign) forget(token string) {
 	heldMu.Lock()
 	delete(held, token)
 	heldMu.Unlock()
-	cl, err := readClaim(tmp)
-	return err == nil && cl.Token == token
 }
 
 // startHeartbeat renews the claims held every Heartbeat until the returned
