@@ -52,7 +52,7 @@ func batsim5(t testing.TB) string {
 	t.Helper()
 	p, err := batsimrun.Find("BATSIM5", "batsim5")
 	if err != nil {
-		t.Skipf("Batsim 5 tier skipped: %v (bash ../shared/tools/batsim5/install.sh installs Batsim %s)", err, Version)
+		t.Skipf("Batsim 5 tier skipped: %v (install Batsim %s as batsim5 on PATH, or name it in BATSIM5)", err, Version)
 	}
 	return p
 }
