@@ -68,6 +68,7 @@ SIGTERM or SIGQUIT).`,
 			timeoutFlag("with --connect: give up when the scheduler does not answer within `D`; 0 waits forever", 0),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the simulation to `FILE` (go tool pprof FILE)"},
+			&cli.StringFlag{Name: "memprofile", Usage: "write a heap profile taken when the live heap was largest to `FILE` (go tool pprof -sample_index=inuse_space FILE)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 		},
 		Action: simulateAction,
@@ -91,6 +92,19 @@ func simulateAction(c *cli.Context) error {
 		defer func() {
 			pprof.StopCPUProfile()
 			f.Close()
+		}()
+	}
+	if path := c.String("memprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return cli.Exit("simulate: --memprofile: "+err.Error(), 2)
+		}
+		f.Close()
+		p := startPeakHeapProfile(path, 250*time.Millisecond)
+		defer func() {
+			if err := p.Stop(); err != nil {
+				fmt.Fprintln(c.App.ErrWriter, "simulate: --memprofile:", err)
+			}
 		}()
 	}
 	log := newLogger(c, c.Bool("verbose"))

@@ -447,3 +447,28 @@ func TestSimulateProcessInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulateMemProfile: --memprofile writes a heap profile (gzip, as
+// pprof writes it) taken during the run, and an unwritable path is a usage
+// error before anything runs.
+func TestSimulateMemProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "heap.prof")
+	if err, code, msg := runApp(t, "simulate", "-p", "lille", "-w", "../workloads/tiny.json", "--scheduler", "fcfs", "-q", "-e", filepath.Join(dir, "out"), "--memprofile", prof); code != 0 {
+		t.Fatalf("simulate --memprofile: exit %d: %v %s", code, err, msg)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the profile is not a gzipped pprof profile (%d bytes)", len(b))
+	}
+	err, code, msg := runApp(t, "simulate", "-p", "lille", "-w", "../workloads/tiny.json", "--scheduler", "fcfs", "-q", "-e", filepath.Join(dir, "out2"), "--memprofile", filepath.Join(dir, "no", "such", "dir", "heap.prof"))
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "--memprofile") {
+		t.Fatalf("unwritable --memprofile: exit %d, %v %q; want 2 naming the flag", code, err, msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out2_jobs.csv")); err == nil {
+		t.Fatal("the run went on after the unwritable --memprofile")
+	}
+}

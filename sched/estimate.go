@@ -57,7 +57,6 @@ func (s *Session) addQuery(q *batsim.BatsimQuery, at float64) error {
 			return fmt.Errorf("QUERY estimate_waiting_time: job %q: %w", r.JobID, err)
 		}
 		j.seq = s.state.seq // after every job submitted so far
-		j.raw = nil
 		s.queries = append(s.queries, waitQuery{job: j})
 	}
 	return nil

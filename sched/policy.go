@@ -194,7 +194,7 @@ func (h *Host) handedOver(at float64) bool {
 		return false
 	}
 	for _, k := range h.jobs {
-		if !k.killing || !(k.killAt < at) {
+		if !k.killing || !(k.ext.killAt < at) {
 			return false
 		}
 	}
@@ -246,7 +246,8 @@ func (d *Decider) Kill(jobs ...*Job) bool {
 		return d.fail("%v", err)
 	}
 	for _, j := range jobs {
-		j.killing, j.killAt = true, d.reply.Now()
+		j.killing = true
+		j.x().killAt = d.reply.Now()
 	}
 	d.s.nkilling += len(jobs)
 	return true

@@ -90,15 +90,20 @@ func (j *Job) Killing() bool { return j.killing }
 // Original is the id of the job this one is a piece of (its own id for an
 // original job).
 func (j *Job) Original() string {
-	if j.original != "" {
-		return j.original
+	if j.ext != nil && j.ext.original != "" {
+		return j.ext.original
 	}
 	return j.id
 }
 
 // Piece is the job's piece number: 0 for an original job, k for its k-th
 // resubmission.
-func (j *Job) Piece() int { return j.piece }
+func (j *Job) Piece() int {
+	if j.ext == nil {
+		return 0
+	}
+	return j.ext.piece
+}
 
 // pendingPiece is a registered piece whose JOB_SUBMITTED has not arrived.
 type pendingPiece struct {
@@ -155,7 +160,7 @@ func (s *State) addProfile(workload, name string, raw json.RawMessage) {
 // parallel: the sum of its cpu vector); 0 when unknown or not a compute
 // profile.
 func (s *State) JobWork(j *Job) float64 {
-	raw, ok := s.Profile(j.workload, j.profile)
+	raw, ok := s.Profile(j.Workload(), j.profile)
 	if !ok {
 		return 0
 	}
@@ -222,7 +227,7 @@ func (d *Decider) Resubmit(k Killed, block float64) (string, bool) {
 		d.fail("resubmit %s: registration_finished was already sent", j.id)
 		return "", false
 	}
-	raw, ok := s.Profile(j.workload, j.profile)
+	raw, ok := s.Profile(j.Workload(), j.profile)
 	if !ok {
 		d.fail("resubmit %s: its profile %q is unknown (Batsim did not send it)", j.id, j.profile)
 		return "", false
@@ -284,8 +289,9 @@ func (d *Decider) Resubmit(k Killed, block float64) (string, bool) {
 		dyn.pending[id] = info
 		return id, true
 	}
-	nj := &Job{id: id, workload: pid.Workload, name: pid.Name, submit: now, res: j.res, walltime: j.walltime,
-		user: j.user, profile: pid.Name, raw: b, state: batsim.StateSubmitted}
+	nj := &Job{id: id, submit: now, res: j.res, walltime: j.walltime,
+		user: j.user, profile: pid.Name, state: batsim.StateSubmitted}
+	nj.setRaw(b)
 	d.submitted = append(d.submitted, nj)
 	d.sess.submit(nj, info)
 	return id, true
@@ -322,7 +328,7 @@ func keptFraction(s *State, k Killed, block float64) float64 {
 // framework can tell (delay; computation without communication on hosts
 // whose "speed" property is known).
 func duration(s *State, j *Job) (float64, bool) {
-	raw, ok := s.Profile(j.workload, j.profile)
+	raw, ok := s.Profile(j.Workload(), j.profile)
 	if !ok || len(j.alloc) == 0 {
 		return 0, false
 	}

@@ -84,8 +84,8 @@ func (d *Decider) Register(id string, job json.RawMessage, profileName string, p
 	if s.config.DynamicJobsAcknowledged {
 		return nil, true
 	}
-	if !d.sess.cfg.Spec.JobJSON {
-		nj.raw = nil
+	if d.sess.cfg.Spec.JobJSON {
+		nj.setRaw(job)
 	}
 	nj.state = batsim.StateSubmitted
 	d.submitted = append(d.submitted, nj)

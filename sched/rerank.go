@@ -260,10 +260,12 @@ type sfWalk struct {
 	// The walk by records (rerank_records.go): the users' records, the
 	// jobs this walk gave.
 	byRecords bool
-	recs      []recNode
-	given     map[*Job]struct{}
-	rest      []recRest // by level: where the level's next records come from
-	o         *Rerank   // the Rerank whose levels these are
+	// recPending: the records walk is to start at the first Next.
+	recPending bool
+	recs       []recNode
+	given      map[*Job]struct{}
+	rest       []recRest // by level: where the level's next records come from
+	o          *Rerank   // the Rerank whose levels these are
 	// the queue's shortest walltime and earliest submission at the start
 	minW0, minSub0 float64
 }
@@ -290,9 +292,11 @@ func (o *Rerank) walkBy(s *State, q *jobSeq, records bool) *sfWalk {
 		w.suTerm = append(w.suTerm, w.z.suTerm(su))
 	}
 	if records {
+		// The records walk starts at the first Next: a decision that only
+		// places new jobs in the order (positions) does not need it.
 		clear(w.given)
 		w.o = o
-		w.startRecords(o)
+		w.byRecords, w.recPending = true, true
 		return w
 	}
 	w.pushNode(1, 0, seqNoRes-1)
@@ -410,6 +414,10 @@ func (w *sfWalk) pushNode(x, r int, lim int32) {
 func (w *sfWalk) Next(limit int) *Job {
 	lim := int32(min(limit, seqNoRes-1))
 	if w.byRecords {
+		if w.recPending {
+			w.recPending = false
+			w.startRecords(w.o)
+		}
 		return w.nextRecord(lim)
 	}
 	return w.nextInTree(lim)

@@ -211,7 +211,7 @@ func (s *Session) finishRegistration(reply *batsim.Reply) {
 // without acknowledgment (info links a piece to its original).
 func (s *Session) submit(j *Job, info *pendingPiece) {
 	if info != nil {
-		j.original, j.piece = info.original, info.piece
+		j.x().original, j.ext.piece = info.original, info.piece
 		if j.user == "" {
 			j.user = info.user
 		}
@@ -262,14 +262,14 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 		if err != nil {
 			return fmt.Errorf("JOB_SUBMITTED %s: %w", d.JobID, err)
 		}
-		if !s.cfg.Spec.JobJSON {
-			j.raw = nil
+		if s.cfg.Spec.JobJSON {
+			j.setRaw(d.Job)
 		}
 		if _, dup := s.state.jobs[j.id]; dup {
 			return fmt.Errorf("JOB_SUBMITTED %s: job already known", j.id)
 		}
 		if len(d.Profile) > 0 && j.profile != "" && s.cfg.Spec.keepsProfiles() {
-			s.state.addProfile(j.workload, j.profile, d.Profile)
+			s.state.addProfile(j.Workload(), j.profile, d.Profile)
 		}
 		var info *pendingPiece
 		if dyn := s.state.dynamic; dyn != nil {
@@ -306,7 +306,7 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 			s.killedJobs[j.id] = j
 		}
 		j.state = d.JobState
-		j.returnCode = d.ReturnCode
+		j.returnCode = int32(d.ReturnCode)
 		j.end = ev.Timestamp
 		s.jobEnded(j)
 	case *batsim.Notify:

@@ -16,47 +16,74 @@ import (
 // methods; only the framework changes it (as Batsim's events arrive and as
 // the Decider applies decisions).
 type Job struct {
-	id       string // full id "workload!name"
-	workload string
-	name     string
+	id       string  // full id "workload!name"
 	submit   float64 // submission time: the JOB_SUBMITTED event's timestamp
 	res      int
 	walltime float64 // seconds; 0 when the job has no walltime (absent or -1)
 	user     string  // "user" field, else "user_id", else ""
 	profile  string
-	raw      json.RawMessage // the job object as Batsim forwarded it, when the policy's Spec asks (JobJSON)
-	seq      int64           // arrival rank (0, 1, ...): the last tie-breaker of every order
+	seq      int64 // arrival rank (0, 1, ...): the last tie-breaker of every order
 
-	state      string  // protocol job state (SUBMITTED, RUNNING, COMPLETED_*, REJECTED)
-	start      float64 // set when started
-	end        float64 // set when completed (JOB_COMPLETED timestamp)
-	alloc      []int   // hosts given at start
-	returnCode int     // JOB_COMPLETED's return code
+	state string  // protocol job state (SUBMITTED, RUNNING, COMPLETED_*, REJECTED)
+	start float64 // set when started
+	end   float64 // set when completed (JOB_COMPLETED timestamp)
+	alloc []int   // hosts given at start
+
+	// ext holds what few jobs have (nil for most): a job is held for
+	// each waiting job, a million of them in large runs.
+	ext *jobExt
+
+	qpos       int64 // absolute position in the waiting queue
+	cpos       int32 // position in the index's bucket of that class
+	returnCode int32 // JOB_COMPLETED's return code
+	wcls       int16 // walltime class in the candidate index, set when queued
 
 	// refused is set at submission when the job can never run (res 0, or
 	// more hosts than the platform has) or the policy does not admit it.
 	refused bool
-	// killing is set from the kill request to the job's end; killAt is
-	// the date of the KILL_JOB.
+	// killing is set from the kill request to the job's end (the date of
+	// the KILL_JOB is ext.killAt).
 	killing bool
-	killAt  float64
+}
+
+// jobExt is the part of a Job that most jobs do not have.
+type jobExt struct {
+	raw json.RawMessage // the job object as Batsim forwarded it, when the policy's Spec asks (JobJSON)
 	// original and piece link a resubmitted piece to its original job.
 	original string
 	piece    int
+	killAt   float64 // the date of the KILL_JOB
+}
 
-	wcls int16 // walltime class in the candidate index, set when queued
-	cpos int32 // position in the index's bucket of that class
-	qpos int64 // absolute position in the waiting queue
+// x is j's ext, made when it has none.
+func (j *Job) x() *jobExt {
+	if j.ext == nil {
+		j.ext = &jobExt{}
+	}
+	return j.ext
+}
+
+// setRaw keeps the job's JSON object (nil: none).
+func (j *Job) setRaw(raw json.RawMessage) {
+	if raw == nil && j.ext == nil {
+		return
+	}
+	j.x().raw = raw
 }
 
 // ID is the job's full id, "workload!name".
 func (j *Job) ID() string { return j.id }
 
 // Workload is the workload part of the job's id.
-func (j *Job) Workload() string { return j.workload }
+func (j *Job) Workload() string {
+	if i := strings.IndexByte(j.id, '!'); i >= 0 {
+		return j.id[:i]
+	}
+	return ""
+}
 
 // Name is the name part of the job's id (after the '!').
-func (j *Job) Name() string { return j.name }
+func (j *Job) Name() string { return j.id[strings.LastIndexByte(j.id, '!')+1:] }
 
 // Submit is the job's submission time: its JOB_SUBMITTED event's
 // timestamp.
@@ -79,7 +106,12 @@ func (j *Job) Profile() string { return j.profile }
 // Raw is the job's JSON object as Batsim sent it, for policies that read
 // fields of their own; nil unless the policy's Spec sets JobJSON. The
 // bytes are the framework's: do not modify them.
-func (j *Job) Raw() json.RawMessage { return j.raw }
+func (j *Job) Raw() json.RawMessage {
+	if j.ext == nil {
+		return nil
+	}
+	return j.ext.raw
+}
 
 // Seq is the job's arrival rank (0, 1, ...): the last tie-breaker of
 // every order.
@@ -109,7 +141,7 @@ func (j *Job) End() float64 { return j.end }
 func (j *Job) Alloc() []int { return j.alloc }
 
 // ReturnCode is the return code of the job's JOB_COMPLETED.
-func (j *Job) ReturnCode() int { return j.returnCode }
+func (j *Job) ReturnCode() int { return int(j.returnCode) }
 
 // Refused reports whether the job was refused at submission: it can never
 // run (res 0, or more hosts than the platform has) or the policy does not
@@ -571,11 +603,11 @@ func parseJob(ev *batsim.JobSubmitted, at float64) (*Job, error) {
 		User     json.RawMessage `json:"user"`
 		UserID   json.RawMessage `json:"user_id"`
 	}
-	id, err := batsim.ParseJobID(ev.JobID)
-	if err != nil {
+	if _, err := batsim.ParseJobID(ev.JobID); err != nil {
 		return nil, err
 	}
-	j := &Job{id: ev.JobID, workload: id.Workload, name: id.Name, submit: at, raw: ev.Job, state: batsim.StateSubmitted}
+	// The job's object (Raw) is kept by the caller when the policy asks.
+	j := &Job{id: ev.JobID, submit: at, state: batsim.StateSubmitted}
 	if len(ev.Job) > 0 {
 		if err := json.Unmarshal(ev.Job, &d); err != nil {
 			return nil, err

@@ -135,7 +135,7 @@ func (t *Trace) Ended(_ *State, j *Job) {
 	if j.state == batsim.StateRejected {
 		row = append(row, "")
 	} else {
-		row = append(row, strconv.Itoa(j.returnCode))
+		row = append(row, strconv.Itoa(int(j.returnCode)))
 	}
 	if p, ok := Precision(j); ok {
 		row = append(row, fmtNum(p))

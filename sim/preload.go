@@ -68,7 +68,7 @@ func preload(data []byte, path, name string) *Preloaded {
 	p.ids = nil
 	index := make(map[string]*job, len(p.jobs))
 	jobs := p.jobs
-	used := make(map[*profile]bool)
+	used := make(map[*profile]bool, len(p.order))
 	tasks := newSequenceCounter()
 	begin := 0
 	for i, j := range jobs {

@@ -69,6 +69,7 @@ type gjob struct {
 	xf      float64 // LXF key at the current decision
 	gone    bool    // left the queues (started or rejected)
 	mark    int     // the decision it was last taken as a candidate at
+	wpos    int     // its index in Gang.waiting
 }
 
 var gangDisciplines = []string{"afcfs", "ljfs", "lxf"}
@@ -169,6 +170,7 @@ func (g *Gang) JobSubmitted(s *sched.State, j *sched.Job) {
 	c := g.gridDispatch(s, j)
 	gj := &gjob{j: j, cluster: c, hosts: g.localDispatch(s, c, j)}
 	g.jobs[j] = gj
+	gj.wpos = len(g.waiting)
 	g.waiting = append(g.waiting, gj)
 	for _, h := range gj.hosts {
 		g.enqueue(h, gj)
@@ -309,7 +311,7 @@ func (g *Gang) JobEnded(s *sched.State, j *sched.Job) { delete(g.est, j) }
 // Decide orders the queues, starts the gangs that head idle hosts, then
 // migrates.
 func (g *Gang) Decide(s *sched.State, d *sched.Decider) {
-	g.dropLeft()
+	g.dropLeft(s)
 	if g.Discipline == GangLXF {
 		for _, gj := range g.waiting {
 			e := g.estimate(gj.j)
@@ -358,18 +360,40 @@ func (g *Gang) Decide(s *sched.State, d *sched.Decider) {
 }
 
 // dropLeft forgets the jobs that left the queue other than by a start of
-// this policy (rejected).
-func (g *Gang) dropLeft() {
+// this policy (rejected). Every job the state has waiting was submitted
+// to the policy, which holds it until it starts it: when the state has as
+// many waiting jobs as the policy, none left, and the pass over them is
+// not needed.
+func (g *Gang) dropLeft(s *sched.State) {
+	if len(g.waiting) == s.NbWaiting() {
+		return
+	}
 	k := 0
 	for _, gj := range g.waiting {
 		if gj.j.State() == batsim.StateSubmitted {
+			gj.wpos = k
 			g.waiting[k] = gj
 			k++
 			continue
 		}
 		g.unqueue(gj)
 	}
+	clear(g.waiting[k:])
 	g.waiting = g.waiting[:k]
+}
+
+// removeWaiting takes gj out of g.waiting, the last job taking its place
+// (the order of g.waiting does not matter: sortedWaiting sorts it in an
+// order with no ties).
+func (g *Gang) removeWaiting(gj *gjob) {
+	i, last := gj.wpos, len(g.waiting)-1
+	if i > last || g.waiting[i] != gj {
+		return
+	}
+	g.waiting[i] = g.waiting[last]
+	g.waiting[i].wpos = i
+	g.waiting[last] = nil
+	g.waiting = g.waiting[:last]
 }
 
 func (g *Gang) sortedWaiting() []*gjob {
@@ -440,12 +464,7 @@ func (g *Gang) unqueue(gj *gjob) {
 func (g *Gang) start(s *sched.State, d *sched.Decider, gj *gjob, hosts []int) bool {
 	g.unqueue(gj)
 	gj.hosts = hosts
-	for i, x := range g.waiting {
-		if x == gj {
-			g.waiting = append(g.waiting[:i], g.waiting[i+1:]...)
-			break
-		}
-	}
+	g.removeWaiting(gj)
 	return d.Start(gj.j, hosts)
 }
 
