@@ -154,6 +154,10 @@ type seqBlock struct {
 	// bucket (user number mod 64), valid while wbOK (walls).
 	wb   [64]float64
 	wbOK bool
+	// tw[k] is the shortest WalltimeOrInf of the block's live jobs of at
+	// most 2^k hosts, valid while twOK (tiers).
+	tw   [seqResTiers]float64
+	twOK bool
 	// idx is the block's index in the jobSeq's blocks, valid once the
 	// tree is ready (the records' hints check it).
 	idx int
@@ -174,6 +178,51 @@ func (b *seqBlock) walls() *[64]float64 {
 		b.wbOK = true
 	}
 	return &b.wb
+}
+
+// seqResTiers is the number of size tiers of seqBlock.tw and jobSeq.tb:
+// jobs of at most 1, 2, 4, ..., 128 hosts.
+const seqResTiers = 8
+
+// resTier is the first tier whose bound is at least res hosts (seqResTiers
+// when above every tier's).
+func resTier(res int32) int {
+	k := 0
+	for k < seqResTiers && int32(1)<<k < res {
+		k++
+	}
+	return k
+}
+
+// tiers returns tw, computed again after a change.
+func (b *seqBlock) tiers() *[seqResTiers]float64 {
+	if !b.twOK {
+		b.tw = noTiers
+		for i := range b.e {
+			if e := &b.e[i]; e.res != seqDead {
+				w := e.j.WalltimeOrInf()
+				for k := resTier(e.res); k < seqResTiers; k++ {
+					b.tw[k] = min(b.tw[k], w)
+				}
+			}
+		}
+		b.twOK = true
+	}
+	return &b.tw
+}
+
+var noTiers = func() (t [seqResTiers]float64) {
+	for i := range t {
+		t[i] = math.Inf(1)
+	}
+	return t
+}()
+
+func combineTiers(a, b *[seqResTiers]float64) (c [seqResTiers]float64) {
+	for i := range c {
+		c[i] = min(a[i], b[i])
+	}
+	return c
 }
 
 // seqUserMin is a user's shortest WalltimeOrInf in a block.
@@ -209,7 +258,7 @@ func (b *seqBlock) userMins() []seqUserMin {
 }
 
 func (b *seqBlock) recompute() {
-	b.umOK, b.wbOK = false, false
+	b.umOK, b.wbOK, b.twOK = false, false, false
 	b.agg = emptySeqAgg
 	for i := range b.e {
 		b.agg.addEntry(&b.e[i])
@@ -233,6 +282,14 @@ type jobSeq struct {
 	// walk by records searches one score level's jobs with it.
 	wb   [][64]float64
 	wbOn bool
+	// tb, once enabled (tbOn, by enableTiers), holds for each node of the
+	// tree the shortest walltime of its live jobs by size tier
+	// (seqBlock.tw): backfilling's search then pairs the sizes and
+	// walltimes of the same jobs nearly, where minRes and minW may be two
+	// jobs' (a range where a small job and a short one wait, none both,
+	// would be searched for nothing).
+	tb   [][seqResTiers]float64
+	tbOn bool
 	// lv, once enabled (by enableLevels), holds BUCMA's score levels and
 	// their records (jobseq_stairs.go).
 	lv *seqLevels
@@ -242,6 +299,14 @@ type jobSeq struct {
 func (q *jobSeq) enableWalls() {
 	if !q.wbOn {
 		q.wbOn = true
+		q.moved(0)
+	}
+}
+
+// enableTiers has the tree keep tb from now on.
+func (q *jobSeq) enableTiers() {
+	if !q.tbOn {
+		q.tbOn = true
 		q.moved(0)
 	}
 }
@@ -348,6 +413,10 @@ func (q *jobSeq) ready() {
 		q.wb = make([][64]float64, len(q.tree))
 		from = 0
 	}
+	if q.tbOn && len(q.tb) != len(q.tree) {
+		q.tb = make([][seqResTiers]float64, len(q.tree))
+		from = 0
+	}
 	for i := from; i < q.p; i++ {
 		if i < nb {
 			q.blocks[i].idx = i
@@ -362,6 +431,13 @@ func (q *jobSeq) ready() {
 				q.wb[q.p+i] = noWalls
 			}
 		}
+		if q.tbOn {
+			if i < nb {
+				q.tb[q.p+i] = *q.blocks[i].tiers()
+			} else {
+				q.tb[q.p+i] = noTiers
+			}
+		}
 	}
 	lo, hi := (q.p+from)/2, (2*q.p-1)/2
 	for lo >= 1 {
@@ -369,6 +445,9 @@ func (q *jobSeq) ready() {
 			q.tree[i] = combineSeqAgg(q.tree[2*i], q.tree[2*i+1])
 			if q.wbOn {
 				q.wb[i] = combineWalls(&q.wb[2*i], &q.wb[2*i+1])
+			}
+			if q.tbOn {
+				q.tb[i] = combineTiers(&q.tb[2*i], &q.tb[2*i+1])
 			}
 		}
 		lo, hi = lo/2, hi/2
@@ -386,10 +465,16 @@ func (q *jobSeq) fix(bi int) {
 	if q.wbOn {
 		q.wb[i] = *q.blocks[bi].walls()
 	}
+	if q.tbOn {
+		q.tb[i] = *q.blocks[bi].tiers()
+	}
 	for i /= 2; i >= 1; i /= 2 {
 		q.tree[i] = combineSeqAgg(q.tree[2*i], q.tree[2*i+1])
 		if q.wbOn {
 			q.wb[i] = combineWalls(&q.wb[2*i], &q.wb[2*i+1])
+		}
+		if q.tbOn {
+			q.tb[i] = combineTiers(&q.tb[2*i], &q.tb[2*i+1])
 		}
 	}
 }
@@ -474,7 +559,7 @@ func (q *jobSeq) insert(s *State, j *Job) {
 	}
 	b.e = slices.Insert(b.e, ei, e)
 	b.agg.addEntry(&e)
-	b.umOK, b.wbOK = false, false
+	b.umOK, b.wbOK, b.twOK = false, false, false
 	q.fix(bi)
 	if q.lv != nil {
 		q.levelInsert(&e, b, ei)
@@ -518,7 +603,7 @@ func (q *jobSeq) purge() {
 		b := q.blocks[bi]
 		b.e = slices.Delete(b.e, ei, ei+1)
 		b.agg.n--
-		b.umOK, b.wbOK = false, false
+		b.umOK, b.wbOK, b.twOK = false, false, false
 		switch {
 		case len(b.e) == 0:
 			q.blocks = slices.Delete(q.blocks, bi, bi+1)
@@ -612,9 +697,17 @@ func (w *seqWalk) Next(limit int) *Job {
 // range holding an entry ok accepts.
 func (w *seqWalk) nextWhere(may func(a *seqAgg) bool, ok func(e *seqEntry) bool) *Job {
 	q := w.q
+	return w.nextWhereAt(func(b *seqBlock) bool { return may(&b.agg) }, func(x int) bool { return may(&q.tree[x]) }, ok)
+}
+
+// nextWhereAt is nextWhere with the test of a block (mayBlock) and of a
+// node of the tree by its index (mayNode), for what the tree keeps beside
+// its aggregates.
+func (w *seqWalk) nextWhereAt(mayBlock func(b *seqBlock) bool, mayNode func(x int) bool, ok func(e *seqEntry) bool) *Job {
+	q := w.q
 	for w.bi < len(q.blocks) {
 		b := q.blocks[w.bi]
-		if may(&b.agg) {
+		if mayBlock(b) {
 			for w.ei < len(b.e) {
 				e := &b.e[w.ei]
 				w.ei++
@@ -623,7 +716,7 @@ func (w *seqWalk) nextWhere(may func(a *seqAgg) bool, ok func(e *seqEntry) bool)
 				}
 			}
 		}
-		w.bi = q.nextBlockWhere(w.bi+1, may)
+		w.bi = q.nextBlockAt(w.bi+1, mayNode)
 		w.ei = 0
 		if w.bi < 0 {
 			w.bi = len(q.blocks)
@@ -637,9 +730,31 @@ func (w *seqWalk) nextWhere(may func(a *seqAgg) bool, ok func(e *seqEntry) bool)
 // shadow (Backfill's very test). A range is skipped when its smallest res
 // and shortest walltime rule all of its jobs out; now + walltime grows
 // with the walltime, so the test on the shortest is exact.
+//
+// The walltime tested is the shortest among the range's jobs of at most
+// free hosts' tier (tb), so that a range whose small jobs are all long
+// and whose short jobs are all large is skipped too.
 func (w *seqWalk) nextStartable(free, small int, now, shadow float64) *Job {
 	lf, ls := int32(min(free, seqNoRes-1)), int32(min(small, seqNoRes-1))
-	return w.nextWhere(func(a *seqAgg) bool { return a.minRes <= ls || (a.minRes <= lf && now+a.minW <= shadow) },
+	q := w.q
+	q.enableTiers()
+	q.ready()
+	tier := resTier(lf)
+	mayW := func(a *seqAgg, tw *[seqResTiers]float64) bool {
+		if a.minRes <= ls {
+			return true
+		}
+		if a.minRes > lf {
+			return false
+		}
+		wmin := a.minW
+		if tier < seqResTiers {
+			wmin = tw[tier]
+		}
+		return now+wmin <= shadow
+	}
+	return w.nextWhereAt(func(b *seqBlock) bool { return mayW(&b.agg, b.tiers()) },
+		func(x int) bool { return mayW(&q.tree[x], &q.tb[x]) },
 		func(e *seqEntry) bool {
 			// e.wall is the job's walltime, 0 without (WalltimeOrInf
 			// without going to the job).
@@ -834,6 +949,19 @@ func (q *jobSeq) check(s *State) error {
 		}
 		if q.wbOn && q.wb[i] != combineWalls(&q.wb[2*i], &q.wb[2*i+1]) {
 			return fmt.Errorf("order index %d: tree node %d's walltimes by user are stale", q.order, i)
+		}
+		if q.tbOn && q.tb[i] != combineTiers(&q.tb[2*i], &q.tb[2*i+1]) {
+			return fmt.Errorf("order index %d: tree node %d's walltimes by size are stale", q.order, i)
+		}
+	}
+	for bi, b := range q.blocks {
+		if !q.tbOn {
+			break
+		}
+		tw := *b.tiers()
+		b.twOK = false
+		if tw != *b.tiers() || q.tb[q.p+bi] != tw {
+			return fmt.Errorf("order index %d: block %d's walltimes by size are stale", q.order, bi)
 		}
 	}
 	for bi, b := range q.blocks {

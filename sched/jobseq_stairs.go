@@ -42,8 +42,9 @@ import (
 // purge left it and of the jobs that joined since: a job that leaves
 // during a decision keeps its place (dead) until the purge replaces it.
 
-// stairMax is the most records kept for one level.
-const stairMax = 64
+// stairMax is the most records kept for one level (a variable so that
+// the tests also walk levels that are not kept).
+var stairMax = 256
 
 // seqLevel is one score level of a jobSeq.
 type seqLevel struct {

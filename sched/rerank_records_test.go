@@ -18,12 +18,23 @@ import (
 // decreasing limits while jobs leave (and the jobSeq's walltimes by users
 // bucket, which the records walk keeps, are checked after each change).
 //
-// SFSEEDS=N runs N seeds (default 8).
+// SFSEEDS=N runs N seeds (default 8), each with the levels' records kept
+// as usual and again with at most 3 kept (so that most levels are searched
+// from their start).
 func TestSfRecordsAcrossDecisions(t *testing.T) {
 	seeds := 8
 	if v, err := strconv.Atoi(os.Getenv("SFSEEDS")); err == nil && v > 0 {
 		seeds = v
 	}
+	defer func(m int) { stairMax = m }(stairMax)
+	for _, m := range []int{stairMax, 3} {
+		stairMax = m
+		sfRecordsSeeds(t, seeds)
+	}
+}
+
+func sfRecordsSeeds(t *testing.T, seeds int) {
+	t.Helper()
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		s, o := sfCase(r)
@@ -34,7 +45,7 @@ func TestSfRecordsAcrossDecisions(t *testing.T) {
 		}
 		q, _ := s.seqFor(o.Base)
 		for dec := range 12 {
-			what := fmt.Sprintf("seed %d decision %d (%d jobs, base %T%v, weights %v)", seed, dec, s.NbWaiting(), o.Base, o.Base, o.Weights)
+			what := fmt.Sprintf("seed %d decision %d (%d jobs, base %T%v, weights %v, at most %d records kept)", seed, dec, s.NbWaiting(), o.Base, o.Base, o.Weights, stairMax)
 			q.purge()
 			ranked := slices.Clone(o.rank(s, s.WaitingCopy()))
 			for _, records := range []bool{false, true} {

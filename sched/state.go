@@ -555,6 +555,29 @@ func (s *State) compactWaiting() {
 	s.rebuildFit()
 }
 
+// NextWaiting is the index in Waiting() of the first job at index from or
+// after that waits and requests at most res hosts, or -1: runs of larger
+// jobs are skipped in O(log n), so that a policy looking for jobs of a few
+// hosts does not walk a long queue of larger ones.
+func (s *State) NextWaiting(from, res int) int {
+	from = max(from, 0)
+	for from < len(s.waiting) {
+		p := s.fit.nextFit(s.qbase+int64(from), res)
+		if p < 0 {
+			return -1
+		}
+		i := int(p - s.qbase)
+		if i >= len(s.waiting) {
+			return -1
+		}
+		if s.waiting[i].state == batsim.StateSubmitted && s.waiting[i].res <= res {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
 // rebuildFit builds the fit tree anew over the waiting queue, with room to
 // grow to twice its length.
 func (s *State) rebuildFit() {

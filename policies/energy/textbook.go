@@ -259,7 +259,7 @@ func (b *Backfill) start(s *sched.State, d *sched.Decider) {
 		return
 	}
 	at, extra = b.reservation(s, q[i].Res())
-	b.wakeForBackfill(s, d, q[i+1:], at, extra)
+	b.wakeForBackfill(s, d, i+1, at, extra)
 }
 
 // wakeForBackfill switches on sleeping hosts for the later jobs that could
@@ -270,7 +270,10 @@ func (b *Backfill) start(s *sched.State, d *sched.Decider) {
 // sleeping ones among them are switched on now, and the job starts when
 // they are on. With WakeNeeded a job wakes hosts only when the hosts that
 // are on are too few for it.
-func (b *Backfill) wakeForBackfill(s *sched.State, d *sched.Decider, q []*sched.Job, at float64, extra int) {
+//
+// The jobs are those of the waiting queue from index from on; only those
+// that fit in the hosts still to give are visited (State.NextWaiting).
+func (b *Backfill) wakeForBackfill(s *sched.State, d *sched.Decider, from int, at float64, extra int) {
 	now := s.Now()
 	var hosts []soonHost
 	for i := range s.NbHosts() {
@@ -293,7 +296,8 @@ func (b *Backfill) wakeForBackfill(s *sched.State, d *sched.Decider, q []*sched.
 	}
 	slices.SortStableFunc(hosts, func(x, y soonHost) int { return cmp.Compare(x.ready, y.ready) })
 	awakeN := awake(s)
-	for _, j := range q {
+	for k := s.NextWaiting(from, len(hosts)); k >= 0; k = s.NextWaiting(k+1, len(hosts)) {
+		j := s.Waiting()[k]
 		if !slices.ContainsFunc(hosts, func(x soonHost) bool { return x.sleep }) {
 			return
 		}
