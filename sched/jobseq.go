@@ -737,8 +737,7 @@ func (w *seqWalk) nextWhereAt(mayBlock func(b *seqBlock) bool, mayNode func(x in
 func (w *seqWalk) nextStartable(free, small int, now, shadow float64) *Job {
 	lf, ls := int32(min(free, seqNoRes-1)), int32(min(small, seqNoRes-1))
 	q := w.q
-	q.enableTiers()
-	q.ready()
+	q.enableTiers() // laid out by the tree's first read (nextBlockAt)
 	tier := resTier(lf)
 	mayW := func(a *seqAgg, tw *[seqResTiers]float64) bool {
 		if a.minRes <= ls {
@@ -955,23 +954,19 @@ func (q *jobSeq) check(s *State) error {
 		}
 	}
 	for bi, b := range q.blocks {
-		if !q.tbOn {
-			break
+		if q.wbOn {
+			wb := *b.walls()
+			b.wbOK = false
+			if wb != *b.walls() || q.wb[q.p+bi] != wb {
+				return fmt.Errorf("order index %d: block %d's walltimes by user are stale", q.order, bi)
+			}
 		}
-		tw := *b.tiers()
-		b.twOK = false
-		if tw != *b.tiers() || q.tb[q.p+bi] != tw {
-			return fmt.Errorf("order index %d: block %d's walltimes by size are stale", q.order, bi)
-		}
-	}
-	for bi, b := range q.blocks {
-		if !q.wbOn {
-			break
-		}
-		wb := *b.walls()
-		b.wbOK = false
-		if wb != *b.walls() || q.wb[q.p+bi] != wb {
-			return fmt.Errorf("order index %d: block %d's walltimes by user are stale", q.order, bi)
+		if q.tbOn {
+			tw := *b.tiers()
+			b.twOK = false
+			if tw != *b.tiers() || q.tb[q.p+bi] != tw {
+				return fmt.Errorf("order index %d: block %d's walltimes by size are stale", q.order, bi)
+			}
 		}
 	}
 	for i := len(q.blocks); i < q.p; i++ {

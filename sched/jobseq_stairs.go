@@ -114,6 +114,16 @@ func (q *jobSeq) rebuildLevels() {
 	}
 }
 
+// inLevel reports whether user uid is in the level whose first term of Sf
+// has the bits term, levels giving each level number's term.
+func (l *seqLevels) inLevel(uid int32, term uint64, levels []uint64) bool {
+	if int(uid) >= len(l.of) {
+		return false
+	}
+	n := l.of[uid]
+	return n >= 0 && int(n) < len(levels) && levels[n] == term
+}
+
 // user makes room for user uid.
 func (l *seqLevels) user(uid int32) {
 	for int(uid) >= len(l.of) {

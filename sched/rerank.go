@@ -629,10 +629,6 @@ type Rerank struct {
 	levels []uint64
 	// levelNum is the level number of each term in levels.
 	levelNum map[uint64]int32
-	// told is, by user number, the term each user's level was last set
-	// by in toldLv, the levels of the walk's jobSeq.
-	told   []toldTerm
-	toldLv *seqLevels
 }
 
 // Ranked is a job's place in a Rerank's order at the start of a decision.

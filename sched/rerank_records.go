@@ -91,21 +91,11 @@ func (w *sfWalk) startRecords(o *Rerank) {
 	w.byRecords = true
 	q := w.q
 	q.enableLevels()
-	// A user whose first term is the one told at the last walk over the
-	// same levels is in that term's level still (a level holding a user is
-	// never renumbered): only the others are told.
-	if o.toldLv != q.lv {
-		o.toldLv = q.lv
-		o.told = o.told[:0]
-	}
-	for len(o.told) < len(w.suTerm) {
-		o.told = append(o.told, toldTerm{})
-	}
+	// A user already in the level of its first term stays there (a level
+	// holding a user is never renumbered): only the others are told.
 	for uid, t := range w.suTerm {
-		b := math.Float64bits(t)
-		if tt := &o.told[uid]; !tt.ok || tt.bits != b {
+		if !q.lv.inLevel(int32(uid), math.Float64bits(t), o.levels) {
 			q.setLevel(int32(uid), o.levelOf(q, t))
-			*tt = toldTerm{bits: b, ok: true}
 		}
 	}
 	q.ready()
@@ -125,12 +115,6 @@ func (w *sfWalk) startRecords(o *Rerank) {
 	for i := len(w.h)/2 - 1; i >= 0; i-- {
 		siftDown(w.h, i)
 	}
-}
-
-// toldTerm is the first term of Sf a user's level was set by (ok: set).
-type toldTerm struct {
-	bits uint64
-	ok   bool
 }
 
 // levelOf is the number of the score level whose first term of Sf is t
