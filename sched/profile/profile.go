@@ -64,9 +64,15 @@ type fitBound struct {
 	from, dur, at xtime.Time
 }
 
+// applies reports whether b bounds the fit of n hosts for dur from from on:
+// as few hosts for no longer, searched from no later.
+func (b *fitBound) applies(n int32, from, dur xtime.Time) bool {
+	return b.n <= n && !dur.Less(b.dur) && !from.Less(b.from)
+}
+
 // covers reports whether b bounds every fit c bounds, as much or more.
 func (b *fitBound) covers(c *fitBound) bool {
-	return b.n <= c.n && !c.dur.Less(b.dur) && !c.from.Less(b.from) && !b.at.Less(c.at)
+	return b.applies(c.n, c.from, c.dur) && !b.at.Less(c.at)
 }
 
 // node is a slice: it begins at key and ends at the next node's key (the
@@ -673,7 +679,7 @@ func (p *Profile) lowerBound(from, dur xtime.Time, n int32) xtime.Time {
 	lb := from
 	for i := range p.bounds {
 		b := &p.bounds[i]
-		if b.n <= n && !dur.Less(b.dur) && !from.Less(b.from) && lb.Less(b.at) {
+		if b.applies(n, from, dur) && lb.Less(b.at) {
 			lb = b.at
 		}
 	}
