@@ -161,6 +161,19 @@ type seqBlock struct {
 	// idx is the block's index in the jobSeq's blocks, valid once the
 	// tree is ready (the records' hints check it).
 	idx int
+	// k0 stands for the first entry of an empty block (a tombstone, see
+	// purge): after every entry of the blocks before it, not after the
+	// first of the blocks after it.
+	k0 seqEntry
+}
+
+// first is the block's first entry, or what stands for it in an empty
+// block.
+func (b *seqBlock) first() *seqEntry {
+	if len(b.e) > 0 {
+		return &b.e[0]
+	}
+	return &b.k0
 }
 
 // walls returns wb, computed again after a change.
@@ -277,6 +290,9 @@ type jobSeq struct {
 	// moves of a burst of arrivals.
 	stale int
 	dead  []*Job // dead entries, purged by purge
+	// tombs counts the empty blocks kept in place (purge): never the
+	// last one.
+	tombs int
 	// wb, once enabled (wbOn, by enableWalls), holds for each node of the
 	// tree the shortest walltime of its live jobs by users bucket: BUCMA's
 	// walk by records searches one score level's jobs with it.
@@ -364,7 +380,7 @@ func (q *jobSeq) build(s *State, jobs []*Job) {
 		es = es[k:]
 	}
 	q.dead = q.dead[:0]
-	q.stale = 0
+	q.stale, q.tombs = 0, 0
 	if q.lv != nil {
 		q.rebuildLevels()
 	}
@@ -491,7 +507,7 @@ func (q *jobSeq) findBlock(e *seqEntry) int {
 	lo, hi := 0, len(q.blocks) // the answer is the last i in [0, hi) with first <= e
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if cmpSeqEntry(&q.blocks[m].e[0], e) <= 0 {
+		if cmpSeqEntry(q.blocks[m].first(), e) <= 0 {
 			lo = m
 		} else {
 			hi = m
@@ -557,6 +573,9 @@ func (q *jobSeq) insert(s *State, j *Job) {
 			bi, ei, b = bi+1, ei-h, nb
 		}
 	}
+	if len(b.e) == 0 && len(q.blocks) > 1 {
+		q.tombs-- // a tombstone (purge) comes back to life
+	}
 	b.e = slices.Insert(b.e, ei, e)
 	b.agg.addEntry(&e)
 	b.umOK, b.wbOK, b.twOK = false, false, false
@@ -594,50 +613,97 @@ func (q *jobSeq) purge() {
 			}
 		}
 	}
-	moved := math.MaxInt // the blocks from here on changed index
+	// A block left empty stays in place as a tombstone (standing for its
+	// last entry), and so does one merged into its neighbour: dropping
+	// it would move every block after it and lay their part of the tree
+	// out again, a pass over the whole queue each time a block goes
+	// when jobs leave from all over a long queue. The tombstones are
+	// dropped together once they are an eighth of the blocks, and an
+	// empty last block at once (nothing comes after it).
 	for _, j := range q.dead {
 		bi, ei, ok := q.locate(j)
 		if !ok {
 			continue
 		}
 		b := q.blocks[bi]
+		if len(b.e) == 1 {
+			b.k0 = b.e[0]
+		}
 		b.e = slices.Delete(b.e, ei, ei+1)
 		b.agg.n--
 		b.umOK, b.wbOK, b.twOK = false, false, false
 		switch {
 		case len(b.e) == 0:
-			q.blocks = slices.Delete(q.blocks, bi, bi+1)
-			moved = min(moved, bi)
+			b.recompute()
+			q.tombs++
+			q.fix(bi)
 		case len(b.e) < seqBlockMin && len(q.blocks) > 1:
 			k := min(bi, len(q.blocks)-2)
-			if q.merge(k) {
-				moved = min(moved, k)
-			} else if k+1 < moved {
-				q.fix(k)
-				q.fix(k + 1)
-			} else if k < moved {
-				q.fix(k)
+			if len(q.blocks[k].e) == 0 || len(q.blocks[k+1].e) == 0 {
+				q.fix(bi) // a tombstone beside it: left as it is
+				break
 			}
-		case bi < moved:
+			q.merge(k)
+			q.fix(k)
+			q.fix(k + 1)
+		default:
 			q.fix(bi)
 		}
 	}
 	clear(q.dead)
 	q.dead = q.dead[:0]
-	if moved != math.MaxInt {
-		q.moved(moved)
-	}
+	q.dropTombs()
 }
 
-// merge joins blocks k and k+1 when they fit in one block (it reports
-// true: the blocks after k moved) or shares their entries evenly.
-func (q *jobSeq) merge(k int) bool {
+// dropTombs drops the empty last blocks, and every tombstone once they
+// are an eighth of the blocks.
+func (q *jobSeq) dropTombs() {
+	n := len(q.blocks)
+	for n > 0 && len(q.blocks[n-1].e) == 0 {
+		n--
+		q.tombs--
+	}
+	if n < len(q.blocks) {
+		clear(q.blocks[n:])
+		q.blocks = q.blocks[:n]
+		q.moved(n)
+	}
+	if q.tombs <= 8 || q.tombs < len(q.blocks)/8 {
+		return
+	}
+	k, from := 0, len(q.blocks)
+	for i, b := range q.blocks {
+		if len(b.e) == 0 {
+			from = min(from, i)
+			continue
+		}
+		q.blocks[k] = b
+		k++
+	}
+	clear(q.blocks[k:])
+	q.blocks, q.tombs = q.blocks[:k], 0
+	q.moved(from)
+}
+
+// merge joins blocks k and k+1 when they fit in one block, block k then
+// left empty as a tombstone (see purge), or shares their entries evenly.
+// Neither moves a block.
+func (q *jobSeq) merge(k int) {
 	a, b := q.blocks[k], q.blocks[k+1]
-	if len(a.e)+len(b.e) <= seqBlockMax {
-		a.e = append(a.e, b.e...)
+	if n := len(a.e) + len(b.e); n <= seqBlockMax {
+		// b takes a's entries in front of its own: b's first is a's,
+		// which a keeps as its tombstone's.
+		a.k0 = a.e[0]
+		m := len(b.e)
+		b.e = b.e[:n]
+		copy(b.e[len(a.e):], b.e[:m])
+		copy(b.e, a.e)
+		clear(a.e)
+		a.e = a.e[:0]
 		a.recompute()
-		q.blocks = slices.Delete(q.blocks, k+1, k+2)
-		return true
+		b.recompute()
+		q.tombs++
+		return
 	}
 	all := make([]seqEntry, 0, len(a.e)+len(b.e))
 	all = append(append(all, a.e...), b.e...)
@@ -646,7 +712,6 @@ func (q *jobSeq) merge(k int) bool {
 	b.e = append(b.e[:0], all[h:]...)
 	a.recompute()
 	b.recompute()
-	return false
 }
 
 // prefixN is the number of entries (dead ones included) in the blocks
@@ -893,11 +958,23 @@ func (q *jobSeq) check(s *State) error {
 			want[j] = true
 		}
 	}
-	live, total := 0, 0
-	var prev *seqEntry
+	live, total, tombs := 0, 0, 0
+	var prev, tomb *seqEntry // the last entry, the last tombstone's k0 since
 	for bi, b := range q.blocks {
-		if len(b.e) == 0 || len(b.e) > seqBlockMax {
-			return fmt.Errorf("order index %d: block %d holds %d entries", q.order, bi, len(b.e))
+		if len(b.e) > seqBlockMax || (len(b.e) == 0 && bi == len(q.blocks)-1) {
+			return fmt.Errorf("order index %d: block %d of %d holds %d entries", q.order, bi, len(q.blocks), len(b.e))
+		}
+		if len(b.e) == 0 {
+			tombs++
+			if prev != nil && cmpSeqEntry(prev, &b.k0) >= 0 {
+				return fmt.Errorf("order index %d: empty block %d stands for %s, not after %s", q.order, bi, b.k0.j.id, prev.j.id)
+			}
+			tomb = &b.k0
+		} else if tomb != nil {
+			if cmpSeqEntry(tomb, &b.e[0]) > 0 {
+				return fmt.Errorf("order index %d: an empty block before block %d stands for %s, after its first %s", q.order, bi, tomb.j.id, b.e[0].j.id)
+			}
+			tomb = nil
 		}
 		agg := b.agg
 		var um []seqUserMin
@@ -935,6 +1012,9 @@ func (q *jobSeq) check(s *State) error {
 				return fmt.Errorf("order index %d: job %s (%s) is not waiting", q.order, e.j.id, e.j.state)
 			}
 		}
+	}
+	if tombs != q.tombs {
+		return fmt.Errorf("order index %d: %d empty blocks, %d counted", q.order, tombs, q.tombs)
 	}
 	if live != len(want) {
 		return fmt.Errorf("order index %d: %d live entries, %d waiting jobs", q.order, live, len(want))

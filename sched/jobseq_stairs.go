@@ -75,6 +75,9 @@ type seqLevels struct {
 	of    []int32 // each user's level (-1: none yet)
 	njobs []int32 // each user's waiting jobs (dead ones until the purge)
 	lv    []seqLevel
+	// mine and all are mergeUser's buffers, kept from one merge to the
+	// next (a user changes level at most decisions of a long queue).
+	mine, all []stairRec
 }
 
 // enableLevels has the jobSeq keep score levels and their records from
@@ -216,7 +219,8 @@ func (q *jobSeq) dropUser(l, uid int32) {
 // level's.
 func (q *jobSeq) mergeUser(l, uid int32) {
 	v := &q.lv.lv[l]
-	var mine []stairRec
+	mine := q.lv.mine[:0]
+	defer func() { clear(mine); q.lv.mine = mine[:0] }()
 	bi, ei, thr, first := 0, -1, math.Inf(1), true
 	for {
 		nb, ne, ok := q.findIn(uid, -1, bi, ei, len(q.blocks), 0, thr, first, seqNoRes-1, nil)
@@ -231,7 +235,8 @@ func (q *jobSeq) mergeUser(l, uid int32) {
 		mine = append(mine, stairRec{e: *e, b: q.blocks[nb], ei: int32(ne)})
 		bi, ei, thr, first = nb, ne, entryWall(e), false
 	}
-	all := make([]stairRec, 0, len(v.recs)+len(mine))
+	all := q.lv.all[:0]
+	defer func() { clear(all); q.lv.all = all[:0] }()
 	i, k := 0, 0
 	for i < len(v.recs) || k < len(mine) {
 		var r stairRec

@@ -237,6 +237,56 @@ func TestJobSeqShapes(t *testing.T) {
 	}
 	check("inserted at the front")
 	checkSeqWalk(t, s, seqBySubmit, FCFSOrder{}, rand.New(rand.NewPCG(1, 1)), "shapes")
+
+	// Blocks emptied in the middle of the queue stay as tombstones, one
+	// merged into its neighbour too; a job that goes where a tombstone
+	// stands brings it back; once they are an eighth of the blocks they
+	// are dropped together.
+	add(3000)
+	nb := len(q.blocks)
+	emptyBlock := func(bi int) {
+		for _, e := range q.blocks[bi].e {
+			leave(s, e.j)
+		}
+	}
+	// Block 4 shrinks below seqBlockMin and goes into block 5; then
+	// block 3, beside that tombstone, empties in place.
+	emptyBlock(4)
+	s.compactWaiting()
+	check("a block emptied")
+	emptyBlock(3)
+	s.compactWaiting()
+	check("two blocks emptied")
+	if q.tombs != 2 || len(q.blocks) != nb || len(q.blocks[3].e) != 0 || len(q.blocks[4].e) != 0 {
+		t.Fatalf("two blocks emptied: %d tombstones, %d blocks of %d", q.tombs, len(q.blocks), nb)
+	}
+	k0 := q.blocks[3].k0.j
+	j := &Job{id: k0.id + "x", submit: k0.submit, res: 1, state: batsim.StateSubmitted, seq: s.seq}
+	s.seq++
+	s.enqueue(j)
+	check("a job where a tombstone stands")
+	if q.tombs != 1 || len(q.blocks[3].e) != 1 || q.blocks[3].e[0].j != j {
+		t.Fatalf("a job where a tombstone stands: %d tombstones, block 3 holds %d", q.tombs, len(q.blocks[3].e))
+	}
+	// Leave all but a few jobs of block 7: it merges with block 8.
+	for _, e := range q.blocks[7].e[3:] {
+		leave(s, e.j)
+	}
+	s.compactWaiting()
+	check("a block merged")
+	if q.tombs != 2 || len(q.blocks[7].e) != 0 || len(q.blocks) != nb {
+		t.Fatalf("a block merged: %d tombstones, block 7 holds %d, %d blocks", q.tombs, len(q.blocks[7].e), len(q.blocks))
+	}
+	checkSeqWalk(t, s, seqBySubmit, FCFSOrder{}, rand.New(rand.NewPCG(1, 2)), "tombstones")
+	for bi := 10; q.tombs > 0; bi += 2 {
+		emptyBlock(bi)
+		s.compactWaiting()
+		check(fmt.Sprintf("block %d emptied", bi))
+	}
+	if len(q.blocks) >= nb-nb/8 {
+		t.Fatalf("tombstones dropped: %d blocks of %d", len(q.blocks), nb)
+	}
+	checkSeqWalk(t, s, seqBySubmit, FCFSOrder{}, rand.New(rand.NewPCG(1, 3)), "tombstones dropped")
 }
 
 // sfCase draws a BUCMA situation: a queue, users with scores, weights, a

@@ -223,19 +223,20 @@ func (u *userScores) minIn(mask uint64) float64 {
 
 // sfItem is a job (node 0) with its exact Sf, or a node of the jobSeq's
 // tree with an upper bound of the Sf of its live jobs; rank is the job's
-// base rank, or the node's first entry's.
+// base rank, or the node's first entry's. Its 32 bytes are what the heap
+// moves: the walks push and pop tens of items a decision.
 type sfItem struct {
 	sf     float64
-	rank   int
+	rank   int32
 	node   int32
 	bi, ei int32
 	// A job's item stands for the run of its block that is still in the
 	// walk: run..runEnd of sfWalk.runs, a heap of the block's other jobs
-	// by the same order, whose top comes in when this job leaves.
+	// by the same order, whose top comes in when this job leaves. A
+	// block's item has no run: run is 1 once its bound was refined (from
+	// its users' own scores and shortest walltimes), and the block is
+	// opened when it comes out again.
 	run, runEnd int32
-	// refined marks a block whose bound was computed from its users' own
-	// scores and shortest walltimes: it is opened when it comes out again.
-	refined bool
 }
 
 func sfItemBefore(a, b *sfItem) bool {
@@ -262,10 +263,12 @@ type sfWalk struct {
 	byRecords bool
 	// recPending: the records walk is to start at the first Next.
 	recPending bool
-	recs       []recNode
-	given      map[*Job]struct{}
-	rest       []recRest // by level: where the level's next records come from
-	o          *Rerank   // the Rerank whose levels these are
+	// hole: the top of h was taken and its place is free (push, settle).
+	hole  bool
+	recs  []recNode
+	given map[*Job]struct{}
+	rest  []recRest // by level: where the level's next records come from
+	o     *Rerank   // the Rerank whose levels these are
 	// the queue's shortest walltime and earliest submission at the start
 	minW0, minSub0 float64
 }
@@ -332,9 +335,38 @@ func (w *sfWalk) lowBound(a *seqAgg, r int) float64 {
 	return w.z.sf(su, r+int(a.n)-1, a.maxSub, a.maxWall, a.noWall == 0)
 }
 
+// push puts it in the heap: in the top's place when the top was taken
+// (take) and its place is still free, else at the end.
 func (w *sfWalk) push(it sfItem) {
+	if w.hole {
+		// The item the walk pushes after taking the top is most often
+		// the next best (a level's bound at its next record): in the
+		// top's place it sinks at once where an appended one would
+		// climb the whole heap, and the top's removal is saved.
+		w.hole = false
+		w.h[0] = it
+		siftDown(w.h, 0)
+		return
+	}
 	w.h = append(w.h, it)
 	w.up(len(w.h) - 1)
+}
+
+// take takes the top of the heap, leaving its place to the next push.
+func (w *sfWalk) take() sfItem {
+	w.settle()
+	w.hole = true
+	return w.h[0]
+}
+
+// settle fills the place of a top taken and not replaced; it reports
+// whether the heap holds items.
+func (w *sfWalk) settle() bool {
+	if w.hole {
+		w.hole = false
+		w.pop()
+	}
+	return len(w.h) > 0
 }
 
 // up restores the heap order of h above i.
@@ -407,7 +439,7 @@ func (w *sfWalk) pushNode(x, r int, lim int32) {
 	if a.live == 0 || a.minRes > lim {
 		return
 	}
-	w.push(sfItem{sf: w.bound(a, r), rank: r, node: int32(x)})
+	w.push(sfItem{sf: w.bound(a, r), rank: int32(r), node: int32(x)})
 }
 
 // Next implements Walk.
@@ -426,8 +458,8 @@ func (w *sfWalk) Next(limit int) *Job {
 // nextInTree is Next by the search of the whole queue's tree.
 func (w *sfWalk) nextInTree(lim int32) *Job {
 	q := w.q
-	for len(w.h) > 0 {
-		it := w.pop()
+	for w.settle() {
+		it := w.take()
 		x := int(it.node)
 		switch {
 		case x == 0:
@@ -438,8 +470,8 @@ func (w *sfWalk) nextInTree(lim int32) *Job {
 			}
 		case x < q.p:
 			if a := &q.tree[x]; a.live > 0 && a.minRes <= lim {
-				w.pushNode(2*x, it.rank, lim)
-				w.pushNode(2*x+1, it.rank+int(q.tree[2*x].n), lim)
+				w.pushNode(2*x, int(it.rank), lim)
+				w.pushNode(2*x+1, int(it.rank)+int(q.tree[2*x].n), lim)
 			}
 		default:
 			bi := x - q.p
@@ -447,12 +479,12 @@ func (w *sfWalk) nextInTree(lim int32) *Job {
 			if b.agg.live == 0 || b.agg.minRes > lim {
 				continue
 			}
-			if !it.refined {
+			if it.run == 0 {
 				// Before paying for every job of the block, bound it
 				// again per user: the bound of the tree mixes the
 				// best score and the shortest walltime of different
 				// users' jobs.
-				it.sf, it.refined = w.blockBound(b, it.rank), true
+				it.sf, it.run = w.blockBound(b, int(it.rank)), 1
 				w.push(it)
 				continue
 			}
@@ -462,8 +494,8 @@ func (w *sfWalk) nextInTree(lim int32) *Job {
 				if e.res == seqDead || e.res > lim {
 					continue
 				}
-				r := it.rank + ei
-				w.runs = append(w.runs, sfItem{sf: w.sfOf(e, r), rank: r, bi: int32(bi), ei: int32(ei)})
+				r := int(it.rank) + ei
+				w.runs = append(w.runs, sfItem{sf: w.sfOf(e, r), rank: int32(r), bi: int32(bi), ei: int32(ei)})
 			}
 			run := w.runs[a:]
 			for i := len(run)/2 - 1; i >= 0; i-- {
@@ -478,7 +510,7 @@ func (w *sfWalk) nextInTree(lim int32) *Job {
 // release drops the walk's references to the queue.
 func (w *sfWalk) release() {
 	clear(w.h)
-	w.h = w.h[:0]
+	w.h, w.hole = w.h[:0], false
 	w.runs = w.runs[:0]
 	w.recs = w.recs[:0]
 	clear(w.given)

@@ -161,7 +161,7 @@ func (w *sfWalk) lvlTerm(l int32) uint64 { return w.o.levels[l] }
 func (w *sfWalk) resume(l int32, r int) {
 	rs := &w.rest[l]
 	rs.gen++
-	w.push(sfItem{sf: w.restBound(l, r), rank: r, node: 1, bi: l, ei: rs.gen})
+	w.push(sfItem{sf: w.restBound(l, r), rank: int32(r), node: 1, bi: l, ei: rs.gen})
 }
 
 // resumeSearch sets level l's rest to the search after place (bi, ei) of
@@ -174,17 +174,23 @@ func (w *sfWalk) resumeSearch(l int32, anchor int32, bi, ei int, r int, thr floa
 }
 
 // addRecord adds the record at place (bi, ei), of base rank r, between
-// records prev and next of level l, and puts it in the heap (appended
-// only: the caller restores the heap order); it returns its index.
+// records prev and next of level l, and puts it in the heap; it returns
+// its index.
 func (w *sfWalk) addRecord(l int32, bi, ei int, prev, next int32, r int) int32 {
+	n, it := w.newRecord(l, bi, ei, prev, next, r)
+	w.push(it)
+	return n
+}
+
+// newRecord is addRecord but for the heap: it returns the record's item.
+func (w *sfWalk) newRecord(l int32, bi, ei int, prev, next int32, r int) (int32, sfItem) {
 	e := &w.q.blocks[bi].e[ei]
 	n := int32(len(w.recs))
 	w.recs = append(w.recs, recNode{lvl: l, bi: int32(bi), ei: int32(ei), wall: entryWall(e), prev: prev, next: next})
 	if prev >= 0 {
 		w.recs[prev].next = n
 	}
-	w.h = append(w.h, sfItem{sf: w.sfOf(e, r), rank: r, bi: n})
-	return n
+	return n, sfItem{sf: w.sfOf(e, r), rank: int32(r), bi: n}
 }
 
 // placeKept places level l's next record kept by the jobSeq (rest cur)
@@ -218,19 +224,22 @@ func (w *sfWalk) bringKept(l int32) int32 {
 			return -1
 		}
 	}
-	k := w.addRecord(l, rs.bi, rs.ei, rs.anchor, -1, rs.r)
-	w.up(len(w.h) - 1)
+	k, it := w.newRecord(l, rs.bi, rs.ei, rs.anchor, -1, rs.r)
 	rs.anchor = k
 	rs.cur++
 	rs.placed = false
+	// The level's rest, bounded at its next record with its shortest
+	// walltime, is most often above the record: it goes first, in the
+	// place of the top the walk took.
 	w.placeKept(l)
+	w.push(it)
 	return k
 }
 
 // nextRecord is Next by records.
 func (w *sfWalk) nextRecord(lim int32) *Job {
-	for len(w.h) > 0 {
-		it := w.pop()
+	for w.settle() {
+		it := w.take()
 		if it.node == 1 {
 			// A level's next record.
 			l := it.bi
@@ -250,7 +259,6 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 				}
 				r := w.q.prefixN(nb) + ne
 				k := w.addRecord(l, nb, ne, rs.anchor, -1, r)
-				w.up(len(w.h) - 1)
 				w.resumeSearch(l, k, nb, ne, r, w.recs[k].wall, false)
 			}
 			continue
@@ -260,7 +268,7 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 		j := e.j
 		_, gave := w.given[j]
 		ok := e.res != seqDead && e.res <= lim && !gave
-		w.dropRecord(it.bi, it.rank, lim)
+		w.dropRecord(it.bi, int(it.rank), lim)
 		if ok {
 			if w.given == nil {
 				w.given = map[*Job]struct{}{}
@@ -305,7 +313,6 @@ func (w *sfWalk) dropRecord(k int32, r int, lim int32) {
 			break
 		}
 		last = w.addRecord(x.lvl, nb, ne, last, x.next, w.q.prefixN(nb)+ne)
-		w.up(len(w.h) - 1)
 		bi, ei, thr, first = nb, ne, w.recs[last].wall, false
 	}
 	if x.prev >= 0 && last == x.prev {
