@@ -7,6 +7,8 @@ import (
 	"runtime/pprof"
 	"sync"
 	"time"
+
+	"github.com/urfave/cli/v2"
 )
 
 // peakHeapProfile watches the live heap (what survived the last garbage
@@ -75,4 +77,30 @@ func (p *peakHeapProfile) Stop() error {
 		return p.err
 	}
 	return os.WriteFile(p.path, p.prof.Bytes(), 0o644)
+}
+
+// cpuProfileFlag is --cpuprofile, profiling what.
+func cpuProfileFlag(what string) cli.Flag {
+	return &cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of " + what + " to `FILE` (go tool pprof FILE)"}
+}
+
+// startCPUProfile starts the CPU profile --cpuprofile asks for; stop ends
+// it and closes its file.
+func startCPUProfile(c *cli.Context) (stop func(), err error) {
+	path := c.String("cpuprofile")
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, cli.Exit(c.Command.Name+": --cpuprofile: "+err.Error(), 2)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, cli.Exit(c.Command.Name+": --cpuprofile: "+err.Error(), 2)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

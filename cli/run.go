@@ -189,6 +189,7 @@ error or a timeout, 2 on a bad command line or option, 130 when interrupted
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE`"},
+			cpuProfileFlag("the scheduler's run (decoding, decisions, encoding, the socket)"),
 			batsim5Flag(),
 		},
 		Action: runAction,
@@ -271,6 +272,11 @@ func runAction(c *cli.Context) error {
 			log.Debug("message", "dir", d.String(), "raw", string(raw))
 		}
 	}
+	stopCPU, err := startCPUProfile(c)
+	if err != nil {
+		return err
+	}
+	defer stopCPU()
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
 	start := edcStarter(spec, sess, log, verbose)

@@ -490,6 +490,29 @@ func TestRunTrace(t *testing.T) {
 	}
 }
 
+// TestRunCPUProfile: --cpuprofile writes a pprof profile of the whole run;
+// an unwritable one is an error naming the flag.
+func TestRunCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cpu.prof")
+	ep, done, errOut := startRun(t, "--scheduler", "fcfs", "--cpuprofile", path)
+	playBatsim(t, ep, runTranscript(t, "hetero4_delays"))
+	if err := waitRun(t, done); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the profile is not a gzipped pprof profile (%d bytes)", len(b))
+	}
+	err, code, msg := runApp(t, "run", "--scheduler", "fcfs", "--cpuprofile", filepath.Join(dir, "no", "such", "cpu.prof"))
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "run: --cpuprofile") {
+		t.Fatalf("unwritable --cpuprofile: exit %d, %v %q; want 2 naming the flag", code, err, msg)
+	}
+}
+
 // TestRunTraceUnwritable: a trace file that cannot be created is an error
 // before Batsim is contacted.
 func TestRunTraceUnwritable(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -67,7 +66,7 @@ SIGTERM or SIGQUIT).`,
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE` (in-process only)"},
 			timeoutFlag("with --connect: give up when the scheduler does not answer within `D`; 0 waits forever", 0),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary"},
-			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile of the simulation to `FILE` (go tool pprof FILE)"},
+			cpuProfileFlag("the simulation"),
 			&cli.StringFlag{Name: "memprofile", Usage: "write a heap profile taken when the live heap was largest to `FILE` (go tool pprof -sample_index=inuse_space FILE)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
 		},
@@ -80,20 +79,11 @@ func simulateAction(c *cli.Context) error {
 		return err
 	}
 	defer tuneGC()()
-	if path := c.String("cpuprofile"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return cli.Exit("simulate: --cpuprofile: "+err.Error(), 2)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return cli.Exit("simulate: --cpuprofile: "+err.Error(), 2)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			f.Close()
-		}()
+	stopCPU, err := startCPUProfile(c)
+	if err != nil {
+		return err
 	}
+	defer stopCPU()
 	if path := c.String("memprofile"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {

@@ -373,8 +373,10 @@ func (q *jobSeq) build(s *State, jobs []*Job) {
 	nb := (len(es) + seqBlockFill - 1) / seqBlockFill
 	for i := 0; i < nb; i++ {
 		k := len(es) / (nb - i) // spread evenly: at most seqBlockFill each
-		b := &seqBlock{e: make([]seqEntry, k, seqBlockMax)}
-		copy(b.e, es[:k])
+		// The blocks share the sorted entries' array (a copy would
+		// double the entries for as long as a million jobs are sorted):
+		// a block that grows gets its own array (append).
+		b := &seqBlock{e: es[:k:k]}
 		b.recompute()
 		q.blocks = append(q.blocks, b)
 		es = es[k:]
@@ -558,8 +560,8 @@ func (q *jobSeq) insert(s *State, j *Job) {
 	}
 	b := q.blocks[bi]
 	if len(b.e) == seqBlockMax {
-		// Full: split in two halves first (a block never outgrows its
-		// array).
+		// Full: split in two halves first (a block never holds more
+		// than seqBlockMax entries).
 		h := seqBlockMax / 2
 		nb := &seqBlock{e: make([]seqEntry, seqBlockMax-h, seqBlockMax)}
 		copy(nb.e, b.e[h:])
@@ -695,7 +697,7 @@ func (q *jobSeq) merge(k int) {
 		// which a keeps as its tombstone's.
 		a.k0 = a.e[0]
 		m := len(b.e)
-		b.e = b.e[:n]
+		b.e = slices.Grow(b.e, n-m)[:n]
 		copy(b.e[len(a.e):], b.e[:m])
 		copy(b.e, a.e)
 		clear(a.e)
