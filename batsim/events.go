@@ -330,6 +330,11 @@ type JobID struct {
 // ParseJobID splits a full job id. Like Batsim, repeated '!' are compressed
 // ("a!!b" is "a!b"); an id without exactly two non-empty parts is an error.
 func ParseJobID(id string) (JobID, error) {
+	if i := strings.IndexByte(id, '!'); i > 0 && i < len(id)-1 && strings.IndexByte(id[i+1:], '!') < 0 {
+		// One '!' between two non-empty parts (every id Batsim
+		// writes): no slice of parts to allocate.
+		return JobID{Workload: id[:i], Name: id[i+1:]}, nil
+	}
 	parts := strings.FieldsFunc(id, func(r rune) bool { return r == '!' })
 	if len(parts) != 2 || strings.HasPrefix(id, "!") || strings.HasSuffix(id, "!") {
 		return JobID{}, fmt.Errorf("job id %q: want \"workload!name\"", id)

@@ -356,6 +356,19 @@ func (k *kernel) freeAction(a *action) {
 	}
 }
 
+// dropAction frees an action nothing refers to any more (an execution's
+// timeout when the execution ends) and has it reused as a posted one is,
+// once the ended actions are handled (it may still be in their lists).
+// Without it every job's timeout was left to the collector.
+func (k *kernel) dropAction(a *action) {
+	if a == nil || a.state == actGone {
+		return
+	}
+	k.freeAction(a)
+	a.owner = nil
+	k.posted = append(k.posted, a)
+}
+
 // nextEvent is HostL07Model::next_occurring_event: the time until the next
 // action end or latency end, -1 when nothing will ever happen.
 func (k *kernel) nextEvent() float64 {

@@ -345,7 +345,8 @@ func (e *execAct) post(k *kernel, act *action, finished bool) {
 func (e *execAct) finish(k *kernel) {
 	if t := e.timeout; t != nil {
 		e.timeout = nil
-		k.freeAction(t.act)
+		k.dropAction(t.act)
+		t.act = nil
 	}
 	a := e.waiter
 	e.waiter = nil
@@ -369,6 +370,7 @@ func (e *execAct) abandon(k *kernel, a *actor) {
 	e.waiter = nil
 	if t := e.timeout; t != nil {
 		e.timeout = nil
-		k.freeAction(t.act)
+		k.dropAction(t.act)
+		t.act = nil
 	}
 }
