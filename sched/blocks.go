@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -462,6 +463,13 @@ func backfill(s *State, shadow float64, extra int, hosts HostSelector, d *Decide
 	}
 }
 
+// hostRelease is when a running job's hosts are expected back, and how
+// many of them are available.
+type hostRelease struct {
+	end float64
+	n   int
+}
+
 // Reservation computes, for a job needing need hosts, the shadow time (the
 // earliest time enough hosts are free, from running jobs' start + walltime)
 // and the extra hosts (free at the shadow time beyond need). When need hosts
@@ -472,11 +480,7 @@ func Reservation(s *State, need int) (shadow float64, extra int) {
 	if avail >= need {
 		return s.now, avail - need
 	}
-	type rel struct {
-		end float64
-		n   int
-	}
-	rels := make([]rel, 0, len(s.running))
+	rels := s.relBuf[:0]
 	for _, j := range s.running {
 		n := 0
 		for _, h := range j.alloc {
@@ -484,9 +488,10 @@ func Reservation(s *State, need int) (shadow float64, extra int) {
 				n++
 			}
 		}
-		rels = append(rels, rel{math.Max(j.ExpectedEnd(), s.now), n})
+		rels = append(rels, hostRelease{math.Max(j.ExpectedEnd(), s.now), n})
 	}
-	sort.Slice(rels, func(i, k int) bool { return rels[i].end < rels[k].end })
+	s.relBuf = rels // kept for the next call: EASY asks at every decision
+	slices.SortFunc(rels, func(a, b hostRelease) int { return cmp.Compare(a.end, b.end) })
 	for k := 0; k < len(rels); k++ {
 		avail += rels[k].n
 		// Jobs ending at the same instant free their hosts together.

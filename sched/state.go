@@ -344,6 +344,8 @@ func (h *Host) removeJob(j *Job) bool {
 // State is the framework's view of the simulation, passed to policies.
 // Policies read it; they change it only through the Decider.
 type State struct {
+	// relBuf is Reservation's buffer, kept from one call to the next.
+	relBuf      []hostRelease
 	now         float64
 	lastEvent   float64
 	hosts       []Host
