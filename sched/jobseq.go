@@ -309,6 +309,11 @@ type jobSeq struct {
 	// lv, once enabled (by enableLevels), holds BUCMA's score levels and
 	// their records (jobseq_stairs.go).
 	lv *seqLevels
+	// removed counts the entries purged since the sequence was built
+	// (epoch counts the builds): a rank read once, less the entries
+	// removed since, is a lower bound of the entry's rank now (an entry
+	// that joins only moves the ones behind it back).
+	removed, epoch int
 }
 
 // enableWalls has the tree keep wb from now on.
@@ -383,6 +388,7 @@ func (q *jobSeq) build(s *State, jobs []*Job) {
 	}
 	q.dead = q.dead[:0]
 	q.stale, q.tombs = 0, 0
+	q.epoch++
 	if q.lv != nil {
 		q.rebuildLevels()
 	}
@@ -480,20 +486,33 @@ func (q *jobSeq) fix(bi int) {
 	}
 	i := q.p + bi
 	q.tree[i] = q.blocks[bi].agg
+	for x := i / 2; x >= 1; x /= 2 {
+		q.tree[x] = combineSeqAgg(q.tree[2*x], q.tree[2*x+1])
+	}
+	// The walltimes by users bucket and by size tier change less often
+	// (only with a range's shortest): a node they do not change in leaves
+	// the ones above it as they are.
 	if q.wbOn {
-		q.wb[i] = *q.blocks[bi].walls()
+		fixUp(q.wb, i, q.blocks[bi].walls(), combineWalls)
 	}
 	if q.tbOn {
-		q.tb[i] = *q.blocks[bi].tiers()
+		fixUp(q.tb, i, q.blocks[bi].tiers(), combineTiers)
 	}
-	for i /= 2; i >= 1; i /= 2 {
-		q.tree[i] = combineSeqAgg(q.tree[2*i], q.tree[2*i+1])
-		if q.wbOn {
-			q.wb[i] = combineWalls(&q.wb[2*i], &q.wb[2*i+1])
+}
+
+// fixUp sets leaf i of t, a tree in heap layout, to v and updates the
+// nodes above it up to the first one that does not change.
+func fixUp[T comparable](t []T, i int, v *T, combine func(a, b *T) T) {
+	if *v == t[i] {
+		return
+	}
+	t[i] = *v
+	for x := i / 2; x >= 1; x /= 2 {
+		c := combine(&t[2*x], &t[2*x+1])
+		if c == t[x] {
+			return
 		}
-		if q.tbOn {
-			q.tb[i] = combineTiers(&q.tb[2*i], &q.tb[2*i+1])
-		}
+		t[x] = c
 	}
 }
 
@@ -633,6 +652,7 @@ func (q *jobSeq) purge() {
 		}
 		b.e = slices.Delete(b.e, ei, ei+1)
 		b.agg.n--
+		q.removed++
 		b.umOK, b.wbOK, b.twOK = false, false, false
 		switch {
 		case len(b.e) == 0:

@@ -54,27 +54,53 @@ type seqLevel struct {
 	mask uint64
 	// jobs counts the level's waiting jobs (dead ones until the purge).
 	jobs int
-	// keep is set while recs holds the level's records.
+	stairs
+}
+
+// stairs are the records of a level or of a user: keep is set while recs
+// holds them (they are no more than stairMax).
+type stairs struct {
 	keep bool
 	recs []stairRec
 }
 
 // stairRec is a record: its entry as it was inserted (the job, its key,
 // walltime and user; res is not kept up to date) and where it was last
-// seen (a hint: entries move as blocks split, merge and purge).
+// seen (a hint: entries move as blocks split, merge and purge). r0 is its
+// rank when it was last read, when the jobSeq had removed `at` entries in
+// its epoch ep (all 0 when never read: rank 0 is a lower bound of any).
 type stairRec struct {
-	e  seqEntry
-	b  *seqBlock
-	ei int32
+	e      seqEntry
+	b      *seqBlock
+	ei     int32
+	ep     int32
+	r0, at int
 }
 
 func (r *stairRec) wall() float64 { return entryWall(&r.e) }
+
+// rankLB is a lower bound of record r's rank now: the rank last read,
+// less the entries removed since.
+func (q *jobSeq) rankLB(r *stairRec) int {
+	if int(r.ep) != q.epoch {
+		return 0
+	}
+	return max(0, r.r0-(q.removed-r.at))
+}
+
+// sawRank notes that record r is at rank rank now.
+func (q *jobSeq) sawRank(r *stairRec, rank int) {
+	r.r0, r.at, r.ep = rank, q.removed, int32(q.epoch)
+}
 
 // levels holds the levels of a jobSeq whose records are kept.
 type seqLevels struct {
 	of    []int32 // each user's level (-1: none yet)
 	njobs []int32 // each user's waiting jobs (dead ones until the purge)
-	lv    []seqLevel
+	// us holds each user's own records: a user that joins a level
+	// brings them (mergeUser) without a search of the queue.
+	us []stairs
+	lv []seqLevel
 	// mine and all are mergeUser's buffers, kept from one merge to the
 	// next (a user changes level at most decisions of a long queue).
 	mine, all []stairRec
@@ -99,22 +125,36 @@ func (q *jobSeq) rebuildLevels() {
 		lv.lv[l].jobs = 0
 		lv.lv[l].reset()
 	}
+	for u := range lv.us {
+		lv.us[u].reset()
+	}
+	r := 0
 	for _, b := range q.blocks {
 		for ei := range b.e {
 			e := &b.e[ei]
+			r++
 			v := lv.count(e.uid)
-			if v == nil {
-				continue
-			}
-			if n := len(v.recs); v.keep && (n == 0 || entryWall(e) < v.recs[n-1].wall()) {
-				if n == stairMax {
-					v.unkeep()
-					continue
-				}
-				v.recs = append(v.recs, stairRec{e: *e, b: b, ei: int32(ei)})
+			q.appendRec(&lv.us[e.uid], e, b, ei, r-1)
+			if v != nil {
+				q.appendRec(&v.stairs, e, b, ei, r-1)
 			}
 		}
 	}
+}
+
+// appendRec adds entry e, at (b, ei) and rank r after every entry v's
+// records were computed from, when it is a record.
+func (q *jobSeq) appendRec(v *stairs, e *seqEntry, b *seqBlock, ei, r int) {
+	n := len(v.recs)
+	if !v.keep || (n > 0 && !(entryWall(e) < v.recs[n-1].wall())) {
+		return
+	}
+	if n == stairMax {
+		v.unkeep()
+		return
+	}
+	v.recs = append(v.recs, stairRec{e: *e, b: b, ei: int32(ei)})
+	q.sawRank(&v.recs[n], r)
 }
 
 // inLevel reports whether user uid is in the level whose first term of Sf
@@ -132,6 +172,7 @@ func (l *seqLevels) user(uid int32) {
 	for int(uid) >= len(l.of) {
 		l.of = append(l.of, -1)
 		l.njobs = append(l.njobs, 0)
+		l.us = append(l.us, stairs{keep: true})
 	}
 }
 
@@ -159,7 +200,7 @@ func (q *jobSeq) setLevel(uid, l int32) {
 		return
 	}
 	for int(l) >= len(lv.lv) {
-		lv.lv = append(lv.lv, seqLevel{keep: true})
+		lv.lv = append(lv.lv, seqLevel{stairs: stairs{keep: true}})
 	}
 	b := uint32(uid) % 64
 	lv.of[uid] = l
@@ -185,14 +226,15 @@ func (q *jobSeq) setLevel(uid, l int32) {
 	}
 }
 
-// reset empties a level with no waiting job: its records are kept again.
-func (v *seqLevel) reset() {
+// reset empties the records of a level or user with no waiting job: they
+// are kept again.
+func (v *stairs) reset() {
 	clear(v.recs)
 	v.recs, v.keep = v.recs[:0], true
 }
 
-// unkeep stops keeping level l's records.
-func (v *seqLevel) unkeep() {
+// unkeep stops keeping the records.
+func (v *stairs) unkeep() {
 	clear(v.recs)
 	v.recs, v.keep = v.recs[:0], false
 }
@@ -207,7 +249,7 @@ func (q *jobSeq) dropUser(l, uid int32) {
 			continue
 		}
 		v.recs = slices.Delete(v.recs, k, k+1)
-		n, ok := q.refill(l, k)
+		n, ok := q.refill(&v.stairs, -1, l, k)
 		if !ok {
 			return
 		}
@@ -216,24 +258,30 @@ func (q *jobSeq) dropUser(l, uid int32) {
 }
 
 // mergeUser merges the records of user uid (new in level l) into the
-// level's.
+// level's: the user's own, kept, or searched when they are not (or when
+// dead entries wait for the purge: the search passes them, the records
+// kept count them).
 func (q *jobSeq) mergeUser(l, uid int32) {
 	v := &q.lv.lv[l]
 	mine := q.lv.mine[:0]
 	defer func() { clear(mine); q.lv.mine = mine[:0] }()
-	bi, ei, thr, first := 0, -1, math.Inf(1), true
-	for {
-		nb, ne, ok := q.findIn(uid, -1, bi, ei, len(q.blocks), 0, thr, first, seqNoRes-1, nil)
-		if !ok {
-			break
+	if us := &q.lv.us[uid]; us.keep && len(q.dead) == 0 {
+		mine = append(mine, us.recs...)
+	} else {
+		bi, ei, thr, first := 0, -1, math.Inf(1), true
+		for {
+			nb, ne, ok := q.findIn(uid, -1, bi, ei, len(q.blocks), 0, thr, first, seqNoRes-1, nil)
+			if !ok {
+				break
+			}
+			if len(mine) == stairMax {
+				v.unkeep()
+				return
+			}
+			e := &q.blocks[nb].e[ne]
+			mine = append(mine, stairRec{e: *e, b: q.blocks[nb], ei: int32(ne)})
+			bi, ei, thr, first = nb, ne, entryWall(e), false
 		}
-		if len(mine) == stairMax {
-			v.unkeep()
-			return
-		}
-		e := &q.blocks[nb].e[ne]
-		mine = append(mine, stairRec{e: *e, b: q.blocks[nb], ei: int32(ne)})
-		bi, ei, thr, first = nb, ne, entryWall(e), false
 	}
 	all := q.lv.all[:0]
 	defer func() { clear(all); q.lv.all = all[:0] }()
@@ -275,10 +323,19 @@ func stairIndex(recs []stairRec, e *seqEntry) int {
 	return lo
 }
 
-// levelInsert updates the records after entry e joined at (b, ei).
+// levelInsert updates the records after entry e joined at (b, ei): its
+// user's and its level's.
 func (q *jobSeq) levelInsert(e *seqEntry, b *seqBlock, ei int) {
 	v := q.lv.count(e.uid)
-	if v == nil || !v.keep {
+	q.lv.us[e.uid].insert(e, b, ei)
+	if v != nil {
+		v.insert(e, b, ei)
+	}
+}
+
+// insert updates the records after entry e joined at (b, ei).
+func (v *stairs) insert(e *seqEntry, b *seqBlock, ei int) {
+	if !v.keep {
 		return
 	}
 	p := stairIndex(v.recs, e)
@@ -297,10 +354,16 @@ func (q *jobSeq) levelInsert(e *seqEntry, b *seqBlock, ei int) {
 }
 
 // levelRemove updates the records after entry e left the queue (dead,
-// still in place): a record is replaced by the jobs it held back.
+// still in place), its user's and its level's: a record is replaced by
+// the jobs it held back.
 func (q *jobSeq) levelRemove(e *seqEntry) {
 	lv := q.lv
 	lv.njobs[e.uid]--
+	if us := &lv.us[e.uid]; lv.njobs[e.uid] == 0 {
+		us.reset()
+	} else {
+		q.stairRemove(us, e.uid, -1, e)
+	}
 	l := lv.of[e.uid]
 	if l < 0 {
 		return
@@ -310,23 +373,29 @@ func (q *jobSeq) levelRemove(e *seqEntry) {
 		v.reset()
 		return
 	}
+	q.stairRemove(&v.stairs, -1, l, e)
+}
+
+// stairRemove takes entry e out of v, the records of user uid (uid >= 0)
+// or of level l, refilling its place when it is one.
+func (q *jobSeq) stairRemove(v *stairs, uid, l int32, e *seqEntry) {
 	if !v.keep {
 		return
 	}
 	k := stairIndex(v.recs, e)
 	if k < len(v.recs) && v.recs[k].e.j == e.j {
 		v.recs = slices.Delete(v.recs, k, k+1)
-		q.refill(l, k)
+		q.refill(v, uid, l, k)
 	}
 }
 
-// refill puts in level l's records, at index k, the jobs the record taken
-// out from there held back: between the records k-1 and k, the first job
-// of the level whose walltime is below record k-1's (any job when k is
-// 0), then each next one below the last found. It returns how many it
-// found; ok is false when the level's records are no longer kept.
-func (q *jobSeq) refill(l int32, k int) (n int, ok bool) {
-	v := &q.lv.lv[l]
+// refill puts in v, the records of user uid (uid >= 0) or of level l, at
+// index k, the jobs the record taken out from there held back: between
+// the records k-1 and k, the first job of the user or level whose
+// walltime is below record k-1's (any job when k is 0), then each next
+// one below the last found. It returns how many it found; ok is false
+// when the records are no longer kept.
+func (q *jobSeq) refill(v *stairs, uid, l int32, k int) (n int, ok bool) {
 	bi, ei, thr, first := 0, -1, math.Inf(1), true
 	if k > 0 {
 		prev := &v.recs[k-1]
@@ -344,7 +413,7 @@ func (q *jobSeq) refill(l int32, k int) (n int, ok bool) {
 		}
 	}
 	for {
-		nb, ne, found := q.findIn(-1, l, bi, ei, endB, endE, thr, first, seqNoRes-1, nil)
+		nb, ne, found := q.findIn(uid, l, bi, ei, endB, endE, thr, first, seqNoRes-1, nil)
 		if !found {
 			return n, true
 		}
@@ -461,13 +530,17 @@ func (q *jobSeq) checkLevels() error {
 	njobs := make([]int32, len(lv.njobs))
 	jobs := make([]int, len(lv.lv))
 	recs := make([][]*Job, len(lv.lv))
+	urecs := make([][]*Job, len(lv.us))
 	for _, b := range q.blocks {
 		for i := range b.e {
 			e := &b.e[i]
-			if int(e.uid) >= len(njobs) {
+			if int(e.uid) >= len(njobs) || int(e.uid) >= len(urecs) {
 				return fmt.Errorf("order index %d: user %d of job %s has no level entry", q.order, e.uid, e.j.id)
 			}
 			njobs[e.uid]++
+			if r := urecs[e.uid]; len(r) == 0 || e.j.WalltimeOrInf() < r[len(r)-1].WalltimeOrInf() {
+				urecs[e.uid] = append(r, e.j)
+			}
 			l := lv.of[e.uid]
 			if l < 0 {
 				continue
@@ -480,6 +553,13 @@ func (q *jobSeq) checkLevels() error {
 	}
 	if !slices.Equal(njobs, lv.njobs) {
 		return fmt.Errorf("order index %d: jobs by user %v, counted %v", q.order, lv.njobs, njobs)
+	}
+	for uid := range lv.us {
+		if us := &lv.us[uid]; us.keep {
+			if got := stairJobs(us.recs); !slices.Equal(got, urecs[uid]) {
+				return fmt.Errorf("order index %d: user %d: records %v, computed %v", q.order, uid, jobIDs(got), jobIDs(urecs[uid]))
+			}
+		}
 	}
 	for l := range lv.lv {
 		v := &lv.lv[l]
@@ -500,15 +580,19 @@ func (q *jobSeq) checkLevels() error {
 		if !v.keep {
 			continue
 		}
-		got := make([]*Job, len(v.recs))
-		for i := range v.recs {
-			got[i] = v.recs[i].e.j
-		}
-		if !slices.Equal(got, recs[l]) {
+		if got := stairJobs(v.recs); !slices.Equal(got, recs[l]) {
 			return fmt.Errorf("order index %d: level %d: records %v, computed %v", q.order, l, jobIDs(got), jobIDs(recs[l]))
 		}
 	}
 	return nil
+}
+
+func stairJobs(recs []stairRec) []*Job {
+	out := make([]*Job, len(recs))
+	for i := range recs {
+		out[i] = recs[i].e.j
+	}
+	return out
 }
 
 func jobIDs(js []*Job) []string {

@@ -130,44 +130,29 @@ func (u *userScores) set(uid int, su int) {
 	u.dirty = true
 }
 
-// levels rebuilds hi and lo.
+// levels rebuilds hi and lo (the bucket maxima and minima are whole
+// numbers of 0..100).
 func (u *userScores) levels() {
 	u.hi, u.lo, u.dirty = u.hi[:0], u.lo[:0], false
+	var byMax, byMin [101]uint64 // the buckets whose maximum (minimum) is v
 	for b := range 64 {
-		for k := range 2 {
-			v, ls := u.bmax[b], &u.hi
-			if k == 1 {
-				v, ls = u.bmin[b], &u.lo
-			}
-			if !slices.ContainsFunc(*ls, func(l suLevel) bool { return l.su == v }) {
-				*ls = append(*ls, suLevel{su: v})
-			}
+		byMax[int(u.bmax[b])] |= 1 << b
+		byMin[int(u.bmin[b])] |= 1 << b
+	}
+	var acc uint64
+	for v := 100; v >= 0; v-- {
+		if byMax[v] != 0 {
+			acc |= byMax[v]
+			u.hi = append(u.hi, suLevel{su: float64(v), buckets: acc})
 		}
 	}
-	slices.SortFunc(u.hi, func(a, b suLevel) int { return cmpFloat(b.su, a.su) })
-	slices.SortFunc(u.lo, func(a, b suLevel) int { return cmpFloat(a.su, b.su) })
-	for b := range 64 {
-		for i := range u.hi {
-			if u.bmax[b] >= u.hi[i].su {
-				u.hi[i].buckets |= 1 << b
-			}
-		}
-		for i := range u.lo {
-			if u.bmin[b] <= u.lo[i].su {
-				u.lo[i].buckets |= 1 << b
-			}
+	acc = 0
+	for v := 0; v <= 100; v++ {
+		if byMin[v] != 0 {
+			acc |= byMin[v]
+			u.lo = append(u.lo, suLevel{su: float64(v), buckets: acc})
 		}
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sync brings the mirror up to date: users the State numbered since, and

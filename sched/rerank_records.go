@@ -26,12 +26,16 @@ import (
 // the next (jobseq_stairs.go), the walk telling it the users' levels as it
 // starts. A level comes into the walk's heap as one item, bounded by its
 // score, the first rank and its shortest walltime; when the item comes out
-// the level's first record is placed (its rank read from the jobSeq) and
-// the item goes back bounded at that rank; when it comes out again the
-// record comes in with its exact Sf, and the item goes back bounded at the
-// rank of the record after it. Records are far apart in the base order:
-// the bound at the next one's rank keeps a level's later records out of
-// the heap until they may come first. When a record leaves the walk
+// each of the level's records comes in, bounded by its own walltime and a
+// lower bound of its rank that costs no search (the rank the jobSeq last
+// read for it, less the entries removed since, and more than the bound of
+// the record before it); when a record's bound comes out, the record is
+// placed (its rank read from the jobSeq) and comes in again with its exact
+// Sf. A level's records are placed only as far as their bounds reach the
+// jobs the decision gives (at most a few a decision once their ranks were
+// read), where reading every record's rank would cost a search of the
+// tree each, most of them for records that come nowhere near the top.
+// When a record leaves the walk
 // (given, gone, or above the limit) its place is taken by the records of
 // the range it was holding back (between the records before and after
 // it), found through the tree of the base order's jobSeq: the first job of
@@ -48,7 +52,8 @@ import (
 // remaining job of the level is ahead of on both base rank and walltime.
 type recNode struct {
 	lvl        int32
-	bi, ei     int32   // place in the jobSeq
+	bi, ei     int32   // place in the jobSeq (bi: recUnplaced, recGone)
+	kept       int32   // index in the level's records kept by the jobSeq, -1 for one searched
 	wall       float64 // walltime, +Inf without
 	prev, next int32   // the level's records before and after it (w.recs indexes), -1 for none
 }
@@ -62,18 +67,15 @@ func entryWall(e *seqEntry) float64 {
 }
 
 // recRest is where a level's next records come from: the records the
-// jobSeq keeps from cur on (kept; placed: the record cur is at (bi, ei),
-// of base rank r), or the search after place (bi, ei) below walltime thr
-// (any when first). anchor is the last record the walk holds (-1: none),
-// which the next one comes after. gen tells the heap item standing for it
-// (node 1, bi the level, ei gen) from older ones.
+// jobSeq keeps (kept: all brought in at once, openKept), or the search
+// after place (bi, ei) below walltime thr (any when first). anchor is the
+// last record the walk holds (-1: none), which the next one comes after.
+// gen tells the heap item standing for it (node 1, bi the level, ei gen)
+// from older ones.
 type recRest struct {
 	anchor int32
 	kept   bool
-	placed bool
-	cur    int32
 	bi, ei int
-	r      int
 	thr    float64
 	first  bool
 	gen    int32
@@ -86,7 +88,8 @@ type recRest struct {
 // startRecords starts the records walk over w.q: the users' score levels
 // (their first terms of Sf), told to the jobSeq, and an item for each
 // level with waiting jobs, bounded by the level's score and shortest
-// walltime at the first rank.
+// walltime at its first job's rank (a lower bound of it when the jobSeq
+// keeps the level's records, else the first rank).
 func (w *sfWalk) startRecords(o *Rerank) {
 	w.byRecords = true
 	q := w.q
@@ -107,10 +110,14 @@ func (w *sfWalk) startRecords(o *Rerank) {
 		if v.jobs == 0 {
 			continue
 		}
+		r := 0
 		if v.keep {
+			// Bounded at its last record's walltime (the shortest) and
+			// its first record's rank (at least the bound of it).
 			w.rest[l].minW = v.recs[len(v.recs)-1].wall()
+			r = q.rankLB(&v.recs[0])
 		}
-		w.h = append(w.h, sfItem{sf: w.restBound(int32(l), 0), node: 1, bi: int32(l), ei: 1})
+		w.h = append(w.h, sfItem{sf: w.restBound(int32(l), r), rank: int32(r), node: 1, bi: int32(l), ei: 1})
 	}
 	for i := len(w.h)/2 - 1; i >= 0; i-- {
 		siftDown(w.h, i)
@@ -186,54 +193,89 @@ func (w *sfWalk) addRecord(l int32, bi, ei int, prev, next int32, r int) int32 {
 func (w *sfWalk) newRecord(l int32, bi, ei int, prev, next int32, r int) (int32, sfItem) {
 	e := &w.q.blocks[bi].e[ei]
 	n := int32(len(w.recs))
-	w.recs = append(w.recs, recNode{lvl: l, bi: int32(bi), ei: int32(ei), wall: entryWall(e), prev: prev, next: next})
+	w.recs = append(w.recs, recNode{lvl: l, bi: int32(bi), ei: int32(ei), kept: -1, wall: entryWall(e), prev: prev, next: next})
 	if prev >= 0 {
 		w.recs[prev].next = n
 	}
 	return n, sfItem{sf: w.sfOf(e, r), rank: int32(r), bi: n}
 }
 
-// placeKept places level l's next record kept by the jobSeq (rest cur)
-// and puts the rest's item in the heap, bounded at its rank. Past the last
-// record kept, the level's rest is done.
-func (w *sfWalk) placeKept(l int32) {
+// openKept brings into the walk every record the jobSeq keeps for level l,
+// linked in base order, each bounded by its own walltime and a lower bound
+// of its base rank (the rank last read less the entries removed since,
+// and more than the bound of the record before it): a record is placed
+// (its rank read from the jobSeq) only when its bound comes first. The
+// level's rest is then done: past its last record, the jobs it holds back
+// are searched when it leaves (dropRecord).
+func (w *sfWalk) openKept(l int32) {
 	q := w.q
 	rs := &w.rest[l]
+	rs.done = true
 	recs := q.lv.lv[l].recs
-	if int(rs.cur) >= len(recs) {
-		rs.done = true
-		return
+	term := math.Float64frombits(w.lvlTerm(l))
+	lb, prev := -1, rs.anchor
+	a := len(w.runs)
+	for k := range recs {
+		rec := &recs[k]
+		lb = max(lb+1, q.rankLB(rec))
+		n := int32(len(w.recs))
+		w.recs = append(w.recs, recNode{lvl: l, bi: recUnplaced, kept: int32(k), wall: rec.wall(), prev: prev, next: -1})
+		if prev >= 0 {
+			w.recs[prev].next = n
+		}
+		prev = n
+		e := &rec.e
+		w.runs = append(w.runs, sfItem{sf: w.z.sfTerm(term, lb, w.submitOf(e), e.wall, e.wall > 0), rank: int32(lb), bi: n, ei: recBounded})
 	}
-	bi, ei, ok := q.where(&recs[rs.cur])
-	if !ok {
-		rs.done = true // not reached: a record kept is in the queue
-		return
+	// The bounds make a run (a heap of their own, whose best is in h).
+	run := w.runs[a:]
+	for i := len(run)/2 - 1; i >= 0; i-- {
+		siftDown(run, i)
 	}
-	rs.bi, rs.ei, rs.r, rs.placed = bi, ei, q.prefixN(bi)+ei, true
-	w.resume(l, rs.r)
+	w.pushRun(a, len(w.runs))
+	rs.anchor = prev
 }
 
-// bringKept brings level l's next record kept by the jobSeq into the
-// walk, after the last record the walk holds, and places the next one. It
-// returns the record's index (-1 when there is none).
-func (w *sfWalk) bringKept(l int32) int32 {
-	rs := &w.rest[l]
-	if !rs.placed {
-		w.placeKept(l)
-		if rs.done {
-			return -1
-		}
+const (
+	// recBounded marks the heap item of a record not yet placed
+	// (sfItem.ei): its sf and rank are bounds.
+	recBounded = 1
+	// recUnplaced and recGone are the bi of a record not placed yet and
+	// of one taken out of its level's list unplaced.
+	recUnplaced, recGone = -1, -2
+)
+
+// place reads the place and base rank of record k, kept by the jobSeq and
+// not yet placed, and returns its rank; ok is false when its job is not in
+// the jobSeq (not reached: a record kept is in the queue).
+func (w *sfWalk) place(k int32) (r int, ok bool) {
+	q := w.q
+	rn := &w.recs[k]
+	rec := &q.lv.lv[rn.lvl].recs[rn.kept]
+	bi, ei, ok := q.where(rec)
+	if !ok {
+		return 0, false
 	}
-	k, it := w.newRecord(l, rs.bi, rs.ei, rs.anchor, -1, rs.r)
-	rs.anchor = k
-	rs.cur++
-	rs.placed = false
-	// The level's rest, bounded at its next record with its shortest
-	// walltime, is most often above the record: it goes first, in the
-	// place of the top the walk took.
-	w.placeKept(l)
-	w.push(it)
-	return k
+	r = q.prefixN(bi) + ei
+	q.sawRank(rec, r)
+	rn.bi, rn.ei = int32(bi), int32(ei)
+	return r, true
+}
+
+// unlink takes record k, kept and not found in the jobSeq, out of its
+// level's list (not reached).
+func (w *sfWalk) unlink(k int32) {
+	x := &w.recs[k]
+	if rs := &w.rest[x.lvl]; rs.anchor == k {
+		rs.anchor = x.prev
+	}
+	if x.prev >= 0 {
+		w.recs[x.prev].next = x.next
+	}
+	if x.next >= 0 {
+		w.recs[x.next].prev = x.prev
+	}
+	x.bi = recGone
 }
 
 // nextRecord is Next by records.
@@ -247,10 +289,8 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 			switch {
 			case rs.gen != it.ei || rs.done:
 				// replaced by a later resume
-			case rs.kept && rs.placed:
-				w.bringKept(l)
 			case rs.kept:
-				w.placeKept(l)
+				w.openKept(l)
 			default:
 				nb, ne, ok := w.q.findIn(-1, l, rs.bi, rs.ei, len(w.q.blocks), 0, rs.thr, rs.first, lim, w.given)
 				if !ok {
@@ -264,6 +304,26 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 			continue
 		}
 		rn := &w.recs[it.bi]
+		if it.ei == recBounded {
+			// A kept record, bounded: its exact Sf comes in, and the
+			// next bound of its run.
+			w.nextOfRun(&it)
+			var r int
+			switch rn.bi {
+			case recGone:
+				continue
+			case recUnplaced:
+				var ok bool
+				if r, ok = w.place(it.bi); !ok {
+					w.unlink(it.bi)
+					continue
+				}
+			default: // placed by dropRecord
+				r = w.q.prefixN(int(rn.bi)) + int(rn.ei)
+			}
+			w.push(sfItem{sf: w.sfOf(&w.q.blocks[rn.bi].e[rn.ei], r), rank: int32(r), bi: it.bi})
+			continue
+		}
 		e := &w.q.blocks[rn.bi].e[rn.ei]
 		j := e.j
 		_, gave := w.given[j]
@@ -292,9 +352,12 @@ func (w *sfWalk) dropRecord(k int32, r int, lim int32) {
 	if x.prev >= 0 {
 		thr, first = w.recs[x.prev].wall, false
 	}
-	if x.next < 0 {
-		if rs := &w.rest[x.lvl]; rs.kept && !rs.done {
-			x.next = w.bringKept(x.lvl)
+	for x.next >= 0 && w.recs[x.next].bi == recUnplaced {
+		// The record after it is kept and not placed yet: the search
+		// ends at its place.
+		if _, ok := w.place(x.next); !ok {
+			w.unlink(x.next)
+			x.next = w.recs[k].next
 		}
 	}
 	if x.next < 0 {
