@@ -128,16 +128,16 @@ func (q *jobSeq) rebuildLevels() {
 	for u := range lv.us {
 		lv.us[u].reset()
 	}
-	r := 0
+	r := 0 // the entry's rank
 	for _, b := range q.blocks {
 		for ei := range b.e {
 			e := &b.e[ei]
-			r++
 			v := lv.count(e.uid)
-			q.appendRec(&lv.us[e.uid], e, b, ei, r-1)
+			q.appendRec(&lv.us[e.uid], e, b, ei, r)
 			if v != nil {
-				q.appendRec(&v.stairs, e, b, ei, r-1)
+				q.appendRec(&v.stairs, e, b, ei, r)
 			}
+			r++
 		}
 	}
 }
