@@ -99,7 +99,9 @@ func undo(s *State, started []*Job) {
 		s.nfree += len(j.Alloc())
 		delete(s.running, j.ID())
 		s.cands.insert(s.resIndex(j.Res()), j)
-		s.fit.set(j.qpos, j.Res(), j.WalltimeOrInf())
+		if s.fit != nil {
+			s.fit.set(j.qpos, j.Res(), j.WalltimeOrInf())
+		}
 		s.dead--
 		j.state, j.start, j.alloc = batsim.StateSubmitted, 0, nil
 	}

@@ -337,7 +337,7 @@ func (EASY) ApplyArrival(s *State, hosts HostSelector, d *Decider) {
 	shadow, extra := Reservation(s, q[i].res)
 	pos := s.qbase + int64(i) + 1
 	backfill(s, shadow, extra, hosts, d, true, func(free, small int) *Job {
-		p := s.fit.nextStartable(pos, free, small, s.now, shadow)
+		p := s.fitIndex().nextStartable(pos, free, small, s.now, shadow)
 		if p < 0 {
 			return nil
 		}

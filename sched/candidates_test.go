@@ -125,17 +125,40 @@ func TestFitTreeNextFit(t *testing.T) {
 	for round := 0; round < 200; round++ {
 		base := int64(r.IntN(1000))
 		n := 1 + r.IntN(300)
+		if round%4 == 0 {
+			n = 1 + r.IntN(5000) // several buckets with their size tiers
+		}
 		f := newFitTree(base, n)
 		vals := make([]int, n)
 		walls := make([]float64, n)
-		for i := range vals {
+		maxRes := []int{40, 9, 2000}[r.IntN(3)]
+		job := func(i int) {
 			vals[i], walls[i] = fitNone, math.Inf(1)
 			if r.IntN(3) > 0 {
-				vals[i] = r.IntN(40)
+				vals[i] = r.IntN(maxRes)
 				walls[i] = []float64{math.Inf(1), 0.1 + r.Float64()*1e4, float64(60 * (1 + r.IntN(100)))}[r.IntN(3)]
 			}
+		}
+		// Filled leaf by leaf (set), or all leaves then the nodes
+		// (build); then changed here and there (set).
+		bulk := r.IntN(2) == 0
+		for i := range vals {
+			job(i)
+			if bulk {
+				f.leaf(base+int64(i), vals[i], walls[i])
+			} else {
+				f.set(base+int64(i), vals[i], walls[i])
+			}
+		}
+		if bulk {
+			f.build()
+		}
+		for k := r.IntN(2 * n); k > 0; k-- {
+			i := r.IntN(n)
+			job(i)
 			f.set(base+int64(i), vals[i], walls[i])
 		}
+		checkFitTree(t, f)
 		for q := 0; q < 50; q++ {
 			from, limit := base+int64(r.IntN(n+5))-2, r.IntN(45)
 			want := int64(-1)
@@ -152,7 +175,10 @@ func TestFitTreeNextFit(t *testing.T) {
 		// nextStartable finds every startable job, in order; what it
 		// finds besides is only there by the float32 rounding down.
 		for q := 0; q < 50; q++ {
-			free, small := r.IntN(45), 0
+			free, small := r.IntN(maxRes+5), 0
+			if r.IntN(2) == 0 {
+				free = 1 + r.IntN(8) // a tier's bound
+			}
 			if free > 0 {
 				small = r.IntN(free + 1)
 			}
@@ -177,6 +203,55 @@ func TestFitTreeNextFit(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("round %d: nextStartable found %v, want %v", round, got, want)
 			}
+		}
+	}
+}
+
+// checkFitTree checks every node of f against its leaves.
+func checkFitTree(t *testing.T, f *fitTree) {
+	t.Helper()
+	nb := len(f.tw) / 2
+	if nb*fitBucket != f.n {
+		t.Fatalf("%d buckets of %d for %d leaves", nb, fitBucket, f.n)
+	}
+	for i := 1; i < f.n; i++ {
+		lo, hi := i, i+1 // the leaves under i
+		for lo < f.n {
+			lo, hi = 2*lo, 2*hi
+		}
+		res, wall := int32(fitNone), float32(math.Inf(1))
+		tiers := fitNoTiers
+		for l := lo; l < hi; l++ {
+			res, wall = min(res, f.t[l]), min(wall, f.w[l])
+			for k := range tiers {
+				if f.t[l] <= fitTierBounds[k] {
+					tiers[k] = min(tiers[k], f.w[l])
+				}
+			}
+		}
+		if f.t[i] != res || f.w[i] != wall {
+			t.Fatalf("node %d: size %d walltime %v, its leaves %d %v", i, f.t[i], f.w[i], res, wall)
+		}
+		if i < len(f.tw) && f.tw[i] != tiers {
+			t.Fatalf("node %d: tiers %v, its leaves %v", i, f.tw[i], tiers)
+		}
+	}
+}
+
+func TestFitTier(t *testing.T) {
+	for r := int32(-1); r <= 2000; r++ {
+		want := fitTiers
+		for k, b := range fitTierBounds {
+			if r <= b {
+				want = k
+				break
+			}
+		}
+		if r < 0 {
+			want = fitTiers
+		}
+		if got := fitTier(r); got != want {
+			t.Fatalf("fitTier(%d) = %d, want %d", r, got, want)
 		}
 	}
 }

@@ -9,6 +9,14 @@ import "math"
 // or after a position that fits in a number of free hosts in O(log n), so
 // EASY's backfill over an arrival-ordered queue skips runs of jobs too
 // large to start.
+//
+// Each node covering at least fitBucket leaves also keeps, by size tier
+// (fitTierBounds), the shortest walltime among its jobs of at most the
+// tier's hosts: nextStartable's test of such a node is then exact when the
+// free hosts are a tier's bound (every size up to 8 hosts is one), where
+// the smallest size and the shortest walltime alone would let it go down
+// into ranges whose small jobs are all long and whose short jobs are all
+// large, to find nothing there.
 type fitTree struct {
 	base int64   // absolute position of leaf 0
 	n    int     // number of leaves (a power of two)
@@ -16,20 +24,62 @@ type fitTree struct {
 	// w is the shortest walltime under each node (WalltimeOrInf), rounded
 	// down to a float32: never above the true one.
 	w []float32
+	// tw is, for the nodes 1..2n/fitBucket-1 (those covering fitBucket
+	// leaves or more), the shortest walltime by size tier, rounded as w.
+	tw [][fitTiers]float32
 }
 
-const fitNone = math.MaxInt32
+const (
+	fitNone   = math.MaxInt32
+	fitBucket = 32
+	fitTiers  = 16
+)
+
+// fitTierBounds are the sizes of the tiers of fitTree.tw: tier k holds the
+// jobs of at most fitTierBounds[k] hosts.
+var fitTierBounds = [fitTiers]int32{1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 32, 64, 128, 256, 512, 1024}
+
+// fitTier is the first tier whose bound is at least res hosts (fitTiers
+// when above them all).
+func fitTier(res int32) int {
+	if res >= 0 && int(res) < len(fitTierOf) {
+		return int(fitTierOf[res])
+	}
+	return fitTiers
+}
+
+// fitTierOf is fitTier of the sizes up to the last tier's bound.
+var fitTierOf = func() (t [1025]uint8) {
+	k := 0
+	for r := range t {
+		for int32(r) > fitTierBounds[k] {
+			k++
+		}
+		t[r] = uint8(k)
+	}
+	return t
+}()
+
+var fitNoTiers = func() (t [fitTiers]float32) {
+	for k := range t {
+		t[k] = float32(math.Inf(1))
+	}
+	return t
+}()
 
 func newFitTree(base int64, capacity int) *fitTree {
 	n := 64
 	for n < capacity {
 		n *= 2
 	}
-	f := &fitTree{base: base, n: n, t: make([]int32, 2*n), w: make([]float32, 2*n)}
+	f := &fitTree{base: base, n: n, t: make([]int32, 2*n), w: make([]float32, 2*n), tw: make([][fitTiers]float32, 2*n/fitBucket)}
 	inf := float32(math.Inf(1))
 	for i := range f.t {
 		f.t[i] = fitNone
 		f.w[i] = inf
+	}
+	for i := range f.tw {
+		f.tw[i] = fitNoTiers
 	}
 	return f
 }
@@ -37,9 +87,9 @@ func newFitTree(base int64, capacity int) *fitTree {
 // covers reports whether absolute position p has a leaf.
 func (f *fitTree) covers(p int64) bool { return p >= f.base && p < f.base+int64(f.n) }
 
-// set puts a job of res hosts and walltime wall (WalltimeOrInf) at p;
-// res fitNone (and wall +Inf) empties the leaf.
-func (f *fitTree) set(p int64, res int, wall float64) {
+// leaf puts a job of res hosts and walltime wall at p without updating
+// the nodes above it (set does; build does for all leaves at once).
+func (f *fitTree) leaf(p int64, res int, wall float64) int {
 	v := int32(fitNone)
 	if res < fitNone {
 		v = int32(max(res, 0))
@@ -50,17 +100,78 @@ func (f *fitTree) set(p int64, res int, wall float64) {
 	}
 	i := int(p-f.base) + f.n
 	f.t[i], f.w[i] = v, w
+	return i
+}
+
+// set puts a job of res hosts and walltime wall (WalltimeOrInf) at p;
+// res fitNone (and wall +Inf) empties the leaf.
+func (f *fitTree) set(p int64, res int, wall float64) {
+	i := f.leaf(p, res, wall)
+	tiers := true // whether the tiers below i changed
 	for i /= 2; i >= 1; i /= 2 {
 		f.t[i] = min(f.t[2*i], f.t[2*i+1])
 		f.w[i] = min(f.w[2*i], f.w[2*i+1])
+		switch {
+		case i >= len(f.tw):
+		case i >= len(f.tw)/2:
+			tiers = f.bucketTiers(i)
+		case tiers:
+			old := f.tw[i]
+			f.tw[i] = combineFitTiers(&f.tw[2*i], &f.tw[2*i+1])
+			tiers = f.tw[i] != old
+		}
+	}
+}
+
+// bucketTiers recomputes the tiers of bucket node b from its leaves and
+// reports whether they changed.
+func (f *fitTree) bucketTiers(b int) bool {
+	m := fitNoTiers
+	lo := (b - len(f.tw)/2) * fitBucket
+	for i := f.n + lo; i < f.n+lo+fitBucket; i++ {
+		if k := fitTier(f.t[i]); k < fitTiers {
+			m[k] = min(m[k], f.w[i])
+		}
+	}
+	for k := 1; k < fitTiers; k++ {
+		m[k] = min(m[k], m[k-1])
+	}
+	if m == f.tw[b] {
+		return false
+	}
+	f.tw[b] = m
+	return true
+}
+
+func combineFitTiers(a, b *[fitTiers]float32) (c [fitTiers]float32) {
+	for k := range c {
+		c[k] = min(a[k], b[k])
+	}
+	return c
+}
+
+// build computes every node above the leaves (after leaf calls).
+func (f *fitTree) build() {
+	nb := len(f.tw) / 2
+	for i := f.n - 1; i >= 1; i-- {
+		f.t[i] = min(f.t[2*i], f.t[2*i+1])
+		f.w[i] = min(f.w[2*i], f.w[2*i+1])
+		switch {
+		case i >= 2*nb:
+		case i >= nb:
+			f.bucketTiers(i)
+		default:
+			f.tw[i] = combineFitTiers(&f.tw[2*i], &f.tw[2*i+1])
+		}
 	}
 }
 
 // nextStartable is the first absolute position >= from that may hold a
 // job Backfill can start (res <= small, or res <= free and now + walltime
 // <= shadow), or -1: the position of every such job is found, and a few
-// others may be (the stored walltimes are rounded down), which Backfill
-// tests and passes.
+// others may be (the stored walltimes are rounded down; a range of a
+// bucket, or a node when free is not a tier's bound, may hold a job small
+// enough and another short enough), which Backfill tests and passes.
 func (f *fitTree) nextStartable(from int64, free, small int, now, shadow float64) int64 {
 	if from < f.base {
 		from = f.base
@@ -68,16 +179,27 @@ func (f *fitTree) nextStartable(from int64, free, small int, now, shadow float64
 	if from >= f.base+int64(f.n) {
 		return -1
 	}
+	tier := fitTier(int32(min(free, fitNone)))
 	may := func(i int) bool {
 		r := int(f.t[i])
-		return r <= small || (r <= free && now+float64(f.w[i]) <= shadow)
+		if r <= small {
+			return true
+		}
+		if r > free {
+			return false
+		}
+		w := f.w[i]
+		if i < len(f.tw) && tier < fitTiers {
+			w = f.tw[i][tier]
+		}
+		return now+float64(w) <= shadow
 	}
 	i := int(from-f.base) + f.n
 	for {
 		if may(i) {
 			// Down to the first leaf that may (a node may while none
-			// of its children does: its smallest size and shortest
-			// walltime are two jobs'; then the search goes on after it).
+			// of its children does when its test is not exact; then
+			// the search goes on after it).
 			for i < f.n && (may(2*i) || may(2*i+1)) {
 				if may(2 * i) {
 					i = 2 * i

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -99,6 +100,14 @@ type seqEntry struct {
 	uid  int32   // the user's index in the State (State.userID)
 }
 
+// wallOrInf is the job's WalltimeOrInf, read from the entry.
+func (e *seqEntry) wallOrInf() float64 {
+	if e.wall > 0 {
+		return e.wall
+	}
+	return math.Inf(1)
+}
+
 // seqAgg aggregates a range of entries. Every field but n is over the live
 // entries only.
 type seqAgg struct {
@@ -116,22 +125,30 @@ type seqAgg struct {
 var emptySeqAgg = seqAgg{minRes: seqNoRes, minW: math.Inf(1), minSub: math.Inf(1), maxSub: math.Inf(-1)}
 
 func (a *seqAgg) addEntry(e *seqEntry) {
+	if a.addLocal(e) {
+		a.minSub = min(a.minSub, e.j.submit)
+		a.maxSub = max(a.maxSub, e.j.submit)
+	}
+}
+
+// addLocal adds what e holds itself (all but the submission time, which
+// is the job's), and reports whether e is live.
+func (a *seqAgg) addLocal(e *seqEntry) bool {
 	a.n++
 	if e.res == seqDead {
-		return
+		return false
 	}
-	j := e.j
 	a.live++
 	a.minRes = min(a.minRes, e.res)
 	a.users |= 1 << (uint32(e.uid) % 64)
-	a.minW = min(a.minW, j.WalltimeOrInf())
-	if j.HasWalltime() {
-		a.maxWall = max(a.maxWall, j.walltime)
+	if e.wall > 0 {
+		a.minW = min(a.minW, e.wall)
+		a.maxWall = max(a.maxWall, e.wall)
 	} else {
+		a.minW = min(a.minW, math.Inf(1))
 		a.noWall++
 	}
-	a.minSub = min(a.minSub, j.submit)
-	a.maxSub = max(a.maxSub, j.submit)
+	return true
 }
 
 func combineSeqAgg(a, b seqAgg) seqAgg {
@@ -155,7 +172,7 @@ type seqBlock struct {
 	wb   [64]float64
 	wbOK bool
 	// tw[k] is the shortest WalltimeOrInf of the block's live jobs of at
-	// most 2^k hosts, valid while twOK (tiers).
+	// most fitTierBounds[k] hosts, valid while twOK (tiers).
 	tw   [seqResTiers]float64
 	twOK bool
 	// idx is the block's index in the jobSeq's blocks, valid once the
@@ -185,7 +202,7 @@ func (b *seqBlock) walls() *[64]float64 {
 		for i := range b.e {
 			if e := &b.e[i]; e.res != seqDead {
 				k := uint32(e.uid) % 64
-				b.wb[k] = min(b.wb[k], e.j.WalltimeOrInf())
+				b.wb[k] = min(b.wb[k], e.wallOrInf())
 			}
 		}
 		b.wbOK = true
@@ -193,19 +210,15 @@ func (b *seqBlock) walls() *[64]float64 {
 	return &b.wb
 }
 
-// seqResTiers is the number of size tiers of seqBlock.tw and jobSeq.tb:
-// jobs of at most 1, 2, 4, ..., 128 hosts.
-const seqResTiers = 8
+// seqResTiers is the number of size tiers of seqBlock.tw and jobSeq.tb,
+// those of the fit tree: jobs of at most 1, 2, ..., 8, 12, 16, 32, ...
+// hosts (fitTierBounds), so that the test of a range is exact for any
+// number of free hosts up to 8.
+const seqResTiers = fitTiers
 
 // resTier is the first tier whose bound is at least res hosts (seqResTiers
 // when above every tier's).
-func resTier(res int32) int {
-	k := 0
-	for k < seqResTiers && int32(1)<<k < res {
-		k++
-	}
-	return k
-}
+func resTier(res int32) int { return fitTier(res) }
 
 // tiers returns tw, computed again after a change.
 func (b *seqBlock) tiers() *[seqResTiers]float64 {
@@ -213,11 +226,13 @@ func (b *seqBlock) tiers() *[seqResTiers]float64 {
 		b.tw = noTiers
 		for i := range b.e {
 			if e := &b.e[i]; e.res != seqDead {
-				w := e.j.WalltimeOrInf()
-				for k := resTier(e.res); k < seqResTiers; k++ {
-					b.tw[k] = min(b.tw[k], w)
+				if k := resTier(e.res); k < seqResTiers {
+					b.tw[k] = min(b.tw[k], e.wallOrInf())
 				}
 			}
+		}
+		for k := 1; k < seqResTiers; k++ {
+			b.tw[k] = min(b.tw[k], b.tw[k-1])
 		}
 		b.twOK = true
 	}
@@ -278,6 +293,31 @@ func (b *seqBlock) recompute() {
 	}
 }
 
+// killAt marks entry ei dead and recomputes the block's aggregate. The
+// jobs are not read (one cache miss each) unless the one leaving held the
+// block's earliest or latest submission and others' differ: when every
+// live job was submitted at the same time, or the one leaving neither
+// first nor last, the bounds stay.
+func (b *seqBlock) killAt(ei int) {
+	e := &b.e[ei]
+	sub := e.j.submit
+	e.res = seqDead
+	old := b.agg
+	if old.minSub != old.maxSub && (sub == old.minSub || sub == old.maxSub) {
+		b.recompute()
+		return
+	}
+	b.umOK, b.wbOK, b.twOK = false, false, false
+	a := emptySeqAgg
+	for i := range b.e {
+		a.addLocal(&b.e[i])
+	}
+	if a.live > 0 {
+		a.minSub, a.maxSub = old.minSub, old.maxSub
+	}
+	b.agg = a
+}
+
 type jobSeq struct {
 	order  seqOrder
 	custom *KeyOrder // the order when order is seqByKey
@@ -289,7 +329,10 @@ type jobSeq struct {
 	// tree is laid out again when next read (ready), once for all the
 	// moves of a burst of arrivals.
 	stale int
-	dead  []*Job // dead entries, purged by purge
+	dead  []seqPos // dead entries (where kill found them), purged by purge
+	// hint is where the last job a walk gave is (its start then kills
+	// it): locate tries it before searching.
+	hint seqPos
 	// tombs counts the empty blocks kept in place (purge): never the
 	// last one.
 	tombs int
@@ -386,7 +429,8 @@ func (q *jobSeq) build(s *State, jobs []*Job) {
 		q.blocks = append(q.blocks, b)
 		es = es[k:]
 	}
-	q.dead = q.dead[:0]
+	clear(q.dead)
+	q.dead, q.hint = q.dead[:0], seqPos{}
 	q.stale, q.tombs = 0, 0
 	q.epoch++
 	if q.lv != nil {
@@ -551,8 +595,46 @@ func lowerBound(b *seqBlock, e *seqEntry) int {
 	return lo
 }
 
+// seqPos is where a job's entry was: its block and index (a hint, which
+// holds while the entry there is still the job's).
+type seqPos struct {
+	j      *Job
+	bi, ei int32
+}
+
+// at reports whether j's entry is at p.
+func (q *jobSeq) at(p seqPos) bool {
+	if int(p.bi) >= len(q.blocks) {
+		return false
+	}
+	b := q.blocks[p.bi]
+	return int(p.ei) < len(b.e) && b.e[p.ei].j == p.j
+}
+
+// gives records that the walk gives job j, at block bi and index ei.
+func (q *jobSeq) gives(j *Job, bi, ei int) *Job {
+	q.hint = seqPos{j: j, bi: int32(bi), ei: int32(ei)}
+	return j
+}
+
 // locate finds job j: its block and index, ok false when it is not there.
 func (q *jobSeq) locate(j *Job) (bi, ei int, ok bool) {
+	if h := q.hint; h.j == j && q.at(h) {
+		return int(h.bi), int(h.ei), true
+	}
+	return q.search(j)
+}
+
+// locateAt is locate trying p first.
+func (q *jobSeq) locateAt(p seqPos) (bi, ei int, ok bool) {
+	if q.at(p) {
+		return int(p.bi), int(p.ei), true
+	}
+	return q.search(p.j)
+}
+
+// search is locate by the order.
+func (q *jobSeq) search(j *Job) (bi, ei int, ok bool) {
 	if len(q.blocks) == 0 {
 		return 0, 0, false
 	}
@@ -613,11 +695,9 @@ func (q *jobSeq) kill(j *Job) {
 	if !ok || q.blocks[bi].e[ei].res == seqDead {
 		return
 	}
-	b := q.blocks[bi]
-	b.e[ei].res = seqDead
-	b.recompute()
+	q.blocks[bi].killAt(ei)
 	q.fix(bi)
-	q.dead = append(q.dead, j)
+	q.dead = append(q.dead, seqPos{j: j, bi: int32(bi), ei: int32(ei)})
 }
 
 // purge drops the dead entries.
@@ -628,11 +708,21 @@ func (q *jobSeq) purge() {
 	if q.lv != nil {
 		// The records that leave are replaced while the dead entries
 		// still hold their places (the searches pass them).
-		for _, j := range q.dead {
-			if bi, ei, ok := q.locate(j); ok {
+		for _, p := range q.dead {
+			if bi, ei, ok := q.locateAt(p); ok {
 				q.levelRemove(&q.blocks[bi].e[ei])
 			}
 		}
+	}
+	// From the last place to the first: an entry deleted only moves
+	// those after it in its block, whose places are then passed.
+	if len(q.dead) > 1 {
+		slices.SortFunc(q.dead, func(a, b seqPos) int {
+			if c := cmp.Compare(b.bi, a.bi); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.ei, a.ei)
+		})
 	}
 	// A block left empty stays in place as a tombstone (standing for its
 	// last entry), and so does one merged into its neighbour: dropping
@@ -641,8 +731,8 @@ func (q *jobSeq) purge() {
 	// when jobs leave from all over a long queue. The tombstones are
 	// dropped together once they are an eighth of the blocks, and an
 	// empty last block at once (nothing comes after it).
-	for _, j := range q.dead {
-		bi, ei, ok := q.locate(j)
+	for _, p := range q.dead {
+		bi, ei, ok := q.locateAt(p)
 		if !ok {
 			continue
 		}
@@ -799,7 +889,7 @@ func (w *seqWalk) nextWhereAt(mayBlock func(b *seqBlock) bool, mayNode func(x in
 				e := &b.e[w.ei]
 				w.ei++
 				if e.res != seqDead && ok(e) {
-					return e.j
+					return q.gives(e.j, w.bi, w.ei-1)
 				}
 			}
 		}

@@ -451,7 +451,7 @@ func (w *sfWalk) nextInTree(lim int32) *Job {
 			w.nextOfRun(&it)
 			e := &q.blocks[it.bi].e[it.ei]
 			if e.res != seqDead && e.res <= lim {
-				return e.j
+				return q.gives(e.j, int(it.bi), int(it.ei))
 			}
 		case x < q.p:
 			if a := &q.tree[x]; a.live > 0 && a.minRes <= lim {

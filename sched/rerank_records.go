@@ -324,7 +324,8 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 			w.push(sfItem{sf: w.sfOf(&w.q.blocks[rn.bi].e[rn.ei], r), rank: int32(r), bi: it.bi})
 			continue
 		}
-		e := &w.q.blocks[rn.bi].e[rn.ei]
+		bi, ei := int(rn.bi), int(rn.ei)
+		e := &w.q.blocks[bi].e[ei]
 		j := e.j
 		_, gave := w.given[j]
 		ok := e.res != seqDead && e.res <= lim && !gave
@@ -334,7 +335,7 @@ func (w *sfWalk) nextRecord(lim int32) *Job {
 				w.given = map[*Job]struct{}{}
 			}
 			w.given[j] = struct{}{}
-			return j
+			return w.q.gives(j, bi, ei)
 		}
 	}
 	return nil

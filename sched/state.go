@@ -360,7 +360,9 @@ type State struct {
 	// cands counts waiting jobs by size and walltime class (EASY's early exit).
 	cands *candidateIndex
 	// qbase is the absolute position of waiting[0]; fit indexes the sizes
-	// of the waiting jobs by absolute position.
+	// of the waiting jobs by absolute position, built when first read
+	// (fitIndex): kept from then on (nil until then, for the policies
+	// that never search the queue by size).
 	qbase   int64
 	fit     *fitTree
 	running map[string]*Job // by id
@@ -411,7 +413,6 @@ func (s *State) NoMoreStaticJobs() bool { return s.noMoreStatic }
 func newState(hosts []Host) *State {
 	s := &State{hosts: hosts, running: map[string]*Job{}, jobs: map[string]*Job{}}
 	s.cands = newCandidateIndex(len(hosts))
-	s.fit = newFitTree(0, 0)
 	s.reindexHosts()
 	return s
 }
@@ -497,10 +498,12 @@ func (s *State) resIndex(res int) int {
 func (s *State) enqueue(j *Job) {
 	j.qpos = s.qbase + int64(len(s.waiting))
 	s.waiting = append(s.waiting, j)
-	if !s.fit.covers(j.qpos) {
-		s.rebuildFit()
-	} else {
-		s.fit.set(j.qpos, j.res, j.WalltimeOrInf())
+	if s.fit != nil {
+		if s.fit.covers(j.qpos) {
+			s.fit.set(j.qpos, j.res, j.WalltimeOrInf())
+		} else {
+			s.rebuildFit()
+		}
 	}
 	if s.cands != nil {
 		j.wcls = int16(walltimeClass(j.walltime))
@@ -513,7 +516,7 @@ func (s *State) enqueue(j *Job) {
 
 // dequeued records that a job left the queue (started or rejected).
 func (s *State) dequeued(j *Job) {
-	if s.fit.covers(j.qpos) {
+	if s.fit != nil && s.fit.covers(j.qpos) {
 		s.fit.set(j.qpos, fitNone, math.Inf(1))
 	}
 	if s.cands != nil {
@@ -554,7 +557,9 @@ func (s *State) compactWaiting() {
 	}
 	s.waiting = w
 	s.dead = 0
-	s.rebuildFit()
+	if s.fit != nil {
+		s.rebuildFit()
+	}
 }
 
 // NextWaiting is the index in Waiting() of the first job at index from or
@@ -564,7 +569,7 @@ func (s *State) compactWaiting() {
 func (s *State) NextWaiting(from, res int) int {
 	from = max(from, 0)
 	for from < len(s.waiting) {
-		p := s.fit.nextFit(s.qbase+int64(from), res)
+		p := s.fitIndex().nextFit(s.qbase+int64(from), res)
 		if p < 0 {
 			return -1
 		}
@@ -580,15 +585,24 @@ func (s *State) NextWaiting(from, res int) int {
 	return -1
 }
 
+// fitIndex is the fit tree, built on first use.
+func (s *State) fitIndex() *fitTree {
+	if s.fit == nil {
+		s.rebuildFit()
+	}
+	return s.fit
+}
+
 // rebuildFit builds the fit tree anew over the waiting queue, with room to
 // grow to twice its length.
 func (s *State) rebuildFit() {
 	s.fit = newFitTree(s.qbase, 2*len(s.waiting))
 	for _, j := range s.waiting {
 		if j.state == batsim.StateSubmitted {
-			s.fit.set(j.qpos, j.res, j.WalltimeOrInf())
+			s.fit.leaf(j.qpos, j.res, j.WalltimeOrInf())
 		}
 	}
+	s.fit.build()
 }
 
 // WaitingCopy returns a copy of the waiting queue (arrival order) that the

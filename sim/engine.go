@@ -418,6 +418,12 @@ func (e *engine) simulationBegins() *batsim.SimulationBegins {
 		m := make(map[string]json.RawMessage, len(wl.begins))
 		for _, p := range wl.begins {
 			m[p.name] = p.batsim
+			if !e.cfg.ForwardProfiles {
+				// Sent once: only JOB_SUBMITTED with forwarded
+				// profiles reads it again (a million of them
+				// weigh 60 MB when each job has its own).
+				p.batsim = nil
+			}
 		}
 		sb.Profiles[wl.name] = m
 		wl.begins = nil
