@@ -55,8 +55,12 @@ type Session struct {
 	// messages counts the messages handled; now is the last one's now.
 	messages int
 	now      float64
-	// finished holds the ids of the jobs that ended or were rejected (a
-	// JOB_KILLED may name them after their JOB_COMPLETED).
+	// finished holds the ids of the jobs that ended or were rejected and
+	// may still be named: those the policy asked to kill, and every job
+	// that has more than its core fields (jobExt), as a JOB_KILLED may
+	// name them after their JOB_COMPLETED; with dynamic jobs, all of
+	// them, as a registration must not reuse an id. (Kept for every job,
+	// it was a million-entry map on a million-job run.)
 	finished map[string]struct{}
 	// killedJobs holds the jobs ended COMPLETED_KILLED whose JOB_KILLED
 	// has not arrived.
@@ -239,10 +243,12 @@ func (s *Session) submit(j *Job, info *pendingPiece) {
 }
 
 func (s *Session) jobEnded(j *Job) {
-	if s.finished == nil {
-		s.finished = map[string]struct{}{}
+	if j.ext != nil || s.state.config.DynamicJobsEnabled {
+		if s.finished == nil {
+			s.finished = map[string]struct{}{}
+		}
+		s.finished[j.id] = struct{}{}
 	}
-	s.finished[j.id] = struct{}{}
 	if o, ok := s.policy.(EndObserver); ok {
 		o.JobEnded(s.state, j)
 	}
@@ -342,7 +348,7 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 			_, known := s.state.jobs[id]
 			_, done := s.finished[id]
 			if !known && !done {
-				return fmt.Errorf("JOB_KILLED: job %s was never submitted", id)
+				return fmt.Errorf("JOB_KILLED: job %s was never submitted, or ended without a kill request", id)
 			}
 			if j, ok := s.killedJobs[id]; ok {
 				delete(s.killedJobs, id)

@@ -166,6 +166,8 @@ func TestSessionOrderRules(t *testing.T) {
 		{"completed on its allocation", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0")}}}, ""},
 		{"same now again", []*batsim.Message{{Now: 1}}, ""},
 		{"killed after its completion", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0"), killed(5, "w0!1")}}}, ""},
+		{"killed after its completion, never asked", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0"), killed(5, "w0!1")}}},
+			"event 1 (JOB_KILLED) at t=5: JOB_KILLED: job w0!1 was never submitted, or ended without a kill request"},
 		{"killed while running", []*batsim.Message{{Now: 5, Events: []batsim.Event{killed(5, "w0!1")}}}, ""},
 		{"killed while waiting", []*batsim.Message{{Now: 2, Events: []batsim.Event{submitted(2, "w0!2"), submitted(2, "w0!3")}}, {Now: 3, Events: []batsim.Event{killed(3, "w0!3")}}}, ""},
 		{"now goes back", []*batsim.Message{{Now: 0.5}}, "now=0.5 is earlier than the previous message's now=1"},
@@ -178,6 +180,9 @@ func TestSessionOrderRules(t *testing.T) {
 		{"killed unknown job", []*batsim.Message{{Now: 5, Events: []batsim.Event{completed(5, "w0!1", "0"), killed(5, "w0!1", "w0!9")}}},
 			"event 1 (JOB_KILLED) at t=5: JOB_KILLED: job w0!9 was never submitted"},
 	}
+	// The cases where w0!1 is marked as Decider.Kill marks it (a kill
+	// requested): only those jobs may be named by a JOB_KILLED once ended.
+	asked := map[string]bool{"killed after its completion": true, "killed unknown job": true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			spec := testSpec("fcfs")
@@ -195,8 +200,12 @@ func TestSessionOrderRules(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if j := sess.State().running["w0!1"]; j == nil || len(j.Alloc()) != 1 || j.Alloc()[0] != 0 {
+			j := sess.State().running["w0!1"]
+			if j == nil || len(j.Alloc()) != 1 || j.Alloc()[0] != 0 {
 				t.Fatalf("job w0!1 not started on host 0: %+v", j)
+			}
+			if asked[c.name] {
+				j.x().killAt = 4
 			}
 			var reply *batsim.Reply
 			for i, m := range c.last {
