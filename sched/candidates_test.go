@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/batsim"
@@ -280,3 +281,42 @@ func (refEASY) Apply(s *State, q []*Job, hosts HostSelector, d *Decider) {
 type copiedFCFS struct{}
 
 func (copiedFCFS) Sort(s *State, q []*Job) { FCFSOrder{}.Sort(s, q) }
+
+// TestStartKnowsItsOwnJobs: Decider.Start takes a waiting job of its State
+// only; a job of another State (same id, same place in its queue) is an
+// unknown job, and so is one that left the queue.
+func TestStartKnowsItsOwnJobs(t *testing.T) {
+	for seed := uint64(0); seed < 200; seed++ {
+		a, b := randomQueueState(seed), randomQueueState(seed)
+		if a.NbWaiting() == 0 || a.NbFree() == 0 {
+			continue
+		}
+		var ja, jb *Job
+		for i, j := range a.Waiting() {
+			if j.res <= a.NbFree() {
+				ja, jb = j, b.Waiting()[i]
+				break
+			}
+		}
+		if ja == nil {
+			continue
+		}
+		free := func(s *State) []int {
+			var hs []int
+			for h := range s.hosts {
+				if s.hosts[h].Free() && len(hs) < ja.res {
+					hs = append(hs, h)
+				}
+			}
+			return hs
+		}
+		d := &Decider{s: a, reply: batsim.NewReply(a.Now())}
+		if d.Start(jb, free(a)) || d.Err() == nil || !strings.Contains(d.Err().Error(), "unknown job") {
+			t.Fatalf("seed %d: started another State's job %s: %v", seed, jb.id, d.Err())
+		}
+		d = &Decider{s: a, reply: batsim.NewReply(a.Now())}
+		if !d.Start(ja, free(a)) {
+			t.Fatalf("seed %d: its own job %s: %v", seed, ja.id, d.Err())
+		}
+	}
+}

@@ -139,7 +139,7 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	if j.state != batsim.StateSubmitted {
 		return d.fail("start %s: job is %s, not waiting", j.id, j.state)
 	}
-	if cur, ok := d.s.jobs[j.id]; !ok || cur != j {
+	if !d.s.queued(j) {
 		return d.fail("start %s: unknown job", j.id)
 	}
 	if j.refused {

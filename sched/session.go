@@ -111,6 +111,17 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		s.state.killed = s.state.killed[:0]
 	}
 	reply := batsim.NewReply(msg.Now)
+	if s.state != nil && len(s.state.jobs) == 0 && len(msg.Events) > 1024 {
+		// Many jobs at once (a whole workload submitted at time 0):
+		// the map is made at their number, not grown to it.
+		n := 0
+		for i := range msg.Events {
+			if msg.Events[i].Type == batsim.TypeJobSubmitted {
+				n++
+			}
+		}
+		s.state.jobs = make(map[string]*Job, n)
+	}
 	var d *Decider
 	for i := range msg.Events {
 		ev := &msg.Events[i]

@@ -514,6 +514,14 @@ func (s *State) enqueue(j *Job) {
 	}
 }
 
+// queued reports whether j is this State's job at its place in the queue:
+// every waiting job is (a Job of another State, or one that left, is not),
+// found without hashing its id.
+func (s *State) queued(j *Job) bool {
+	i := j.qpos - s.qbase
+	return i >= 0 && i < int64(len(s.waiting)) && s.waiting[i] == j
+}
+
 // dequeued records that a job left the queue (started or rejected).
 func (s *State) dequeued(j *Job) {
 	if s.fit != nil && s.fit.covers(j.qpos) {
