@@ -106,6 +106,8 @@ func (f *fitTree) leaf(p int64, res int, wall float64) int {
 // set puts a job of res hosts and walltime wall (WalltimeOrInf) at p;
 // res fitNone (and wall +Inf) empties the leaf.
 func (f *fitTree) set(p int64, res int, wall float64) {
+	leaf := int(p-f.base) + f.n
+	empty := f.t[leaf] == fitNone // a job joins: the tiers only go down
 	i := f.leaf(p, res, wall)
 	tiers := true // whether the tiers below i changed
 	for i /= 2; i >= 1; i /= 2 {
@@ -113,6 +115,8 @@ func (f *fitTree) set(p int64, res int, wall float64) {
 		f.w[i] = min(f.w[2*i], f.w[2*i+1])
 		switch {
 		case i >= len(f.tw):
+		case i >= len(f.tw)/2 && empty:
+			tiers = f.lowerTiers(i, f.t[leaf], f.w[leaf])
 		case i >= len(f.tw)/2:
 			tiers = f.bucketTiers(i)
 		case tiers:
@@ -121,6 +125,18 @@ func (f *fitTree) set(p int64, res int, wall float64) {
 			tiers = f.tw[i] != old
 		}
 	}
+}
+
+// lowerTiers lowers the tiers of node b for a job of res hosts and
+// walltime w (rounded) that joined it, and reports whether they changed.
+func (f *fitTree) lowerTiers(b int, res int32, w float32) bool {
+	changed := false
+	for k := fitTier(res); k < fitTiers; k++ {
+		if w < f.tw[b][k] {
+			f.tw[b][k], changed = w, true
+		}
+	}
+	return changed
 }
 
 // bucketTiers recomputes the tiers of bucket node b from its leaves and
