@@ -60,12 +60,36 @@ var fitTierOf = func() (t [1025]uint8) {
 	return t
 }()
 
-var fitNoTiers = func() (t [fitTiers]float32) {
+// Shortest walltimes by size tier, kept as float32 by the fit tree and as
+// float64 by the order index (seqBlock.tw, jobSeq.tb).
+type tierWalls interface{ ~float32 | ~float64 }
+
+// noTiersOf is every tier empty: +Inf.
+func noTiersOf[T tierWalls]() (t [fitTiers]T) {
 	for k := range t {
-		t[k] = float32(math.Inf(1))
+		t[k] = T(math.Inf(1))
 	}
 	return t
-}()
+}
+
+// minTiers is the tier-by-tier minimum of a and b (the tiers of a range
+// from those of its two halves).
+func minTiers[T tierWalls](a, b *[fitTiers]T) (c [fitTiers]T) {
+	for k := range c {
+		c[k] = min(a[k], b[k])
+	}
+	return c
+}
+
+// cumulateTiers turns the shortest walltime of the sizes of each tier
+// alone into that of the sizes up to each tier's bound.
+func cumulateTiers[T tierWalls](m *[fitTiers]T) {
+	for k := 1; k < fitTiers; k++ {
+		m[k] = min(m[k], m[k-1])
+	}
+}
+
+var fitNoTiers = noTiersOf[float32]()
 
 func newFitTree(base int64, capacity int) *fitTree {
 	n := 64
@@ -121,7 +145,7 @@ func (f *fitTree) set(p int64, res int, wall float64) {
 			tiers = f.bucketTiers(i)
 		case tiers:
 			old := f.tw[i]
-			f.tw[i] = combineFitTiers(&f.tw[2*i], &f.tw[2*i+1])
+			f.tw[i] = minTiers(&f.tw[2*i], &f.tw[2*i+1])
 			tiers = f.tw[i] != old
 		}
 	}
@@ -149,21 +173,12 @@ func (f *fitTree) bucketTiers(b int) bool {
 			m[k] = min(m[k], f.w[i])
 		}
 	}
-	for k := 1; k < fitTiers; k++ {
-		m[k] = min(m[k], m[k-1])
-	}
+	cumulateTiers(&m)
 	if m == f.tw[b] {
 		return false
 	}
 	f.tw[b] = m
 	return true
-}
-
-func combineFitTiers(a, b *[fitTiers]float32) (c [fitTiers]float32) {
-	for k := range c {
-		c[k] = min(a[k], b[k])
-	}
-	return c
 }
 
 // build computes every node above the leaves (after leaf calls).
@@ -177,7 +192,7 @@ func (f *fitTree) build() {
 		case i >= nb:
 			f.bucketTiers(i)
 		default:
-			f.tw[i] = combineFitTiers(&f.tw[2*i], &f.tw[2*i+1])
+			f.tw[i] = minTiers(&f.tw[2*i], &f.tw[2*i+1])
 		}
 	}
 }

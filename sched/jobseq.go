@@ -231,27 +231,13 @@ func (b *seqBlock) tiers() *[seqResTiers]float64 {
 				}
 			}
 		}
-		for k := 1; k < seqResTiers; k++ {
-			b.tw[k] = min(b.tw[k], b.tw[k-1])
-		}
+		cumulateTiers(&b.tw)
 		b.twOK = true
 	}
 	return &b.tw
 }
 
-var noTiers = func() (t [seqResTiers]float64) {
-	for i := range t {
-		t[i] = math.Inf(1)
-	}
-	return t
-}()
-
-func combineTiers(a, b *[seqResTiers]float64) (c [seqResTiers]float64) {
-	for i := range c {
-		c[i] = min(a[i], b[i])
-	}
-	return c
-}
+var noTiers = noTiersOf[float64]()
 
 // seqUserMin is a user's shortest WalltimeOrInf in a block.
 type seqUserMin struct {
@@ -515,7 +501,7 @@ func (q *jobSeq) ready() {
 				q.wb[i] = combineWalls(&q.wb[2*i], &q.wb[2*i+1])
 			}
 			if q.tbOn {
-				q.tb[i] = combineTiers(&q.tb[2*i], &q.tb[2*i+1])
+				q.tb[i] = minTiers(&q.tb[2*i], &q.tb[2*i+1])
 			}
 		}
 		lo, hi = lo/2, hi/2
@@ -540,7 +526,7 @@ func (q *jobSeq) fix(bi int) {
 		fixUp(q.wb, i, q.blocks[bi].walls(), combineWalls)
 	}
 	if q.tbOn {
-		fixUp(q.tb, i, q.blocks[bi].tiers(), combineTiers)
+		fixUp(q.tb, i, q.blocks[bi].tiers(), minTiers)
 	}
 }
 
@@ -617,10 +603,11 @@ func (q *jobSeq) gives(j *Job, bi, ei int) *Job {
 	return j
 }
 
-// locate finds job j: its block and index, ok false when it is not there.
+// locate finds job j: its block and index, ok false when it is not there
+// (where the walk last gave it, when it did).
 func (q *jobSeq) locate(j *Job) (bi, ei int, ok bool) {
-	if h := q.hint; h.j == j && q.at(h) {
-		return int(h.bi), int(h.ei), true
+	if q.hint.j == j {
+		return q.locateAt(q.hint)
 	}
 	return q.search(j)
 }
@@ -1141,7 +1128,7 @@ func (q *jobSeq) check(s *State) error {
 		if q.wbOn && q.wb[i] != combineWalls(&q.wb[2*i], &q.wb[2*i+1]) {
 			return fmt.Errorf("order index %d: tree node %d's walltimes by user are stale", q.order, i)
 		}
-		if q.tbOn && q.tb[i] != combineTiers(&q.tb[2*i], &q.tb[2*i+1]) {
+		if q.tbOn && q.tb[i] != minTiers(&q.tb[2*i], &q.tb[2*i+1]) {
 			return fmt.Errorf("order index %d: tree node %d's walltimes by size are stale", q.order, i)
 		}
 	}
