@@ -388,7 +388,7 @@ func TestDecodeLargeMessageInPlace(t *testing.T) {
 		t.Error("the job is a copy, not a slice of the message")
 	}
 	small := quietDecoder()
-	small.inPlaceFrom = math.MaxInt
+	small.reference = true
 	want, err := small.Decode(b, FromBatsim)
 	if err != nil || !reflect.DeepEqual(m, want) {
 		t.Errorf("in place: %+v; decoded: %+v, %v", m, want, err)

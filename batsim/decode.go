@@ -36,10 +36,18 @@ type Decoder struct {
 	// inPlaceFrom, when set, replaces largeMessage (tests compare the two
 	// ways of reading a message).
 	inPlaceFrom int
+	// reference, set by tests, reads every message through goccy/go-json's
+	// decoding into copies: the reading the fast one (internal/jsonspan,
+	// with hand-read data for the frequent events) is compared with.
+	reference bool
 }
 
-// inPlace reports whether data of n bytes is read in place.
+// inPlace reports whether a JOB_SUBMITTED's data of n bytes is read in
+// place (its job and profile are slices of the message, not copies).
 func (d *Decoder) inPlace(n int) bool {
+	if d.reference {
+		return false
+	}
 	if d.inPlaceFrom > 0 {
 		return n >= d.inPlaceFrom
 	}
@@ -97,18 +105,19 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("invalid message: event %d: %s", e.Event, e.Rule)
 }
 
-// largeMessage is the size from which a message is split in place
-// (internal/jsonspan: its events, and a JOB_SUBMITTED's job and profile, are
-// slices of the message) rather than decoded into copies, so that a message
-// of 50 MB does not take several times its size in memory.
+// largeMessage is the size of a JOB_SUBMITTED's data from which its job
+// and profile are slices of the message rather than copies, so that a
+// message of 50 MB does not take several times its size in memory. Every
+// message is split in place (internal/jsonspan): its events, and their
+// data, are read as slices of it.
 const largeMessage = 1 << 20
 
 // Decode parses one message sent in direction dir. The Message may refer to
 // b (a JOB_SUBMITTED's job and profile of a large message are slices of it):
 // b must not change while the Message is in use.
 func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
-	large := d.inPlace(len(b))
-	env, err := splitEnvelope(b, large)
+	inPlace := !d.reference
+	env, err := splitEnvelope(b, inPlace)
 	if err != nil {
 		return nil, &DecodeError{Event: -1, Rule: "not a JSON object: " + err.Error()}
 	}
@@ -123,7 +132,7 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		return nil, &DecodeError{Event: -1, Rule: fmt.Sprintf("now=%g is negative (Batsim's time starts at 0)", msg.Now)}
 	}
 	for i, rawEv := range *env.Events {
-		re, err := splitEvent(rawEv, large)
+		re, err := splitEvent(rawEv, inPlace)
 		if err != nil {
 			return nil, &DecodeError{Event: i, Rule: "not an object with a numeric timestamp, a string type and data: " + err.Error()}
 		}
@@ -158,15 +167,15 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 	return msg, nil
 }
 
-// splitEnvelope reads a message's now and its events, unparsed: by
-// decoding (copies of the events), or, for a large message, in place.
-func splitEnvelope(b []byte, large bool) (rawEnvelope, error) {
+// splitEnvelope reads a message's now and its events, unparsed: in place,
+// or (the reference reading) by decoding into copies of the events.
+func splitEnvelope(b []byte, inPlace bool) (rawEnvelope, error) {
 	var env rawEnvelope
-	if !large {
+	if !inPlace {
 		err := json.Unmarshal(b, &env)
 		return env, err
 	}
-	err := jsonspan.Object(b, func(key string, v []byte) error {
+	err := jsonspan.Members(b, func(key, v []byte) error {
 		switch {
 		case keyIs(key, "now"):
 			n, err := spanDouble(v)
@@ -190,13 +199,14 @@ func splitEnvelope(b []byte, large bool) (rawEnvelope, error) {
 
 // splitEvent reads an event's timestamp, type and data (see
 // splitEnvelope).
-func splitEvent(b []byte, large bool) (rawEvent, error) {
+func splitEvent(b []byte, inPlace bool) (rawEvent, error) {
 	var re rawEvent
-	if !large {
+	if !inPlace {
 		err := json.Unmarshal(b, &re)
 		return re, err
 	}
-	err := jsonspan.Object(b, func(key string, v []byte) error {
+	// b is an element of the events that splitEnvelope checked.
+	err := jsonspan.CheckedMembers(b, func(key, v []byte) error {
 		switch {
 		case keyIs(key, "timestamp"):
 			n, err := spanDouble(v)
@@ -222,7 +232,9 @@ func splitEvent(b []byte, large bool) (rawEvent, error) {
 
 // keyIs reports whether the key of a member read in place names field, as
 // the decoder matches keys to fields: regardless of case.
-func keyIs(key, field string) bool { return strings.EqualFold(key, field) }
+func keyIs(key []byte, field string) bool {
+	return string(key) == field || strings.EqualFold(string(key), field)
+}
 
 // spanDouble reads a number value found by jsonspan (nil for null).
 func spanDouble(v []byte) (*Double, error) {
@@ -271,6 +283,7 @@ func (d *Decoder) decodeData(typ string, b []byte, dir Direction) (any, error) {
 
 func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	var v any
+	read := false // v was read by hand, not by strict
 	switch typ {
 	case TypeSimulationBegins:
 		// Counts Batsim leaves out stay negative: checkBegins says so.
@@ -281,9 +294,17 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 		if d.inPlace(len(b)) {
 			return d.largeSubmitted(b)
 		}
-		v = &JobSubmitted{}
+		if e, ok := d.quickSubmitted(b); ok {
+			v, read = e, true
+		} else {
+			v = &JobSubmitted{}
+		}
 	case TypeJobCompleted:
-		v = &JobCompleted{}
+		if e, ok := d.quickCompleted(b); ok {
+			v, read = e, true
+		} else {
+			v = &JobCompleted{}
+		}
 	case TypeJobKilled:
 		v = &JobKilled{}
 	case TypeResourceStateChanged:
@@ -313,8 +334,10 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 		d.logOnce("type|"+typ, "ignoring unknown event type", "type", typ)
 		return &Unknown{Raw: append(json.RawMessage(nil), b...)}, nil
 	}
-	if err := d.strict(typ, b, v); err != nil {
-		return nil, err
+	if !read {
+		if err := d.strict(typ, b, v); err != nil {
+			return nil, err
+		}
 	}
 	switch e := v.(type) {
 	case *JobSubmitted:
@@ -338,11 +361,131 @@ func (d *Decoder) decodeFromBatsim(typ string, b []byte) (any, error) {
 	return v, nil
 }
 
+// errUnusual stops a hand reading at a member strict must read.
+var errUnusual = errors.New("unusual member")
+
+// quickSubmitted reads a JOB_SUBMITTED's data as Batsim writes it: a
+// job_id of plain text, a job and a profile that are objects; copies of
+// them. It reports false for any other data, which strict then reads
+// (and judges): what it reads is what strict would. b is data splitEvent
+// read in place (checked against JSON's grammar).
+func (d *Decoder) quickSubmitted(b []byte) (*JobSubmitted, bool) {
+	if d.reference {
+		return nil, false
+	}
+	e := &JobSubmitted{}
+	err := jsonspan.CheckedMembers(b, func(key, v []byte) error {
+		switch string(key) {
+		case "job_id":
+			s, ok := plainText(v)
+			if !ok {
+				return errUnusual
+			}
+			e.JobID = s
+		case "job", "profile":
+			if len(v) == 0 || v[0] != '{' {
+				return errUnusual
+			}
+			raw := append(json.RawMessage(nil), v...)
+			if key[0] == 'j' {
+				e.Job = raw
+			} else {
+				e.Profile = raw
+			}
+		default:
+			return errUnusual
+		}
+		return nil
+	})
+	return e, err == nil
+}
+
+// quickCompleted reads a JOB_COMPLETED's data as Batsim writes it: job_id,
+// job_state and alloc of plain text, an integer return_code (quickSubmitted
+// says how the others are read).
+func (d *Decoder) quickCompleted(b []byte) (*JobCompleted, bool) {
+	if d.reference {
+		return nil, false
+	}
+	e := &JobCompleted{}
+	err := jsonspan.CheckedMembers(b, func(key, v []byte) error {
+		ok := false
+		switch string(key) {
+		case "job_id":
+			e.JobID, ok = plainText(v)
+		case "job_state":
+			e.JobState, ok = stateText(v)
+		case "alloc":
+			e.Alloc, ok = plainText(v)
+		case "return_code":
+			e.ReturnCode, ok = smallInt(v)
+		}
+		if !ok {
+			return errUnusual
+		}
+		return nil
+	})
+	return e, err == nil
+}
+
+// plainText is the string value v (a value read in place) when v is a
+// string whose text is its value: ASCII, no escape.
+func plainText(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	t := v[1 : len(v)-1]
+	for _, c := range t {
+		if c == '\\' || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(t), true
+}
+
+// finalStates are the states a JOB_COMPLETED names, read without a copy.
+var finalStates = [...]string{StateSuccess, StateFailed, StateWalltimeReached, StateKilled}
+
+// stateText is plainText, sharing the string of a final job state.
+func stateText(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' {
+		for _, st := range finalStates {
+			if string(v[1:len(v)-1]) == st {
+				return st, true
+			}
+		}
+	}
+	return plainText(v)
+}
+
+// smallInt is the number value v when v is an integer of at most nine
+// digits (any int holds it).
+func smallInt(v []byte) (int, bool) {
+	digits := v
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if len(digits) < len(v) {
+		n = -n
+	}
+	return n, true
+}
+
 // largeSubmitted decodes the data of a large JOB_SUBMITTED in place: its
-// job and profile are slices of b.
+// job and profile are slices of b (data splitEvent read in place).
 func (d *Decoder) largeSubmitted(b []byte) (*JobSubmitted, error) {
 	e := &JobSubmitted{}
-	err := jsonspan.Object(b, func(key string, v []byte) error {
+	err := jsonspan.CheckedMembers(b, func(key, v []byte) error {
 		switch {
 		case keyIs(key, "job_id"):
 			id, err := jsonspan.String(v)
@@ -355,7 +498,7 @@ func (d *Decoder) largeSubmitted(b []byte) (*JobSubmitted, error) {
 		case keyIs(key, "profile"):
 			e.Profile = v
 		default:
-			d.logOnce(TypeJobSubmitted+"|"+key, "ignoring unknown key in event data", "type", TypeJobSubmitted, "detail", fmt.Sprintf("unknown field %q", key))
+			d.logOnce(TypeJobSubmitted+"|"+string(key), "ignoring unknown key in event data", "type", TypeJobSubmitted, "detail", fmt.Sprintf("unknown field %q", key))
 		}
 		return nil
 	})

@@ -44,12 +44,20 @@ func checkDecode(b []byte, fromScheduler bool) error {
 	}
 	dec := quietDecoder()
 	m, err := dec.Decode(b, dir)
-	// A large message is read in place (internal/jsonspan): the same
-	// message, or an error where the other way errs.
+	// A message is read in place (internal/jsonspan, frequent events' data
+	// by hand), a large JOB_SUBMITTED's job and profile left in the
+	// message: the message goccy/go-json's decoding reads (the
+	// reference), or an error where it errs.
+	ref := quietDecoder()
+	ref.reference = true
+	mr, errr := ref.Decode(b, dir)
+	if (err == nil) != (errr == nil) || !reflect.DeepEqual(m, mr) {
+		return fmt.Errorf("read in place: %+v, %v; decoded: %+v, %v", m, err, mr, errr)
+	}
 	inPlace := quietDecoder()
 	inPlace.inPlaceFrom = 1
 	if mp, errp := inPlace.Decode(b, dir); (err == nil) != (errp == nil) || !reflect.DeepEqual(m, mp) {
-		return fmt.Errorf("read in place: %+v, %v; decoded: %+v, %v", mp, errp, m, err)
+		return fmt.Errorf("every job in place: %+v, %v; decoded: %+v, %v", mp, errp, mr, errr)
 	}
 	if err != nil {
 		if m != nil {

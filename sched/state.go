@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/internal/jsonspan"
 )
 
 // Job is a job as the framework tracks it. Policies read it through its
@@ -642,6 +644,25 @@ func (s *State) HostsByFastest() []int { return s.byFastest }
 
 // parseJob fills a Job from a JOB_SUBMITTED payload.
 func parseJob(ev *batsim.JobSubmitted, at float64) (*Job, error) {
+	if _, err := batsim.ParseJobID(ev.JobID); err != nil {
+		return nil, err
+	}
+	// The job's object (Raw) is kept by the caller when the policy asks.
+	j := &Job{id: ev.JobID, submit: at, state: batsim.StateSubmitted}
+	if len(ev.Job) > 0 && quickJob(j, ev.Job) {
+		return j, nil
+	}
+	j = &Job{id: ev.JobID, submit: at, state: batsim.StateSubmitted}
+	if err := decodeJob(j, ev.Job); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// decodeJob fills j from the job object raw (none when empty) by decoding
+// it: the reading of any job, which quickJob does faster for the usual
+// ones.
+func decodeJob(j *Job, raw []byte) error {
 	// Numbers are read as batsched reads them (rapidjson).
 	var d struct {
 		Res      *batsim.Double  `json:"res"`
@@ -650,14 +671,9 @@ func parseJob(ev *batsim.JobSubmitted, at float64) (*Job, error) {
 		User     json.RawMessage `json:"user"`
 		UserID   json.RawMessage `json:"user_id"`
 	}
-	if _, err := batsim.ParseJobID(ev.JobID); err != nil {
-		return nil, err
-	}
-	// The job's object (Raw) is kept by the caller when the policy asks.
-	j := &Job{id: ev.JobID, submit: at, state: batsim.StateSubmitted}
-	if len(ev.Job) > 0 {
-		if err := json.Unmarshal(ev.Job, &d); err != nil {
-			return nil, err
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return err
 		}
 	}
 	if d.Res != nil {
@@ -674,13 +690,96 @@ func parseJob(ev *batsim.JobSubmitted, at float64) (*Job, error) {
 	if j.user == "" {
 		j.user = userOf(d.UserID)
 	}
-	return j, nil
+	return nil
+}
+
+// jobFields are the job's keys parseJob reads.
+var jobFields = [...]string{"res", "walltime", "profile", "user", "user_id"}
+
+// errUnusual stops quickJob at a member it leaves to the decoder.
+var errUnusual = errors.New("unusual member")
+
+// quickJob fills j from the job object raw as Batsim sends it: the keys
+// parseJob reads spelt as they are, res and walltime numbers or null. It
+// reports false for any other job, which parseJob then decodes: what it
+// reads is what the decoder would.
+func quickJob(j *Job, raw []byte) bool {
+	var res, wall, prof, user, uid []byte
+	err := jsonspan.Members(raw, func(key, v []byte) error {
+		switch string(key) {
+		case "res":
+			res = v
+		case "walltime":
+			wall = v
+		case "profile":
+			prof = v
+		case "user":
+			user = v
+		case "user_id":
+			uid = v
+		default:
+			// The decoder matches keys to fields regardless of case.
+			for _, c := range key {
+				if c >= 0x80 {
+					return errUnusual
+				}
+			}
+			for _, f := range jobFields {
+				if len(key) == len(f) && strings.EqualFold(string(key), f) {
+					return errUnusual
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	number := func(v []byte) (float64, bool, bool) { // value, present, ok
+		if v == nil || string(v) == "null" {
+			return 0, false, true
+		}
+		var d batsim.Double
+		if d.UnmarshalJSON(v) != nil {
+			return 0, false, false
+		}
+		return float64(d), true, true
+	}
+	r, hasRes, ok := number(res)
+	if !ok {
+		return false
+	}
+	w, hasWall, ok := number(wall)
+	if !ok {
+		return false
+	}
+	if hasRes {
+		j.res = int(r)
+	}
+	if hasWall && w > 0 {
+		j.walltime = w
+	}
+	if jsonspan.IsString(prof) {
+		if p, err := jsonspan.String(prof); err == nil {
+			j.profile = p
+		}
+	}
+	j.user = userOf(user)
+	if j.user == "" {
+		j.user = userOf(uid)
+	}
+	return true
 }
 
 // userOf reads a user field given as a string or a number.
 func userOf(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
+	}
+	if jsonspan.IsString(raw) {
+		if s, err := jsonspan.String(raw); err == nil {
+			return s
+		}
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {

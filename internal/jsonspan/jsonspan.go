@@ -32,6 +32,13 @@ func (e *SyntaxError) Error() string {
 // whitespace around it allowed), in order: its key, decoded, and its value,
 // a slice of b. An error of f stops the walk and is returned.
 func Object(b []byte, f func(key string, value []byte) error) error {
+	return Members(b, func(key, value []byte) error { return f(string(key), value) })
+}
+
+// Members is Object with each key given as bytes: a slice of b when the
+// key's text is its value (ASCII, no escape), else a decoded copy. f must
+// not keep the key, nor change it.
+func Members(b []byte, f func(key, value []byte) error) error {
 	s := scanner{b: b}
 	s.space()
 	if s.peek() != '{' {
@@ -97,6 +104,20 @@ func plainASCII(v []byte) bool {
 	return true
 }
 
+// keyOf is the key whose string value is v (with its quotes): v's text
+// when it is its value, else the decoded string's bytes.
+func keyOf(v []byte) ([]byte, error) {
+	if !IsString(v) || len(v) < 2 || v[len(v)-1] != '"' {
+		return nil, errors.New("not a string")
+	}
+	if plainASCII(v) {
+		return v[1 : len(v)-1], nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return []byte(s), err
+}
+
 type scanner struct {
 	b []byte
 	i int
@@ -112,14 +133,11 @@ func (s *scanner) peek() byte {
 }
 
 func (s *scanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	b, i := s.b, s.i
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
+	s.i = i
 }
 
 // end checks that only whitespace follows.
@@ -157,7 +175,7 @@ func (s *scanner) value(depth int) error {
 
 // members skips the object at s.i (which is '{'), calling f, when not nil,
 // with each member.
-func (s *scanner) members(depth int, f func(string, []byte) error) error {
+func (s *scanner) members(depth int, f func(key, value []byte) error) error {
 	if depth > MaxDepth {
 		return s.fail("nested too deeply")
 	}
@@ -188,7 +206,7 @@ func (s *scanner) members(depth int, f func(string, []byte) error) error {
 			return err
 		}
 		if f != nil {
-			name, err := String(key)
+			name, err := keyOf(key)
 			if err != nil {
 				return &SyntaxError{Offset: k, Msg: err.Error()}
 			}
@@ -245,11 +263,28 @@ func (s *scanner) elements(depth int, f func([]byte) error) error {
 	}
 }
 
+// plain marks the bytes a string holds as they are: not '"', '\\' nor a
+// control character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // str skips the string at s.i (which is '"').
 func (s *scanner) str() error {
 	s.i++
 	for s.i < len(s.b) {
-		c := s.b[s.i]
+		b, i := s.b, s.i
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		s.i = i
+		if i == len(b) {
+			break
+		}
+		c := b[i]
 		switch {
 		case c == '"':
 			s.i++
@@ -334,4 +369,113 @@ func (s *scanner) literal(word string) error {
 	}
 	s.i += len(word)
 	return nil
+}
+
+// CheckedMembers is Members for an object already checked: a value handed
+// out by Object, Members or Array (or CheckedMembers), which checked it
+// against the grammar. It walks the members without checking them again,
+// several times faster; on any other input its result is undefined (but it
+// neither panics nor loops).
+func CheckedMembers(v []byte, f func(key, value []byte) error) error {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return &SyntaxError{Offset: i, Msg: "want an object"}
+	}
+	i = skipSpace(v, i+1)
+	if i < len(v) && v[i] == '}' {
+		return nil
+	}
+	for i < len(v) {
+		k := i
+		i = skipChecked(v, i)
+		key, err := keyOf(v[k:i])
+		if err != nil {
+			return &SyntaxError{Offset: k, Msg: err.Error()}
+		}
+		i = skipSpace(v, i)
+		if i >= len(v) || v[i] != ':' {
+			return &SyntaxError{Offset: i, Msg: "want ':'"}
+		}
+		i = skipSpace(v, i+1)
+		start := i
+		i = skipChecked(v, i)
+		if err := f(key, v[start:i]); err != nil {
+			return err
+		}
+		i = skipSpace(v, i)
+		if i >= len(v) || v[i] != ',' {
+			return nil
+		}
+		i = skipSpace(v, i+1)
+	}
+	return nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipChecked returns the end of the checked value at b[i:] (the end of b
+// when there is none): strings by their closing quote, containers by their
+// depth, other values up to the next delimiter.
+func skipChecked(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+			i++
+		}
+		return len(b)
+	}
+}
+
+// skipString returns the end of the checked string at b[i:] (b[i] is '"').
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		// The quote ends the string unless an odd number of backslashes
+		// escapes it.
+		n := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
 }

@@ -2,6 +2,7 @@ package jsonspan
 
 import (
 	stdjson "encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -60,7 +61,56 @@ func FuzzValid(f *testing.F) {
 		if got, want := Valid(b), stdjson.Valid(b); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
+		if err := sameMembers(b); err != nil {
+			t.Fatal(err)
+		}
 	})
+}
+
+type member struct{ key, value string }
+
+func walk(walker func([]byte, func(k, v []byte) error) error, b []byte) ([]member, error) {
+	var ms []member
+	err := walker(b, func(k, v []byte) error {
+		ms = append(ms, member{string(k), string(v)})
+		return nil
+	})
+	return ms, err
+}
+
+// sameMembers checks CheckedMembers against Members on b: the same members
+// where Members accepts b; on any other input, no panic and no endless
+// loop (the fuzzer would report either).
+func sameMembers(b []byte) error {
+	want, err := walk(Members, b)
+	got, cerr := walk(CheckedMembers, b)
+	if err == nil && (cerr != nil || !reflect.DeepEqual(got, want)) {
+		return fmt.Errorf("CheckedMembers(%q) = %q, %v; Members gives %q", b, got, cerr, want)
+	}
+	return nil
+}
+
+// CheckedMembers walks checked objects as Members does, at every depth of
+// the seeds and of objects with escapes, spaces and nesting.
+func TestCheckedMembers(t *testing.T) {
+	objects := []string{
+		`{}`, ` { } `, `{"a":1}`, `{"a" : "x\"y" , "b\\":[1,{"c":"]}"}],"d":-1.5e3}`,
+		`{"k\u00e9":"\\","e":{"f":{"g":[[],{}]}},"t":true,"n":null,"s":"\\\""}`,
+		"{\n\t\"a\"\r:\n[ 1 , 2 ]\n}",
+	}
+	objects = append(objects, seeds...)
+	n := 0
+	for _, o := range objects {
+		if err := sameMembers([]byte(o)); err != nil {
+			t.Error(err)
+		}
+		if Members([]byte(o), func(k, v []byte) error { return nil }) == nil {
+			n++
+		}
+	}
+	if n < 6 {
+		t.Fatalf("only %d objects walked", n)
+	}
 }
 
 // Object and Array hand out each value as the very bytes of the input, keys
