@@ -28,6 +28,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"QUERY","data":{"requests":{"consumed_energy":{}}}}]}`), true)
 	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"NOTIFY","data":{"type":"event_machine_unavailable","resources":"1 3"}}]}`), false)
 	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"SOMETHING_NEW","data":{"x":[1,2]}}]}`), false)
+	// Invalid JSON where only a shallow walk passes: in an "events" a later
+	// one replaces, in another key's value, inside an event.
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":01}],"events":[]}`), false)
+	f.Add([]byte(`{"now":1,"x":[01],"events":[]}`), false)
+	f.Add([]byte(`{"now":1,"events":[{"timestamp":1,"type":"JOB_COMPLETED","data":{"job_id":"w0!1","alloc":[01]}}]}`), false)
 	f.Add([]byte(`{}`), false)
 	f.Add([]byte(`null`), true)
 
