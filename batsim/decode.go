@@ -429,18 +429,10 @@ func (d *Decoder) quickCompleted(b []byte) (*JobCompleted, bool) {
 }
 
 // plainText is the string value v (a value read in place) when v is a
-// string whose text is its value: ASCII, no escape.
+// string whose text is its value (jsonspan.PlainText).
 func plainText(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' {
-		return "", false
-	}
-	t := v[1 : len(v)-1]
-	for _, c := range t {
-		if c == '\\' || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(t), true
+	t, ok := jsonspan.PlainText(v)
+	return string(t), ok
 }
 
 // finalStates are the states a JOB_COMPLETED names, read without a copy.

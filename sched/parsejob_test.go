@@ -26,6 +26,10 @@ func checkQuickJob(t *testing.T, raw []byte) bool {
 	t.Helper()
 	q := &Job{}
 	if !quickJob(q, raw) {
+		// parseJob decodes into the same Job: quickJob left it untouched.
+		if jobFieldsOf(q) != jobFieldsOf(&Job{}) {
+			t.Fatalf("%s: quickJob refused the job but wrote %v", raw, jobFieldsOf(q))
+		}
 		return false
 	}
 	d := &Job{}

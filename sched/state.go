@@ -652,7 +652,6 @@ func parseJob(ev *batsim.JobSubmitted, at float64) (*Job, error) {
 	if len(ev.Job) > 0 && quickJob(j, ev.Job) {
 		return j, nil
 	}
-	j = &Job{id: ev.JobID, submit: at, state: batsim.StateSubmitted}
 	if err := decodeJob(j, ev.Job); err != nil {
 		return nil, err
 	}
@@ -701,7 +700,8 @@ var errUnusual = errors.New("unusual member")
 
 // quickJob fills j from the job object raw as Batsim sends it: the keys
 // parseJob reads spelt as they are, res and walltime numbers or null. It
-// reports false for any other job, which parseJob then decodes: what it
+// reports false for any other job, which parseJob then decodes (j is left
+// as it was: nothing is written before every member was read): what it
 // reads is what the decoder would.
 func quickJob(j *Job, raw []byte) bool {
 	var res, wall, prof, user, uid []byte

@@ -84,34 +84,39 @@ func String(v []byte) (string, error) {
 	if !IsString(v) {
 		return "", errors.New("not a string")
 	}
-	if plainASCII(v) {
-		return string(v[1 : len(v)-1]), nil
+	if t, ok := PlainText(v); ok {
+		return string(t), nil
 	}
 	var s string
 	err := json.Unmarshal(v, &s)
 	return s, err
 }
 
-// plainASCII reports whether the string value v holds only ASCII and no
-// escape: its text is its value. Others are decoded as goccy/go-json
-// decodes them (escapes, and bytes that are not UTF-8 replaced by U+FFFD).
-func plainASCII(v []byte) bool {
-	for _, c := range v {
+// PlainText is the text between the quotes of the string value v when that
+// text is its value: ASCII and no escape (a slice of v). Other strings are
+// decoded as goccy/go-json decodes them (escapes, and bytes that are not
+// UTF-8 replaced by U+FFFD), by String.
+func PlainText(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	t := v[1 : len(v)-1]
+	for _, c := range t {
 		if c == '\\' || c >= 0x80 {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return t, true
 }
 
 // keyOf is the key whose string value is v (with its quotes): v's text
 // when it is its value, else the decoded string's bytes.
 func keyOf(v []byte) ([]byte, error) {
+	if t, ok := PlainText(v); ok {
+		return t, nil
+	}
 	if !IsString(v) || len(v) < 2 || v[len(v)-1] != '"' {
 		return nil, errors.New("not a string")
-	}
-	if plainASCII(v) {
-		return v[1 : len(v)-1], nil
 	}
 	var s string
 	err := json.Unmarshal(v, &s)
@@ -132,13 +137,7 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
-func (s *scanner) space() {
-	b, i := s.b, s.i
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	s.i = i
-}
+func (s *scanner) space() { s.i = skipSpace(s.b, s.i) }
 
 // end checks that only whitespace follows.
 func (s *scanner) end() error {
@@ -411,6 +410,8 @@ func CheckedMembers(v []byte, f func(key, value []byte) error) error {
 	return nil
 }
 
+// skipSpace returns the index of the first byte from b[i] on that is not
+// JSON whitespace (len(b) when none).
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
