@@ -66,7 +66,7 @@ func loadedPlatform(n int, blocked bool) *State {
 			s.hosts[h].jobs = []*Job{j}
 		}
 		next += res
-		s.running[j.id] = j
+		s.runStarted(j)
 		s.jobs[j.id] = j
 	}
 	t := now - float64(n)

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -463,47 +462,46 @@ func backfill(s *State, shadow float64, extra int, hosts HostSelector, d *Decide
 	}
 }
 
-// hostRelease is when a running job's hosts are expected back, and how
-// many of them are available.
-type hostRelease struct {
-	end float64
-	n   int
-}
-
 // Reservation computes, for a job needing need hosts, the shadow time (the
 // earliest time enough hosts are free, from running jobs' start + walltime)
 // and the extra hosts (free at the shadow time beyond need). When need hosts
 // can never be gathered (unavailable hosts, unlimited walltimes), the shadow
-// time is +Inf and there is no extra host.
+// time is +Inf and there is no extra host. The running jobs are read in
+// the order of their expected ends, which the state keeps as they start
+// and end: from the front, only as far as the shadow time.
 func Reservation(s *State, need int) (shadow float64, extra int) {
 	avail := s.NbFree()
 	if avail >= need {
 		return s.now, avail - need
 	}
-	rels := s.relBuf[:0]
-	for _, j := range s.running {
-		n := 0
-		for _, h := range j.alloc {
-			if !s.hosts[h].unavailable {
-				n++
-			}
+	ends := s.byEnd
+	for k := 0; k < len(ends); {
+		// Jobs ending at the same instant free their hosts together; a
+		// job past its walltime is expected to end now.
+		end := math.Max(ends[k].ExpectedEnd(), s.now)
+		avail += s.availableOf(ends[k])
+		for k++; k < len(ends) && math.Max(ends[k].ExpectedEnd(), s.now) == end; k++ {
+			avail += s.availableOf(ends[k])
 		}
-		rels = append(rels, hostRelease{math.Max(j.ExpectedEnd(), s.now), n})
-	}
-	s.relBuf = rels // kept for the next call: EASY asks at every decision
-	slices.SortFunc(rels, func(a, b hostRelease) int { return cmp.Compare(a.end, b.end) })
-	for k := 0; k < len(rels); k++ {
-		avail += rels[k].n
-		// Jobs ending at the same instant free their hosts together.
-		for k+1 < len(rels) && rels[k+1].end == rels[k].end {
-			k++
-			avail += rels[k].n
-		}
-		if avail >= need && !math.IsInf(rels[k].end, 1) {
-			return rels[k].end, avail - need
+		if avail >= need && !math.IsInf(end, 1) {
+			return end, avail - need
 		}
 	}
 	return math.Inf(1), 0
+}
+
+// availableOf counts the hosts of running job j that are available.
+func (s *State) availableOf(j *Job) int {
+	if !s.unavailableSeen {
+		return len(j.alloc)
+	}
+	n := 0
+	for _, h := range j.alloc {
+		if !s.hosts[h].unavailable {
+			n++
+		}
+	}
+	return n
 }
 
 // ---------------------------------------------------------------- host selection

@@ -223,3 +223,20 @@ func TestOwnFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestEASYReservationSkipsUnavailableHosts: a running job's host that
+// became unavailable does not come back when the job ends, so EASY's
+// reservation does not count it.
+func TestEASYReservationSkipsUnavailableHosts(t *testing.T) {
+	b := newEasyBench(t, "easy", 4)
+	// t=0: a (2 hosts, walltime 100) on 0-1, b (1 host, walltime 50) on 2.
+	b.expect(0, map[string]string{"a": "0-1", "b": "2"}, testkit.Submit("a", 2, 100), testkit.Submit("b", 1, 50))
+	// t=5: host 1, under a, becomes unavailable.
+	b.expect(5, map[string]string{}, batsim.Event{Timestamp: 5, Type: batsim.TypeNotify,
+		Data: &batsim.Notify{Kind: batsim.NotifyMachineUnavailable, Resources: "1"}})
+	// t=10: head h needs 3 hosts: host 3 now, b's at 50, only host 0 of
+	// a's at 100: shadow 100, extra 0. j (1 host, walltime 200) would
+	// delay h: it waits, although host 3 is free (counting host 1 would
+	// give an extra host for it).
+	b.expect(10, map[string]string{}, testkit.Submit("h", 3, 10), testkit.Submit("j", 1, 200))
+}

@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -60,7 +62,7 @@ func randomQueueState(seed uint64) *State {
 			s.hosts[x].jobs = []*Job{j}
 		}
 		h += res
-		s.running[j.id] = j
+		s.runStarted(j)
 		s.jobs[j.id] = j
 	}
 	for i := 0; i < r.IntN(300); i++ {
@@ -317,6 +319,114 @@ func TestStartKnowsItsOwnJobs(t *testing.T) {
 		d = &Decider{s: a, reply: batsim.NewReply(a.Now())}
 		if !d.Start(ja, free(a)) {
 			t.Fatalf("seed %d: its own job %s: %v", seed, ja.id, d.Err())
+		}
+	}
+}
+
+// refReservation is Reservation as it was before the state kept its
+// running jobs by end: every running job's release gathered and sorted at
+// each call. Reservation must give the same shadow time and extra hosts.
+func refReservation(s *State, need int) (shadow float64, extra int) {
+	avail := s.NbFree()
+	if avail >= need {
+		return s.now, avail - need
+	}
+	type release struct {
+		end float64
+		n   int
+	}
+	var rels []release
+	for _, j := range s.running {
+		n := 0
+		for _, h := range j.alloc {
+			if !s.hosts[h].unavailable {
+				n++
+			}
+		}
+		rels = append(rels, release{math.Max(j.ExpectedEnd(), s.now), n})
+	}
+	slices.SortFunc(rels, func(a, b release) int { return cmp.Compare(a.end, b.end) })
+	for k := 0; k < len(rels); k++ {
+		avail += rels[k].n
+		for k+1 < len(rels) && rels[k+1].end == rels[k].end {
+			k++
+			avail += rels[k].n
+		}
+		if avail >= need && !math.IsInf(rels[k].end, 1) {
+			return rels[k].end, avail - need
+		}
+	}
+	return math.Inf(1), 0
+}
+
+// TestReservationMatchesSort compares Reservation with refReservation on
+// random states (ties of ends, jobs past their walltime, jobs without
+// walltime, unavailable hosts), for every need, while jobs end and start
+// one by one: the order by end is kept up to date, not rebuilt.
+func TestReservationMatchesSort(t *testing.T) {
+	for seed := uint64(0); seed < 500; seed++ {
+		s := randomQueueState(seed)
+		r := rand.New(rand.NewPCG(seed, 17))
+		if seed%4 != 0 {
+			for i := range s.hosts {
+				s.hosts[i].unavailable = r.IntN(10) == 0
+			}
+			s.unavailableSeen = true
+		}
+		check := func(step int) {
+			t.Helper()
+			if len(s.byEnd) != len(s.running) {
+				t.Fatalf("seed %d step %d: %d jobs by end, %d running", seed, step, len(s.byEnd), len(s.running))
+			}
+			for need := 0; need <= len(s.hosts)+1; need++ {
+				gs, ge := Reservation(s, need)
+				ws, we := refReservation(s, need)
+				if gs != ws || ge != we {
+					t.Fatalf("seed %d step %d need %d: Reservation %v, %d; sorted %v, %d", seed, step, need, gs, ge, ws, we)
+				}
+			}
+		}
+		check(0)
+		for step := 1; step <= 20; step++ {
+			s.now += float64(r.IntN(200))
+			running := slices.SortedFunc(maps.Values(s.running), func(a, b *Job) int { return strings.Compare(a.id, b.id) })
+			if len(running) > 0 && r.IntN(2) == 0 {
+				// A job ends: its hosts are freed.
+				j := running[r.IntN(len(running))]
+				for _, h := range j.alloc {
+					s.hosts[h].removeJob(j)
+				}
+				s.runEnded(j)
+				s.reindexHosts()
+			} else {
+				// A job starts on free hosts, its end often tied with
+				// another's.
+				var free []int
+				for h := range s.hosts {
+					if s.hosts[h].Free() {
+						free = append(free, h)
+					}
+				}
+				if len(free) == 0 {
+					continue
+				}
+				j := &Job{id: fmt.Sprintf("w0!s%d", step), state: batsim.StateRunning, start: s.now, walltime: float64(10 * r.IntN(4))}
+				if len(running) > 0 && r.IntN(2) == 0 {
+					o := running[r.IntN(len(running))]
+					if o.HasWalltime() && o.ExpectedEnd() > s.now {
+						j.walltime = o.ExpectedEnd() - s.now
+					}
+				}
+				for _, h := range free[:1+r.IntN(len(free))] {
+					j.alloc = append(j.alloc, h)
+					s.hosts[h].jobs = []*Job{j}
+				}
+				j.res = len(j.alloc)
+				s.jobs[j.id] = j
+				s.runStarted(j)
+				s.reindexHosts()
+			}
+			check(step)
 		}
 	}
 }

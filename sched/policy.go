@@ -181,7 +181,7 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	j.state = batsim.StateRunning
 	j.start = max(d.s.now, at)
 	j.alloc = alloc
-	d.s.running[j.id] = j
+	d.s.runStarted(j)
 	d.started = append(d.started, j)
 	return true
 }

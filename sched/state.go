@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -346,8 +347,6 @@ func (h *Host) removeJob(j *Job) bool {
 // State is the framework's view of the simulation, passed to policies.
 // Policies read it; they change it only through the Decider.
 type State struct {
-	// relBuf is Reservation's buffer, kept from one call to the next.
-	relBuf      []hostRelease
 	now         float64
 	lastEvent   float64
 	hosts       []Host
@@ -379,6 +378,14 @@ type State struct {
 	// byFastest lists host ids by speed descending, then id ascending.
 	byFastest []int
 
+	// byEnd holds the running jobs by expected end (start + walltime,
+	// +Inf last), kept in order as jobs start and end: the reservation
+	// reads it from the front at every decision (Reservation).
+	byEnd []*Job
+	// unavailableSeen is set once a host has been unavailable: until
+	// then every allocated host counts as available (availableOf).
+	unavailableSeen bool
+
 	// noMoreStatic is set once Batsim said no_more_static_job_to_submit.
 	noMoreStatic bool
 
@@ -392,6 +399,29 @@ type State struct {
 
 // Now is the current message's now: the date of the decision.
 func (s *State) Now() float64 { return s.now }
+
+// runStarted records that j runs (its start and walltime set).
+func (s *State) runStarted(j *Job) {
+	s.running[j.id] = j
+	e := j.ExpectedEnd()
+	// After the jobs ending at the same date: a job is found again by
+	// its end among few.
+	i := sort.Search(len(s.byEnd), func(k int) bool { return s.byEnd[k].ExpectedEnd() > e })
+	s.byEnd = slices.Insert(s.byEnd, i, j)
+}
+
+// runEnded records that j no longer runs.
+func (s *State) runEnded(j *Job) {
+	delete(s.running, j.id)
+	e := j.ExpectedEnd()
+	i := sort.Search(len(s.byEnd), func(k int) bool { return s.byEnd[k].ExpectedEnd() >= e })
+	for ; i < len(s.byEnd); i++ {
+		if s.byEnd[i] == j {
+			s.byEnd = slices.Delete(s.byEnd, i, i+1)
+			return
+		}
+	}
+}
 
 // LastEvent is the timestamp of the current message's last event (Now
 // when it has none). Batsim stamps each event with the time it occurred,
