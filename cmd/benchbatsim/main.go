@@ -22,7 +22,10 @@
 // another core) and "one core" (Batsim and the scheduler pinned to CPU 0
 // with taskset, so a round trip is two context switches and the work).
 // Batsim's scheduling_time is the time it waits for answers; what the
-// scheduler adds is scheduling_time minus the replay's.
+// scheduler adds is scheduling_time minus the replay's: the medians'
+// difference, and the median of the differences within each round (the
+// runs of a round are adjacent in time, so a change of the machine's speed
+// between rounds cancels out). Each round's scheduling_time is printed.
 //
 // Then the embedded engine (bucma simulate) on the same files, against
 // Batsim + easy_bf_fast's wall time in the free placement (with the easy
@@ -68,7 +71,7 @@ func main() {
 	jobs := flag.Int("jobs", 20000, "jobs of the generated delay workload")
 	hosts := flag.Int("hosts", 128, "hosts of the generated platform")
 	load := flag.Float64("load", 0.95, "offered load of the workload")
-	reps := flag.Int("reps", 3, "runs of each scheduler in each placement (alternated); the median is reported")
+	reps := flag.Int("reps", 5, "runs of each scheduler in each placement (alternated); the median is reported")
 	seed := flag.Uint64("seed", 1, "seed of the workload")
 	bucma := flag.String("bucma", "bin/bucma", "the bucma binary")
 	keep := flag.String("keep", "", "keep the inputs and outputs in this directory")
@@ -223,7 +226,7 @@ type comparison struct {
 }
 
 var comparisons = []comparison{
-	{name: "easy", policy: []string{"easy", "hosts=first-fit"}, variant: "easy_bf_fast", timeTarget: 0.3},
+	{name: "easy", policy: []string{"easy", "hosts=first-fit"}, variant: "easy_bf_fast", timeTarget: 0.3, addedTarget: 0.2},
 	{name: "conservative", policy: []string{"conservative", "hosts=first-fit", "backfill=batsched", "no-walltime=reject"}, variant: "conservative_bf", twin: true, addedTarget: 0.5},
 }
 
@@ -365,7 +368,7 @@ func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, bats
 		if p == "one core" {
 			prefix = []string{taskset, "-c", "0"}
 		}
-		meds, err := measure(dir, plat, wl, o, prefix, scheds, reps, recorded, c.twin)
+		meds, runs, err := measure(dir, plat, wl, o, prefix, scheds, reps, recorded, c.twin)
 		if err != nil {
 			return 0, err
 		}
@@ -394,6 +397,26 @@ func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, bats
 			}
 			fmt.Println()
 		}
+		// The same difference taken within each round (the three
+		// schedulers' runs of a round are adjacent in time, so a change
+		// of the machine's speed between rounds cancels out), then the
+		// median over the rounds.
+		for i, s := range scheds {
+			fmt.Printf("  scheduling_time of each round, %s:", s.name)
+			for _, x := range runs[i] {
+				fmt.Printf(" %.2f", x.sched)
+			}
+			fmt.Println()
+		}
+		addBu, addBs := make([]float64, reps), make([]float64, reps)
+		for r := 0; r < reps; r++ {
+			addBu[r] = runs[0][r].sched - runs[2][r].sched
+			addBs[r] = runs[1][r].sched - runs[2][r].sched
+		}
+		mu, ms := median(addBu), median(addBs)
+		if ms > 0 {
+			fmt.Printf("  added to the floor within each round, medians, bucma / batsched: %.2f s / %.2f s = %.2f\n", mu, ms, mu/ms)
+		}
 		fmt.Printf("load: %s\n\n", loadAvg())
 		if p == "free" {
 			batschedWall = meds[1].wall
@@ -403,9 +426,9 @@ func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, bats
 }
 
 // measure runs each scheduler reps times, alternating, and returns the
-// medians. Every run but batsched's (every run, with twin) must give the
+// medians and every run's measures (by scheduler, then round). Every run but batsched's (every run, with twin) must give the
 // recorded run's _jobs.csv.
-func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte, twin bool) ([]sample, error) {
+func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte, twin bool) ([]sample, [][]sample, error) {
 	o.Prefix = prefix
 	samples := make([][]sample, len(scheds))
 	for r := 0; r < reps; r++ {
@@ -414,14 +437,14 @@ func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds 
 			argv := func(ep string) []string { return append(append([]string(nil), prefix...), s.argv(ep)...) }
 			res, err := batsimrun.WithScheduler(context.Background(), o, argv, plat, wl, out)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
+				return nil, nil, fmt.Errorf("%s: %w", s.name, err)
 			}
 			if (i != 1 || twin) && string(res.Jobs) != string(want) {
-				return nil, fmt.Errorf("%s: _jobs.csv differs from the recorded run's (%s)", s.name, out)
+				return nil, nil, fmt.Errorf("%s: _jobs.csv differs from the recorded run's (%s)", s.name, out)
 			}
 			st, err := schedulingTime(filepath.Join(out, "out_schedule.csv"))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ru := res.Scheduler.SysUsage().(*syscall.Rusage)
 			samples[i] = append(samples[i], sample{sched: st, wall: res.Wall.Seconds(), user: tv(ru.Utime), sys: tv(ru.Stime)})
@@ -443,7 +466,7 @@ func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds 
 			sys:   col(func(x sample) float64 { return x.sys }),
 		}
 	}
-	return meds, nil
+	return meds, samples, nil
 }
 
 func verdict(ok bool) string {
@@ -461,6 +484,9 @@ func median(v []float64) float64 {
 	}
 	v = slices.Clone(v)
 	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
 	return v[len(v)/2]
 }
 
