@@ -195,8 +195,9 @@ bench: deps
 	$(GO) test ./sched ./policies -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME)
 
 # bucma against batsched easy_bf_fast on the real Batsim (same generated
-# workload, one run), and the embedded engine: the speed targets as ratios.
-# BENCH_ARGS: e.g. -reps 5 -jobs 20000 -keep DIR.
+# workload, 5 alternated rounds), and the embedded engine: the speed targets
+# as ratios.
+# BENCH_ARGS: e.g. -compare easy -reps 3 -jobs 20000 -keep DIR.
 bench-batsim: build
 	$(GO) run ./cmd/benchbatsim -bucma $(BIN) $(BENCH_ARGS)
 

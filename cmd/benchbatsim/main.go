@@ -4,8 +4,8 @@
 // `make bench-batsim` runs it.
 //
 // Each comparison (-compare: easy, conservative, or both, the default)
-// has three schedulers answer the same Batsim run, in turn, RUNS times
-// each:
+// has three schedulers answer the same Batsim run, in turn, -reps times
+// each (5 by default):
 //
 //   - easy: bucma run --scheduler easy -o hosts=first-fit, and batsched -v
 //     easy_bf_fast; conservative: bucma run --scheduler conservative with
