@@ -510,7 +510,8 @@ type policyAuditor interface {
 }
 
 // audit checks the state's invariants: host/job links agree, the free count
-// is right, waiting jobs are SUBMITTED and running jobs RUNNING.
+// is right, waiting jobs are SUBMITTED and running jobs RUNNING, and the
+// order of the running jobs by expected end holds exactly the running jobs.
 func (s *Session) audit() error {
 	st := s.state
 	free := 0
@@ -550,6 +551,17 @@ func (s *Session) audit() error {
 			if !slices.Contains(st.hosts[h].jobs, j) {
 				return fmt.Errorf("running job %s: host %d does not hold it", id, h)
 			}
+		}
+	}
+	if len(st.byEnd) != len(st.running) {
+		return fmt.Errorf("%d running jobs by end, %d running", len(st.byEnd), len(st.running))
+	}
+	for i, j := range st.byEnd {
+		if st.running[j.id] != j {
+			return fmt.Errorf("job %s is in the order by end but not running", j.id)
+		}
+		if i > 0 && st.byEnd[i-1].ExpectedEnd() > j.ExpectedEnd() {
+			return fmt.Errorf("running jobs out of order by end: %s (%v) before %s (%v)", st.byEnd[i-1].id, st.byEnd[i-1].ExpectedEnd(), j.id, j.ExpectedEnd())
 		}
 	}
 	nwait, ndead := 0, 0
