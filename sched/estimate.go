@@ -114,14 +114,8 @@ type ForecastRule interface {
 func Forecast(s *State, q []*Job, target *Job, rule ForecastRule) float64 {
 	f := &forecast{now: s.now, free: s.NbFree(), q: q, target: target, started: make([]bool, len(q))}
 	for _, j := range s.running {
-		n := 0
-		for _, h := range j.alloc {
-			if !s.hosts[h].unavailable {
-				n++
-			}
-		}
 		if e := j.ExpectedEnd(); !math.IsInf(e, 1) {
-			heap.Push(&f.ends, forecastEnd{max(e, s.now), n})
+			heap.Push(&f.ends, forecastEnd{max(e, s.now), s.availableOf(j)})
 		}
 	}
 	for {

@@ -404,7 +404,6 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 		return errors.New("SIMULATION_BEGINS received twice")
 	}
 	hosts := make([]Host, len(d.ComputeResources))
-	anyUnavailable := false
 	for _, r := range d.ComputeResources {
 		if r.ID < 0 || r.ID >= len(hosts) || hosts[r.ID].props != nil {
 			return fmt.Errorf("SIMULATION_BEGINS: compute resource ids must be 0..%d, got %d", len(hosts)-1, r.ID)
@@ -415,7 +414,6 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 		}
 		hosts[r.ID] = Host{id: r.ID, name: r.Name, speed: hostSpeed(props), props: props, zoneProps: r.ZoneProperties}
 		hosts[r.ID].unavailable = r.State == "unavailable"
-		anyUnavailable = anyUnavailable || hosts[r.ID].unavailable
 		pw, err := parseHostPstates(props)
 		if err != nil {
 			return fmt.Errorf("SIMULATION_BEGINS: host %d (%s): %w", r.ID, r.Name, err)
@@ -423,7 +421,6 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 		hosts[r.ID].pstates = pw
 	}
 	s.state = newState(hosts)
-	s.state.unavailableSeen = anyUnavailable
 	// The State takes the message's profile maps over rather than copying
 	// them (a million-job workload has a million profiles), and only for
 	// policies that read them.

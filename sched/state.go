@@ -382,8 +382,10 @@ type State struct {
 	// +Inf last), kept in order as jobs start and end: the reservation
 	// reads it from the front at every decision (Reservation).
 	byEnd []*Job
-	// unavailableSeen is set once a host has been unavailable: until
-	// then every allocated host counts as available (availableOf).
+	// unavailableSeen is set once NOTIFY has made a host unavailable:
+	// until then every running job's hosts count as available
+	// (availableOf). Jobs start on available hosts only, so a running
+	// job's host can become unavailable by NOTIFY alone.
 	unavailableSeen bool
 
 	// noMoreStatic is set once Batsim said no_more_static_job_to_submit.

@@ -426,8 +426,9 @@ func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, bats
 }
 
 // measure runs each scheduler reps times, alternating, and returns the
-// medians and every run's measures (by scheduler, then round). Every run but batsched's (every run, with twin) must give the
-// recorded run's _jobs.csv.
+// medians and every run's measures (by scheduler, then round). Every run
+// but batsched's (every run, with twin) must give the recorded run's
+// _jobs.csv.
 func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte, twin bool) ([]sample, [][]sample, error) {
 	o.Prefix = prefix
 	samples := make([][]sample, len(scheds))
