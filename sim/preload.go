@@ -43,10 +43,16 @@ func Preload(path, name string) *Preloaded {
 }
 
 func preload(data []byte, path, name string) *Preloaded {
-	p := &preloader{name: name, wl: &workload{name: name, path: path, profiles: map[string]*profile{}}}
-	if !workloads.Scan(data, p) || p.bad || p.nbRes <= 0 {
+	p := &preloader{name: name, wl: &workload{name: name, path: path}}
+	ok, v := workloads.ScanSplit(data, p, func() workloads.Visitor { return &profileReader{profiles: map[string]*profile{}} })
+	if !ok || p.bad || p.nbRes <= 0 {
 		return nil
 	}
+	pp, _ := v.(*profileReader)
+	if pp == nil {
+		return nil
+	}
+	p.wl.profiles, p.order = pp.profiles, pp.order
 	wl := p.wl
 	// Profiles: sequences name known profiles and form no cycle.
 	for _, pr := range p.order {
@@ -155,15 +161,16 @@ func cyclic(order []*profile) bool {
 	return false
 }
 
-// preloader is Preload's workloads.Visitor: it checks each part as
-// workloads' Validate does (bad at the first error) and builds the engine's
-// job or profile.
+// preloader is Preload's workloads.Visitor of the jobs: it checks each
+// job as workloads' Validate does (bad at the first error) and builds the
+// engine's job; profileReader does the same for the profiles, on its own
+// goroutine (workloads.ScanSplit).
 type preloader struct {
 	name  string
 	wl    *workload
 	nbRes int
 	bad   bool
-	// the descriptions of jobs and profiles
+	// the descriptions of jobs
 	arena byteArena
 	// full ids, written one after the other (job i's ends at ends[i])
 	ids  []byte
@@ -209,17 +216,33 @@ func (p *preloader) Job(src *workloads.Job) bool {
 	return true
 }
 
-func (p *preloader) Profile(src *workloads.Profile) bool {
-	if _, dup := p.wl.profiles[src.Name]; dup || !validProfile(src) {
-		p.bad = true
+// Profile is never called: ScanSplit hands the profiles to a profileReader.
+func (p *preloader) Profile(*workloads.Profile) bool { return false }
+
+// profileReader is Preload's workloads.Visitor of the profiles.
+type profileReader struct {
+	profiles map[string]*profile
+	// the profiles in file order
+	order []*profile
+	// the descriptions of the profiles
+	arena byteArena
+}
+
+func (p *profileReader) NbRes(int)               {}
+func (p *profileReader) Extra(string, []byte)    {}
+func (p *profileReader) Job(*workloads.Job) bool { return false }
+
+// Profile returns false at the first profile workloads' Validate refuses:
+// the scan then fails.
+func (p *profileReader) Profile(src *workloads.Profile) bool {
+	if _, dup := p.profiles[src.Name]; dup || !validProfile(src) {
 		return false
 	}
 	pr, err := newProfile(src.Name, *src, &p.arena)
 	if err != nil {
-		p.bad = true
 		return false
 	}
-	p.wl.profiles[src.Name] = pr
+	p.profiles[src.Name] = pr
 	p.order = append(p.order, pr)
 	return true
 }

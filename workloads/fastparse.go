@@ -1,7 +1,9 @@
 package workloads
 
 import (
+	"bytes"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/bucma-sched/bucma/internal/batsimfmt"
 )
@@ -312,6 +314,101 @@ type Visitor interface {
 // handing over some of its parts (Parse reads it then, and names each
 // problem).
 func Scan(data []byte, v Visitor) bool {
+	return scan(data, v, nil)
+}
+
+// ScanSplit is Scan with the profiles member handed to a second visitor,
+// read on another goroutine while the rest of the document (the jobs) is
+// read: v receives nb_res, the other members and the jobs, the visitor it
+// returns the profiles. The calls each visitor receives, and the result,
+// are Scan's (the tests check it); only the jobs' and the profiles' calls
+// are no longer ordered with each other.
+//
+// The profiles member is looked for ahead of the scan (its key's last
+// occurrence in the text) and read from there at once; the scan, when it
+// reaches the document's own profiles member, takes that reading if it
+// began at the same byte (where a reading depends on nothing else), and
+// otherwise reads the member itself with a fresh visitor from profiles,
+// the early one being stopped and dropped.
+func ScanSplit(data []byte, v Visitor, profiles func() Visitor) (bool, Visitor) {
+	pre := &earlyProfiles{start: -1}
+	if at := profilesValueAt(data); at >= 0 {
+		pre.start = at
+		pre.v = profiles()
+		pre.done = make(chan struct{})
+		go pre.read(data)
+	}
+	pre.fresh = profiles
+	ok := scan(data, v, pre)
+	pre.stop.Store(true)
+	if pre.done != nil {
+		<-pre.done
+	}
+	return ok, pre.used
+}
+
+// earlyProfiles is ScanSplit's reading of the profiles member ahead of the
+// scan.
+type earlyProfiles struct {
+	start int // the offset of the member's value, -1 for none
+	v     Visitor
+	done  chan struct{}
+	stop  atomic.Bool
+	ok    bool
+	end   int
+	// fresh makes a visitor for a reading by the scan itself; used is the
+	// visitor that read the member (nil when none did).
+	fresh func() Visitor
+	used  Visitor
+}
+
+func (e *earlyProfiles) read(data []byte) {
+	defer close(e.done)
+	s := &fscan{src: data, pos: e.start, depth: 1}
+	e.ok = s.profiles(stoppable{e.v, &e.stop})
+	e.end = s.pos
+}
+
+// take is the profiles member at s.pos: the early reading when it began
+// there, else a reading now.
+func (e *earlyProfiles) take(s *fscan) bool {
+	if e.start == s.pos {
+		<-e.done
+		e.used = e.v
+		s.pos = e.end
+		return e.ok
+	}
+	e.stop.Store(true)
+	e.used = e.fresh()
+	return s.profiles(e.used)
+}
+
+// stoppable is a Visitor whose profiles stop once stop is set.
+type stoppable struct {
+	Visitor
+	stop *atomic.Bool
+}
+
+func (s stoppable) Profile(p *Profile) bool { return !s.stop.Load() && s.Visitor.Profile(p) }
+
+// profilesValueAt is where the value of the text's last "profiles" key
+// begins (after its colon and any blanks), or -1.
+func profilesValueAt(data []byte) int {
+	at := bytes.LastIndex(data, []byte(`"profiles"`))
+	if at < 0 {
+		return -1
+	}
+	s := &fscan{src: data, pos: at + len(`"profiles"`)}
+	s.ws()
+	if !s.at(':') {
+		return -1
+	}
+	s.pos++
+	s.ws()
+	return s.pos
+}
+
+func scan(data []byte, v Visitor, pre *earlyProfiles) bool {
 	s := &fscan{src: data}
 	s.ws()
 	if !s.at('{') || !s.enter() {
@@ -357,7 +454,11 @@ func Scan(data []byte, v Visitor) bool {
 			}
 			haveJobs = true
 		case "profiles":
-			if !s.profiles(v) {
+			if pre != nil {
+				if !pre.take(s) {
+					return false
+				}
+			} else if !s.profiles(v) {
 				return false
 			}
 			haveProfiles = true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
@@ -204,4 +205,112 @@ func TestFastSpelling(t *testing.T) {
 		}
 	}
 	t.Logf("%d values", n)
+}
+
+// recorder is a Visitor that writes down every call it receives; its
+// Job returns false at the stopJob-th job, its Profile at the stopProf-th
+// profile (0: never).
+type recorder struct {
+	calls             []string
+	jobs, profs       int
+	stopJob, stopProf int
+}
+
+func (r *recorder) NbRes(n int) { r.calls = append(r.calls, fmt.Sprint("nb_res ", n)) }
+func (r *recorder) Extra(k string, v []byte) {
+	r.calls = append(r.calls, fmt.Sprintf("extra %s %s", k, v))
+}
+func (r *recorder) Job(j *Job) bool {
+	r.calls = append(r.calls, fmt.Sprintf("job %q %v %v %d %v %q %s", j.ID, j.IDIsInt, j.Subtime, j.Res, j.Walltime, j.Profile, j.Raw))
+	r.jobs++
+	return r.jobs != r.stopJob
+}
+func (r *recorder) Profile(p *Profile) bool {
+	r.calls = append(r.calls, fmt.Sprintf("profile %+v", *p))
+	r.profs++
+	return r.profs != r.stopProf
+}
+
+// sameSplit checks that ScanSplit hands out exactly Scan's calls (the
+// profiles to their own visitor) and returns Scan's result, with visitors
+// stopping at the stopJob-th job and the stopProf-th profile.
+func sameSplit(doc []byte, stopJob, stopProf int) error {
+	one := &recorder{stopJob: stopJob, stopProf: stopProf}
+	want := Scan(doc, one)
+	var jobs, profs []string
+	for _, c := range one.calls {
+		if strings.HasPrefix(c, "profile ") {
+			profs = append(profs, c)
+		} else {
+			jobs = append(jobs, c)
+		}
+	}
+	main := &recorder{stopJob: stopJob, stopProf: stopProf}
+	got, pv := ScanSplit(doc, main, func() Visitor { return &recorder{stopJob: stopJob, stopProf: stopProf} })
+	if got != want {
+		return fmt.Errorf("ScanSplit %v, Scan %v", got, want)
+	}
+	if !want {
+		return nil
+	}
+	if fmt.Sprint(main.calls) != fmt.Sprint(jobs) {
+		return fmt.Errorf("calls other than profiles differ:\nsplit %q\nscan  %q", main.calls, jobs)
+	}
+	r, _ := pv.(*recorder)
+	if r == nil || fmt.Sprint(r.calls) != fmt.Sprint(profs) {
+		return fmt.Errorf("profiles differ: split %v, scan %q", pv, profs)
+	}
+	return nil
+}
+
+// ScanSplit against Scan: on every seed, with the visitors stopping at
+// each call in turn, with a "profiles" key planted elsewhere (where the
+// early reading starts at the wrong place), and on mutated documents.
+func TestScanSplitMatchesScan(t *testing.T) {
+	docs := fastSeeds(t)
+	docs["profiles-first"] = []byte(`{"profiles": {"d": {"type": "delay", "delay": 3}}, "nb_res": 2,
+	  "jobs": [{"id": "a", "subtime": 0, "res": 1, "profile": "d", "x": {"profiles": {"e": {"type": "delay", "delay": 1}}}}]}`)
+	docs["planted-after"] = []byte(`{"nb_res": 2, "jobs": [{"id": "a", "subtime": 0, "res": 1, "profile": "d"}],
+	  "profiles": {"d": {"type": "delay", "delay": 3}}, "meta": {"profiles": {"e": {"type": "delay", "delay": 1}}}}`)
+	docs["planted-bad"] = []byte(`{"nb_res": 2, "jobs": [{"id": "a", "subtime": 0, "res": 1, "profile": "d"}],
+	  "profiles": {"d": {"type": "delay", "delay": 3}}, "meta": ["profiles": 3]}`)
+	docs["no-profiles"] = []byte(`{"nb_res": 2, "jobs": []}`)
+	docs["twice"] = []byte(`{"nb_res": 2, "jobs": [], "profiles": {}, "profiles": {"d": {"type": "delay", "delay": 3}}}`)
+	r := rand.New(rand.NewPCG(5, 6))
+	for name, doc := range docs {
+		if len(doc) > 100000 {
+			if err := sameSplit(doc, 0, 0); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			continue
+		}
+		for stop := 0; stop < 8; stop++ {
+			if err := sameSplit(doc, stop, 0); err != nil {
+				t.Fatalf("%s, stopping at job %d: %v", name, stop, err)
+			}
+			if err := sameSplit(doc, 0, stop); err != nil {
+				t.Fatalf("%s, stopping at profile %d: %v", name, stop, err)
+			}
+		}
+		if len(doc) > 20000 {
+			continue
+		}
+		for i := 0; i < 100; i++ {
+			m := append([]byte(nil), doc...)
+			p := r.IntN(len(m) + 1)
+			switch r.IntN(3) {
+			case 0:
+				m = append(m[:p], append([]byte(`"profiles": {}, `), m[p:]...)...)
+			case 1:
+				if p < len(m) {
+					m = append(m[:p], m[p+1:]...)
+				}
+			default:
+				m = append(m[:p], append([]byte(`"profiles"`), m[p:]...)...)
+			}
+			if err := sameSplit(m, 0, 0); err != nil {
+				t.Fatalf("%s mutated: %v\n%s", name, err, m)
+			}
+		}
+	}
 }
