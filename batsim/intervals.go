@@ -17,6 +17,15 @@ type IntervalSet []int
 // NewIntervalSet returns the set holding ids (any order, duplicates allowed).
 func NewIntervalSet(ids ...int) IntervalSet {
 	s := append(IntervalSet(nil), ids...)
+	// Most sets come already in order (a policy's allocation, a set
+	// copied): then there is nothing to sort or merge.
+	increasing := true
+	for i := 1; i < len(s) && increasing; i++ {
+		increasing = s[i-1] < s[i]
+	}
+	if increasing {
+		return s
+	}
 	sort.Ints(s)
 	out := s[:0]
 	for i, v := range s {
@@ -146,7 +155,10 @@ func (s IntervalSet) runs(f func(a, b int)) {
 }
 
 // String returns the canonical form, e.g. "0-3 5 7-9".
-func (s IntervalSet) String() string { return string(s.Append(nil)) }
+func (s IntervalSet) String() string {
+	var buf [64]byte
+	return string(s.Append(buf[:0]))
+}
 
 // Append appends the canonical form (String) to dst.
 func (s IntervalSet) Append(dst []byte) []byte {

@@ -1,7 +1,9 @@
 package batsim
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -194,5 +196,40 @@ func TestNewIntervalSet(t *testing.T) {
 	}
 	if NewIntervalSet().String() != "" {
 		t.Fatal("empty set must print as empty string")
+	}
+	// Against sorting and merging, on ids in order, in order but for one
+	// pair, with repeats, and shuffled; and the result is never the
+	// argument itself.
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 2000; i++ {
+		n := r.IntN(12)
+		ids := make([]int, n)
+		for k := range ids {
+			ids[k] = 2*k + r.IntN(2)
+		}
+		switch i % 4 {
+		case 1:
+			if n > 1 {
+				k := r.IntN(n - 1)
+				ids[k], ids[k+1] = ids[k+1], ids[k]
+			}
+		case 2:
+			if n > 1 {
+				ids[r.IntN(n)] = ids[r.IntN(n)]
+			}
+		case 3:
+			r.Shuffle(n, func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
+		}
+		want := slices.Compact(slices.Sorted(slices.Values(ids)))
+		got := NewIntervalSet(ids...)
+		if !slices.Equal(got, want) {
+			t.Fatalf("NewIntervalSet(%v) = %v, want %v", ids, got, want)
+		}
+		if n > 0 {
+			got[0] = -1
+			if ids[0] == -1 {
+				t.Fatalf("NewIntervalSet(%v) shares its argument", ids)
+			}
+		}
 	}
 }

@@ -423,45 +423,46 @@ func isComplete(state jobState) bool {
 // execute is server_on_execute_job: the checks, then the job's actor on
 // the first host of the allocation (child, which the server creates).
 func (e *engine) execute(d *batsim.ExecuteJob) (child *actor, err error) {
-	name := "EXECUTE_JOB " + d.JobID
+	// The event's name is only built for an error.
+	fail := func(format string, args ...any) *Error { return e.fail("EXECUTE_JOB "+d.JobID, format, args...) }
 	j, ok := e.lookup(d.JobID)
 	if !ok {
 		if _, known := e.jobs[d.JobID]; known {
-			return nil, e.fail(name, "the job is not registered in Batsim anymore (it ended and its end was sent)")
+			return nil, fail("the job is not registered in Batsim anymore (it ended and its end was sent)")
 		}
-		return nil, e.fail(name, "trying to execute a job which is not registered in the workload")
+		return nil, fail("trying to execute a job which is not registered in the workload")
 	}
 	if j.state != stSubmitted {
-		return nil, e.fail(name, "cannot execute the job: its state (%s) is not SUBMITTED", j.state)
+		return nil, fail("cannot execute the job: its state (%s) is not SUBMITTED", j.state)
 	}
 	if d.StorageMapping != nil || d.AdditionalIOJob != nil {
-		return nil, e.fail(name, "storage_mapping and additional_io_job are not supported by the engine")
+		return nil, fail("storage_mapping and additional_io_job are not supported by the engine")
 	}
 	if len(d.Alloc) == 0 {
-		return nil, e.fail(name, "empty allocation")
+		return nil, fail("empty allocation")
 	}
 	for _, h := range d.Alloc {
 		if h < 0 || h >= e.nhosts+e.nstore {
-			return nil, e.fail(name, "cannot get machine %d: it does not exist", h)
+			return nil, fail("cannot get machine %d: it does not exist", h)
 		}
 		if h < e.nhosts && !e.cfg.ComputeSharing {
 			if o := e.hostJob[h]; o != nil {
-				return nil, e.fail(name, "invalid allocation: machine %d (%s) is currently computing job %s whereas time-sharing on compute machines is disabled", h, e.names[h], o.id)
+				return nil, fail("invalid allocation: machine %d (%s) is currently computing job %s whereas time-sharing on compute machines is disabled", h, e.names[h], o.id)
 			}
 		}
 		if e.en != nil && h < e.nhosts {
 			if st := e.en.state[h]; st != msOn {
-				return nil, e.fail(name, "invalid job allocation (%s): machine %d (hostname='%s') cannot compute jobs now (the machine is not computing nor idle, its state is '%s')", d.Alloc, h, e.names[h], machineStateName(st))
+				return nil, fail("invalid job allocation (%s): machine %d (hostname='%s') cannot compute jobs now (the machine is not computing nor idle, its state is '%s')", d.Alloc, h, e.names[h], machineStateName(st))
 			}
 		}
 	}
 	if !j.prof.onlyHomogeneousTotal() {
 		if d.Mapping != nil {
 			if len(d.Mapping) != j.res {
-				return nil, e.fail(name, "allocation is invalid: the custom mapping size (%d) does not match the job requested number of machines (%d)", len(d.Mapping), j.res)
+				return nil, fail("allocation is invalid: the custom mapping size (%d) does not match the job requested number of machines (%d)", len(d.Mapping), j.res)
 			}
 		} else if len(d.Alloc) != j.res {
-			return nil, e.fail(name, "allocation (%q) is invalid: the job requires %d machines but %d were given (only parallel_homogeneous_total jobs may get a different number)", d.Alloc.String(), j.res, len(d.Alloc))
+			return nil, fail("allocation (%q) is invalid: the job requires %d machines but %d were given (only parallel_homogeneous_total jobs may get a different number)", d.Alloc.String(), j.res, len(d.Alloc))
 		}
 	}
 	j.state = stRunning
@@ -472,7 +473,7 @@ func (e *engine) execute(d *batsim.ExecuteJob) (child *actor, err error) {
 		run.hosts = make([]int, len(d.Mapping))
 		for i := range run.hosts {
 			if m := d.Mapping[i]; m < 0 || m >= len(d.Alloc) {
-				return nil, e.fail(name, "mapping of executor %d: %d is not a position in the allocation (0..%d)", i, m, len(d.Alloc)-1)
+				return nil, fail("mapping of executor %d: %d is not a position in the allocation (0..%d)", i, m, len(d.Alloc)-1)
 			}
 			run.hosts[i] = d.Alloc[d.Mapping[i]]
 		}
