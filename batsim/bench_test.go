@@ -39,8 +39,26 @@ func largeBatsimMessage(n int) []byte {
 	return EncodeBatsim(m)
 }
 
+// runMessages are the messages Batsim sends in a run of n delay jobs one
+// at a time (make bench-batsim's case, in shape): each job's JOB_SUBMITTED,
+// then its JOB_COMPLETED.
+func runMessages(n int) [][]byte {
+	var out [][]byte
+	for i := 0; i < n; i++ {
+		t := float64(i)*7.25 + 0.000013*float64(i%11)
+		id := fmt.Sprintf("w0!%d", i)
+		job := fmt.Sprintf(`{"id":"%s","subtime":%.6f,"res":%d,"profile":"d%d","walltime":%.6f}`, id, t, 1+i%32, i, 100+float64(i%900))
+		out = append(out, EncodeBatsim(&Message{Now: t, Events: []Event{{Timestamp: t, Type: TypeJobSubmitted,
+			Data: &JobSubmitted{JobID: id, Job: []byte(job)}}}}))
+		out = append(out, EncodeBatsim(&Message{Now: t + 3, Events: []Event{{Timestamp: t + 3, Type: TypeJobCompleted,
+			Data: &JobCompleted{JobID: id, JobState: StateSuccess, Alloc: fmt.Sprintf("%d-%d", i%96, i%96+i%32)}}}}))
+	}
+	return out
+}
+
 // BenchmarkDecode decodes the corpus' messages in each direction (one
-// iteration decodes them all), and a 1000-event Batsim message.
+// iteration decodes them all), a 1000-event Batsim message, and the
+// messages of a run of 20 000 jobs.
 func BenchmarkDecode(b *testing.B) {
 	for dir, name := range map[Direction]string{FromBatsim: "corpus-from-batsim", FromScheduler: "corpus-from-scheduler"} {
 		msgs := benchMessages(b, dir)
@@ -53,6 +71,17 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		})
 	}
+	run := runMessages(20000)
+	b.Run("run-20k", func(b *testing.B) {
+		dec := quietDecoder()
+		for b.Loop() {
+			for _, raw := range run {
+				if _, err := dec.Decode(raw, FromBatsim); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 	big := largeBatsimMessage(1000)
 	b.Run("completed-1000", func(b *testing.B) {
 		dec := quietDecoder()

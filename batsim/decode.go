@@ -74,6 +74,24 @@ func (d *Decoder) logOnce(key, msg string, args ...any) {
 	}
 }
 
+// envelope and event are a message and an event split, unparsed (see
+// splitEnvelope): what Decode reads of them, with whether each was given
+// (null counts as not given).
+type envelope struct {
+	now        float64
+	haveNow    bool
+	events     []json.RawMessage
+	haveEvents bool
+}
+
+type event struct {
+	timestamp     float64
+	haveTimestamp bool
+	typ           string
+	haveType      bool
+	data          json.RawMessage
+}
+
 // Numbers are read as Batsim and batsched read them (Double).
 type rawEnvelope struct {
 	Now    *Double            `json:"now"`
@@ -121,76 +139,84 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 	if err != nil {
 		return nil, &DecodeError{Event: -1, Rule: "not a JSON object: " + err.Error()}
 	}
-	if env.Now == nil {
+	if !env.haveNow {
 		return nil, &DecodeError{Event: -1, Rule: `missing number "now"`}
 	}
-	if env.Events == nil {
+	if !env.haveEvents {
 		return nil, &DecodeError{Event: -1, Rule: `missing array "events"`}
 	}
-	msg := &Message{Now: float64(*env.Now), Events: make([]Event, 0, len(*env.Events))}
+	msg := &Message{Now: env.now, Events: make([]Event, 0, len(env.events))}
 	if dir == FromBatsim && msg.Now < 0 {
 		return nil, &DecodeError{Event: -1, Rule: fmt.Sprintf("now=%g is negative (Batsim's time starts at 0)", msg.Now)}
 	}
-	for i, rawEv := range *env.Events {
+	for i, rawEv := range env.events {
 		re, err := splitEvent(rawEv, inPlace)
 		if err != nil {
 			return nil, &DecodeError{Event: i, Rule: "not an object with a numeric timestamp, a string type and data: " + err.Error()}
 		}
-		if re.Timestamp == nil {
+		if !re.haveTimestamp {
 			return nil, &DecodeError{Event: i, Rule: `missing number "timestamp"`}
 		}
-		if re.Type == nil {
+		if !re.haveType {
 			return nil, &DecodeError{Event: i, Rule: `missing string "type"`}
 		}
-		ts := float64(*re.Timestamp)
-		if len(re.Data) == 0 {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: `missing "data" (required even when empty)`}
+		ts := re.timestamp
+		if len(re.data) == 0 {
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: `missing "data" (required even when empty)`}
 		}
 		// Both sides stamp events no later than the message's now; Batsim
 		// also sends them in time order (its reader does not require that
 		// order from a scheduler).
 		if ts > msg.Now {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is later than now=%g", ts, msg.Now)}
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("timestamp %g is later than now=%g", ts, msg.Now)}
 		}
 		if dir == FromBatsim && i > 0 && ts < msg.Events[i-1].Timestamp {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("timestamp %g is earlier than the previous event's %g (events out of order)", ts, msg.Events[i-1].Timestamp)}
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("timestamp %g is earlier than the previous event's %g (events out of order)", ts, msg.Events[i-1].Timestamp)}
 		}
-		data, err := d.decodeData(*re.Type, re.Data, dir)
+		data, err := d.decodeData(re.typ, re.data, dir)
 		if err != nil {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: err.Error()}
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: err.Error()}
 		}
 		if c, ok := data.(*CallMeLater); ok && dir == FromScheduler && !(c.At > ts) {
-			return nil, &DecodeError{Event: i, Type: *re.Type, Rule: fmt.Sprintf("target %g is not after the event's timestamp %g (Batsim aborts on a call in the past or now)", c.At, ts)}
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("target %g is not after the event's timestamp %g (Batsim aborts on a call in the past or now)", c.At, ts)}
 		}
-		msg.Events = append(msg.Events, Event{Timestamp: ts, Type: *re.Type, Data: data})
+		msg.Events = append(msg.Events, Event{Timestamp: ts, Type: re.typ, Data: data})
 	}
 	return msg, nil
 }
 
 // splitEnvelope reads a message's now and its events, unparsed: in place,
 // or (the reference reading) by decoding into copies of the events.
-func splitEnvelope(b []byte, inPlace bool) (rawEnvelope, error) {
-	var env rawEnvelope
+func splitEnvelope(b []byte, inPlace bool) (envelope, error) {
+	var env envelope
 	if !inPlace {
-		err := json.Unmarshal(b, &env)
+		var raw rawEnvelope
+		err := json.Unmarshal(b, &raw)
+		if raw.Now != nil {
+			env.now, env.haveNow = float64(*raw.Now), true
+		}
+		if raw.Events != nil {
+			env.events, env.haveEvents = *raw.Events, true
+		}
 		return env, err
 	}
 	err := jsonspan.Members(b, func(key, v []byte) error {
 		switch {
 		case keyIs(key, "now"):
-			n, err := spanDouble(v)
-			env.Now = n
+			n, ok, err := spanNumber(v)
+			env.now, env.haveNow = n, ok
 			return err
 		case keyIs(key, "events"):
+			env.events, env.haveEvents = nil, false
 			if string(v) == "null" {
-				env.Events = nil
 				return nil
 			}
 			var events []json.RawMessage
-			if err := jsonspan.Array(v, func(e []byte) error { events = append(events, e); return nil }); err != nil {
+			// Members has checked v.
+			if err := jsonspan.CheckedArray(v, func(e []byte) error { events = append(events, e); return nil }); err != nil {
 				return errors.New(`"events" is not an array`)
 			}
-			env.Events = &events
+			env.events, env.haveEvents = events, true
 		}
 		return nil
 	})
@@ -199,41 +225,81 @@ func splitEnvelope(b []byte, inPlace bool) (rawEnvelope, error) {
 
 // splitEvent reads an event's timestamp, type and data (see
 // splitEnvelope).
-func splitEvent(b []byte, inPlace bool) (rawEvent, error) {
-	var re rawEvent
+func splitEvent(b []byte, inPlace bool) (event, error) {
+	var ev event
 	if !inPlace {
-		err := json.Unmarshal(b, &re)
-		return re, err
+		var raw rawEvent
+		err := json.Unmarshal(b, &raw)
+		if raw.Timestamp != nil {
+			ev.timestamp, ev.haveTimestamp = float64(*raw.Timestamp), true
+		}
+		if raw.Type != nil {
+			ev.typ, ev.haveType = *raw.Type, true
+		}
+		ev.data = raw.Data
+		return ev, err
 	}
 	// b is an element of the events that splitEnvelope checked.
 	err := jsonspan.CheckedMembers(b, func(key, v []byte) error {
 		switch {
 		case keyIs(key, "timestamp"):
-			n, err := spanDouble(v)
-			re.Timestamp = n
+			n, ok, err := spanNumber(v)
+			ev.timestamp, ev.haveTimestamp = n, ok
 			return err
 		case keyIs(key, "type"):
 			if string(v) == "null" {
-				re.Type = nil
+				ev.typ, ev.haveType = "", false
 				return nil
 			}
-			t, err := jsonspan.String(v)
+			t, err := eventType(v)
 			if err != nil {
 				return errors.New(`"type" is not a string`)
 			}
-			re.Type = &t
+			ev.typ, ev.haveType = t, true
 		case keyIs(key, "data"):
-			re.Data = v
+			ev.data = v
 		}
 		return nil
 	})
-	return re, err
+	return ev, err
+}
+
+// eventTypes are the event types, whose names are shared rather than
+// copied from each message.
+var eventTypes = [...]string{TypeJobSubmitted, TypeJobCompleted, TypeRequestedCall, TypeJobKilled, TypeResourceStateChanged,
+	TypeNotify, TypeSimulationBegins, TypeSimulationEnds, TypeFromJobMsg, TypeQuery, TypeAnswer,
+	TypeExecuteJob, TypeRejectJob, TypeKillJob, TypeCallMeLater, TypeSetResourceState, TypeSetJobMetadata,
+	TypeChangeJobState, TypeRegisterProfile, TypeRegisterJob, TypeToJobMsg}
+
+// eventType is the string v (a checked JSON value), sharing the name of a
+// known event type.
+func eventType(v []byte) (string, error) {
+	if len(v) >= 2 && v[0] == '"' {
+		for _, t := range eventTypes {
+			if string(v[1:len(v)-1]) == t {
+				return t, nil
+			}
+		}
+	}
+	return jsonspan.String(v)
 }
 
 // keyIs reports whether the key of a member read in place names field, as
 // the decoder matches keys to fields: regardless of case.
 func keyIs(key []byte, field string) bool {
 	return string(key) == field || strings.EqualFold(string(key), field)
+}
+
+// spanNumber reads a number value found by jsonspan (not given for null).
+func spanNumber(v []byte) (float64, bool, error) {
+	if string(v) == "null" {
+		return 0, false, nil
+	}
+	var n Double
+	if err := n.UnmarshalJSON(v); err != nil {
+		return 0, false, err
+	}
+	return float64(n), true, nil
 }
 
 // spanDouble reads a number value found by jsonspan (nil for null).

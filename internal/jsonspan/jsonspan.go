@@ -376,29 +376,54 @@ func (s *scanner) literal(word string) error {
 // several times faster; on any other input its result is undefined (but it
 // neither panics nor loops).
 func CheckedMembers(v []byte, f func(key, value []byte) error) error {
-	i := skipSpace(v, 0)
-	if i >= len(v) || v[i] != '{' {
-		return &SyntaxError{Offset: i, Msg: "want an object"}
-	}
-	i = skipSpace(v, i+1)
-	if i < len(v) && v[i] == '}' {
-		return nil
-	}
-	for i < len(v) {
+	return checkedItems(v, '{', '}', "want an object", func(i int) (int, error) {
 		k := i
 		i = skipChecked(v, i)
 		key, err := keyOf(v[k:i])
 		if err != nil {
-			return &SyntaxError{Offset: k, Msg: err.Error()}
+			return i, &SyntaxError{Offset: k, Msg: err.Error()}
 		}
 		i = skipSpace(v, i)
 		if i >= len(v) || v[i] != ':' {
-			return &SyntaxError{Offset: i, Msg: "want ':'"}
+			return i, &SyntaxError{Offset: i, Msg: "want ':'"}
 		}
 		i = skipSpace(v, i+1)
 		start := i
 		i = skipChecked(v, i)
-		if err := f(key, v[start:i]); err != nil {
+		return i, f(key, v[start:i])
+	})
+}
+
+// CheckedArray is Array for an array already checked (see
+// CheckedMembers): it walks the elements without checking them again; on
+// any other input its result is undefined (but it neither panics nor
+// loops).
+func CheckedArray(v []byte, f func(elem []byte) error) error {
+	return checkedItems(v, '[', ']', "want an array", func(i int) (int, error) {
+		start := i
+		i = skipChecked(v, i)
+		if i == start {
+			return i, &SyntaxError{Offset: i, Msg: "want a value"}
+		}
+		return i, f(v[start:i])
+	})
+}
+
+// checkedItems walks the checked object or array v (open and close are
+// its brackets, notOpen the error when it does not begin with open): item
+// reads the member or element at i and returns where it ends.
+func checkedItems(v []byte, open, close byte, notOpen string, item func(i int) (int, error)) error {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != open {
+		return &SyntaxError{Offset: i, Msg: notOpen}
+	}
+	i = skipSpace(v, i+1)
+	if i < len(v) && v[i] == close {
+		return nil
+	}
+	for i < len(v) {
+		var err error
+		if i, err = item(i); err != nil {
 			return err
 		}
 		i = skipSpace(v, i)

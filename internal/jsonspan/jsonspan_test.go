@@ -64,7 +64,40 @@ func FuzzValid(f *testing.F) {
 		if err := sameMembers(b); err != nil {
 			t.Fatal(err)
 		}
+		if err := sameElements(b); err != nil {
+			t.Fatal(err)
+		}
 	})
+}
+
+// sameElements is sameMembers for CheckedArray against Array.
+func sameElements(b []byte) error {
+	var want, got []string
+	err := Array(b, func(e []byte) error { want = append(want, string(e)); return nil })
+	cerr := CheckedArray(b, func(e []byte) error { got = append(got, string(e)); return nil })
+	if err == nil && (cerr != nil || !reflect.DeepEqual(got, want)) {
+		return fmt.Errorf("CheckedArray(%q) = %q, %v; Array gives %q", b, got, cerr, want)
+	}
+	return nil
+}
+
+// CheckedArray walks checked arrays as Array does: arrays of the seeds'
+// values, with spaces and nesting.
+func TestCheckedArray(t *testing.T) {
+	arrays := []string{`[]`, ` [ ] `, `[1]`, `[ "a,]" , {"b":[1,2]} ,[[]], null,true , -2.5e-3 ]`, "[\n{\"x\":\"\\\"]\"}\t]"}
+	arrays = append(arrays, "["+strings.Join(seeds, ",")+"]")
+	n := 0
+	for _, a := range arrays {
+		if err := sameElements([]byte(a)); err != nil {
+			t.Error(err)
+		}
+		if Array([]byte(a), func([]byte) error { return nil }) == nil {
+			n++
+		}
+	}
+	if n < len(arrays)-1 {
+		t.Fatalf("only %d of %d arrays walked", n, len(arrays))
+	}
 }
 
 type member struct{ key, value string }
