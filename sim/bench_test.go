@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
@@ -138,6 +140,66 @@ func BenchmarkEngine20kDelaysFCFS(b *testing.B) {
 
 func BenchmarkEngine20kDelaysEASY(b *testing.B) {
 	benchFile(b, "easy", sched.Options{"hosts": "first-fit"}, star128(b), delays20k())
+}
+
+// recorder passes messages to a scheduler and keeps its replies.
+type recorder struct {
+	s       Scheduler
+	replies []*batsim.Message
+}
+
+func (r *recorder) Exchange(m *batsim.Message) (*batsim.Message, error) {
+	reply, err := r.s.Exchange(m)
+	r.replies = append(r.replies, reply)
+	return reply, err
+}
+
+// replayer answers with recorded replies, in order, whatever it is sent:
+// a scheduler that takes no time to decide.
+type replayer struct {
+	replies []*batsim.Message
+	next    int
+}
+
+func (r *replayer) Exchange(*batsim.Message) (*batsim.Message, error) {
+	if r.next == len(r.replies) {
+		return nil, errors.New("no reply left to replay")
+	}
+	r.next++
+	return r.replies[r.next-1], nil
+}
+
+// The engine's floor on the 20 000 delay jobs: the same run as
+// BenchmarkEngine20kDelaysEASY, easy's replies replayed (recorded once,
+// before the timer) instead of decided, so that what is left is the
+// engine's own time: reading, simulating, writing.
+func BenchmarkEngine20kDelaysReplayEASY(b *testing.B) {
+	plat, data := star128(b), delays20k()
+	run := func(s Scheduler, prefix string) {
+		pre := preload(data, "/bench.json", "w0")
+		if pre == nil {
+			b.Fatal("workload not preloaded")
+		}
+		if _, err := Run(context.Background(), Config{Platform: plat, Preloaded: []*Preloaded{pre}, ExportPrefix: prefix}, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir := b.TempDir()
+	rec := &recorder{s: InProcess(newSession(b, "easy", sched.Options{"hosts": "first-fit"}, false))}
+	run(rec, filepath.Join(dir, "easy"))
+	want, err := os.ReadFile(filepath.Join(dir, "easy_jobs.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(&replayer{replies: rec.replies}, filepath.Join(dir, "replay"))
+	}
+	b.StopTimer()
+	if got, err := os.ReadFile(filepath.Join(dir, "replay_jobs.csv")); err != nil || !bytes.Equal(got, want) {
+		b.Fatalf("the replay's _jobs.csv differs from easy's (%v)", err)
+	}
+	b.ReportMetric(float64(20000*b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
 
 // A million jobs on Lille (bucma workload lille --jobs 1000000 --seed 1,
