@@ -70,13 +70,12 @@ type engine struct {
 	jobs     map[string]*job
 	// hostJob is the job each compute host runs (machines' state): the
 	// last one started when several share the host (hostJobs of them).
-	hostJob  []*job
-	hostJobs []int32
-	// tally adds up the hosts' times in each state.
-	tally *tally
+	hostJob   []*job
+	hostJobs  []int32
+	hostSince []float64
 	// hostIdle and hostComp are each host's time idle and computing,
 	// in long doubles (Machine::time_spent_in_each_state), summed in
-	// host order for _schedule.csv once the tally has finished.
+	// host order for _schedule.csv.
 	hostIdle   []ld
 	hostComp   []ld
 	staticJobs int
@@ -196,7 +195,7 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	e.server = &mailbox{name: "server", instant: cfg.Latency == LatencyNone}
 	e.hostJob = make([]*job, e.nhosts)
 	e.hostJobs = make([]int32, e.nhosts)
-	e.tally = newTally(e.nhosts)
+	e.hostSince = make([]float64, e.nhosts)
 	e.hostIdle = make([]ld, e.nhosts)
 	e.hostComp = make([]ld, e.nhosts)
 	if cfg.Energy {
@@ -440,8 +439,6 @@ func (e *engine) spawn(name string, host int, body func(a *actor)) *actor {
 // run starts Batsim's initial actors (one job submitter per workload, then
 // the server) and simulates until the end.
 func (e *engine) run() error {
-	// The tally finishes last, once every actor is stopped.
-	defer e.tally.finish()
 	defer e.k.stopAll()
 	for _, wl := range e.wlOrder {
 		e.k.start(e.k.spawnSM(e.master, &submitter{e: e, wl: wl}))

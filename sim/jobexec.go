@@ -421,9 +421,15 @@ func (e *engine) machinesRun(j *job) {
 }
 
 // spend is Machine::update_machine_state: host h spent the time since its
-// last change in the state of acc, and changes state at t (added up by the
-// tally: acc is complete once the simulation is over).
-func (e *engine) spend(acc *ld, h int, t float64) { e.tally.spend(acc, h, t) }
+// last change in the state of acc, and changes state at t.
+func (e *engine) spend(acc *ld, h int, t float64) {
+	if since := e.hostSince[h]; t != since {
+		var a, b, d ld
+		d.sub(a.setF(t), b.setF(since))
+		acc.add(acc, &d)
+	}
+	e.hostSince[h] = t
+}
 
 // machinesEnd is update_machines_on_job_end: a host becomes idle when its
 // last job ends.

@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bucma-sched/bucma/internal/batsimfmt"
@@ -125,46 +123,16 @@ func unwrapPath(err error) error {
 // renames both into place, abort keeps the rows as
 // PREFIX_jobs.csv.partial. Either way the files of an earlier run with the
 // same prefix stay untouched until the run has succeeded.
-//
-// The rows are formatted and written by a goroutine of their own (the
-// writer), to which the simulation hands them in batches: what it hands
-// over is already final, and the writer writes the batches in order.
 type outputs struct {
 	prefix   string
 	jobsPath string
 	f        *StagedFile
+	w        *bufio.Writer
 	rows     int
 	lastSync time.Time
-	// pending are the rows not yet handed to the writer.
-	pending []jobRow
-	// batches go to the writer, which sends them back through free once
-	// written; inflight counts those not yet written.
-	batches  chan []jobRow
-	free     chan []jobRow
-	inflight sync.WaitGroup
-	done     chan struct{}
-	// failed is the writer's first error, read once bad is set (or once
-	// inflight is zero or done closed).
-	failed error
-	bad    atomic.Bool
-	closed bool
+	// scratch is where a row is written before it is buffered.
+	scratch []byte
 }
-
-// jobRow is one row of _jobs.csv, as the writer formats it.
-type jobRow struct {
-	name, wl, prof, state, alloc, meta string
-	subtime, walltime                  float64
-	res                                int
-	start                              float64
-	runtime, end, wait, turn, slow     ld
-	energy                             ld
-	rejected, success, energyOn        bool
-	batsim5, hasMeta                   bool
-}
-
-// rowBatch is how many rows the writer receives at once (at most; fewer
-// when half a second has passed).
-const rowBatch = 256
 
 func openOutputs(prefix string) (*outputs, error) {
 	if dir := filepath.Dir(prefix + "_jobs.csv"); dir != "" {
@@ -178,78 +146,27 @@ func openOutputs(prefix string) (*outputs, error) {
 		return nil, fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	o.f = f
-	if _, err := f.WriteString(JobsColumns + "\n"); err != nil {
+	o.w = bufio.NewWriterSize(f, 64<<10)
+	o.w.WriteString(JobsColumns + "\n")
+	if err := o.w.Flush(); err != nil {
 		f.Discard()
 		return nil, fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	o.lastSync = time.Now()
-	o.batches = make(chan []jobRow, 4)
-	o.free = make(chan []jobRow, 5)
-	o.done = make(chan struct{})
-	go o.writer()
 	return o, nil
 }
 
-// writer formats and writes the batches of rows, each pushed to the file
-// whole; after an error it writes nothing more.
-func (o *outputs) writer() {
-	defer close(o.done)
-	w := bufio.NewWriterSize(o.f, 64<<10)
-	var line []byte
-	for b := range o.batches {
-		if o.failed == nil {
-			for i := range b {
-				line = appendRow(line[:0], &b[i])
-				w.Write(line)
-			}
-			if err := w.Flush(); err != nil {
-				o.failed = fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
-				o.bad.Store(true)
-			}
-		}
-		clear(b)
-		select {
-		case o.free <- b[:0]:
-		default:
-		}
-		o.inflight.Done()
+func (o *outputs) row(line []byte) error {
+	if _, err := o.w.Write(line); err != nil {
+		return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
-}
-
-func (o *outputs) row(r *jobRow) error {
-	if o.pending == nil {
-		o.pending = make([]jobRow, 0, rowBatch)
-	}
-	o.pending = append(o.pending, *r)
 	o.rows++
 	// Rows reach the file as they come, in bounded batches.
-	if o.rows%rowBatch == 0 || (o.rows%16 == 0 && time.Since(o.lastSync) > 500*time.Millisecond) {
+	if o.rows%256 == 0 || (o.rows%16 == 0 && time.Since(o.lastSync) > 500*time.Millisecond) {
 		o.lastSync = time.Now()
-		o.hand()
-	}
-	return o.err()
-}
-
-// hand gives the pending rows to the writer.
-func (o *outputs) hand() {
-	if len(o.pending) == 0 || o.closed {
-		return
-	}
-	o.inflight.Add(1)
-	o.batches <- o.pending
-	select {
-	case b := <-o.free:
-		o.pending = b
-	default:
-		o.pending = make([]jobRow, 0, rowBatch)
-	}
-}
-
-// err is the writer's error, once it has had one: the simulation stops at
-// the next row it writes.
-func (o *outputs) err() error {
-	if o.bad.Load() {
-		return o.failed
+		if err := o.w.Flush(); err != nil {
+			return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
+		}
 	}
 	return nil
 }
@@ -257,35 +174,24 @@ func (o *outputs) err() error {
 // sync pushes the rows written so far to the file.
 func (o *outputs) sync() error {
 	o.lastSync = time.Now()
-	o.hand()
-	o.inflight.Wait()
-	return o.failed
-}
-
-// close hands the last rows to the writer and waits until it has written
-// them all and stopped.
-func (o *outputs) close() error {
-	if !o.closed {
-		o.hand()
-		o.closed = true
-		close(o.batches)
-		<-o.done
+	if err := o.w.Flush(); err != nil {
+		return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
-	return o.failed
+	return nil
 }
 
 // abort keeps the rows written so far as PREFIX_jobs.csv.partial.
 func (o *outputs) abort() {
-	o.close()
+	o.w.Flush()
 	o.f.Abort()
 }
 
 // finish writes the schedule file, then renames it and the jobs file into
 // place.
 func (o *outputs) finish(keys, values []string, extra []extraFile) error {
-	if err := o.close(); err != nil {
+	if err := o.w.Flush(); err != nil {
 		o.f.Abort()
-		return err
+		return fmt.Errorf("export %s: %w", o.jobsPath, unwrapPath(err))
 	}
 	files := append([]extraFile{{"_schedule.csv", []byte(strings.Join(keys, ",") + "\n" + strings.Join(values, ",") + "\n")}}, extra...)
 	staged := make([]*StagedFile, 0, len(files))
@@ -392,77 +298,62 @@ func (e *engine) writeJob(j *job) error {
 		j.run, j.prof = nil, nil
 		return nil
 	}
-	r := jobRow{name: j.name(), wl: j.wl.name, prof: j.prof.name, subtime: j.subtime, res: j.res, walltime: j.walltime,
-		state: j.state.String(), rejected: rejected, success: success, batsim5: e.cfg.Batsim5Jobs}
-	if !rejected {
-		r.start, r.runtime, r.end, r.wait, r.turn, r.slow = j.start, j.runtimeLD, s.end, s.wait, s.turn, s.slow
-		r.alloc = j.run.allocStr
-		if e.en != nil {
-			r.energyOn, r.energy = true, j.run.energy
-		}
-		// The execution is over; the row was its last use.
-		j.run = nil
-	}
-	if !r.batsim5 && j.hasMetadata {
-		r.hasMeta, r.meta = true, e.metadata[j]
-	}
-	// The row was the last use of the job's profile.
-	j.prof = nil
-	return e.out.row(&r)
-}
-
-// appendRow appends r's line of _jobs.csv to b.
-func appendRow(b []byte, r *jobRow) []byte {
-	b = append(b, r.name...)
+	b := e.out.scratch[:0]
+	b = append(b, j.name()...)
 	b = append(b, ',')
-	b = append(b, r.wl...)
+	b = append(b, j.wl.name...)
 	b = append(b, ',')
-	if r.batsim5 {
-		b = append(b, r.wl...)
+	if e.cfg.Batsim5Jobs {
+		b = append(b, j.wl.name...)
 		b = append(b, '!')
 	}
-	b = append(b, r.prof...)
+	b = append(b, j.prof.name...)
 	b = append(b, ',')
-	b = batsimfmt.AppendFloat(b, r.subtime)
+	b = batsimfmt.AppendFloat(b, j.subtime)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(r.res), 10)
+	b = strconv.AppendInt(b, int64(j.res), 10)
 	b = append(b, ',')
-	b = batsimfmt.AppendFloat(b, r.walltime)
+	b = batsimfmt.AppendFloat(b, j.walltime)
 	b = append(b, ',')
-	if r.success {
+	if success {
 		b = append(b, '1')
 	} else {
 		b = append(b, '0')
 	}
 	b = append(b, ',')
-	b = append(b, r.state...)
+	b = append(b, j.state.String()...)
 	b = append(b, ',')
-	if r.rejected {
+	if rejected {
 		b = append(b, ",,,,,,,,"...)
 	} else {
-		for _, v := range []float64{r.start, r.runtime.float64(), r.end.float64(), r.wait.float64(), r.turn.float64(), r.slow.float64()} {
+		for _, v := range []float64{j.start, j.runtimeLD.float64(), s.end.float64(), s.wait.float64(), s.turn.float64(), s.slow.float64()} {
 			b = batsimfmt.AppendFloat(b, v)
 			b = append(b, ',')
 		}
-		b = append(b, r.alloc...)
-		if r.energyOn {
+		b = append(b, j.run.allocStr...)
+		if e.en != nil {
 			b = append(b, ',')
-			b = r.energy.appendFixed6(b)
+			b = j.run.energy.appendFixed6(b)
 			b = append(b, ',')
 		} else {
 			b = append(b, ",-1.000000,"...)
 		}
+		// The execution is over; the row was its last use.
+		j.run = nil
 	}
-	if r.batsim5 {
+	if e.cfg.Batsim5Jobs {
 		b = append(b, '\n')
 	} else {
 		b = append(b, '"')
-		if r.hasMeta {
-			b = append(b, r.meta...)
+		if j.hasMetadata {
+			b = append(b, e.metadata[j]...)
 		}
 		b = append(b, '"', '\n')
 	}
-	return b
+	e.out.scratch = b
+	// The row was the last use of the job's profile.
+	j.prof = nil
+	return e.out.row(b)
 }
 
 // scheduleValues are the keys (sorted) and values of _schedule.csv.
