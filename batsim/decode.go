@@ -274,14 +274,23 @@ var eventTypes = [...]string{TypeJobSubmitted, TypeJobCompleted, TypeRequestedCa
 // eventType is the string v (a checked JSON value), sharing the name of a
 // known event type.
 func eventType(v []byte) (string, error) {
+	if t, ok := sharedText(v, eventTypes[:]); ok {
+		return t, nil
+	}
+	return jsonspan.String(v)
+}
+
+// sharedText is the one of names that the string value v spells without
+// escapes, if any.
+func sharedText(v []byte, names []string) (string, bool) {
 	if len(v) >= 2 && v[0] == '"' {
-		for _, t := range eventTypes {
-			if string(v[1:len(v)-1]) == t {
-				return t, nil
+		for _, n := range names {
+			if string(v[1:len(v)-1]) == n {
+				return n, true
 			}
 		}
 	}
-	return jsonspan.String(v)
+	return "", false
 }
 
 // keyIs reports whether the key of a member read in place names field, as
@@ -300,18 +309,6 @@ func spanNumber(v []byte) (float64, bool, error) {
 		return 0, false, err
 	}
 	return float64(n), true, nil
-}
-
-// spanDouble reads a number value found by jsonspan (nil for null).
-func spanDouble(v []byte) (*Double, error) {
-	if string(v) == "null" {
-		return nil, nil
-	}
-	var n Double
-	if err := n.UnmarshalJSON(v); err != nil {
-		return nil, err
-	}
-	return &n, nil
 }
 
 // strict decodes b into v; unknown keys are logged once and then ignored.
@@ -506,12 +503,8 @@ var finalStates = [...]string{StateSuccess, StateFailed, StateWalltimeReached, S
 
 // stateText is plainText, sharing the string of a final job state.
 func stateText(v []byte) (string, bool) {
-	if len(v) >= 2 && v[0] == '"' {
-		for _, st := range finalStates {
-			if string(v[1:len(v)-1]) == st {
-				return st, true
-			}
-		}
+	if st, ok := sharedText(v, finalStates[:]); ok {
+		return st, true
 	}
 	return plainText(v)
 }
@@ -601,12 +594,12 @@ func checkSubmitted(e *JobSubmitted) error {
 		}
 	}
 	if walltime != nil {
-		w, err := spanDouble(walltime)
-		if err != nil || w == nil {
+		w, ok, err := spanNumber(walltime)
+		if err != nil || !ok {
 			return fmt.Errorf("job %s: walltime %s is not a number", e.JobID, walltime)
 		}
-		if *w != -1 && !(*w > 0) {
-			return fmt.Errorf("job %s: walltime %v is neither -1 (none) nor positive (Batsim refuses it when it loads the workload)", e.JobID, float64(*w))
+		if w != -1 && !(w > 0) {
+			return fmt.Errorf("job %s: walltime %v is neither -1 (none) nor positive (Batsim refuses it when it loads the workload)", e.JobID, w)
 		}
 	}
 	return nil
