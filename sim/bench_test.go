@@ -174,6 +174,19 @@ func (r *replayer) Exchange(*batsim.Message) (*batsim.Message, error) {
 // before the timer) instead of decided, so that what is left is the
 // engine's own time: reading, simulating, writing.
 func BenchmarkEngine20kDelaysReplayEASY(b *testing.B) {
+	benchReplay(b, "easy", sched.Options{"hosts": "first-fit"})
+}
+
+// The same floor under fcfs's replies: fcfs decides next to nothing (the
+// queue's head, when it fits), so BenchmarkEngine20kDelaysFCFS minus this
+// is what the session's machinery costs a message (taking the events,
+// keeping the state, building the reply), whatever the policy.
+func BenchmarkEngine20kDelaysReplayFCFS(b *testing.B) { benchReplay(b, "fcfs", nil) }
+
+// benchReplay records the policy's replies once, then times runs answered
+// with them; it reports the messages exchanged in a run.
+
+func benchReplay(b *testing.B, policy string, opts sched.Options) {
 	plat, data := star128(b), delays20k()
 	run := func(s Scheduler, prefix string) {
 		pre := preload(data, "/bench.json", "w0")
@@ -185,9 +198,9 @@ func BenchmarkEngine20kDelaysReplayEASY(b *testing.B) {
 		}
 	}
 	dir := b.TempDir()
-	rec := &recorder{s: InProcess(newSession(b, "easy", sched.Options{"hosts": "first-fit"}, false))}
-	run(rec, filepath.Join(dir, "easy"))
-	want, err := os.ReadFile(filepath.Join(dir, "easy_jobs.csv"))
+	rec := &recorder{s: InProcess(newSession(b, policy, opts, false))}
+	run(rec, filepath.Join(dir, "decided"))
+	want, err := os.ReadFile(filepath.Join(dir, "decided_jobs.csv"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,9 +210,10 @@ func BenchmarkEngine20kDelaysReplayEASY(b *testing.B) {
 	}
 	b.StopTimer()
 	if got, err := os.ReadFile(filepath.Join(dir, "replay_jobs.csv")); err != nil || !bytes.Equal(got, want) {
-		b.Fatalf("the replay's _jobs.csv differs from easy's (%v)", err)
+		b.Fatalf("the replay's _jobs.csv differs from %s's (%v)", policy, err)
 	}
 	b.ReportMetric(float64(20000*b.N)/b.Elapsed().Seconds(), "jobs/s")
+	b.ReportMetric(float64(len(rec.replies)), "messages")
 }
 
 // A million jobs on Lille (bucma workload lille --jobs 1000000 --seed 1,
