@@ -139,8 +139,11 @@ func BenchmarkEngine20kDelaysFCFS(b *testing.B) {
 }
 
 func BenchmarkEngine20kDelaysEASY(b *testing.B) {
-	benchFile(b, "easy", sched.Options{"hosts": "first-fit"}, star128(b), delays20k())
+	benchFile(b, "easy", easyFirstFit, star128(b), delays20k())
 }
+
+// easyFirstFit is the engine benchmarks' easy, as make bench-batsim runs it.
+var easyFirstFit = sched.Options{"hosts": "first-fit"}
 
 // recorder passes messages to a scheduler and keeps its replies.
 type recorder struct {
@@ -174,7 +177,7 @@ func (r *replayer) Exchange(*batsim.Message) (*batsim.Message, error) {
 // before the timer) instead of decided, so that what is left is the
 // engine's own time: reading, simulating, writing.
 func BenchmarkEngine20kDelaysReplayEASY(b *testing.B) {
-	benchReplay(b, "easy", sched.Options{"hosts": "first-fit"})
+	benchReplay(b, "easy", easyFirstFit)
 }
 
 // The same floor under fcfs's replies: fcfs decides next to nothing (the
@@ -185,7 +188,6 @@ func BenchmarkEngine20kDelaysReplayFCFS(b *testing.B) { benchReplay(b, "fcfs", n
 
 // benchReplay records the policy's replies once, then times runs answered
 // with them; it reports the messages exchanged in a run.
-
 func benchReplay(b *testing.B, policy string, opts sched.Options) {
 	plat, data := star128(b), delays20k()
 	run := func(s Scheduler, prefix string) {
