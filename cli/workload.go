@@ -727,14 +727,14 @@ func workloadSWFCommand() *cli.Command {
 			if o.Profiles, err = runtimeProfiles(c, "from-swf"); err != nil {
 				return err
 			}
-			f, cleanup, err := openTwice(in)
+			first, second, cleanup, err := openTwice(in)
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("from-swf: %v", err), 1)
 			}
 			defer cleanup()
-			scan, err := workloads.ScanSWF(f, o)
+			scan, err := workloads.ScanSWF(first, o)
 			if err != nil {
-				return cli.Exit(fmt.Sprintf("from-swf: %s: %v", in, err), 1)
+				return cli.Exit(fmt.Sprintf("from-swf: %s: %s", in, strings.TrimPrefix(err.Error(), "from-swf: ")), 1)
 			}
 			st := scan.Stats()
 			fmt.Fprintf(stderr(c), "from-swf: %s: %s\n", in, st)
@@ -742,10 +742,11 @@ func workloadSWFCommand() *cli.Command {
 				return cli.Exit(fmt.Sprintf("from-swf: %s: no job left to convert", in), 1)
 			}
 			write := func(out io.Writer) error {
-				if _, err := f.Seek(0, io.SeekStart); err != nil {
+				again, err := second()
+				if err != nil {
 					return err
 				}
-				return scan.Write(f, out)
+				return scan.Write(again, out)
 			}
 			if path := c.String("out"); path != "" && path != "-" {
 				err = workloads.WriteAtomic(path, write)
@@ -753,41 +754,43 @@ func workloadSWFCommand() *cli.Command {
 				err = write(stdout(c))
 			}
 			if err != nil {
-				return cli.Exit(fmt.Sprintf("from-swf: %s: %v", in, err), 1)
+				return cli.Exit(fmt.Sprintf("from-swf: %s: %s", in, strings.TrimPrefix(err.Error(), "from-swf: ")), 1)
 			}
 			return nil
 		},
 	}
 }
 
-// openTwice opens a file to read it twice: the file itself when it can
-// seek (a regular file), else (a pipe, /dev/stdin) a temporary copy,
-// removed by cleanup.
-func openTwice(path string) (f *os.File, cleanup func(), err error) {
-	f, err = os.Open(path)
+// openTwice opens a file to read it twice: first reads it once, then
+// second (called once first was read to its end) reads it again. A file
+// that cannot seek (a pipe, /dev/stdin) is copied to a temporary file as
+// first reads it, so that a stream without end that first gives up on
+// (/dev/zero: no line) is not copied without end either. cleanup closes
+// (and removes the copy).
+func openTwice(path string) (first io.Reader, second func() (io.Reader, error), cleanup func(), err error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		return f, func() { f.Close() }, nil
+		return f, func() (io.Reader, error) {
+			_, err := f.Seek(0, io.SeekStart)
+			return f, err
+		}, func() { f.Close() }, nil
 	}
 	tmp, err := os.CreateTemp("", "bucma-swf-*")
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cleanup = func() { tmp.Close(); os.Remove(tmp.Name()) }
-	_, err = io.Copy(tmp, f)
-	f.Close()
-	if err != nil {
-		cleanup()
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return tmp, cleanup, nil
+	return io.TeeReader(f, tmp), func() (io.Reader, error) {
+			_, err := tmp.Seek(0, io.SeekStart)
+			return tmp, err
+		}, func() {
+			f.Close()
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}, nil
 }
 
 // profilesUsage is what the workload commands that read run times say of

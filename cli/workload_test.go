@@ -422,6 +422,15 @@ func TestFromSWFStreamedThroughCLI(t *testing.T) {
 	}
 	b, _ = os.ReadFile(out)
 	check("a pipe", fifo, b)
+	// A stream without a line (/dev/zero) ends in an error, neither read
+	// nor copied without end.
+	bad := filepath.Join(dir, "bad.json")
+	if err, code, msg := runApp(t, "workload", "from-swf", "/dev/zero", "-o", bad); code != 1 || !strings.Contains(fmt.Sprint(err), "from-swf: /dev/zero: line 1 is longer than 16 MiB (not an SWF trace?)") {
+		t.Errorf("/dev/zero: %v (exit %d) %s", err, code, msg)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("a failed conversion wrote its output")
+	}
 }
 
 // Compute profiles make host speed matter: a Lublin workload of compute

@@ -3,6 +3,7 @@ package workloads
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -78,6 +79,9 @@ func FromSWFBytes(data []byte, o SWFOptions) (*Workload, SWFStats, error) {
 	return FromSWF(bytes.NewReader(data), o)
 }
 
+// swfMaxLine bounds a line of an SWF trace.
+const swfMaxLine = 16 << 20
+
 // swfMaxSeconds bounds the times of an SWF line (submit, run and requested
 // times): about 31 million years, far above any trace, and far below what
 // Batsim can no longer print (its %f buffer holds 31 characters).
@@ -114,9 +118,10 @@ type swfJob struct {
 // SWFStats its line is dropped under. Blank lines are skipped.
 func swfLines(in io.Reader, o *SWFOptions, header func(string), job func(line int, j *swfJob, dropped *int) error, st *SWFStats) error {
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	sc.Buffer(make([]byte, 1<<16), swfMaxLine)
 	var num [18]float64
-	for lineNo := 1; sc.Scan(); lineNo++ {
+	lineNo := 1
+	for ; sc.Scan(); lineNo++ {
 		trim := strings.TrimSpace(strings.TrimRight(sc.Text(), "\r"))
 		if trim == "" {
 			continue
@@ -131,7 +136,9 @@ func swfLines(in io.Reader, o *SWFOptions, header func(string), job func(line in
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("from-swf: line %d is longer than %d MiB (not an SWF trace?)", lineNo, swfMaxLine>>20)
+	} else if err != nil {
 		return fmt.Errorf("from-swf: %w", err)
 	}
 	return nil
