@@ -122,6 +122,7 @@ test: deps vet
 	@./$(TESTSUMMARY) "$(GO) test $(TEST_FLAGS) -timeout 30m -json $$($(GO) list ./... | grep -vx -e '$(TIER)' -e '$(TIER5)')" \
 		"$(GO) test -json -count=1 -timeout 30m $(TIER)" \
 		"$(GO) test -json -count=1 -timeout 1h $(TIER5)" \
+		"env CGO_ENABLED=0 $(GO) test -json -count=1 ./batsim/zmq" \
 		"$(GO) -C examples test -json -count=1 ./..."
 
 # The examples module (examples/go.mod, another module that uses bucma's
@@ -161,8 +162,12 @@ test-batsim5: deps
 test-fast: deps
 	$(GO) test ./...
 
+# vet checks the pure-Go build too (CGO_ENABLED=0: no libzmq, the native
+# ZeroMQ transport only), which every package but cmd/libbucma (a C shared
+# library, cgo by nature) has.
 vet: deps
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) vet ./...
 
 # Every decoder's fuzz target, $(FUZZTIME) each: package:target pairs. Each
 # target fails on an input that takes more than 2 s (internal/fuzzguard).

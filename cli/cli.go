@@ -20,6 +20,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -39,6 +40,14 @@ func appVersion() string {
 	}
 	return "0.1.0-dev"
 }
+
+// printVersion is --version's output: the version, then the ZeroMQ
+// transports this build has (a build without cgo has no libzmq).
+func printVersion(c *cli.Context) {
+	_, _ = fmt.Fprintf(c.App.Writer, "%s version %s\ntransports: %s\n", c.App.Name, c.App.Version, zmq.Transports())
+}
+
+func init() { cli.VersionPrinter = printVersion }
 
 // Main runs the command line args (args[0] is the program's name) with the
 // policies of reg and returns the process's exit status: 0 on success, 2

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/policies"
 
 	"github.com/bucma-sched/bucma/sched"
@@ -77,6 +78,10 @@ func TestVersion(t *testing.T) {
 	want := appVersion()
 	if want == "" || !strings.Contains(out, want) {
 		t.Fatalf("--version printed %q, want the version %q", out, want)
+	}
+	// Then the transports of this build: libzmq only in a build with cgo.
+	if !strings.Contains(out, "\ntransports: native ZMTP 3.0") || strings.Contains(out, "libzmq 4") != zmq.HasLibzmq {
+		t.Fatalf("--version printed %q: want the transports of this build (libzmq: %v)", out, zmq.HasLibzmq)
 	}
 }
 

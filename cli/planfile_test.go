@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,15 +81,7 @@ func TestExpeRunPlanFile(t *testing.T) {
 			t.Errorf("figure %s: %v", f, err)
 		}
 	}
-	f, err := os.Open(filepath.Join(out, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
 	if strings.Join(rows[0], ",") != "campaign,study,run,variant,policy,options,platform,workload,case,load,seed,metric,value" || len(rows) != 1+30*15 {
 		t.Fatalf("results.csv: %d rows, header %v", len(rows), rows[0])
 	}

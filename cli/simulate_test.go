@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
-	zmq4 "github.com/pebbe/zmq4"
 )
 
 // simulateCase is the corpus case the simulate tests run.
@@ -200,71 +202,25 @@ func TestSimulateConnectHugeAllocation(t *testing.T) {
 
 var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
 
-// newSocket returns a ZeroMQ socket of type typ, without linger, closed
-// (with its context) when the test ends.
-func newSocket(t *testing.T, typ zmq4.Type) *zmq4.Socket {
-	t.Helper()
-	ctx, err := zmq4.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock, err := ctx.NewSocket(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = sock.Close()
-		_ = ctx.Term()
-	})
-	_ = sock.SetLinger(0)
-	return sock
-}
-
-// fakeScheduler binds a REP socket on a loopback port and answers every
-// message with answer(message) until the test ends; it returns the endpoint.
+// fakeScheduler listens on a loopback port and answers every message with
+// answer(message) until the test ends; it returns the endpoint.
 func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 	t.Helper()
-	sock := newSocket(t, zmq4.REP)
-	if err := sock.Bind("tcp://127.0.0.1:*"); err != nil {
-		t.Fatal(err)
-	}
-	ep, err := sock.GetLastEndpoint()
+	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		poller := zmq4.NewPoller()
-		poller.Add(sock, zmq4.POLLIN)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			polled, err := poller.Poll(50 * time.Millisecond)
-			if err != nil {
-				return
-			}
-			if len(polled) == 0 {
-				continue
-			}
-			msg, err := sock.RecvBytes(0)
-			if err != nil {
-				return
-			}
-			if _, err := sock.Send(answer(msg), 0); err != nil {
-				return
-			}
-		}
+		_ = l.ServeRaw(ctx, func(raw []byte) ([]byte, bool, error) { return []byte(answer(raw)), false, nil })
 	}()
-	t.Cleanup(func() { // before newSocket's: the socket is closed once unused
-		close(stop)
+	t.Cleanup(func() {
+		cancel()
 		<-stopped
 	})
-	return ep
+	return l.Endpoint()
 }
 
 // Errors about an input file name it once ("bad.json: bad.json: ..." used

@@ -551,12 +551,18 @@ func ImportSWF(path string, v Values) (*workloads.Workload, workloads.SWFStats, 
 		return nil, workloads.SWFStats{}, err
 	}
 	defer f.Close()
-	w, st, err := workloads.FromSWF(f, workloads.SWFOptions{PPN: v.Int("ppn"), From: v.Float("from"), To: v.Float("to"),
-		KeepCancelled: v.Bool("keep_cancelled"), Source: path})
+	w, st, err := workloads.FromSWF(f, SWFOptionsFrom(path, v))
 	if err != nil {
 		return nil, st, fmt.Errorf("%s: %w", path, err)
 	}
 	return w, st, nil
+}
+
+// SWFOptionsFrom is the conversion of the SWF trace at path that the swf
+// generator's parameters v ask for.
+func SWFOptionsFrom(path string, v Values) workloads.SWFOptions {
+	return workloads.SWFOptions{PPN: v.Int("ppn"), From: v.Float("from"), To: v.Float("to"),
+		KeepCancelled: v.Bool("keep_cancelled"), Source: path}
 }
 
 func sgeAppNames() []string {

@@ -43,6 +43,7 @@ func TestServeV5Transcripts(t *testing.T) {
 		{"easy.jsonl", "", true}, {"osep.jsonl", "", false}, {"killer.jsonl", zmq.TransportLibzmq, true},
 	} {
 		t.Run(c.name+"/"+c.transport, func(t *testing.T) {
+			needTransports(t, c.transport)
 			lines := corpus.ReadBatsim5Session(t, c.name)
 			ep, done := startListener(t, c.transport, func(l *zmq.Listener) error {
 				if c.auto {

@@ -5,6 +5,11 @@
 //	go build -buildmode=c-shared -o libbucma.so ./cmd/libbucma
 //	batsim5 -p platform.xml -w workload.json -l ./libbucma.so '{"policy": "easy", "options": {"hosts": "first-fit"}}'
 //
+// A C shared library needs cgo by nature (a C compiler, CGO_ENABLED=1):
+// with CGO_ENABLED=0 the go command finds no file to build here ("build
+// constraints exclude all Go files"), while the bucma command builds
+// without cgo.
+//
 // It exports Batsim's C interface (test/edc-lib/batsim_edc.h):
 // batsim_edc_init, batsim_edc_take_decisions and batsim_edc_deinit, C
 // functions (trampoline.c) that hand each call to one worker thread, which

@@ -7,7 +7,8 @@
 // Batsim must give the same _jobs.csv. Batsim and batsched are found
 // through the BATSIM and BATSCHED environment variables (paths to the
 // executables) or on PATH; Batsim and Batsched skip a test where there is
-// none. It links libzmq (cgo), as package batsim/zmq does.
+// none. It serves over package batsim/zmq (bucma's own ZeroMQ for its
+// loopback tcp:// endpoints, so it needs no cgo).
 package batsimrun
 
 import (
