@@ -137,10 +137,10 @@ func TestBatschedHelpAndVersion(t *testing.T) {
 
 // "bucma run -v fcfs_fast" takes the recorded decisions of strict FCFS on
 // the lowest free ids (fcfs_fast's), whatever Batsim's sched-config says
-// (batsched ignores it), and warns of the variant options fcfs_fast does
-// not read.
+// (batsched ignores it, keys of no option included), and warns of the
+// variant options fcfs_fast does not read.
 func TestRunBatschedTranscript(t *testing.T) {
-	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts": "fastest"}`)
+	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts": "fastest", "frobnicate": 1}`)
 	ep, done, errOut := startRun(t, "-v", "fcfs_fast", "-o", "desc_size", "--verbosity", "quiet", "--variant_options", `{"frobnicate": 3}`, "--validate")
 	got := playBatsim(t, ep, lines)
 	if err := waitRun(t, done); err != nil {

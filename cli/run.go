@@ -246,7 +246,7 @@ func runAction(c *cli.Context) error {
 		}
 	}
 
-	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
+	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log, IgnoreSchedConfig: modeOf(c) != nil}
 	if _, err := sched.NewSession(scfg); err != nil {
 		return err
 	}

@@ -301,6 +301,25 @@ func TestRunBadSchedConfig(t *testing.T) {
 	}
 }
 
+// TestRunMisspeltSchedConfigKey: a key of Batsim's sched-config that is
+// not an option of the policy ends the run as a bad --option does (exit
+// status 2), naming the key and the valid ones, rather than leaving the
+// option at its default.
+func TestRunMisspeltSchedConfigKey(t *testing.T) {
+	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts":"first-fit","backfil":"count"}`)
+	ep, done, _ := startRun(t, "--scheduler", "easy")
+	sendToRun(t, ep, []string{lines[0].Raw})
+	err := waitRun(t, done)
+	if code := exitCode(err); code != 2 {
+		t.Fatalf("exit code %d (%v), want 2", code, err)
+	}
+	for _, w := range []string{`sched-config: scheduler easy: unknown option "backfil"`, "valid: hosts, backfill"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+}
+
 // TestRunTimeout: --timeout ends a run Batsim never talks to, with exit
 // status 1 and a clear message.
 func TestRunTimeout(t *testing.T) {

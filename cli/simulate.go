@@ -141,7 +141,7 @@ func simulateAction(c *cli.Context) error {
 		if schedCfg != "" {
 			return usage("give --sched-cfg or --sched-cfg-file, not both")
 		}
-		b, err := os.ReadFile(f)
+		b, err := readBounded(f, maxSchedConfig)
 		if err != nil {
 			return fmt.Errorf("simulate: sched-config file: %w", err)
 		}
@@ -162,6 +162,11 @@ func simulateAction(c *cli.Context) error {
 		scfg = sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
 		if _, err := sched.NewSession(scfg); err != nil {
 			return err
+		}
+		// The sched-config is the policy's too: checked now as the
+		// options are, not once the engine has begun its outputs.
+		if _, _, err := spec.BuildWithSchedConfig(schedCfg, opts); err != nil {
+			return fmt.Errorf("simulate: %w", err)
 		}
 	}
 
@@ -303,6 +308,10 @@ func simulateAction(c *cli.Context) error {
 	}
 	return nil
 }
+
+// maxSchedConfig bounds the file of --sched-cfg-file: a sched-config is
+// a policy's options (a score per user at most), far below it.
+const maxSchedConfig = 16 << 20
 
 func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	fmt.Fprintf(w, "jobs           %d\n", r.Jobs)

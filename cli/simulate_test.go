@@ -472,3 +472,66 @@ func TestSimulateMemProfile(t *testing.T) {
 		t.Fatal("the run went on after the unwritable --memprofile")
 	}
 }
+
+// A mistake in --sched-cfg is the same usage error as the same mistake in
+// --option: exit status 2, a message naming the key (and the valid ones),
+// and nothing written, not even a .partial.
+func TestSimulateSchedConfigUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, cfg, option string
+		want              []string
+	}{
+		{"bad value", `{"hosts": "slowest"}`, "hosts=slowest", []string{`hosts="slowest"`, "fastest, first-fit"}},
+		{"misspelt key", `{"host": "first-fit"}`, "host=first-fit", []string{`unknown option "host"`, "valid: hosts"}},
+		{"not JSON", `{"hosts": "first-fit"`, "", []string{"sched-config is not a JSON object"}},
+		{"not an object", `[1]`, "", []string{"sched-config is not a JSON object"}},
+		{"value of no kind", `{"hosts": {"a": [1]}}`, "", []string{`sched-config key "hosts"`}},
+	} {
+		for _, how := range []string{"--sched-cfg", "--sched-cfg-file", "-o"} {
+			if how == "-o" && c.option == "" {
+				continue
+			}
+			t.Run(c.name+" "+how, func(t *testing.T) {
+				dir := t.TempDir()
+				args := simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs")
+				switch how {
+				case "--sched-cfg":
+					args = append(args, how, c.cfg)
+				case "--sched-cfg-file":
+					f := filepath.Join(t.TempDir(), "cfg.json")
+					if err := os.WriteFile(f, []byte(c.cfg), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					args = append(args, how, f)
+				default:
+					args = append(args, how, c.option)
+				}
+				err, code, out := runApp(t, args...)
+				if code != 2 {
+					t.Fatalf("exit %d, want 2: %v\n%s", code, err, out)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not say %q", err, w)
+					}
+				}
+				if files, _ := os.ReadDir(dir); len(files) > 0 {
+					t.Errorf("files written: %v", files)
+				}
+			})
+		}
+	}
+}
+
+// --sched-cfg-file reads a bounded file: a device without end is refused,
+// not read into memory whole.
+func TestSimulateSchedConfigFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	err, code, _ := runApp(t, simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs", "--sched-cfg-file", "/dev/zero")...)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "/dev/zero: too large") {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("files written: %v", files)
+	}
+}

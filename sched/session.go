@@ -33,6 +33,10 @@ type SessionConfig struct {
 	Spec *Spec
 	// Options from the command line; they win over Batsim's sched-config.
 	Options Options
+	// IgnoreSchedConfig builds the policy from Options alone, whatever
+	// Batsim's sched-config holds (batsched's command line: batsched
+	// ignores it).
+	IgnoreSchedConfig bool
 	// Validate audits the whole state after every decision (host/job
 	// consistency) on top of the per-decision checks that always run.
 	Validate bool
@@ -431,22 +435,19 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 	}
 	s.state.config = d.Config
 	s.state.schedConfig = d.Config.SchedConfig
-	cfgOpts, reserved, err := ParseSchedConfig(d.Config.SchedConfig)
-	if err != nil {
-		return err
-	}
-	for k, v := range reserved {
-		if v != s.cfg.Spec.Name {
-			s.log.Warn("sched-config names another scheduler; using the one given on the command line", "key", k, "value", v, "scheduler", s.cfg.Spec.Name)
+	var p Policy
+	var err error
+	if s.cfg.IgnoreSchedConfig {
+		p, err = s.cfg.Spec.Build(s.cfg.Options)
+	} else {
+		var reserved map[string]string
+		p, reserved, err = s.cfg.Spec.BuildWithSchedConfig(d.Config.SchedConfig, s.cfg.Options)
+		for k, v := range reserved {
+			if v != s.cfg.Spec.Name {
+				s.log.Warn("sched-config names another scheduler; using the one given on the command line", "key", k, "value", v, "scheduler", s.cfg.Spec.Name)
+			}
 		}
 	}
-	for k := range cfgOpts {
-		if s.cfg.Spec.Option(k) == nil {
-			s.log.Warn("ignoring sched-config key that is not an option of the scheduler", "key", k, "scheduler", s.cfg.Spec.Name)
-			delete(cfgOpts, k)
-		}
-	}
-	p, err := s.cfg.Spec.Build(MergeOptions(cfgOpts, s.cfg.Options))
 	if err != nil {
 		return err
 	}

@@ -246,3 +246,47 @@ func TestBUCMAUserFields(t *testing.T) {
 		}
 	}
 }
+
+// Batsim's sched-config names options as the command line does: a key that
+// is no option of the policy is an error naming it (the first in
+// alphabetical order, so that the message is the same from run to run) and
+// the valid ones; the command line wins over a bad value it also gives; with
+// IgnoreSchedConfig (batsched's command line) none of it is read.
+func TestSchedConfigKeysChecked(t *testing.T) {
+	spec := testSpec("easy")
+	for _, c := range []struct {
+		cfg     string
+		cmdline Options
+		want    string
+	}{
+		{`{"zz": 1, "backfil": "count", "hosts": "first-fit"}`, nil, `sched-config: scheduler easy: unknown option "backfil" (valid: `},
+		{`{"hosts": "slowest"}`, nil, `sched-config: scheduler easy: option hosts="slowest"`},
+		{`{"hosts": "slowest"}`, Options{"hosts": "first-fit"}, ""},
+		{`{"scheduler": "fcfs", "hosts": "first-fit"}`, nil, ""},
+		{``, nil, ""},
+	} {
+		_, _, err := spec.BuildWithSchedConfig(c.cfg, c.cmdline)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: error %v, want %q", c.cfg, err, c.want)
+		}
+		if _, ok := err.(*OptionError); err != nil && !ok {
+			t.Errorf("%s: %T is not an OptionError (a usage error)", c.cfg, err)
+		}
+	}
+	begins := func(ignore bool) error {
+		sess, err := NewSession(SessionConfig{Spec: spec, Log: quietLog(), IgnoreSchedConfig: ignore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sess.Handle(&batsim.Message{Events: []batsim.Event{{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
+			NbResources: 1, NbComputeResources: 1, ComputeResources: []batsim.Resource{{ID: 0, Name: "h0"}},
+			Config: batsim.Config{SchedConfig: `{"frobnicate": 1}`}}}}})
+		return err
+	}
+	if err := begins(false); err == nil || !strings.Contains(err.Error(), `unknown option "frobnicate"`) {
+		t.Errorf("SIMULATION_BEGINS with a key of no option: %v", err)
+	}
+	if err := begins(true); err != nil {
+		t.Errorf("SIMULATION_BEGINS ignoring the sched-config: %v", err)
+	}
+}
