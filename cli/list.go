@@ -128,4 +128,4 @@ const computeSharingNote = "Batsim must run with --enable-compute-sharing when a
 const energyNote = "Batsim must run with --energy (-E) (bucma simulate and bucma expe turn it on)."
 
 // dynamicJobsNote is listed under the policies that kill and resubmit.
-const dynamicJobsNote = "Batsim must run with --enable-dynamic-jobs --acknowledge-dynamic-jobs (bucma simulate and bucma expe turn them on)."
+const dynamicJobsNote = "Batsim must run with --enable-dynamic-jobs, preferably with --acknowledge-dynamic-jobs: bucma expe turns both on, and so does bucma simulate unless one of them is given (an explicit --enable-dynamic-jobs alone leaves acknowledgement off, Batsim's default)."

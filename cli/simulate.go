@@ -53,8 +53,8 @@ SIGTERM or SIGQUIT).`,
 			&cli.StringFlag{Name: "connect", Usage: "drive the scheduler listening on `ENDPOINT` over ZeroMQ instead"},
 			&cli.StringFlag{Name: "export", Aliases: []string{"e"}, Value: "out", Usage: "output `PREFIX`: PREFIX_jobs.csv and PREFIX_schedule.csv"},
 			&cli.BoolFlag{Name: "forward-profiles-on-submission", Usage: "add the job's profile to JOB_SUBMITTED"},
-			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished)"},
-			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job"},
+			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished); default off, as Batsim, but on for a policy that registers jobs (osep, submitter) unless given"},
+			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job; default off, as Batsim, but on for a policy that registers jobs when neither this flag nor --enable-dynamic-jobs is given"},
 			&cli.BoolFlag{Name: "enable-compute-sharing", Usage: "let several jobs run on one compute host at once, sharing its processor (on for a policy that shares hosts)"},
 			&cli.BoolFlag{Name: "energy", Aliases: []string{"E"}, Usage: "energy support: power states (SET_RESOURCE_STATE), the hosts' energy from their wattage_per_state, PREFIX_consumed_energy.csv and PREFIX_pstate_changes.csv (on for a policy that switches hosts)"},
 			&cli.StringFlag{Name: "sched-cfg", Usage: "string forwarded as config.sched-config (policy options as a JSON object)"},
@@ -228,14 +228,15 @@ func simulateAction(c *cli.Context) error {
 	if scfg.Spec != nil && scfg.Spec.ComputeSharing && !c.IsSet("enable-compute-sharing") {
 		cfg.ComputeSharing = true
 	}
-	// A policy that resubmits killed jobs needs dynamic jobs: on unless
-	// the flags say otherwise (then the policy says why it cannot run).
-	if scfg.Spec != nil && scfg.Spec.DynamicJobs {
-		if !c.IsSet("enable-dynamic-jobs") {
-			cfg.DynamicJobs = true
-		}
+	// A policy that registers jobs needs dynamic jobs: on, acknowledged,
+	// unless a flag is given. A flag given means what it says, as it does
+	// to Batsim: --enable-dynamic-jobs alone leaves acknowledgement off
+	// (Batsim's default), and a policy that needs either says why it
+	// cannot run without it.
+	if scfg.Spec != nil && scfg.Spec.DynamicJobs && !c.IsSet("enable-dynamic-jobs") {
+		cfg.DynamicJobs = true
 		if !c.IsSet("acknowledge-dynamic-jobs") {
-			cfg.AcknowledgeDynamicJob = cfg.DynamicJobs
+			cfg.AcknowledgeDynamicJob = true
 		}
 	}
 	// Inputs the engine does not reproduce exactly are refused before

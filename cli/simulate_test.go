@@ -535,3 +535,41 @@ func TestSimulateSchedConfigFileBounded(t *testing.T) {
 		t.Errorf("files written: %v", files)
 	}
 }
+
+// An explicit --enable-dynamic-jobs means what it means to Batsim:
+// registered jobs are not acknowledged unless --acknowledge-dynamic-jobs is
+// given too. The reference is Batsim 4.2.1's _jobs.csv with batsched 1.4.0's
+// submitter (batsched -v submitter; batsim -p platforms/lille.xml -w
+// workloads/tiny.json --enable-dynamic-jobs). Without either flag, the
+// policy's needs decide: both on, and the run differs.
+func TestSimulateExplicitDynamicJobsFlag(t *testing.T) {
+	want, err := os.ReadFile("testdata/submitter_unacknowledged_jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(flags ...string) string {
+		prefix := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"simulate", "-p", "lille", "-w", "../workloads/tiny.json", "-e", prefix, "-q",
+			"--scheduler", "submitter", "-o", "hosts=first-fit", "-o", "queue=batsched"}, flags...)
+		if err, code, out := runApp(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d: %v\n%s", flags, code, err, out)
+		}
+		got, err := os.ReadFile(prefix + "_jobs.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
+	}
+	for _, flags := range [][]string{{"--enable-dynamic-jobs"}, {"--enable-dynamic-jobs", "--acknowledge-dynamic-jobs=false"}} {
+		if got := run(flags...); got != string(want) {
+			t.Errorf("%q: _jobs.csv differs from Batsim's with batsched:\n%s", flags, got)
+		}
+	}
+	acked := run()
+	if acked == string(want) {
+		t.Fatal("the fixture cannot tell acknowledged registrations from unacknowledged ones")
+	}
+	if got := run("--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"); got != acked {
+		t.Errorf("both flags given differ from the policy's default (both on)")
+	}
+}
