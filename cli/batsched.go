@@ -418,9 +418,30 @@ func batschedHelp(w io.Writer, reg *sched.Registry) error {
 	return err
 }
 
+// variantHint explains an argument that follows -v and names a batsched
+// variant, in a command where -v is --verbose: batsched's command line is
+// run's, and the embedded engine runs the variant's twin as a policy.
+func variantHint(c *cli.Context, arg string) string {
+	if !c.Bool("verbose") || !slices.Contains(batschedVariantNames, arg) {
+		return ""
+	}
+	v, ok := policies.BatschedVariantByName(arg)
+	if ok {
+		_, ok = registry(c).Get(v.Policy)
+	}
+	if !ok {
+		return fmt.Sprintf(": -v is --verbose here (batsched's variant %s has no twin in bucma)", arg)
+	}
+	hint := fmt.Sprintf(": -v is --verbose here; batsched's -v VARIANT is 'bucma run -v %s', which serves Batsim", arg)
+	if c.Command.Name == "simulate" {
+		hint += fmt.Sprintf(", and the embedded engine runs the variant's twin as --scheduler %s%s", v.Policy, v.OptionArgs())
+	}
+	return hint
+}
+
 // batschedLogger is the logger of run's batsched mode.
 func batschedLogger(c *cli.Context, m *batschedMode) *slog.Logger {
-	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: m.level}))
+	return loggerAt(c, m.level)
 }
 
 // invokedAsBatsched reports whether the program runs under the name

@@ -320,6 +320,34 @@ func TestRunMisspeltSchedConfigKey(t *testing.T) {
 	}
 }
 
+// TestRunSaysWhereItWaits: on a terminal, bucma run says which endpoint it
+// waits for Batsim on; elsewhere (a log file, a pipe) it stays quiet unless
+// -v.
+func TestRunSaysWhereItWaits(t *testing.T) {
+	waits := func(terminal bool, args ...string) string {
+		saved := terminalWidth
+		terminalWidth = func(io.Writer) (int, bool) { return 80, terminal }
+		defer func() { terminalWidth = saved }()
+		ep, done, errOut := startRun(t, append([]string{"--scheduler", "easy", "--timeout", "20ms"}, args...)...)
+		if err := waitRun(t, done); exitCode(err) != 1 {
+			t.Fatalf("exit %d: %v", exitCode(err), err)
+		}
+		if strings.Contains(errOut.String(), "waiting for Batsim") && !strings.Contains(errOut.String(), "endpoint="+ep) {
+			t.Errorf("the message does not name the endpoint %s:\n%s", ep, errOut)
+		}
+		return errOut.String()
+	}
+	if log := waits(true); !strings.Contains(log, `msg="waiting for Batsim"`) || strings.Contains(log, "level=DEBUG") {
+		t.Errorf("on a terminal:\n%s", log)
+	}
+	if log := waits(false); log != "" {
+		t.Errorf("not on a terminal:\n%s", log)
+	}
+	if log := waits(false, "-v"); !strings.Contains(log, `msg="waiting for Batsim"`) {
+		t.Errorf("not on a terminal, with -v:\n%s", log)
+	}
+}
+
 // TestRunTimeout: --timeout ends a run Batsim never talks to, with exit
 // status 1 and a clear message.
 func TestRunTimeout(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
@@ -258,7 +257,7 @@ func simulateAction(c *cli.Context) error {
 		total += w.Jobs()
 	}
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && term.IsTerminal(int(f.Fd())) {
+	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && isTerminal(f) {
 		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
 			progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
 		cfg.Progress = func(done, _ int) { bar.Set(done) }
