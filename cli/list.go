@@ -100,6 +100,9 @@ func policyNeeds(spec *sched.Spec) []string {
 	if spec.Energy {
 		out = append(out, energyNote)
 	}
+	if len(spec.JobFields) > 0 {
+		out = append(out, fmt.Sprintf("Its jobs carry fields of their own (%s): a job without them is rejected, and bucma simulate refuses a workload none of whose jobs has any.", strings.Join(spec.JobFields, ", ")))
+	}
 	return out
 }
 

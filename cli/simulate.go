@@ -201,6 +201,27 @@ func simulateAction(c *cli.Context) error {
 		wls = append(wls, w)
 	}
 
+	// A workload the policy cannot schedule at all (none of the fields it
+	// reads) is refused now, rather than every job at its submission.
+	if scfg.Spec != nil {
+		for i, p := range wpaths {
+			jobs := func(yield func([]byte) bool) {
+				if pre != nil {
+					pre[i].JobDescriptions()(yield)
+					return
+				}
+				for _, j := range wls[i].Jobs {
+					if !yield(j.Raw) {
+						return
+					}
+				}
+			}
+			if err := scfg.Spec.CheckJobFields(jobs); err != nil {
+				return fmt.Errorf("simulate: workload %s: %w", p, err)
+			}
+		}
+	}
+
 	// Outputs are opened only now that every input has been read.
 	var sess *sched.Session
 	var trace *traceFile

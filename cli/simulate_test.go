@@ -573,3 +573,25 @@ func TestSimulateExplicitDynamicJobsFlag(t *testing.T) {
 		t.Errorf("both flags given differ from the policy's default (both on)")
 	}
 }
+
+// A workload the policy cannot schedule at all (none of the job fields it
+// reads) is refused before anything is written, as a bad input file (exit
+// status 1), naming the fields; rather than every job rejected with a
+// warning each and a summary of nothing.
+func TestSimulateWorkloadWithoutThePolicysFields(t *testing.T) {
+	for _, policy := range []string{"bot-consolidation", "bot-packing-online", "threshold-vm-consolidation"} {
+		dir := t.TempDir()
+		err, code, out := runApp(t, "simulate", "-p", "lille", "-w", "../workloads/tiny.json", "--scheduler", policy, "-e", filepath.Join(dir, "o"))
+		if code != 1 || err == nil {
+			t.Fatalf("%s: exit %d: %v\n%s", policy, code, err, out)
+		}
+		for _, w := range []string{"workload ../workloads/tiny.json", "scheduler " + policy + " reads the job fields bot, quad, task, step, a, d, b, c, vms", "it would reject every job"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", policy, err, w)
+			}
+		}
+		if files, _ := os.ReadDir(dir); len(files) > 0 || out != "" {
+			t.Errorf("%s: files written %v, output %q", policy, files, out)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +51,11 @@ type Spec struct {
 	// for policies that read fields of their own from it. Without it Raw
 	// is nil: a million waiting jobs' descriptions take about 150 MB.
 	JobJSON bool
+	// JobFields are the fields of its own the policy reads in a job (with
+	// JobJSON): a workload in which no job has any of them is not one the
+	// policy can schedule (it would refuse every job), and bucma's runners
+	// refuse it before the simulation (CheckJobFields).
+	JobFields []string
 	// Profiles keeps the profiles Batsim tells about (SIMULATION_BEGINS,
 	// forwarded on submission) for State.Profile and State.JobWork;
 	// DynamicJobs implies it. Without it they are not kept: a million-job
@@ -224,6 +230,33 @@ func (s *Spec) Resolve(opts Options) (Options, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// CheckJobFields checks the descriptions of a workload's jobs against
+// JobFields: an error, naming the fields, when the policy reads fields of
+// its own and no job has any of them. It stops at the first job that has
+// one.
+func (s *Spec) CheckJobFields(jobs iter.Seq[[]byte]) error {
+	if len(s.JobFields) == 0 {
+		return nil
+	}
+	n := 0
+	for desc := range jobs {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(desc, &fields) == nil {
+			for _, f := range s.JobFields {
+				if _, ok := fields[f]; ok {
+					return nil
+				}
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("scheduler %s reads the job fields %s, and none of the %d jobs has any of them: it would reject every job (see 'bucma list %s')",
+		s.Name, strings.Join(s.JobFields, ", "), n, s.Name)
 }
 
 // unknownOption is the error for key, which is not an option of the
