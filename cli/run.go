@@ -173,6 +173,17 @@ requires it): start it with -s ENDPOINT INIT, INIT empty or bucma's init string
 
    batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28000 '' -e out/
 
+batsched's command line works as it is, so that a script swaps "batsched" for
+"bucma run" and nothing else: -v followed by a variant name is batsched's
+variant (the policy that decides as it does), -o followed by a queue order
+batsched's queue order, and its other flags (-d, -p, --variant_options, ...)
+keep their names. 'bucma run -v VARIANT --help' lists them and the variants:
+
+   bucma run -v easy_bf -s tcp://*:28000       # batsched -v easy_bf -s tcp://*:28000
+
+On a terminal, bucma run says which endpoint it waits for Batsim on (-v says it
+everywhere).
+
 Policy options come from --option key=value (repeatable) and from Batsim's
 --sched-cfg '{"key": value, ...}' (Batsim 5: the init string's options); --option wins. 'bucma list' shows every policy
 and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
@@ -181,13 +192,13 @@ error or a timeout, 2 on a bad command line or option, 130 when interrupted
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list')"},
-			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
-			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: zmq.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
+			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable); -o ORDER is batsched's queue order"},
+			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: zmq.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind, TRANSPORT://ADDRESS (Batsim's --socket-endpoint connects to it); port * picks a free one"},
 			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
 			&cli.StringFlag{Name: "transport", Value: zmq.TransportNative, Usage: "native: tcp:// endpoints served by bucma's own ZeroMQ (ZMTP 3) code, the fastest; libzmq: every endpoint through libzmq's REP socket (ipc:// and other transports always are; not in a bucma built without cgo: see bucma --version)"},
 			timeoutFlag("give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever", 0),
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged; -v VARIANT is batsched's variant"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE`"},
 			cpuProfileFlag("the scheduler's run (decoding, decisions, encoding, the socket)"),
 			batsim5Flag(),
@@ -203,6 +214,11 @@ func newLogger(c *cli.Context, verbose bool) *slog.Logger {
 	if verbose {
 		level = slog.LevelDebug
 	}
+	return loggerAt(c, level)
+}
+
+// loggerAt logs to c's standard error from level up.
+func loggerAt(c *cli.Context, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: level}))
 }
 
@@ -232,6 +248,11 @@ func runAction(c *cli.Context) error {
 	}
 	verbose := c.Bool("verbose")
 	log := newLogger(c, verbose)
+	if !verbose && isTerminal(stderr(c)) {
+		// On a terminal, where bucma waits for Batsim (the endpoint
+		// bound) and when the simulation ends.
+		log = loggerAt(c, slog.LevelInfo)
+	}
 	if mode := modeOf(c); mode != nil {
 		// batsched's command line: the variant's twin, its options
 		// resolved (see runBatsched).
@@ -246,7 +267,7 @@ func runAction(c *cli.Context) error {
 		}
 	}
 
-	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
+	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log, IgnoreSchedConfig: modeOf(c) != nil}
 	if _, err := sched.NewSession(scfg); err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
@@ -53,8 +52,8 @@ SIGTERM or SIGQUIT).`,
 			&cli.StringFlag{Name: "connect", Usage: "drive the scheduler listening on `ENDPOINT` over ZeroMQ instead"},
 			&cli.StringFlag{Name: "export", Aliases: []string{"e"}, Value: "out", Usage: "output `PREFIX`: PREFIX_jobs.csv and PREFIX_schedule.csv"},
 			&cli.BoolFlag{Name: "forward-profiles-on-submission", Usage: "add the job's profile to JOB_SUBMITTED"},
-			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished)"},
-			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job"},
+			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished); default off, as Batsim, but on for a policy that registers jobs (osep, submitter) unless given"},
+			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job; default off, as Batsim, but on for a policy that registers jobs when neither this flag nor --enable-dynamic-jobs is given"},
 			&cli.BoolFlag{Name: "enable-compute-sharing", Usage: "let several jobs run on one compute host at once, sharing its processor (on for a policy that shares hosts)"},
 			&cli.BoolFlag{Name: "energy", Aliases: []string{"E"}, Usage: "energy support: power states (SET_RESOURCE_STATE), the hosts' energy from their wattage_per_state, PREFIX_consumed_energy.csv and PREFIX_pstate_changes.csv (on for a policy that switches hosts)"},
 			&cli.StringFlag{Name: "sched-cfg", Usage: "string forwarded as config.sched-config (policy options as a JSON object)"},
@@ -141,7 +140,7 @@ func simulateAction(c *cli.Context) error {
 		if schedCfg != "" {
 			return usage("give --sched-cfg or --sched-cfg-file, not both")
 		}
-		b, err := os.ReadFile(f)
+		b, err := readBounded(f, maxSchedConfig)
 		if err != nil {
 			return fmt.Errorf("simulate: sched-config file: %w", err)
 		}
@@ -162,6 +161,11 @@ func simulateAction(c *cli.Context) error {
 		scfg = sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
 		if _, err := sched.NewSession(scfg); err != nil {
 			return err
+		}
+		// The sched-config is the policy's too: checked now as the
+		// options are, not once the engine has begun its outputs.
+		if _, _, err := spec.BuildWithSchedConfig(schedCfg, opts); err != nil {
+			return fmt.Errorf("simulate: %w", err)
 		}
 	}
 
@@ -197,6 +201,27 @@ func simulateAction(c *cli.Context) error {
 		wls = append(wls, w)
 	}
 
+	// A workload the policy cannot schedule at all (none of the fields it
+	// reads) is refused now, rather than every job at its submission.
+	if scfg.Spec != nil {
+		for i, p := range wpaths {
+			jobs := func(yield func([]byte) bool) {
+				if pre != nil {
+					pre[i].JobDescriptions()(yield)
+					return
+				}
+				for _, j := range wls[i].Jobs {
+					if !yield(j.Raw) {
+						return
+					}
+				}
+			}
+			if err := scfg.Spec.CheckJobFields(jobs); err != nil {
+				return fmt.Errorf("simulate: workload %s: %w", p, err)
+			}
+		}
+	}
+
 	// Outputs are opened only now that every input has been read.
 	var sess *sched.Session
 	var trace *traceFile
@@ -223,14 +248,15 @@ func simulateAction(c *cli.Context) error {
 	if scfg.Spec != nil && scfg.Spec.ComputeSharing && !c.IsSet("enable-compute-sharing") {
 		cfg.ComputeSharing = true
 	}
-	// A policy that resubmits killed jobs needs dynamic jobs: on unless
-	// the flags say otherwise (then the policy says why it cannot run).
-	if scfg.Spec != nil && scfg.Spec.DynamicJobs {
-		if !c.IsSet("enable-dynamic-jobs") {
-			cfg.DynamicJobs = true
-		}
+	// A policy that registers jobs needs dynamic jobs: on, acknowledged,
+	// unless a flag is given. A flag given means what it says, as it does
+	// to Batsim: --enable-dynamic-jobs alone leaves acknowledgement off
+	// (Batsim's default), and a policy that needs either says why it
+	// cannot run without it.
+	if scfg.Spec != nil && scfg.Spec.DynamicJobs && !c.IsSet("enable-dynamic-jobs") {
+		cfg.DynamicJobs = true
 		if !c.IsSet("acknowledge-dynamic-jobs") {
-			cfg.AcknowledgeDynamicJob = cfg.DynamicJobs
+			cfg.AcknowledgeDynamicJob = true
 		}
 	}
 	// Inputs the engine does not reproduce exactly are refused before
@@ -252,7 +278,7 @@ func simulateAction(c *cli.Context) error {
 		total += w.Jobs()
 	}
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && term.IsTerminal(int(f.Fd())) {
+	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && isTerminal(f) {
 		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
 			progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
 		cfg.Progress = func(done, _ int) { bar.Set(done) }
@@ -303,6 +329,10 @@ func simulateAction(c *cli.Context) error {
 	}
 	return nil
 }
+
+// maxSchedConfig bounds the file of --sched-cfg-file: a sched-config is
+// a policy's options (a score per user at most), far below it.
+const maxSchedConfig = 16 << 20
 
 func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	fmt.Fprintf(w, "jobs           %d\n", r.Jobs)

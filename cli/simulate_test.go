@@ -428,3 +428,126 @@ func TestSimulateMemProfile(t *testing.T) {
 		t.Fatal("the run went on after the unwritable --memprofile")
 	}
 }
+
+// A mistake in --sched-cfg is the same usage error as the same mistake in
+// --option: exit status 2, a message naming the key (and the valid ones),
+// and nothing written, not even a .partial.
+func TestSimulateSchedConfigUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, cfg, option string
+		want              []string
+	}{
+		{"bad value", `{"hosts": "slowest"}`, "hosts=slowest", []string{`hosts="slowest"`, "fastest, first-fit"}},
+		{"misspelt key", `{"host": "first-fit"}`, "host=first-fit", []string{`unknown option "host"`, "valid: hosts"}},
+		{"not JSON", `{"hosts": "first-fit"`, "", []string{"sched-config is not a JSON object"}},
+		{"not an object", `[1]`, "", []string{"sched-config is not a JSON object"}},
+		{"value of no kind", `{"hosts": {"a": [1]}}`, "", []string{`sched-config key "hosts"`}},
+	} {
+		for _, how := range []string{"--sched-cfg", "--sched-cfg-file", "-o"} {
+			if how == "-o" && c.option == "" {
+				continue
+			}
+			t.Run(c.name+" "+how, func(t *testing.T) {
+				dir := t.TempDir()
+				args := simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs")
+				switch how {
+				case "--sched-cfg":
+					args = append(args, how, c.cfg)
+				case "--sched-cfg-file":
+					f := filepath.Join(t.TempDir(), "cfg.json")
+					if err := os.WriteFile(f, []byte(c.cfg), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					args = append(args, how, f)
+				default:
+					args = append(args, how, c.option)
+				}
+				err, code, out := runApp(t, args...)
+				if code != 2 {
+					t.Fatalf("exit %d, want 2: %v\n%s", code, err, out)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not say %q", err, w)
+					}
+				}
+				if files, _ := os.ReadDir(dir); len(files) > 0 {
+					t.Errorf("files written: %v", files)
+				}
+			})
+		}
+	}
+}
+
+// --sched-cfg-file reads a bounded file: a device without end is refused,
+// not read into memory whole.
+func TestSimulateSchedConfigFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	err, code, _ := runApp(t, simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs", "--sched-cfg-file", "/dev/zero")...)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "/dev/zero: too large") {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("files written: %v", files)
+	}
+}
+
+// An explicit --enable-dynamic-jobs means what it means to Batsim:
+// registered jobs are not acknowledged unless --acknowledge-dynamic-jobs is
+// given too. The reference is Batsim 4.2.1's _jobs.csv with batsched 1.4.0's
+// submitter (batsched -v submitter; batsim -p platforms/lille.xml -w
+// workloads/tiny.json --enable-dynamic-jobs). Without either flag, the
+// policy's needs decide: both on, and the run differs.
+func TestSimulateExplicitDynamicJobsFlag(t *testing.T) {
+	want, err := os.ReadFile("testdata/submitter_unacknowledged_jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(flags ...string) string {
+		prefix := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"simulate", "-p", "lille", "-w", "../workloads/tiny.json", "-e", prefix, "-q",
+			"--scheduler", "submitter", "-o", "hosts=first-fit", "-o", "queue=batsched"}, flags...)
+		if err, code, out := runApp(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d: %v\n%s", flags, code, err, out)
+		}
+		got, err := os.ReadFile(prefix + "_jobs.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
+	}
+	for _, flags := range [][]string{{"--enable-dynamic-jobs"}, {"--enable-dynamic-jobs", "--acknowledge-dynamic-jobs=false"}} {
+		if got := run(flags...); got != string(want) {
+			t.Errorf("%q: _jobs.csv differs from Batsim's with batsched:\n%s", flags, got)
+		}
+	}
+	acked := run()
+	if acked == string(want) {
+		t.Fatal("the fixture cannot tell acknowledged registrations from unacknowledged ones")
+	}
+	if got := run("--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"); got != acked {
+		t.Errorf("both flags given differ from the policy's default (both on)")
+	}
+}
+
+// A workload the policy cannot schedule at all (none of the job fields it
+// reads) is refused before anything is written, as a bad input file (exit
+// status 1), naming the fields; rather than every job rejected with a
+// warning each and a summary of nothing.
+func TestSimulateWorkloadWithoutThePolicysFields(t *testing.T) {
+	for _, policy := range []string{"bot-consolidation", "bot-packing-online", "threshold-vm-consolidation"} {
+		dir := t.TempDir()
+		err, code, out := runApp(t, "simulate", "-p", "lille", "-w", "../workloads/tiny.json", "--scheduler", policy, "-e", filepath.Join(dir, "o"))
+		if code != 1 || err == nil {
+			t.Fatalf("%s: exit %d: %v\n%s", policy, code, err, out)
+		}
+		for _, w := range []string{"workload ../workloads/tiny.json", "scheduler " + policy + " reads the job fields bot, quad, task, step, a, d, b, c, vms", "it would reject every job"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", policy, err, w)
+			}
+		}
+		if files, _ := os.ReadDir(dir); len(files) > 0 || out != "" {
+			t.Errorf("%s: files written %v, output %q", policy, files, out)
+		}
+	}
+}

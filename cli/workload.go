@@ -107,7 +107,7 @@ func noPositional(c *cli.Context) error {
 		return err
 	}
 	if len(pos) != 0 {
-		return cli.Exit(fmt.Sprintf("%s: unexpected argument %q", c.Command.Name, pos[0]), 2)
+		return cli.Exit(fmt.Sprintf("%s: unexpected argument %q%s", c.Command.Name, pos[0], variantHint(c, pos[0])), 2)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +34,10 @@ type SessionConfig struct {
 	Spec *Spec
 	// Options from the command line; they win over Batsim's sched-config.
 	Options Options
+	// IgnoreSchedConfig builds the policy from Options alone, whatever
+	// Batsim's sched-config holds (batsched's command line: batsched
+	// ignores it).
+	IgnoreSchedConfig bool
 	// Validate audits the whole state after every decision (host/job
 	// consistency) on top of the per-decision checks that always run.
 	Validate bool
@@ -67,6 +72,8 @@ type Session struct {
 	killedJobs map[string]*Job
 	// queries holds the message's estimate_waiting_time requests.
 	queries []waitQuery
+	// nrefused counts the jobs the policy refused (logRefusal).
+	nrefused int
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -239,7 +246,7 @@ func (s *Session) submit(j *Job, info *pendingPiece) {
 	if a, ok := s.policy.(Admitter); ok && !j.refused {
 		j.refused = !a.Admits(s.state, j)
 		if e, ok := s.policy.(RefusalExplainer); ok && j.refused {
-			s.log.Warn("the scheduler refuses a job: it will be rejected", "job", j.id, "reason", e.Refusal(j))
+			s.logRefusal(j, e.Refusal(j))
 		}
 	}
 	if j.refused {
@@ -250,6 +257,25 @@ func (s *Session) submit(j *Job, info *pendingPiece) {
 	}
 	for _, o := range s.cfg.Observers {
 		o.Submitted(s.state, j)
+	}
+}
+
+// refusalsLogged is how many of the policy's refusals a session logs as
+// warnings, each with its job and reason; the others, logged at debug
+// level, are summed up in one warning at SIMULATION_ENDS (a workload the
+// policy cannot use made a warning per job, thousands of them).
+const refusalsLogged = 5
+
+// logRefusal logs the policy's refusal of j.
+func (s *Session) logRefusal(j *Job, reason string) {
+	s.nrefused++
+	level := slog.LevelWarn
+	if s.nrefused > refusalsLogged {
+		level = slog.LevelDebug
+	}
+	s.log.Log(context.Background(), level, "the scheduler refuses a job: it will be rejected", "job", j.id, "reason", reason)
+	if s.nrefused == refusalsLogged+1 {
+		s.log.Warn("the scheduler refuses more jobs: counted, not logged one by one (-v logs each)")
 	}
 }
 
@@ -274,6 +300,9 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 		return s.begin(d, reply)
 	case *batsim.SimulationEnds:
 		s.ended = true
+		if s.nrefused > refusalsLogged {
+			s.log.Warn("the scheduler refused jobs, which were rejected", "refused", s.nrefused, "logged", refusalsLogged)
+		}
 	case *batsim.JobSubmitted:
 		j, err := parseJob(d, ev.Timestamp)
 		if err != nil {
@@ -431,22 +460,19 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 	}
 	s.state.config = d.Config
 	s.state.schedConfig = d.Config.SchedConfig
-	cfgOpts, reserved, err := ParseSchedConfig(d.Config.SchedConfig)
-	if err != nil {
-		return err
-	}
-	for k, v := range reserved {
-		if v != s.cfg.Spec.Name {
-			s.log.Warn("sched-config names another scheduler; using the one given on the command line", "key", k, "value", v, "scheduler", s.cfg.Spec.Name)
+	var p Policy
+	var err error
+	if s.cfg.IgnoreSchedConfig {
+		p, err = s.cfg.Spec.Build(s.cfg.Options)
+	} else {
+		var reserved map[string]string
+		p, reserved, err = s.cfg.Spec.BuildWithSchedConfig(d.Config.SchedConfig, s.cfg.Options)
+		for k, v := range reserved {
+			if v != s.cfg.Spec.Name {
+				s.log.Warn("sched-config names another scheduler; using the one given on the command line", "key", k, "value", v, "scheduler", s.cfg.Spec.Name)
+			}
 		}
 	}
-	for k := range cfgOpts {
-		if s.cfg.Spec.Option(k) == nil {
-			s.log.Warn("ignoring sched-config key that is not an option of the scheduler", "key", k, "scheduler", s.cfg.Spec.Name)
-			delete(cfgOpts, k)
-		}
-	}
-	p, err := s.cfg.Spec.Build(MergeOptions(cfgOpts, s.cfg.Options))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,6 +117,22 @@ func (p *Preloaded) Jobs() int {
 		return 0
 	}
 	return len(p.wl.static)
+}
+
+// JobDescriptions yields each job's description, as JOB_SUBMITTED
+// forwards it (the fields of the job's object included), in submission
+// order.
+func (p *Preloaded) JobDescriptions() iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		if p.wl == nil {
+			return
+		}
+		for _, j := range p.wl.static {
+			if !yield(j.desc) {
+				return
+			}
+		}
+	}
 }
 
 // markUsed marks p and, for a sequence, its parts.

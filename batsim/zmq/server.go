@@ -57,8 +57,13 @@ const (
 // otherwise take modulo 65536 ("tcp://127.0.0.1:99999" listens on port
 // 34463): it must be a number in 1..65535, or "*" (any free port) for an
 // endpoint to bind. Other transports (ipc://, inproc://, ...) are left to
-// libzmq.
+// libzmq. An endpoint without a transport ("127.0.0.1:28000", which libzmq
+// refuses as an "invalid argument") is refused with the tcp:// one it
+// most likely means.
 func CheckEndpoint(endpoint string, bind bool) error {
+	if !strings.Contains(endpoint, "://") {
+		return fmt.Errorf("endpoint %q: no transport (want TRANSPORT://ADDRESS: tcp://%s?)", endpoint, endpoint)
+	}
 	rest, ok := strings.CutPrefix(endpoint, "tcp://")
 	if !ok {
 		return nil

@@ -123,7 +123,9 @@ func fcfsFirstFit(t *testing.T) *sched.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, Log: discard()})
+	// users_fields' sched-config holds BUCMA's options, which the
+	// reference scheduler ignored: so does this one.
+	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, Log: discard(), IgnoreSchedConfig: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +390,8 @@ func TestListenEphemeralPort(t *testing.T) {
 }
 
 // TestCheckEndpoint: a tcp port outside 1..65535 (which libzmq would take
-// modulo 65536) is refused; "*" only for an endpoint to bind.
+// modulo 65536) is refused; "*" only for an endpoint to bind; an endpoint
+// without a transport is refused with the tcp:// one it means.
 func TestCheckEndpoint(t *testing.T) {
 	cases := []struct {
 		ep   string
@@ -412,6 +415,10 @@ func TestCheckEndpoint(t *testing.T) {
 		{"tcp://127.0.0.1:", true, `port ""`},
 		{"tcp://127.0.0.1", true, "no port"},
 		{"tcp://127.0.0.1:*", false, "connect to must be a number"},
+		{"127.0.0.1:28000", true, `endpoint "127.0.0.1:28000": no transport (want TRANSPORT://ADDRESS: tcp://127.0.0.1:28000?)`},
+		{"localhost:28000", false, "tcp://localhost:28000?"},
+		{"*:28000", true, "tcp://*:28000?"},
+		{"", true, "no transport"},
 	}
 	for _, c := range cases {
 		err := zmq.CheckEndpoint(c.ep, c.bind)

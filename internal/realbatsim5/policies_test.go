@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -205,4 +206,29 @@ func checkFeatures(c policyCase, rows []row, switches int) error {
 		return fmt.Errorf("expected hosts switched off and on: Batsim logged no switch")
 	}
 	return nil
+}
+
+// TestPolicyCountsInDocs: the counts the README and docs/batsim5.md give
+// of the built-in policies and of TestPolicies' cases are the code's (they
+// went stale as policies were added). It needs no Batsim.
+func TestPolicyCountsInDocs(t *testing.T) {
+	nPolicies, nCases := len(policies.Builtin().Names()), len(policyCases())
+	for _, c := range []struct {
+		file  string
+		wants []string
+	}{
+		{"README.md", []string{fmt.Sprintf("the %d policies run Batsim 5", nPolicies), fmt.Sprintf("(%d\ncases,", nCases)}},
+		{"docs/batsim5.md", []string{fmt.Sprintf("shows the %d built-in policies only", nPolicies),
+			fmt.Sprintf("the %d built-in policies, %d cases", nPolicies, nCases), fmt.Sprintf("%d/%d, %d/%d, %d/%d", nCases, nCases, nCases, nCases, nCases, nCases)}},
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "..", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s does not say %q (%d built-in policies, %d cases in TestPolicies)", c.file, w, nPolicies, nCases)
+			}
+		}
+	}
 }
