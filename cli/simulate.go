@@ -17,6 +17,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
@@ -314,10 +315,13 @@ func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	for _, s := range states {
 		fmt.Fprintf(w, "  %-26s %d\n", s, r.ByState[s])
 	}
-	fmt.Fprintf(w, "makespan       %.6f s\n", r.Makespan)
-	fmt.Fprintf(w, "mean waiting   %.6f s\n", r.MeanWait)
-	fmt.Fprintf(w, "mean slowdown  %.6f\n", r.MeanSlow)
-	fmt.Fprintf(w, "utilization    %.2f%%\n", 100*r.Utilization)
+	// The metrics of the campaign reports (package metrics), under their
+	// names there.
+	m := &r.Metrics
+	fmt.Fprintf(w, "makespan       %.6f s (last finish %.6f s − first submission %.6f s)\n", m.Makespan, m.LastFinish, m.FirstSubmit)
+	fmt.Fprintf(w, "mean waiting   %.6f s (over the %d jobs that ran)\n", m.MeanWait, m.Ran)
+	fmt.Fprintf(w, "mean slowdown  %.6f (bounded slowdown, τ = %g s: %.6f)\n", m.MeanSlowdown, metrics.BSLDThreshold, m.MeanBSLD)
+	fmt.Fprintf(w, "utilization    %.6f (busy host-time / (%d hosts × makespan))\n", m.Utilization, m.Hosts)
 	fmt.Fprintf(w, "messages       %d (scheduler %.3f s, total %.3f s wall)\n", r.Messages, r.SchedWall.Seconds(), r.Wall.Seconds())
 	if r.EnergyOn {
 		fmt.Fprintf(w, "energy         %.6f J (%.3f kWh)\n", r.Energy, r.Energy/3.6e6)

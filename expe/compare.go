@@ -269,11 +269,7 @@ func compareReport(r *Report) error {
 	r.P("A *paired difference* is computed on each seed's pair of runs (same workload), then averaged; its relative form divides it by the ")
 	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for waiting times, %g s for other times, %g for utilization, %g job for counts. ", NearZero, FloorWait, FloorSeconds, FloorUtilization, FloorCount)
 	r.P("%s %s\n\n", SeedsNote(), SaturatedMarkNote())
-	r.P("Definitions: waiting time = start − submission; turnaround = finish − submission; bounded slowdown = max(1, turnaround / ")
-	r.P("max(execution, %g s)), the threshold of %g s being the literature's usual one (Feitelson et al., 1997); slowdown = turnaround / execution; ", BSLDThreshold, BSLDThreshold)
-	r.P("makespan = last finish − first submission; utilization = Σ res × execution / (hosts × makespan); offered load = Σ res × execution / ")
-	r.P("(hosts × (last submission − first submission)); killed jobs: ended by the scheduler (`%s`) or at their walltime (`%s`). ", KilledState, WalltimeState)
-	r.P("Means are over the jobs that ran (rejected jobs excluded). %s\n\n", SaturationNote())
+	r.P("Definitions: %s %s\n\n", DefinitionsNote(), SaturationNote())
 
 	var metrics []reportMetric
 	for _, name := range spec.Metrics {

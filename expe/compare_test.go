@@ -38,11 +38,11 @@ func TestRelative(t *testing.T) {
 	}
 }
 
-// rowsOf makes jobs of one host each: (submit, start, execution).
+// rowsOf makes jobs of one host each, host 0: (submit, start, execution).
 func rowsOf(jobs ...[3]float64) []JobRow {
 	var out []JobRow
 	for i, j := range jobs {
-		out = append(out, JobRow{ID: string(rune('a' + i%26)), Res: 1, HasTimes: true, Success: true, FinalState: SuccessState,
+		out = append(out, JobRow{ID: string(rune('a' + i%26)), Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: SuccessState,
 			Submit: j[0], Start: j[1], Exec: j[2], Finish: j[1] + j[2], Wait: j[1] - j[0], Turnaround: j[1] + j[2] - j[0]})
 	}
 	return out

@@ -57,9 +57,7 @@ func (r *reporter) write() error {
 	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed: ")
 	r.p("a change is computed on each seed's pair of runs, same workload, then averaged). The paper's value follows in parentheses.\n\n")
-	r.p("Definitions: makespan = last finish − first submission (Batsim's `makespan` is max(finish_time)); waiting time = start − submission; ")
-	r.p("slowdown = turnaround / execution; bounded slowdown = max(1, turnaround / max(execution, 10 s)); ")
-	r.p("utilization = Σ res × execution / (hosts × makespan). Means are over the jobs that ran (rejected jobs excluded).\n\n")
+	r.p("Definitions: %s\n\n", expe.DefinitionsNote())
 
 	for _, load := range pl.Loads {
 		if len(pl.Loads) > 1 {
