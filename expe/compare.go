@@ -168,6 +168,11 @@ func ComparisonStudy() Study {
 // NoUser is the user of jobs whose workload names none.
 const NoUser = "(none)"
 
+// swfUnknown is what the Standard Workload Format writes for an unknown
+// field: the user of every job of a trace without users, as "bucma
+// workload from-swf" and "bucma workload lublin" copy it.
+const swfUnknown = "-1"
+
 func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
 	cr := &compareRun{}
 	size := make(map[string]string, len(in.Rows))
@@ -177,7 +182,7 @@ func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
 		j := &in.Rows[i]
 		size[j.ID] = SizeClass(j.Res)
 		u := in.Jobs[j.ID].User
-		if u == "" {
+		if u == "" || u == swfUnknown {
 			u = NoUser
 		}
 		user[j.ID] = u
@@ -291,7 +296,7 @@ func compareReport(r *Report) error {
 			return err
 		}
 		for _, b := range spec.Breakdowns {
-			r.compareBreakdown(h, c, b)
+			r.compareBreakdown(h, c, b, pl.Report != nil && pl.Report.Breakdowns != nil)
 		}
 	}
 	if spec.Gantt {
@@ -381,6 +386,10 @@ func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetri
 		mark := MarkSaturated(a.ConditionRuns(v.Name, c), a.ConditionRuns(base, c))
 		for _, m := range metrics {
 			cp := a.CompareVariants(v.Name, base, c, m.get, m.floor)
+			if cp.Same() {
+				r.P(" %s%s |", cp.SameText(), mark)
+				continue
+			}
 			r.P(" %s (%s) %s%s |", FmtEst(cp.Diff, m.prec, true), cp.ChangeText(1), cp.SeedsText(), mark)
 		}
 		r.P("\n")
@@ -428,7 +437,10 @@ func (r *Report) compareCDFs(h string, c Condition, which []string) error {
 // maxUsers bounds the users the breakdown by user lists.
 const maxUsers = 10
 
-func (r *Report) compareBreakdown(h string, c Condition, by string) {
+// compareBreakdown writes the breakdown by job size or by user. Without
+// users (no job names one) the breakdown by user is left out, or, asked
+// for by the plan (asked), replaced by a sentence saying so.
+func (r *Report) compareBreakdown(h string, c Condition, by string, asked bool) {
 	a := r.A
 	group := func(x *RunData) map[string]GroupStats { return cmp(x).BySize }
 	if by == "user" {
@@ -451,6 +463,12 @@ func (r *Report) compareBreakdown(h string, c Condition, by string) {
 		}
 	}
 	if by == "user" {
+		if len(keys) == 0 || (len(keys) == 1 && keys[0] == NoUser) {
+			if asked {
+				r.P("%s By user\n\nNo job of the workload names a user (no `user` field, or the Standard Workload Format's %s).\n\n", h, swfUnknown)
+			}
+			return
+		}
 		sort.Slice(keys, func(i, j int) bool {
 			if jobs[keys[i]] != jobs[keys[j]] {
 				return jobs[keys[i]] > jobs[keys[j]]
@@ -545,10 +563,16 @@ var resultsMetrics = []struct {
 // ResultsColumns are the columns of results.csv.
 var ResultsColumns = []string{"campaign", "study", "run", "variant", "policy", "options", "platform", "workload", "case", "load", "seed", "metric", "value"}
 
+// ComparisonName is results.csv's study of a campaign of no study, which
+// gets the comparison report (no study has this name): the column always
+// holds a name, which readers such as pandas keep as text.
+const ComparisonName = "comparison"
+
 // WriteResultsCSV analyses the campaign in dir and writes dir/results.csv,
 // a tidy table: one row per completed run and metric, every factor a
 // column (ResultsColumns; a value without meaning is empty, as is a
-// metric without value). It returns the file's path.
+// metric without value; the study is ComparisonName without one). It
+// returns the file's path.
 func WriteResultsCSV(dir string) (string, error) {
 	a, err := Analyze(dir, ComparisonStudy())
 	if err != nil {
@@ -570,7 +594,11 @@ func WriteResultsCSV(dir string) (string, error) {
 		if pl.HasLoads() {
 			load = FormatLoad(run.Load)
 		}
-		head := []string{pl.Name, pl.Kind, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
+		study := pl.Kind
+		if study == "" {
+			study = ComparisonName
+		}
+		head := []string{pl.Name, study, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
 			platformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
 		for _, m := range resultsMetrics {
 			v := m.get(x)
