@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -318,10 +320,20 @@ func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	// The metrics of the campaign reports (package metrics), under their
 	// names there.
 	m := &r.Metrics
-	fmt.Fprintf(w, "makespan       %.6f s (last finish %.6f s − first submission %.6f s)\n", m.Makespan, m.LastFinish, m.FirstSubmit)
-	fmt.Fprintf(w, "mean waiting   %.6f s (over the %d jobs that ran)\n", m.MeanWait, m.Ran)
-	fmt.Fprintf(w, "mean slowdown  %.6f (bounded slowdown, τ = %g s: %.6f)\n", m.MeanSlowdown, metrics.BSLDThreshold, m.MeanBSLD)
-	fmt.Fprintf(w, "utilization    %.6f (busy host-time / (%d hosts × makespan))\n", m.Utilization, m.Hosts)
+	if m.Ran == 0 {
+		fmt.Fprintf(w, "no job ran: no makespan, waiting time, slowdown or utilization\n")
+	} else {
+		num := func(v float64) string {
+			if math.IsNaN(v) {
+				return "n/a"
+			}
+			return strconv.FormatFloat(v, 'f', 6, 64)
+		}
+		fmt.Fprintf(w, "makespan       %s s (last finish %s s − first submission %s s)\n", num(m.Makespan), num(m.LastFinish), num(m.FirstSubmit))
+		fmt.Fprintf(w, "mean waiting   %s s (over the %d jobs that ran)\n", num(m.MeanWait), m.Ran)
+		fmt.Fprintf(w, "mean slowdown  %s (bounded slowdown, τ = %g s: %s)\n", num(m.MeanSlowdown), metrics.BSLDThreshold, num(m.MeanBSLD))
+		fmt.Fprintf(w, "utilization    %s (busy host-time / (%d hosts × makespan))\n", num(m.Utilization), m.Hosts)
+	}
 	fmt.Fprintf(w, "messages       %d (scheduler %.3f s, total %.3f s wall)\n", r.Messages, r.SchedWall.Seconds(), r.Wall.Seconds())
 	if r.EnergyOn {
 		fmt.Fprintf(w, "energy         %.6f J (%.3f kWh)\n", r.Energy, r.Energy/3.6e6)

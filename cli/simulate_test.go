@@ -89,6 +89,26 @@ func TestSimulateSummaryUnderSharing(t *testing.T) {
 	}
 }
 
+// A run where no job ran (every job rejected) has no makespan, waiting
+// time or utilization: the summary says so instead of printing NaN.
+func TestSimulateSummaryNoJobRan(t *testing.T) {
+	dir := t.TempDir()
+	plat, wl := filepath.Join(dir, "p.xml"), filepath.Join(dir, "w.json")
+	if err := os.WriteFile(plat, []byte(testkit.PlatformXML(make([]testkit.Host, 2))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wl, testkit.WorkloadJSON([]testkit.Job{{Name: "wide", Res: 3, Run: 10}}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", filepath.Join(dir, "out"), "--scheduler", "fcfs")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if !strings.Contains(out, "REJECTED                   1") || !strings.Contains(out, "no job ran: no makespan") || strings.Contains(out, "NaN") {
+		t.Errorf("summary of a run where no job ran:\n%s", out)
+	}
+}
+
 // bucma simulate --connect drives bucma run over ZeroMQ like Batsim.
 func TestSimulateConnectToRun(t *testing.T) {
 	bound := make(chan string, 1)
