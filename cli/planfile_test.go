@@ -70,7 +70,7 @@ func TestExpeRunPlanFile(t *testing.T) {
 	}
 	report, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for _, want := range []string{
-		"# trace3", "3 variants × 2 load levels × 5 seeds = 30 runs; 30 completed.", "## offered load 0.7", "## offered load 0.9",
+		"# trace3", "3 variants × 2 load levels × 5 seeds = 30 runs; 30 completed.", "## load level 0.7", "## load level 0.9",
 		"### Means over the seeds", "### Paired differences against `easy`", "| fcfs | ", "### By job size", "### By user",
 		"fig/cdf_waiting_l0.7.png", "fig/cdf_bsld_l0.9.png", "## Gantt charts", "fig/gantt_minmin.png", "(Feitelson et al., 1997)",
 	} {

@@ -168,6 +168,12 @@ func ComparisonStudy() Study {
 // NoUser is the user of jobs whose workload names none.
 const NoUser = "(none)"
 
+// LoadLevelNote says what a load level is beside the offered load the runs
+// show.
+const LoadLevelNote = "a load level is the offered load the workload is generated or scaled to, its computations counted at a reference " +
+	"speed, the platform's slowest host's unless the plan sets ref_speed; the offered load the runs show can differ: jobs on faster hosts " +
+	"run shorter, jobs killed at their walltime run less than their run time"
+
 // swfUnknown is what the Standard Workload Format writes for an unknown
 // field: the user of every job of a trace without users, as "bucma
 // workload from-swf" and "bucma workload lublin" copy it.
@@ -216,7 +222,7 @@ func (p Plan) conditionTitle(c Condition) string {
 		parts = append(parts, cs.Title)
 	}
 	if p.HasLoads() {
-		parts = append(parts, "offered load "+FormatLoad(c.Load))
+		parts = append(parts, "load level "+FormatLoad(c.Load))
 	}
 	if len(parts) == 0 {
 		return p.Title
@@ -260,7 +266,7 @@ func compareReport(r *Report) error {
 	}
 	r.P("- Platforms: %s; workloads: %s; seeds %s", strings.Join(plats, ", "), workloadsText(pl), SeedList(pl.Seeds))
 	if pl.HasLoads() {
-		r.P("; offered load levels %s", LoadList(pl.Loads))
+		r.P("; load levels %s (%s)", LoadList(pl.Loads), LoadLevelNote)
 	}
 	r.P(".\n")
 	engines, wall, n := r.RunInfos()
