@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
@@ -344,10 +347,23 @@ func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	for _, s := range states {
 		fmt.Fprintf(w, "  %-26s %d\n", s, r.ByState[s])
 	}
-	fmt.Fprintf(w, "makespan       %.6f s\n", r.Makespan)
-	fmt.Fprintf(w, "mean waiting   %.6f s\n", r.MeanWait)
-	fmt.Fprintf(w, "mean slowdown  %.6f\n", r.MeanSlow)
-	fmt.Fprintf(w, "utilization    %.2f%%\n", 100*r.Utilization)
+	// The metrics of the campaign reports (package metrics), under their
+	// names there.
+	m := &r.Metrics
+	if m.Ran == 0 {
+		fmt.Fprintf(w, "no job ran: no makespan, waiting time, slowdown or utilization\n")
+	} else {
+		num := func(v float64) string {
+			if math.IsNaN(v) {
+				return "n/a"
+			}
+			return strconv.FormatFloat(v, 'f', 6, 64)
+		}
+		fmt.Fprintf(w, "makespan       %s s (last finish %s s − first submission %s s)\n", num(m.Makespan), num(m.LastFinish), num(m.FirstSubmit))
+		fmt.Fprintf(w, "mean waiting   %s s (over the %d jobs that ran)\n", num(m.MeanWait), m.Ran)
+		fmt.Fprintf(w, "mean slowdown  %s (bounded slowdown, τ = %g s: %s)\n", num(m.MeanSlowdown), metrics.BSLDThreshold, num(m.MeanBSLD))
+		fmt.Fprintf(w, "utilization    %s (busy host-time / (%d hosts × makespan))\n", num(m.Utilization), m.Hosts)
+	}
 	fmt.Fprintf(w, "messages       %d (scheduler %.3f s, total %.3f s wall)\n", r.Messages, r.SchedWall.Seconds(), r.Wall.Seconds())
 	if r.EnergyOn {
 		fmt.Fprintf(w, "energy         %.6f J (%.3f kWh)\n", r.Energy, r.Energy/3.6e6)

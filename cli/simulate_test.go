@@ -16,6 +16,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/testkit"
 )
 
 // simulateCase is the corpus case the simulate tests run.
@@ -49,6 +50,64 @@ func TestSimulateInProcess(t *testing.T) {
 	tr, err := os.ReadFile(trace)
 	if err != nil || strings.Count(string(tr), "\n") != 14 {
 		t.Errorf("decision trace: %v, want a header and 13 rows:\n%s", err, tr)
+	}
+}
+
+// The summary's utilization under compute sharing is the busy fraction of
+// the hosts: on 2 hosts, SGE's seqno choice with 2 slots on h0 and 1 on h1
+// runs the delay jobs a (10 s) and b (8 s) together on h0 and c (8 s) on
+// h1, each starting some tens of µs after 0 (the platform's latencies:
+// a at 25 µs, the last finish 10.000025 s). h0 is busy 10 s, h1 8 s: 18
+// host-seconds over 2 hosts × 10.000025 s, 0.899998. Counting every job's
+// hosts × execution time (26 host-seconds) printed 130.00 %.
+func TestSimulateSummaryUnderSharing(t *testing.T) {
+	dir := t.TempDir()
+	plat, wl := filepath.Join(dir, "p.xml"), filepath.Join(dir, "w.json")
+	if err := os.WriteFile(plat, []byte(testkit.PlatformXML(make([]testkit.Host, 2))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := []testkit.Job{{Name: "a", Res: 1, Run: 10}, {Name: "b", Res: 1, Run: 8}, {Name: "c", Res: 1, Run: 8}}
+	if err := os.WriteFile(wl, testkit.WorkloadJSON(jobs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dir, "out")
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", prefix, "--scheduler", "sge-default-rr", "-o", "slots=2,1", "-o", "choice=seqno")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	rows := testkit.ReadJobs(t, prefix+"_jobs.csv")
+	hosts := map[string]string{}
+	for _, r := range rows {
+		hosts[r["job_id"]] = r["allocated_resources"]
+	}
+	if hosts["a"] != "0" || hosts["b"] != "0" || hosts["c"] != "1" {
+		t.Fatalf("allocations %v, want a and b on 0, c on 1", hosts)
+	}
+	want := fmt.Sprintf("utilization    %.6f ", 18/(2*10.000025))
+	for _, w := range []string{"makespan       10.000025 s", want, "utilization    0.899998 "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("summary lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// A run where no job ran (every job rejected) has no makespan, waiting
+// time or utilization: the summary says so instead of printing NaN.
+func TestSimulateSummaryNoJobRan(t *testing.T) {
+	dir := t.TempDir()
+	plat, wl := filepath.Join(dir, "p.xml"), filepath.Join(dir, "w.json")
+	if err := os.WriteFile(plat, []byte(testkit.PlatformXML(make([]testkit.Host, 2))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wl, testkit.WorkloadJSON([]testkit.Job{{Name: "wide", Res: 3, Run: 10}}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", filepath.Join(dir, "out"), "--scheduler", "fcfs")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if !strings.Contains(out, "REJECTED                   1") || !strings.Contains(out, "no job ran: no makespan") || strings.Contains(out, "NaN") {
+		t.Errorf("summary of a run where no job ran:\n%s", out)
 	}
 }
 

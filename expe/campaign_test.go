@@ -331,7 +331,7 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, FigDir, "cdf_waiting_l"+l+".svg")); err != nil || !strings.Contains(text, "cdf_waiting_l"+l+".png") {
 			t.Errorf("distribution figure of load %s: %v", l, err)
 		}
-		if !strings.Contains(text, "## offered load "+l+"\n") {
+		if !strings.Contains(text, "## load level "+l+"\n") {
 			t.Errorf("the report has no section for load %s", l)
 		}
 	}

@@ -130,6 +130,6 @@ func (e *EmbeddedEngine) Run(ctx context.Context, spec RunSpec) (err error) {
 		return err
 	}
 	fmt.Fprintf(logf, "%s: %d jobs %v, makespan %.6f, %d messages, wall %s (scheduler %s)\n",
-		spec.Run.ID, res.Jobs, res.ByState, res.Makespan, res.Messages, res.Wall, res.SchedWall)
+		spec.Run.ID, res.Jobs, res.ByState, res.Metrics.Makespan, res.Messages, res.Wall, res.SchedWall)
 	return nil
 }
