@@ -19,7 +19,8 @@
 // the library (two paths) into one process is not supported. Batsim's
 // default loading method (dlopen) is the one to use. The decisions buffer
 // lives in C memory until the next call or batsim_edc_deinit, as
-// batsim_edc.h asks.
+// batsim_edc.h asks. A fault of Batsim's own code ends Batsim as it would
+// without the library (signals.c).
 package main
 
 /*
