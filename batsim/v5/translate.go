@@ -155,9 +155,7 @@ func (a *Adapter) ToV4(m *Message) (*batsim.Message, error) {
 			if err != nil {
 				return nil, fmt.Errorf("event %d (%s): %w", i, e.Type, err)
 			}
-			for _, c := range changed {
-				add(e, batsim.TypeResourceStateChanged, c)
-			}
+			add(e, batsim.TypeResourceStateChanged, changed)
 		case *Unknown:
 			add(e, e.Type, &batsim.Unknown{Raw: d.Raw})
 		default:

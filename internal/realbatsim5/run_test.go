@@ -220,6 +220,19 @@ func serveZMQ(t testing.TB, observe func(batsim.Direction, []byte), plat, wl, di
 	return collect(dir, log, nil)
 }
 
+// transports are the two ways bucma serves Batsim 5, as runVia names them.
+var transports = []string{"zmq", "library"}
+
+// runVia runs Batsim 5 with bucma's decision component over transport via
+// ("zmq": viaZMQ; "library": viaLibrary with lib).
+func runVia(t testing.TB, via, lib, plat, wl, dir, init string, extra ...string) (*result, int, error) {
+	t.Helper()
+	if via == "zmq" {
+		return viaZMQ(t, plat, wl, dir, init, extra...)
+	}
+	return viaLibrary(t, lib, plat, wl, dir, init, extra...)
+}
+
 // initString is bucma's init string for a policy and its options.
 func initString(t testing.TB, policy string, opts map[string]string) string {
 	t.Helper()
