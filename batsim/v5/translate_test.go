@@ -92,6 +92,20 @@ func TestJobsBothWays(t *testing.T) {
 	}
 }
 
+// translated is a's translation of r and its JSON.
+func translated(t *testing.T, a *Adapter, r *batsim.Reply) (*Message, []byte) {
+	t.Helper()
+	out, err := a.FromV4(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := out.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, b
+}
+
 func TestTimes(t *testing.T) {
 	for _, c := range []struct{ at, ms float64 }{{300.000004, 300001}, {60, 60000}, {1.0000000001, 1000}, {0.0015, 2}, {1e-5, 1}} {
 		if got := CallMeLaterMillis(c.at); got != c.ms {
@@ -106,6 +120,25 @@ func TestTimes(t *testing.T) {
 	}
 	if NotAfter(1e10) != 1e10 {
 		t.Error("NotAfter must be exact where doubles are coarser than 1e-12")
+	}
+	// Batsim's clock starts at 0: a now printed as 0 is 0, and nothing is
+	// dated before it.
+	for _, p := range []float64{0, 1e-12, 4e-13} {
+		if n := NotAfter(p); n < 0 || n > p {
+			t.Errorf("NotAfter(%v) = %v, want a time in [0, %v]", p, n, p)
+		}
+	}
+	a := NewAdapter(Config{Log: quiet()})
+	if _, err := a.ToV4(begins()); err != nil {
+		t.Fatal(err)
+	}
+	r := batsim.NewReply(0)
+	if err := r.RejectJob("w0!1"); err != nil {
+		t.Fatal(err)
+	}
+	out, b := translated(t, a, r)
+	if out.Now != 0 || out.Events[0].Timestamp != 0 || bytes.Contains(b, []byte("-")) {
+		t.Errorf("a rejection at 0 is dated %v in a message at %v: %s", out.Events[0].Timestamp, out.Now, b)
 	}
 }
 
@@ -281,14 +314,7 @@ func TestDecisions(t *testing.T) {
 	must(r.RegisterJob("dyn!j", json.RawMessage(`{"id":"dyn!j","subtime":2,"res":1,"profile":"p","user":"u"}`)))
 	r.RegistrationFinished()
 	must(r.SetJobMetadata("w0!2", "vm=1"))
-	out, err := a.FromV4(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := out.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := translated(t, a, r)
 	want := `{"now":2.0000010008,"events":[` +
 		`{"timestamp":2.0000010008,"event_type":"ExecuteJobEvent","event":{"job_id":"w0!1","allocation":{"host_allocation":"0-1","executor_placement_type":"PredefinedExecutorPlacementStrategyWrapper","executor_placement":{"strategy":"SpreadOverHostsFirst"}}}},` +
 		`{"timestamp":2.0000010008,"event_type":"ExecuteJobEvent","event":{"job_id":"w0!2","allocation":{"host_allocation":"2","executor_placement_type":"CustomExecutorToHostMapping","executor_placement":{"mapping":[0,0]}}}},` +
