@@ -386,11 +386,6 @@ func batschedHelp(w io.Writer, reg *sched.Registry) error {
 	return err
 }
 
-// batschedLogger is the logger of run's batsched mode.
-func batschedLogger(c *cli.Context, m *batschedMode) *slog.Logger {
-	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: m.level}))
-}
-
 // invokedAsBatsched reports whether the program runs under the name
 // batsched (a link to bucma named so): it is then batsched's command line.
 func invokedAsBatsched(args []string) bool {
