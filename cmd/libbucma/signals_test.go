@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
 
 // buildTools builds the library and testdata/faulter.c (a C program that
@@ -37,29 +36,6 @@ func buildTools(t *testing.T) (lib, faulter string) {
 	return lib, faulter
 }
 
-// boundedOutput keeps what a process writes and kills it once it has
-// written more than max bytes (a process that loops on its fault).
-type boundedOutput struct {
-	mu     sync.Mutex
-	b      bytes.Buffer
-	max    int
-	proc   *os.Process
-	killed bool
-}
-
-func (o *boundedOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.b.Len() < o.max {
-		o.b.Write(p)
-	}
-	if o.b.Len() >= o.max && !o.killed && o.proc != nil {
-		o.killed = true
-		_ = o.proc.Kill()
-	}
-	return len(p), nil
-}
-
 // TestForeignFaultKills checks that a fault in the C code of the process
 // that loaded the library ends that process, as it does without the
 // library: with a handler like SimGrid's (SA_RESETHAND, which writes a line
@@ -70,19 +46,7 @@ func TestForeignFaultKills(t *testing.T) {
 	lib, faulter := buildTools(t)
 	for _, mode := range []string{"handler", "none"} {
 		t.Run(mode, func(t *testing.T) {
-			out := &boundedOutput{max: 1 << 16}
-			cmd := exec.Command(faulter, lib, mode)
-			cmd.Stdout, cmd.Stderr = out, out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			out.mu.Lock()
-			out.proc = cmd.Process
-			out.mu.Unlock()
-			err := cmd.Wait()
-			out.mu.Lock()
-			text, killed := out.b.String(), out.killed
-			out.mu.Unlock()
+			text, killed, err := batsimrun.RunBounded(exec.Command(faulter, lib, mode), 1<<16)
 			if killed {
 				t.Fatalf("the faulting process wrote %d bytes and was killed: it loops on its fault\n%s", len(text), text[:min(len(text), 2000)])
 			}

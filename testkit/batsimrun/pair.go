@@ -95,3 +95,45 @@ func Pair(ctx context.Context, schedArgv []string, epFile string, batsimArgv fun
 	r.SchedLog, r.BatsimLog = slog.String(), blog.String()
 	return r, nil
 }
+
+// boundedOutput keeps what a process writes, up to max bytes, and kills
+// the process once it has written more.
+type boundedOutput struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	max    int
+	proc   *os.Process
+	killed bool
+}
+
+func (o *boundedOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.b.Len() < o.max {
+		o.b.Write(p)
+	}
+	if o.b.Len() >= o.max && !o.killed && o.proc != nil {
+		o.killed = true
+		_ = o.proc.Kill()
+	}
+	return len(p), nil
+}
+
+// RunBounded runs cmd with its standard output and error kept (up to max
+// bytes) and returns them with its Wait's result; a process that writes
+// more than max bytes (one that loops writing) is killed, and killed is
+// set. The bound is on output, so that a test needs no timing.
+func RunBounded(cmd *exec.Cmd, max int) (out string, killed bool, err error) {
+	o := &boundedOutput{max: max}
+	cmd.Stdout, cmd.Stderr = o, o
+	if err := cmd.Start(); err != nil {
+		return "", false, err
+	}
+	o.mu.Lock()
+	o.proc = cmd.Process
+	o.mu.Unlock()
+	err = cmd.Wait()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String(), o.killed, err
+}
