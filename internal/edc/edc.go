@@ -209,6 +209,12 @@ func Resolve(init []byte, reg *sched.Registry, def Defaults) (Setup, error) {
 			return st, initError("%v", err)
 		}
 	}
+	if def.Spec == nil && len(def.Options) > 0 {
+		// --option, checked now that the policy is known.
+		if _, err := st.Spec.Resolve(def.Options); err != nil {
+			return st, &sched.OptionError{Msg: fmt.Sprintf("--option, for the init string's policy %s: %v", st.Spec.Name, err)}
+		}
+	}
 	opts, reserved, err := sched.ParseSchedConfig(in.SchedConfig())
 	if err != nil {
 		return st, initError("options: %v", err)
@@ -226,6 +232,9 @@ func Resolve(init []byte, reg *sched.Registry, def Defaults) (Setup, error) {
 	}
 	st.Options = sched.MergeOptions(opts, def.Options)
 	if _, err := st.Spec.Build(st.Options); err != nil {
+		if len(def.Options) > 0 {
+			return st, &sched.OptionError{Msg: fmt.Sprintf("options (the init string's under --option's): %v", err)}
+		}
 		return st, initError("options: %v", err)
 	}
 	return st, nil

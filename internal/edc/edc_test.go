@@ -104,6 +104,9 @@ func TestResolve(t *testing.T) {
 		{`{"options":{"nope":1}}`, Defaults{Spec: fcfs}, "", nil, `init string: options: scheduler fcfs: unknown option "nope"`},
 		{`{"options":{"hosts":"slowest"}}`, Defaults{Spec: fcfs}, "", nil, `init string: options: scheduler fcfs: option hosts="slowest"`},
 		{`{"policy":"nope"}`, Defaults{}, "", nil, `init string: unknown scheduler "nope" (valid: `},
+		{`{"policy":"fcfs"}`, Defaults{Options: map[string]string{"nope": "1"}}, "", nil, `--option, for the init string's policy fcfs: scheduler fcfs: unknown option "nope"`},
+		{`{"policy":"fcfs"}`, Defaults{Options: map[string]string{"hosts": "slowest"}}, "", nil, `--option, for the init string's policy fcfs: scheduler fcfs: option hosts="slowest"`},
+		{`{"policy":"fcfs","options":{"hosts":"first-fit"}}`, Defaults{Options: map[string]string{"hosts": "fastest"}}, "fcfs", map[string]string{"hosts": "fastest"}, ""},
 	} {
 		st, err := Resolve([]byte(c.init), reg, c.def)
 		if c.errWants != "" {
