@@ -439,11 +439,6 @@ func variantHint(c *cli.Context, arg string) string {
 	return hint
 }
 
-// batschedLogger is the logger of run's batsched mode.
-func batschedLogger(c *cli.Context, m *batschedMode) *slog.Logger {
-	return loggerAt(c, m.level)
-}
-
 // invokedAsBatsched reports whether the program runs under the name
 // batsched (a link to bucma named so): it is then batsched's command line.
 func invokedAsBatsched(args []string) bool {

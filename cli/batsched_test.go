@@ -87,8 +87,8 @@ func TestBatschedUsageErrors(t *testing.T) {
 		{[]string{"-v", "filler", "--scheduler", "easy"}, 2, []string{"unknown flag --scheduler"}},
 		{[]string{"-v", "filler", "extra"}, 2, []string{`unexpected argument "extra"`}},
 		{[]string{"--variant"}, 2, []string{"--variant needs a value"}},
-		// -v alone is --verbose: bucma's run, which needs its policy
-		{[]string{"-v"}, 2, []string{"--scheduler is required"}},
+		// -v alone is --verbose: bucma's run, with its own flags
+		{[]string{"-v", "--scheduler", "nope"}, 2, []string{`unknown scheduler "nope"`}},
 		{[]string{"-v", "easy_bf", "-o", "lcfs"}, 2, []string{"variant easy_bf: --queue_order lcfs: the twin reproduces this variant at fcfs only"}},
 		{[]string{"-v", "sleeper"}, 2, []string{`no "pstate_compute"`}},
 		{[]string{"-v", "energy_bf", "-d", "0"}, 2, []string{`variant energy_bf: --variant_options has no "energy_switch_off", which the variant requires`}},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/internal/edc"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
@@ -169,9 +170,16 @@ With -s 'tcp://127.0.0.1:*' the system picks a free port as the socket binds;
 
 Batsim 5 is served too (the first message tells the two apart; --batsim5
 requires it): start it with -s ENDPOINT INIT, INIT empty or bucma's init string
-('{"options": {...}}'):
+('{"policy": NAME, "options": {...}}', read as the shared library reads it: an
+unknown policy or option is refused). Without --scheduler, the init string
+names the policy (an edc-* twin of Batsim 5's test components too):
 
-   batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28000 '' -e out/
+   bucma run -s tcp://127.0.0.1:28000 &
+   batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28000 '{"policy": "easy"}' -e out/
+
+A refused init string, or a Batsim 4 peer with --batsim5 or without
+--scheduler, is answered so that Batsim ends too (Batsim 5 stops its
+simulation, Batsim 4 aborts), and bucma exits with the error.
 
 batsched's command line works as it is, so that a script swaps "batsched" for
 "bucma run" and nothing else: -v followed by a variant name is batsched's
@@ -187,11 +195,11 @@ everywhere).
 Policy options come from --option key=value (repeatable) and from Batsim's
 --sched-cfg '{"key": value, ...}' (Batsim 5: the init string's options); --option wins. 'bucma list' shows every policy
 and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
-error or a timeout, 2 on a bad command line or option, 130 when interrupted
+error or a timeout, 2 on a bad command line, option or init string, 130 when interrupted
 (SIGINT, SIGTERM or SIGQUIT).`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list')"},
+			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list'; or an edc-* twin); required for Batsim 4, Batsim 5's init string may name it instead"},
 			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable); -o ORDER is batsched's queue order"},
 			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: zmq.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind, TRANSPORT://ADDRESS (Batsim's --socket-endpoint connects to it); port * picks a free one"},
 			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
@@ -218,7 +226,7 @@ func newLogger(c *cli.Context, verbose bool) *slog.Logger {
 }
 
 // loggerAt logs to c's standard error from level up.
-func loggerAt(c *cli.Context, level slog.Level) *slog.Logger {
+func loggerAt(c *cli.Context, level slog.Leveler) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: level}))
 }
 
@@ -230,13 +238,13 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	reg := registry(c)
-	name := c.String("scheduler")
-	if name == "" {
-		return &sched.OptionError{Msg: fmt.Sprintf("run: --scheduler is required (valid: %s)", strings.Join(reg.Names(), ", "))}
-	}
-	spec, err := reg.Lookup(name)
-	if err != nil {
-		return err
+	// Without --scheduler, Batsim 5's init string names the policy.
+	var spec *sched.Spec
+	if name := c.String("scheduler"); name != "" {
+		var err error
+		if spec, err = edc.Lookup(reg, name); err != nil {
+			return err
+		}
 	}
 	var args []string
 	if ol, ok := c.Generic("option").(*optionList); ok {
@@ -247,12 +255,18 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	verbose := c.Bool("verbose")
-	log := newLogger(c, verbose)
-	if !verbose && isTerminal(stderr(c)) {
+	level := new(slog.LevelVar) // Batsim 5's init string may lower it (verbose)
+	switch {
+	case verbose:
+		level.Set(slog.LevelDebug)
+	case isTerminal(stderr(c)):
 		// On a terminal, where bucma waits for Batsim (the endpoint
 		// bound) and when the simulation ends.
-		log = loggerAt(c, slog.LevelInfo)
+		level.Set(slog.LevelInfo)
+	default:
+		level.Set(slog.LevelWarn)
 	}
+	log := loggerAt(c, level)
 	if mode := modeOf(c); mode != nil {
 		// batsched's command line: the variant's twin, its options
 		// resolved (see runBatsched).
@@ -260,19 +274,28 @@ func runAction(c *cli.Context) error {
 		if verbose || mode.debug {
 			mode.level, verbose = slog.LevelDebug, true
 		}
-		log = batschedLogger(c, mode)
+		level.Set(mode.level)
 		log.Info("batsched's variant, served by its twin", "variant", mode.variant.Name, "scheduler", spec.Name, "options", policies.BatschedVariant{Options: opts}.OptionArgs())
 		for _, k := range mode.unread {
 			log.Warn("ignoring a variant option the variant does not read (batsched ignores it too)", "variant", mode.variant.Name, "key", k)
 		}
 	}
 
+	// The command line's options are checked now, against --scheduler's
+	// policy; without it, against the init string's policy (edc.Resolve).
 	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log, IgnoreSchedConfig: modeOf(c) != nil}
-	if _, err := sched.NewSession(scfg); err != nil {
-		return err
-	}
-	sess, trace, err := newSession(scfg, c.String("trace"))
-	if err != nil {
+	var h batsim.Handler = noScheduler{}
+	var trace *traceFile
+	if spec != nil {
+		if _, err := sched.NewSession(scfg); err != nil {
+			return err
+		}
+		var sess *sched.Session
+		if sess, trace, err = newSession(scfg, c.String("trace")); err != nil {
+			return err
+		}
+		h = sess
+	} else if trace, err = openTrace(c.String("trace")); err != nil {
 		return err
 	}
 	defer trace.discard()
@@ -300,8 +323,8 @@ func runAction(c *cli.Context) error {
 	defer stopCPU()
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	start := edcStarter(spec, sess, log, verbose)
-	err = serve(ctx, cfg, sess, start, c.Bool("batsim5"), c.String("endpoint-file"), spec.Name)
+	start := edcStarter(reg, edc.Defaults{Spec: spec, Options: opts}, c.Bool("validate"), trace, log, level)
+	err = serve(ctx, cfg, h, start, c.Bool("batsim5"), c.String("endpoint-file"), c.String("scheduler"))
 	if err == nil {
 		return trace.commit()
 	}
@@ -309,7 +332,19 @@ func runAction(c *cli.Context) error {
 	if errors.Is(err, zmq.ErrInterrupted) {
 		return cli.Exit("run: "+err.Error()+note, exitInterrupted)
 	}
+	if spec == nil {
+		return fmt.Errorf("run: %w%s", err, note)
+	}
 	return fmt.Errorf("run (scheduler %s): %w%s", spec.Name, err, note)
+}
+
+// noScheduler is run's Batsim 4 handler without --scheduler: Batsim 4 has
+// no init string to name the policy.
+type noScheduler struct{}
+
+// Handle implements batsim.Handler.
+func (noScheduler) Handle(*batsim.Message) (*batsim.Reply, error) {
+	return nil, &sched.OptionError{Msg: "--scheduler is required to serve Batsim 4 (Batsim 5 may name the policy in its init string instead)"}
 }
 
 // serve binds the socket, writes the endpoint file (when path is not

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/urfave/cli/v2"
@@ -22,22 +21,31 @@ func batsim5Flag() cli.Flag {
 	return &cli.BoolFlag{Name: "batsim5", Usage: "serve Batsim 5 only (by default the first message tells Batsim 4 and 5 apart)"}
 }
 
-// edcStarter builds the Batsim 5 decision component around run's session
-// once Batsim 5's init string is known. The init string may be empty or
-// bucma's JSON object ({"policy": ..., "options": {...}}): its options are
-// the session's sched-config (the command line's options win), and a policy
-// it names must be the one run serves.
-func edcStarter(spec *sched.Spec, sess batsim.Handler, log *slog.Logger, verbose bool) zmq.EDCStarter {
+// edcStarter builds the Batsim 5 decision component once Batsim 5's init
+// string is known. The init string is read as the shared library reads it
+// (edc.Resolve): the policy is --scheduler's or the init string's (the
+// same when both name one), its options the init string's under
+// --option's; an unknown policy or option, or a bad value, is refused, and
+// the refusal is a decision component that makes Batsim end (edc.Refused).
+// The init string's validate and verbose add to --validate and --verbose.
+func edcStarter(reg *sched.Registry, def edc.Defaults, validate bool, trace *traceFile, log *slog.Logger, level *slog.LevelVar) zmq.EDCStarter {
 	return func(init []byte) (*v5.EDC, error) {
-		in, err := edc.ParseInit(init)
+		st, err := edc.Resolve(init, reg, def)
 		if err != nil {
-			return nil, err
+			return edc.Refused(appVersion(), err), err
 		}
-		if in.Policy != "" && in.Policy != spec.Name {
-			return nil, fmt.Errorf("the init string names policy %q but bucma run serves %q (--scheduler)", in.Policy, spec.Name)
+		if st.Init.Verbose {
+			level.Set(slog.LevelDebug)
 		}
-		e := v5.NewEDC(edc.AdapterConfig(spec, version, in.SchedConfig(), log), sess)
-		if verbose {
+		var observers []sched.Observer
+		if trace != nil {
+			observers = append(observers, trace)
+		}
+		e, err := edc.Start(st, appVersion(), validate, log, observers...)
+		if err != nil {
+			return edc.Refused(appVersion(), err), err
+		}
+		if level.Level() <= slog.LevelDebug {
 			e.Observe = func(d batsim.Direction, raw []byte) {
 				log.Debug("message", "dir", d.String(), "raw", string(raw))
 			}

@@ -25,26 +25,37 @@ type traceFile struct {
 // caller has checked already (sched.NewSession). With a trace path,
 // the decision trace is created and observes the session.
 func newSession(cfg sched.SessionConfig, tracePath string) (*sched.Session, *traceFile, error) {
-	if tracePath == "" {
-		s, err := sched.NewSession(cfg)
-		return s, nil, err
-	}
-	f, err := sim.CreateStaged(tracePath)
+	tr, err := openTrace(tracePath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("decision trace %s: %w", tracePath, withoutPath(err))
+		return nil, nil, err
+	}
+	if tr != nil {
+		cfg.Observers = append(append([]sched.Observer(nil), cfg.Observers...), tr)
+	}
+	s, err := sched.NewSession(cfg)
+	if err != nil {
+		tr.discard()
+		return nil, nil, err
+	}
+	return s, tr, nil
+}
+
+// openTrace creates the decision trace at path (nil without a path), for
+// the sessions to come to be observed by.
+func openTrace(path string) (*traceFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := sim.CreateStaged(path)
+	if err != nil {
+		return nil, fmt.Errorf("decision trace %s: %w", path, withoutPath(err))
 	}
 	tr := &traceFile{Trace: sched.NewTrace(f), f: f}
 	if err := tr.Err(); err != nil {
 		f.Discard()
-		return nil, nil, fmt.Errorf("decision trace %s: %w", tracePath, withoutPath(err))
+		return nil, fmt.Errorf("decision trace %s: %w", path, withoutPath(err))
 	}
-	cfg.Observers = append(append([]sched.Observer(nil), cfg.Observers...), tr)
-	s, err := sched.NewSession(cfg)
-	if err != nil {
-		f.Discard()
-		return nil, nil, err
-	}
-	return s, tr, nil
+	return tr, nil
 }
 
 // commit publishes the trace. A nil trace does nothing.

@@ -161,16 +161,21 @@ func loadInput(path string) (*workloads.Workload, error) {
 func workloadCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
-		Usage:     "check a workload file the way Batsim 4.2.1 reads it (exit 1 if Batsim would abort)",
+		Usage:     "check a workload file the way Batsim 4.2.1 (or with --for batsim5, Batsim 5.0.0-rc2) reads it (exit 1 if Batsim would abort)",
 		ArgsUsage: "FILE",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "platform", Usage: "platform name or file: jobs asking for more hosts than it has are errors"},
 			&cli.StringFlag{Name: "workload-name", Value: "w0", Usage: "the name Batsim gives the workload"},
+			&cli.StringFlag{Name: "for", Value: workloads.ForBatsim4, Usage: "the Batsim the file is given to: " + workloads.ForBatsim4 + " (4.2.1) or " + workloads.ForBatsim5 + " (5.0.0-rc2); each refuses the other's format"},
 		},
 		Action: func(c *cli.Context) error {
 			path, err := onePositional(c, "FILE")
 			if err != nil {
 				return err
+			}
+			target := c.String("for")
+			if target != workloads.ForBatsim4 && target != workloads.ForBatsim5 {
+				return cli.Exit(fmt.Sprintf("check: --for %q: want %s or %s", target, workloads.ForBatsim4, workloads.ForBatsim5), 2)
 			}
 			opts := workloads.ValidateOptions{WorkloadName: c.String("workload-name")}
 			if p := c.String("platform"); p != "" {
@@ -192,15 +197,18 @@ func workloadCheckCommand() *cli.Command {
 				}
 				return cli.Exit(err.Error(), 1)
 			}
-			errs, warns := w.Validate(opts)
+			errs, warns, err := w.CheckFor(target, opts)
+			if err != nil {
+				return cli.Exit("check: "+err.Error(), 1)
+			}
 			for _, f := range errs {
 				fmt.Fprintln(out, f.String())
 			}
 			for _, f := range warns {
 				fmt.Fprintln(out, f.String())
 			}
-			fmt.Fprintf(stderr(c), "%s: %d jobs, %d profiles, nb_res %d: %d error(s), %d warning(s)\n",
-				path, len(w.Jobs), len(w.Profiles), w.NbRes, len(errs), len(warns))
+			fmt.Fprintf(stderr(c), "%s: %s format, checked for %s: %d jobs, %d profiles, nb_res %d: %d error(s), %d warning(s)\n",
+				path, w.Format(), workloads.TargetName(target), len(w.Jobs), len(w.Profiles), w.NbRes, len(errs), len(warns))
 			if len(errs) > 0 {
 				return cli.Exit("", 1)
 			}

@@ -153,6 +153,42 @@ func TestWorkloadCheckExitCodes(t *testing.T) {
 	}
 }
 
+// TestWorkloadCheckFor: check says which format it read and checks the
+// file for the Batsim it names (--for, Batsim 4.2.1 by default): a Batsim 5
+// file is an error for Batsim 4.2.1, which aborts on it, and for Batsim 5 a
+// job's field outside extra_data is a warning (Batsim 5 does not forward
+// it).
+func TestWorkloadCheckFor(t *testing.T) {
+	dir := t.TempDir()
+	v5 := writeFile(t, dir, "v5.json", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"d","user":"alice"}],"profiles":{"d":{"type":"DelayProfile","delay":5}}}`)
+	v4 := writeFile(t, dir, "v4.json", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"d","user":"alice"}],"profiles":{"d":{"type":"delay","delay":5}}}`)
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{v5}, 1, []string{"v5.json: Batsim 5 format, checked for Batsim 4.2.1: 1 jobs", `error: ` + v5 + `: profile 'd': type "DelayProfile" is Batsim 5's`, "--for batsim5"}},
+		{[]string{v5, "--for", "batsim4"}, 1, []string{"checked for Batsim 4.2.1"}},
+		{[]string{v5, "--for", "batsim5"}, 0, []string{"v5.json: Batsim 5 format, checked for Batsim 5.0.0-rc2: 1 jobs, 1 profiles, nb_res 4: 0 error(s), 1 warning(s)", `warning: ` + v5 + `: job '1': field "user" is outside extra_data`}},
+		{[]string{v4}, 0, []string{"v4.json: Batsim 4 format, checked for Batsim 4.2.1: 1 jobs, 1 profiles, nb_res 4: 0 error(s), 0 warning(s)"}},
+		{[]string{v4, "--for", "batsim5"}, 1, []string{"Batsim 4 format, checked for Batsim 5.0.0-rc2", `type "delay" is Batsim 4's`, "bucma workload to-v5 " + v4 + " -o OUT"}},
+		{[]string{v4, "--for", "batsim3"}, 2, []string{`--for "batsim3": want batsim4 or batsim5`}},
+	} {
+		err, code, out := runApp(t, append([]string{"workload", "check"}, c.args...)...)
+		if err != nil {
+			out += err.Error()
+		}
+		if code != c.code {
+			t.Errorf("check %v: exit %d, want %d\n%s", c.args, code, c.code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("check %v: %q does not say %q", c.args, out, w)
+			}
+		}
+	}
+}
+
 // writeFile writes text to dir/name and returns the path.
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()

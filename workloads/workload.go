@@ -23,6 +23,12 @@ type Workload struct {
 	// parseWarnings holds what Parse noticed but Batsim tolerates
 	// (duplicate keys); Validate reports them.
 	parseWarnings []Finding
+	// v5Findings holds what Batsim 5 reads differently in a file of its
+	// format (FromV5); CheckFor reports them for Batsim 5.
+	v5Findings []Finding
+	// formatProfile is a profile whose type tells the format apart (its
+	// name and its type as the file writes it), "" without profiles.
+	formatProfile, formatType string
 }
 
 // KeyValue is one JSON object member kept verbatim.

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bucma-sched/bucma/policies"
 
@@ -40,7 +41,7 @@ type Init struct {
 }
 
 // ParseInit reads an init string; an unknown key is an error naming the
-// known ones.
+// known ones. Its errors are *sched.OptionError (a bad option).
 func ParseInit(data []byte) (Init, error) {
 	var in Init
 	data = bytes.TrimSpace(v5.TrimNUL(data))
@@ -50,15 +51,21 @@ func ParseInit(data []byte) (Init, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, fmt.Errorf("init string is not a JSON object with the keys policy, options, validate, verbose: %v", err)
+		return in, initError("not a JSON object with the keys policy, options, validate, verbose: %v", err)
 	}
 	if dec.More() {
-		return in, fmt.Errorf("init string: text after the JSON object")
+		return in, initError("text after the JSON object")
 	}
 	if o := bytes.TrimSpace(in.Options); len(o) > 0 && string(o) != "null" && o[0] != '{' {
-		return in, fmt.Errorf("init string: options must be a JSON object, got %s", o)
+		return in, initError("options must be a JSON object, got %s", o)
 	}
 	return in, nil
+}
+
+// initError is a refused init string: a bad option, as a command line's
+// (exit status 2 for bucma run).
+func initError(format string, args ...any) error {
+	return &sched.OptionError{Msg: "init string: " + fmt.Sprintf(format, args...)}
 }
 
 // SchedConfig is the init string's options as Batsim 4's sched-config (a
@@ -80,6 +87,48 @@ func Registry() *sched.Registry {
 		r.Add(s)
 	}
 	return r
+}
+
+var (
+	twinsOnce sync.Once
+	twins     map[string]*sched.Spec
+)
+
+// twin is the twin of one of Batsim 5's test components named name.
+func twin(name string) (*sched.Spec, bool) {
+	twinsOnce.Do(func() {
+		twins = map[string]*sched.Spec{}
+		for _, s := range edctwins.Specs() {
+			twins[s.Name] = &s
+		}
+	})
+	s, ok := twins[name]
+	return s, ok
+}
+
+// Lookup finds a policy a decision component serves: one of reg's, or a
+// twin of Batsim 5's test components (edc-fcfs, ...), which every
+// decision component serves whatever its registry.
+func Lookup(reg *sched.Registry, name string) (*sched.Spec, error) {
+	if s, ok := reg.Get(name); ok {
+		return s, nil
+	}
+	if s, ok := twin(name); ok {
+		return s, nil
+	}
+	return nil, &sched.OptionError{Msg: fmt.Sprintf("unknown scheduler %q (valid: %s)", name, strings.Join(Names(reg), ", "))}
+}
+
+// Names lists the policies Lookup finds, sorted.
+func Names(reg *sched.Registry) []string {
+	names := reg.Names()
+	for _, s := range edctwins.Specs() {
+		if _, ok := reg.Get(s.Name); !ok {
+			names = append(names, s.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Requested are the simulation features and constraints a policy needs
@@ -118,27 +167,57 @@ func NewSession(spec *sched.Spec, opts sched.Options, validate bool, log *slog.L
 	return sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: validate, Log: log, Observers: observers})
 }
 
-// New starts a decision component from its init string alone (the shared
-// library's case): the init string must name the policy. log receives the
-// session's warnings (nil: slog.Default()).
-func New(init []byte, version string, log *slog.Logger) (*v5.EDC, Init, error) {
+// Defaults are what a command line gives a decision component besides
+// its init string (bucma run's --scheduler and --option); the shared
+// library has none.
+type Defaults struct {
+	// Spec is the policy, nil when the init string names it.
+	Spec *sched.Spec
+	// Options win over the init string's.
+	Options sched.Options
+}
+
+// Setup is a decision component's configuration: its init string, the
+// policy it serves and the policy's options.
+type Setup struct {
+	Init    Init
+	Spec    *sched.Spec
+	Options sched.Options
+}
+
+// Resolve reads an init string as every decision component does, the
+// shared library and bucma run alike: the policy is the one the init string
+// names (looked up in reg, or a twin), or def's when the init string names
+// none (both: they must be the same); the options are the init string's
+// under def's, each a policy option with a valid value, checked now so that
+// a bad one is refused at the initialization rather than at
+// SimulationBegins. Every refusal is a *sched.OptionError naming the
+// problem.
+func Resolve(init []byte, reg *sched.Registry, def Defaults) (Setup, error) {
 	in, err := ParseInit(init)
 	if err != nil {
-		return nil, in, err
+		return Setup{}, err
 	}
-	reg := Registry()
-	if in.Policy == "" {
-		return nil, in, fmt.Errorf("init string: no policy (want {\"policy\": NAME, \"options\": {...}}; valid names: %s)", strings.Join(reg.Names(), ", "))
+	st := Setup{Init: in, Spec: def.Spec}
+	switch {
+	case in.Policy == "" && def.Spec == nil:
+		return st, initError("no policy (want {\"policy\": NAME, \"options\": {...}}, or bucma run --scheduler NAME; valid names: %s)", strings.Join(Names(reg), ", "))
+	case in.Policy != "" && def.Spec != nil && in.Policy != def.Spec.Name:
+		return st, initError("it names policy %q but bucma run serves %q (--scheduler)", in.Policy, def.Spec.Name)
+	case in.Policy != "" && def.Spec == nil:
+		if st.Spec, err = Lookup(reg, in.Policy); err != nil {
+			return st, initError("%v", err)
+		}
 	}
-	spec, err := reg.Lookup(in.Policy)
-	if err != nil {
-		return nil, in, fmt.Errorf("init string: %w", err)
+	if def.Spec == nil && len(def.Options) > 0 {
+		// --option, checked now that the policy is known.
+		if _, err := st.Spec.Resolve(def.Options); err != nil {
+			return st, &sched.OptionError{Msg: fmt.Sprintf("--option, for the init string's policy %s: %v", st.Spec.Name, err)}
+		}
 	}
-	// The options are checked now, as the command line's are, so that a bad
-	// one fails at the initialization rather than at SimulationBegins.
 	opts, reserved, err := sched.ParseSchedConfig(in.SchedConfig())
 	if err != nil {
-		return nil, in, fmt.Errorf("init string: options: %w", err)
+		return st, initError("options: %v", err)
 	}
 	if len(reserved) > 0 {
 		keys := make([]string, 0, len(reserved))
@@ -146,17 +225,55 @@ func New(init []byte, version string, log *slog.Logger) (*v5.EDC, Init, error) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return nil, in, fmt.Errorf("init string: options: %s is not an option (the policy is the init string's \"policy\")", strings.Join(keys, ", "))
+		return st, initError("options: %s is not an option (the policy is the init string's \"policy\")", strings.Join(keys, ", "))
 	}
-	if _, err := spec.Resolve(opts); err != nil {
-		return nil, in, fmt.Errorf("init string: options: %w", err)
+	if _, err := st.Spec.Resolve(opts); err != nil {
+		return st, initError("options: %v", err)
 	}
+	st.Options = sched.MergeOptions(opts, def.Options)
+	if _, err := st.Spec.Build(st.Options); err != nil {
+		if len(def.Options) > 0 {
+			return st, &sched.OptionError{Msg: fmt.Sprintf("options (the init string's under --option's): %v", err)}
+		}
+		return st, initError("options: %v", err)
+	}
+	return st, nil
+}
+
+// Start builds the decision component of a setup: the policy's session
+// (validating when the command line or the init string asks; observers see
+// it) behind the protocol adapter. log receives the session's warnings
+// (nil: slog.Default()).
+func Start(st Setup, version string, validate bool, log *slog.Logger, observers ...sched.Observer) (*v5.EDC, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	sess, err := NewSession(spec, opts, in.Validate, log)
+	sess, err := NewSession(st.Spec, st.Options, validate || st.Init.Validate, log, observers...)
 	if err != nil {
-		return nil, in, err
+		return nil, err
 	}
-	return v5.NewEDC(AdapterConfig(spec, version, "", log), sess), in, nil
+	return v5.NewEDC(AdapterConfig(st.Spec, version, "", log), sess), nil
+}
+
+// New starts a decision component from its init string alone (the shared
+// library's case): the init string must name the policy. log receives the
+// session's warnings (nil: slog.Default()).
+func New(init []byte, version string, log *slog.Logger) (*v5.EDC, Init, error) {
+	st, err := Resolve(init, Registry(), Defaults{})
+	if err != nil {
+		return nil, st.Init, err
+	}
+	e, err := Start(st, version, false, log)
+	return e, st.Init, err
+}
+
+// Refused is the decision component of an init string that Resolve
+// refused, for a transport whose Batsim waits for an answer whatever
+// happens (ZeroMQ): its hello answers the initialization, then it asks
+// Batsim to stop the simulation and ends with err (v5.EDC.Fail), so that
+// Batsim ends too.
+func Refused(version string, err error) *v5.EDC {
+	e := v5.NewEDC(v5.Config{Name: Name, Version: version}, nil)
+	e.Fail(err)
+	return e
 }

@@ -1,10 +1,13 @@
 package edc
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/sched"
 )
 
 func TestParseInit(t *testing.T) {
@@ -73,5 +76,51 @@ func TestRequested(t *testing.T) {
 		if f.DynamicRegistration != c.dyn || f.AcknowledgeDynamicJobs != c.ack || f.ForwardProfilesOnSimulationBegins != c.profiles || k.ComputeSharing != c.share || !k.StorageSharing {
 			t.Errorf("%s: features %+v constraints %+v", c.policy, f, k)
 		}
+	}
+}
+
+// TestResolve: bucma run and the library read an init string with one
+// function; a command line adds a default policy and options that win.
+func TestResolve(t *testing.T) {
+	reg := policies.Builtin() // a command line's registry, without the twins
+	fcfs, err := reg.Lookup("fcfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		init     string
+		def      Defaults
+		policy   string
+		opts     map[string]string
+		errWants string
+	}{
+		{`{"policy":"easy","options":{"hosts":"first-fit"}}`, Defaults{}, "easy", map[string]string{"hosts": "first-fit"}, ""},
+		{`{"options":{"hosts":"first-fit"}}`, Defaults{Spec: fcfs, Options: map[string]string{"hosts": "fastest"}}, "fcfs", map[string]string{"hosts": "fastest"}, ""},
+		{`{"policy":"fcfs"}`, Defaults{Spec: fcfs}, "fcfs", map[string]string{}, ""},
+		{``, Defaults{Spec: fcfs}, "fcfs", map[string]string{}, ""},
+		{`{"policy":"edc-killer","options":{"kill-delay":2}}`, Defaults{}, "edc-killer", map[string]string{"kill-delay": "2"}, ""},
+		{``, Defaults{}, "", nil, "init string: no policy"},
+		{`{"policy":"easy"}`, Defaults{Spec: fcfs}, "", nil, `it names policy "easy" but bucma run serves "fcfs"`},
+		{`{"options":{"nope":1}}`, Defaults{Spec: fcfs}, "", nil, `init string: options: scheduler fcfs: unknown option "nope"`},
+		{`{"options":{"hosts":"slowest"}}`, Defaults{Spec: fcfs}, "", nil, `init string: options: scheduler fcfs: option hosts="slowest"`},
+		{`{"policy":"nope"}`, Defaults{}, "", nil, `init string: unknown scheduler "nope" (valid: `},
+		{`{"policy":"fcfs"}`, Defaults{Options: map[string]string{"nope": "1"}}, "", nil, `--option, for the init string's policy fcfs: scheduler fcfs: unknown option "nope"`},
+		{`{"policy":"fcfs"}`, Defaults{Options: map[string]string{"hosts": "slowest"}}, "", nil, `--option, for the init string's policy fcfs: scheduler fcfs: option hosts="slowest"`},
+		{`{"policy":"fcfs","options":{"hosts":"first-fit"}}`, Defaults{Options: map[string]string{"hosts": "fastest"}}, "fcfs", map[string]string{"hosts": "fastest"}, ""},
+	} {
+		st, err := Resolve([]byte(c.init), reg, c.def)
+		if c.errWants != "" {
+			var oe *sched.OptionError
+			if err == nil || !strings.Contains(err.Error(), c.errWants) || !errors.As(err, &oe) {
+				t.Errorf("%s: %v, want an option error with %q", c.init, err, c.errWants)
+			}
+			continue
+		}
+		if err != nil || st.Spec.Name != c.policy || fmt.Sprint(st.Options) != fmt.Sprint(sched.Options(c.opts)) {
+			t.Errorf("%s: %v %+v, want %s %v", c.init, err, st, c.policy, c.opts)
+		}
+	}
+	if names := strings.Join(Names(reg), ","); !strings.Contains(names, "easy,edc-easy,edc-exec1by1,edc-fcfs,edc-killer,edc-rejecter,energy") {
+		t.Errorf("names %s, want the twins among the registry's", names)
 	}
 }

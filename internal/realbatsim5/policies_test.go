@@ -136,23 +136,12 @@ func TestPolicies(t *testing.T) {
 		c := c
 		t.Run(c.name(), func(t *testing.T) {
 			dir := filepath.Join(tmpRoot, "policies", fmt.Sprint(i))
-			w, err := workloads.Load(c.workload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wl := writeV5(t, c.workload, dir)
+			w, wl := c.load(t, dir)
 			plat := platformPath(c.platform)
 			init := initString(t, c.policy, c.opts)
 			var outs [2][]byte
-			for k, via := range []string{"zmq", "library"} {
-				out := filepath.Join(dir, via)
-				var r *result
-				var switches int
-				if via == "zmq" {
-					r, switches, err = viaZMQ(t, plat, wl, out, init, c.args...)
-				} else {
-					r, switches, err = viaLibrary(t, lib, plat, wl, out, init, c.args...)
-				}
+			for k, via := range transports {
+				r, switches, err := runVia(t, via, lib, plat, wl, filepath.Join(dir, via), init, c.args...)
 				if err != nil {
 					t.Errorf("%s: %v", via, err)
 					continue
@@ -184,6 +173,17 @@ func TestPolicies(t *testing.T) {
 	}
 	t.Logf("Batsim 5 policies (%d policies, %d cases): ran to the end over ZeroMQ %d/%d, as a library %d/%d; same jobs.csv both ways %d/%d",
 		len(covered), len(cases), zmqOK, len(cases), libOK, len(cases), same, len(cases))
+}
+
+// load reads the case's workload and writes it in Batsim 5's format into
+// dir.
+func (c policyCase) load(t *testing.T, dir string) (w *workloads.Workload, v5 string) {
+	t.Helper()
+	w, err := workloads.Load(c.workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, writeV5Workload(t, w, dir)
 }
 
 func checkFeatures(c policyCase, rows []row, switches int) error {
