@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,16 @@ func NewAdapter(cfg Config) *Adapter {
 		cfg.Constraints.JobAllocationValidationStrategy = defaultAllocationStrategy
 	}
 	return &Adapter{cfg: cfg, log: log, alloc: map[string]string{}, profiles: map[string]Profile{}, warned: map[string]bool{}}
+}
+
+// Running lists the jobs started and not completed, sorted.
+func (a *Adapter) Running() []string {
+	ids := make([]string, 0, len(a.alloc))
+	for id := range a.alloc {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // Ended reports whether SimulationEndsEvent was translated.
@@ -426,6 +437,12 @@ func (a *Adapter) FromV4(r *batsim.Reply) (*Message, error) {
 		e.Timestamp = clamp(e.Timestamp)
 		ev, err := a.decision(e)
 		if err != nil {
+			// The reply is not sent: its starts did not happen.
+			for _, d := range r.Events()[:i] {
+				if ej, ok := d.Data.(*batsim.ExecuteJob); ok {
+					delete(a.alloc, ej.JobID)
+				}
+			}
 			return nil, fmt.Errorf("decision %d (%s): %w", i, e.Type, err)
 		}
 		if evs, ok := ev.([]any); ok {
