@@ -70,6 +70,7 @@ func newApp(reg *sched.Registry) *cli.App {
 			simulateCommand(),
 			workloadCommand(),
 			expeCommand(),
+			bridgeCommand(),
 		},
 		ExitErrHandler: func(c *cli.Context, err error) {},
 		OnUsageError:   onUsageError,
