@@ -71,6 +71,7 @@ func newApp(reg *sched.Registry) *cli.App {
 			workloadCommand(),
 			expeCommand(),
 			bridgeCommand(),
+			checkCommand(),
 		},
 		ExitErrHandler: func(c *cli.Context, err error) {},
 		OnUsageError:   onUsageError,

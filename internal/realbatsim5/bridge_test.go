@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +19,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim/bridge"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/check"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
@@ -41,17 +40,6 @@ type bridged struct {
 	Hung bool
 	// Switches counts Batsim's power switches.
 	Switches int
-}
-
-// freeEndpoint is a loopback endpoint on a port free now (a process that
-// binds it later may find it taken: the caller retries).
-func freeEndpoint() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return "tcp://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
 // viaBridge runs Batsim 5 against the Batsim 4 decision process argv
@@ -85,7 +73,7 @@ func bridgeOnce(bin, via, lib string, argv func(endpoint string) []string, cfg b
 	// A guard against a hang (what the failure tests pin), not a timing.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	ep, err := freeEndpoint()
+	ep, err := check.FreeEndpoint()
 	if err != nil {
 		return nil, err
 	}
@@ -458,7 +446,7 @@ func TestBridgeFailuresEnd(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		ep, err := freeEndpoint()
+		ep, err := check.FreeEndpoint()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,197 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
+)
+
+// Placeholder stands, in the command line of a process bucma check starts,
+// for the endpoint the process binds: bucma replaces it with a free
+// loopback endpoint for each run.
+const Placeholder = "{endpoint}"
+
+// exitWait is how long a process may take to exit once its run ended,
+// before it is killed.
+const exitWait = 10 * time.Second
+
+// Command is a decision process that bucma check starts for each run
+// (a process serves one simulation).
+type Command struct {
+	// Argv is its command line; an argument holding Placeholder gets the
+	// endpoint.
+	Argv []string
+	// Timeout bounds the wait for each reply (0: none; a process that
+	// dies is seen at once).
+	Timeout time.Duration
+}
+
+// CheckArgv checks that argv names a command and the endpoint.
+func CheckArgv(argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("no command")
+	}
+	for _, a := range argv {
+		if strings.Contains(a, Placeholder) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the command %q does not say where the process listens: write %s where the endpoint goes (batsched -v easy_bf -s %s)", strings.Join(argv, " "), Placeholder, Placeholder)
+}
+
+// Remote is a decision process over ZeroMQ (bucma's own ZMTP on tcp://:
+// a process that dies is seen at once). Its first exchange (the connection
+// and the answer to SIMULATION_BEGINS) is bounded by a minute, or the
+// timeout when shorter; the later ones by the timeout (0: none).
+type Remote struct {
+	*zmq.RemoteScheduler
+	timeout time.Duration
+	first   bool // the first exchange is done
+}
+
+// Connect reaches the process listening on endpoint.
+func Connect(ctx context.Context, endpoint string, timeout time.Duration) (*Remote, error) {
+	first := time.Minute
+	if timeout > 0 && timeout < first {
+		first = timeout
+	}
+	transport := zmq.TransportNative
+	if !strings.HasPrefix(endpoint, "tcp://") {
+		transport = "" // libzmq's
+	}
+	rs, err := zmq.RemoteTransport(ctx, endpoint, transport, first)
+	if err != nil {
+		return nil, err
+	}
+	return &Remote{RemoteScheduler: rs, timeout: timeout}, nil
+}
+
+// Exchange implements Process.
+func (r *Remote) Exchange(m *batsim.Message) (*batsim.Message, error) {
+	reply, err := r.RemoteScheduler.Exchange(m)
+	if !r.first {
+		r.first = true
+		r.RemoteScheduler.SetTimeout(r.timeout)
+	}
+	return reply, err
+}
+
+// Started is a process bucma check started, and the conversation with it.
+type Started struct {
+	*Remote
+	cmd    *exec.Cmd
+	out    *strings.Builder
+	done   chan error
+	exited chan struct{} // closed once the process exited
+	status error         // its Wait's result, once exited
+}
+
+// Start starts the process on a free loopback endpoint.
+func (c Command) Start(ctx context.Context) (*Started, error) {
+	if err := CheckArgv(c.Argv); err != nil {
+		return nil, err
+	}
+	ep, err := FreeEndpoint()
+	if err != nil {
+		return nil, err
+	}
+	argv := make([]string, len(c.Argv))
+	for i, a := range c.Argv {
+		argv[i] = strings.ReplaceAll(a, Placeholder, ep)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	out := &strings.Builder{}
+	w := &limited{w: out, n: 1 << 16}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	s := &Started{cmd: cmd, out: out, done: make(chan error, 1), exited: make(chan struct{})}
+	// A process that exits ends every wait for it.
+	pctx, cancel := context.WithCancel(ctx)
+	go func() {
+		err := cmd.Wait()
+		s.status = err
+		close(s.exited)
+		cancel()
+		s.done <- err
+	}()
+	// The process may bind after the connection is asked for: the REQ
+	// socket connects when it can.
+	r, err := Connect(pctx, ep, c.Timeout)
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	s.Remote = r
+	return s, nil
+}
+
+// Exchange implements Process: a process that exited without answering
+// says how it exited.
+func (s *Started) Exchange(m *batsim.Message) (*batsim.Message, error) {
+	r, err := s.Remote.Exchange(m)
+	if err != nil {
+		select {
+		case <-s.exited:
+			status := "status 0"
+			if s.status != nil {
+				status = s.status.Error()
+			}
+			return nil, fmt.Errorf("the process exited (%s) without answering: %s", status, lastLines(s.out.String(), 3))
+		default:
+		}
+	}
+	return r, err
+}
+
+// Stop ends the process: it closes the connection and waits for the
+// process to exit (exitWait at most, after which it is killed). It says
+// how the process ended when it did not exit with status 0 by itself.
+func (s *Started) Stop() string {
+	if s.Remote != nil {
+		_ = s.Remote.Close()
+	}
+	select {
+	case err := <-s.done:
+		if err != nil {
+			if out := lastLines(s.out.String(), 3); out != "" {
+				return fmt.Sprintf("the process ended with %v: %s", err, out)
+			}
+			return fmt.Sprintf("the process ended with %v", err)
+		}
+		return ""
+	case <-time.After(exitWait):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		return fmt.Sprintf("the process had not exited %v after the end of its run: killed", exitWait)
+	}
+}
+
+// lastLines is the last n lines of s, on one line.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}
+
+// FreeEndpoint is a loopback endpoint on a port free now (a process that
+// binds it later may find it taken).
+func FreeEndpoint() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return "tcp://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+}
