@@ -39,6 +39,7 @@ var (
 	RuleNeverRun     = sched.Rule{Name: "job-never-run", Effect: sched.Hangs, What: "a job neither executed nor rejected once nothing else can happen (a job too big for the platform must be rejected)"}
 	RuleRegOpen      = sched.Rule{Name: "registration-never-finished", Effect: sched.Hangs, What: "with dynamic jobs, no NOTIFY registration_finished once nothing else can happen"}
 	RuleNeverEnds    = sched.Rule{Name: "never-ends", Effect: sched.Hangs, What: "CALL_ME_LATER after CALL_ME_LATER once every job ended (Batsim ends a simulation only when no call is pending)"}
+	RuleNoEquivalent = sched.Rule{Name: "no-batsim5-equivalent", Effect: sched.Aborts, What: "on Batsim 5, through the bridge: a decision Batsim 5 cannot express (QUERY, ANSWER, CHANGE_JOB_STATE, TO_JOB_MSG, continue_registration, additional_io_job, a profile with a return code): the bridge stops the simulation"}
 	RuleBatsimAborts = sched.Rule{Name: "batsim-aborts", Effect: sched.Aborts, What: "a decision Batsim aborts on that no rule above names (QUERY without --energy, metadata with a double quote, ...): Batsim's own message says why"}
 )
 
@@ -52,7 +53,7 @@ func Rules() []sched.Rule {
 			out = append(out, r)
 		}
 	}
-	return append(out, RuleAfterEnd, RuleNoReply, RuleNeverRun, RuleRegOpen, RuleNeverEnds, RuleBatsimAborts)
+	return append(out, RuleAfterEnd, RuleNoReply, RuleNeverRun, RuleRegOpen, RuleNeverEnds, RuleNoEquivalent, RuleBatsimAborts)
 }
 
 // Finding is one reply, or one decision of a reply, that breaks a rule.
@@ -119,6 +120,11 @@ type Conversation struct {
 	// silent is set when the process did not answer the last message: it
 	// cannot be told the end.
 	silent bool
+	// read is set when the last reply is one Batsim's reader refuses.
+	read bool
+	// hung is set when the conversation stopped on a run that could not
+	// end: Batsim then stops on the conversation's own stop.
+	hung bool
 }
 
 // ErrStopped is the error of a conversation stopped by a finding Batsim
@@ -151,6 +157,7 @@ func (c *Conversation) add(r sched.Rule, event int, typ, msg string) {
 	c.findings = append(c.findings, Finding{Rule: r, Message: c.messages, Time: c.now, Event: event, Type: typ, Msg: msg})
 	if r.Effect == sched.Aborts || r.Effect == sched.Hangs {
 		c.stopped = ErrStopped
+		c.hung = r.Effect == sched.Hangs
 	}
 }
 
@@ -164,6 +171,9 @@ func (c *Conversation) AddRun(r sched.Rule, msg string) {
 // saying why: with the finding of that reply when there is one, as a
 // finding of its own (ruled by rule) otherwise.
 func (c *Conversation) Abort(rule sched.Rule, event int, typ, why string) {
+	if c.hung {
+		return // Batsim stopped on batsim.StopReply
+	}
 	for i := len(c.findings) - 1; i >= 0 && c.findings[i].Message == c.messages; i-- {
 		if c.findings[i].Rule.Effect == sched.Aborts {
 			c.findings[i].Batsim = why
@@ -193,6 +203,7 @@ func (c *Conversation) Exchange(m *batsim.Message) (*batsim.Message, error) {
 	if err != nil {
 		var de *batsim.DecodeError
 		if errors.As(err, &de) {
+			c.read = true
 			c.add(readerRule(de), de.Event, de.Type, de.Error())
 		} else {
 			c.silent = true
@@ -214,15 +225,38 @@ func (c *Conversation) Exchange(m *batsim.Message) (*batsim.Message, error) {
 	return r, nil
 }
 
-// Handle implements batsim.Handler: the conversation between the real
-// Batsim and the process. A reply Batsim aborts on is passed on (Batsim
-// says why); the next message is refused, and Batsim stops.
+// Handle implements batsim.Handler: the conversation between the bridge's
+// adapter and the process (Batsim 5). The next message after a reply
+// Batsim aborts on is refused.
 func (c *Conversation) Handle(m *batsim.Message) (*batsim.Reply, error) {
 	r, err := c.Exchange(m)
 	if err != nil {
 		return nil, err
 	}
 	return batsim.ReplyOf(r), nil
+}
+
+// Step is the conversation between the real Batsim 4 and the process, at
+// the level of raw messages (zmq.Listener.ServeRaw): a reply Batsim aborts
+// on is passed on, as the process wrote it when Batsim's reader refuses it,
+// so that Batsim says why; the next message is refused (Batsim gets
+// batsim.StopReply, and stops).
+func (c *Conversation) Step() func(raw []byte) ([]byte, bool, error) {
+	dec := batsim.NewDecoder(slog.New(slog.DiscardHandler))
+	return func(raw []byte) ([]byte, bool, error) {
+		m, err := dec.Decode(raw, batsim.FromBatsim)
+		if err != nil {
+			return batsim.StopReply(0), true, fmt.Errorf("message %d from Batsim: %w", c.messages+1, err)
+		}
+		r, err := c.Exchange(m)
+		if err != nil {
+			if p, ok := c.proc.(interface{ LastReply() []byte }); ok && c.read && p.LastReply() != nil {
+				return p.LastReply(), false, nil
+			}
+			return batsim.StopReply(m.Now), true, err
+		}
+		return batsim.ReplyOf(r).Encode(), c.ended, nil
+	}
 }
 
 // Stuck records why the simulation could not end once it stopped without

@@ -18,29 +18,12 @@ import (
 	"github.com/bucma-sched/bucma/sim"
 )
 
-// fixtureEnv, set to a fixture's name, makes this test binary that broken
-// decision process, serving on its last argument.
-const fixtureEnv = "BUCMA_CHECK_FIXTURE"
-
 func TestMain(m *testing.M) {
-	if name := os.Getenv(fixtureEnv); name != "" {
-		os.Exit(checkfixture.Serve(name, os.Args[len(os.Args)-1]))
-	}
+	checkfixture.ServeIfAsked()
 	os.Exit(m.Run())
 }
 
 var quiet = slog.New(slog.DiscardHandler)
-
-func scenario(t *testing.T, name string) check.Scenario {
-	t.Helper()
-	for _, s := range check.Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	t.Fatalf("no scenario %s", name)
-	return check.Scenario{}
-}
 
 // fixtureCommand is the command that starts fixture name (this test
 // binary).
@@ -50,27 +33,21 @@ func fixtureCommand(t *testing.T, name string) check.Command {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return check.Command{Argv: []string{"env", fixtureEnv + "=" + name, self, check.Placeholder}}
+	return check.Command{Argv: checkfixture.Argv(self, name, check.Placeholder)}
 }
 
 // runFixture checks fixture name on its scenario with the engine.
 func runFixture(t *testing.T, name string) *check.Result {
 	t.Helper()
 	f := checkfixture.Fixtures[name]
-	run, err := scenario(t, f.Scenario).Run(filepath.Join(t.TempDir(), f.Scenario))
+	run, err := checkfixture.Scenario(t, f.Scenario).Run(filepath.Join(t.TempDir(), f.Scenario))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := fixtureCommand(t, name).Start(context.Background())
+	res, err := check.Player{Log: quiet}.CheckCommand(context.Background(), fixtureCommand(t, name), run, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := run.Engine(context.Background(), st, quiet)
-	note := st.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Process = note
 	return res
 }
 
@@ -86,6 +63,9 @@ func TestBrokenFixtures(t *testing.T) {
 	for _, name := range checkfixture.Names() {
 		f := checkfixture.Fixtures[name]
 		covered[f.Rule] = true
+		if checkfixture.Scenario(t, f.Scenario).Events != "" {
+			continue // the real Batsim only (internal/realbatsim)
+		}
 		t.Run(name, func(t *testing.T) {
 			res := runFixture(t, name)
 			var got []string
@@ -116,7 +96,7 @@ func TestBrokenFixtures(t *testing.T) {
 	for _, r := range check.Rules() {
 		switch {
 		case covered[r.Name]:
-		case strings.HasPrefix(r.Name, "pstate-"), r.Name == "host-off", r.Name == "host-unavailable", r.Name == "duplicate-host", r.Name == "no-host":
+		case strings.HasPrefix(r.Name, "pstate-"), r.Name == "host-off", r.Name == "duplicate-host", r.Name == "no-host", r.Name == "no-batsim5-equivalent":
 		default:
 			t.Errorf("rule %s has no broken fixture", r.Name)
 		}
@@ -208,3 +188,32 @@ func jobsOf(t *testing.T, path string) func(yield func([]byte) bool) {
 type jsonRaw = json.RawMessage
 
 var jsonUnmarshal = json.Unmarshal
+
+// TestRulesInDocs: docs/check.md's table of rules is check.Rules(): the same
+// rules, in order, each with what Batsim does.
+func TestRulesInDocs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "check.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "<!-- bucma check rules (TestRulesInDocs) -->")
+	if i < 0 {
+		t.Fatal("docs/check.md has no table of rules")
+	}
+	effect := map[sched.Effect]string{sched.Aborts: "aborts", sched.Misreads: "misreads", sched.Hangs: "never ends"}
+	var want, got []string
+	for _, r := range check.Rules() {
+		want = append(want, fmt.Sprintf("%s %s", r.Name, effect[r.Effect]))
+	}
+	for _, l := range strings.Split(doc[i:], "\n")[3:] {
+		if !strings.HasPrefix(l, "| `") {
+			break
+		}
+		cells := strings.Split(l, "|")
+		got = append(got, strings.Trim(strings.TrimSpace(cells[1]), "`")+" "+strings.TrimSpace(cells[2]))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("docs/check.md's rules:\n%s\nbucma check's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -54,7 +54,8 @@ func CheckArgv(argv []string) error {
 type Remote struct {
 	*zmq.RemoteScheduler
 	timeout time.Duration
-	first   bool // the first exchange is done
+	first   bool   // the first exchange is done
+	last    []byte // the last reply, as the process wrote it
 }
 
 // Connect reaches the process listening on endpoint.
@@ -71,8 +72,17 @@ func Connect(ctx context.Context, endpoint string, timeout time.Duration) (*Remo
 	if err != nil {
 		return nil, err
 	}
-	return &Remote{RemoteScheduler: rs, timeout: timeout}, nil
+	r := &Remote{RemoteScheduler: rs, timeout: timeout}
+	rs.Observe = func(d batsim.Direction, raw []byte) {
+		if d == batsim.FromScheduler {
+			r.last = raw
+		}
+	}
+	return r, nil
 }
+
+// LastReply is the process's last reply as it wrote it.
+func (r *Remote) LastReply() []byte { return r.last }
 
 // Exchange implements Process.
 func (r *Remote) Exchange(m *batsim.Message) (*batsim.Message, error) {
@@ -84,55 +94,103 @@ func (r *Remote) Exchange(m *batsim.Message) (*batsim.Message, error) {
 	return reply, err
 }
 
-// Started is a process bucma check started, and the conversation with it.
-type Started struct {
-	*Remote
-	cmd    *exec.Cmd
-	out    *strings.Builder
-	done   chan error
-	exited chan struct{} // closed once the process exited
-	status error         // its Wait's result, once exited
+// Spawned is a decision process started on a free loopback endpoint
+// (Spawn): bucma check's for each run, bucma bridge's.
+type Spawned struct {
+	// Endpoint is where the process listens.
+	Endpoint string
+	cmd      *exec.Cmd
+	out      *strings.Builder
+	exited   chan struct{} // closed once the process exited
+	status   error         // its Wait's result, once exited
 }
 
-// Start starts the process on a free loopback endpoint.
-func (c Command) Start(ctx context.Context) (*Started, error) {
-	if err := CheckArgv(c.Argv); err != nil {
+// Spawn starts argv, Placeholder replaced by a free loopback endpoint; its
+// output is kept (the last 64 KiB).
+func Spawn(argv []string) (*Spawned, error) {
+	if err := CheckArgv(argv); err != nil {
 		return nil, err
 	}
 	ep, err := FreeEndpoint()
 	if err != nil {
 		return nil, err
 	}
-	argv := make([]string, len(c.Argv))
-	for i, a := range c.Argv {
-		argv[i] = strings.ReplaceAll(a, Placeholder, ep)
+	args := make([]string, len(argv))
+	for i, a := range argv {
+		args[i] = strings.ReplaceAll(a, Placeholder, ep)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(args[0], args[1:]...)
 	out := &strings.Builder{}
 	w := &limited{w: out, n: 1 << 16}
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+		return nil, fmt.Errorf("starting %s: %w", args[0], err)
 	}
-	s := &Started{cmd: cmd, out: out, done: make(chan error, 1), exited: make(chan struct{})}
+	s := &Spawned{Endpoint: ep, cmd: cmd, out: out, exited: make(chan struct{})}
+	go func() {
+		s.status = cmd.Wait()
+		close(s.exited)
+	}()
+	return s, nil
+}
+
+// Exited is closed once the process exited.
+func (s *Spawned) Exited() <-chan struct{} { return s.exited }
+
+// exitNote says how the process exited, once it did ("" for status 0).
+func (s *Spawned) exitNote() string {
+	if s.status == nil {
+		return ""
+	}
+	if out := lastLines(s.out.String(), 3); out != "" {
+		return fmt.Sprintf("%v: %s", s.status, out)
+	}
+	return s.status.Error()
+}
+
+// Wait waits for the process to exit, exitWait at most, after which it is
+// killed. It says how the process ended when it did not exit with status 0
+// by itself ("" otherwise).
+func (s *Spawned) Wait() string {
+	select {
+	case <-s.exited:
+		if n := s.exitNote(); n != "" {
+			return "the process ended with " + n
+		}
+		return ""
+	case <-time.After(exitWait):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+		return fmt.Sprintf("the process had not exited %v after the end of its run: killed", exitWait)
+	}
+}
+
+// Started is a process bucma check started, and the conversation with it.
+type Started struct {
+	*Remote
+	*Spawned
+}
+
+// Start starts the process on a free loopback endpoint.
+func (c Command) Start(ctx context.Context) (*Started, error) {
+	sp, err := Spawn(c.Argv)
+	if err != nil {
+		return nil, err
+	}
 	// A process that exits ends every wait for it.
 	pctx, cancel := context.WithCancel(ctx)
 	go func() {
-		err := cmd.Wait()
-		s.status = err
-		close(s.exited)
+		<-sp.exited
 		cancel()
-		s.done <- err
 	}()
 	// The process may bind after the connection is asked for: the REQ
 	// socket connects when it can.
-	r, err := Connect(pctx, ep, c.Timeout)
+	r, err := Connect(pctx, sp.Endpoint, c.Timeout)
 	if err != nil {
-		s.Stop()
+		sp.Wait()
 		return nil, err
 	}
-	s.Remote = r
-	return s, nil
+	return &Started{Remote: r, Spawned: sp}, nil
 }
 
 // Exchange implements Process: a process that exited without answering
@@ -142,11 +200,10 @@ func (s *Started) Exchange(m *batsim.Message) (*batsim.Message, error) {
 	if err != nil {
 		select {
 		case <-s.exited:
-			status := "status 0"
-			if s.status != nil {
-				status = s.status.Error()
+			if n := s.exitNote(); n != "" {
+				return nil, fmt.Errorf("the process exited (%s) without answering", n)
 			}
-			return nil, fmt.Errorf("the process exited (%s) without answering: %s", status, lastLines(s.out.String(), 3))
+			return nil, errors.New("the process exited (status 0) without answering")
 		default:
 		}
 	}
@@ -154,26 +211,10 @@ func (s *Started) Exchange(m *batsim.Message) (*batsim.Message, error) {
 }
 
 // Stop ends the process: it closes the connection and waits for the
-// process to exit (exitWait at most, after which it is killed). It says
-// how the process ended when it did not exit with status 0 by itself.
+// process to exit (Spawned.Wait).
 func (s *Started) Stop() string {
-	if s.Remote != nil {
-		_ = s.Remote.Close()
-	}
-	select {
-	case err := <-s.done:
-		if err != nil {
-			if out := lastLines(s.out.String(), 3); out != "" {
-				return fmt.Sprintf("the process ended with %v: %s", err, out)
-			}
-			return fmt.Sprintf("the process ended with %v", err)
-		}
-		return ""
-	case <-time.After(exitWait):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-		return fmt.Sprintf("the process had not exited %v after the end of its run: killed", exitWait)
-	}
+	_ = s.Remote.Close()
+	return s.Spawned.Wait()
 }
 
 // lastLines is the last n lines of s, on one line.

@@ -170,7 +170,7 @@ func (run Run) Batsim(ctx context.Context, bin string, proc Process, dir string,
 	if run.SchedConfig != "" {
 		args = append(args, "--sched-cfg", run.SchedConfig)
 	}
-	out, runErr, err := playBatsim(ctx, bin, args, l, func(ctx context.Context) error { return l.Serve(ctx, conv) })
+	out, runErr, _, err := playBatsim(ctx, bin, args, l, func(ctx context.Context) error { return l.ServeRaw(ctx, conv.Step()) })
 	if err != nil {
 		return nil, err
 	}
@@ -193,9 +193,9 @@ func (run Run) Batsim(ctx context.Context, bin string, proc Process, dir string,
 }
 
 // playBatsim runs Batsim (bin with args), served on l by serve, until
-// Batsim ends: it returns Batsim's output and its Wait's result (err is a
-// Batsim that could not start).
-func playBatsim(ctx context.Context, bin string, args []string, l *zmq.Listener, serve func(ctx context.Context) error) (out string, runErr, err error) {
+// Batsim ends: it returns Batsim's output, its Wait's result and serve's
+// (err is a Batsim that could not start).
+func playBatsim(ctx context.Context, bin string, args []string, l *zmq.Listener, serve func(ctx context.Context) error) (out string, runErr, serveErr, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -205,14 +205,13 @@ func playBatsim(ctx context.Context, bin string, args []string, l *zmq.Listener,
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		_ = l.Close()
-		return "", nil, fmt.Errorf("starting %s: %w", bin, err)
+		return "", nil, nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	served := make(chan error, 1)
 	go func() { served <- serve(ctx) }()
 	runErr = cmd.Wait()
 	cancel() // Batsim is gone: the conversation cannot go on
-	<-served
-	return b.String(), runErr, nil
+	return b.String(), runErr, <-served, nil
 }
 
 // batsimAbort is the line of Batsim's output that says why it aborted.

@@ -20,6 +20,38 @@ import (
 // events, or a workload it cannot express.
 var ErrNotBatsim5 = errors.New("Batsim 5 cannot play this run")
 
+// PlaysOnBatsim5 reports why Batsim 5 cannot play run (an error wrapping
+// ErrNotBatsim5), before any process is started for it.
+func (run Run) PlaysOnBatsim5() error {
+	_, err := run.v5Workloads()
+	return err
+}
+
+// v5Workloads are run's workloads in Batsim 5's format.
+func (run Run) v5Workloads() ([]*workloads.Workload, error) {
+	if run.Events != "" {
+		return nil, fmt.Errorf("%w: external events", ErrNotBatsim5)
+	}
+	var out []*workloads.Workload
+	for _, p := range run.Workloads {
+		w, err := workloads.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		v, err := w.ToV5()
+		if err != nil {
+			// The conversion's last line says what Batsim 5 cannot
+			// express.
+			lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+			why := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[len(lines)-1]), "error: "))
+			why = strings.TrimPrefix(why, p+": ")
+			return nil, fmt.Errorf("%w: %s", ErrNotBatsim5, why)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // handler is a conversation as the handler of the bridge's adapter: the
 // Batsim 4 messages the adapter makes of Batsim 5's, and the replies it
 // translates back.
@@ -35,22 +67,15 @@ func (h handler) Handle(m *batsim.Message) (*batsim.Reply, error) { return h.c.H
 // Batsim 5's format into dir (a workload Batsim 5 cannot express is
 // ErrNotBatsim5), and Batsim's outputs go there too.
 func (run Run) Batsim5(ctx context.Context, bin string, proc Process, dir string, log *slog.Logger) (*Result, error) {
-	if run.Events != "" {
-		return nil, fmt.Errorf("%w: external events", ErrNotBatsim5)
+	v5s, err := run.v5Workloads()
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	args := []string{"-p", run.Platform}
-	for i, p := range run.Workloads {
-		w, err := workloads.Load(p)
-		if err != nil {
-			return nil, err
-		}
-		v, err := w.ToV5()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNotBatsim5, err)
-		}
+	for i, v := range v5s {
 		out := filepath.Join(dir, fmt.Sprintf("workload%d-v5.json", i))
 		if err := v.WriteFile(out); err != nil {
 			return nil, err
@@ -69,9 +94,14 @@ func (run Run) Batsim5(ctx context.Context, bin string, proc Process, dir string
 		return nil, err
 	}
 	args = append(args, "-s", l.Endpoint(), "", "-e", dir+string(filepath.Separator))
+	// The adapter's log says what the findings say: debug only.
+	alog := log
+	if !log.Enabled(ctx, slog.LevelDebug) {
+		alog = slog.New(slog.DiscardHandler)
+	}
 	cfg := bridge.Config{DynamicJobs: run.DynamicJobs, AcknowledgeDynamicJobs: run.AcknowledgeDynamicJobs, ForwardProfiles: run.ForwardProfiles,
-		ComputeSharing: run.ComputeSharing, SchedConfig: run.SchedConfig, Name: bridge.Name, Log: log}
-	out, runErr, err := playBatsim(ctx, bin, args, l, func(ctx context.Context) error {
+		ComputeSharing: run.ComputeSharing, SchedConfig: run.SchedConfig, Name: bridge.Name, Log: alog}
+	out, runErr, serveErr, err := playBatsim(ctx, bin, args, l, func(ctx context.Context) error {
 		return l.ServeV5(ctx, func([]byte) (*v5.EDC, error) {
 			e := v5.NewEDC(bridge.AdapterConfig(cfg), handler{conv})
 			e.StopOnError = true
@@ -85,6 +115,10 @@ func (run Run) Batsim5(ctx context.Context, bin string, proc Process, dir string
 		return nil, fmt.Errorf("%s: %v\n%s", bin, runErr, tailText(out, 2000))
 	}
 	switch {
+	case errors.Is(serveErr, v5.ErrNoEquivalent):
+		// The bridge stopped the simulation on a decision it cannot
+		// translate.
+		conv.Abort(RuleNoEquivalent, -1, "", serveErr.Error())
 	case conv.Ended() && !conv.Stopped():
 	case !conv.Stopped() && (runErr == nil || strings.Contains(out, "Deadlock detected")):
 		// SimGrid found every actor waiting.

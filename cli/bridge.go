@@ -11,6 +11,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim/bridge"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/check"
 	"github.com/bucma-sched/bucma/internal/edc"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -26,8 +27,9 @@ const bridgeDefaultConnect = "tcp://localhost:28000"
 
 func bridgeCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "bridge",
-		Usage: "run a Batsim 4 decision process (batsched, a pybatsim scheduler, ...) on Batsim 5",
+		Name:      "bridge",
+		Usage:     "run a Batsim 4 decision process (batsched, a pybatsim scheduler, ...) on Batsim 5",
+		ArgsUsage: "[-- COMMAND ARGS... (" + check.Placeholder + " is the endpoint it binds)]",
 		Description: `Serves Batsim 5 over ZeroMQ as a decision component and forwards the simulation
 to a Batsim 4 decision process listening on --connect's endpoint: each Batsim 5
 message becomes the Batsim 4 message the process reads, each of its replies
@@ -37,6 +39,13 @@ Batsim 5). The process runs as it runs with Batsim 4:
    batsched -v easy_bf -s tcp://*:28000 &
    bucma bridge --connect tcp://localhost:28000 -s tcp://*:28001 &
    batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28001 '' -e out/
+
+Or the bridge starts the process itself, on a free loopback port that goes where
+` + check.Placeholder + ` stands in its command line, and ends it with the simulation:
+
+   bucma bridge -s 'tcp://127.0.0.1:*' --endpoint-file ep -- batsched -v easy_bf -s ` + check.Placeholder + ` &
+   until [ -s ep ]; do sleep 0.1; done
+   batsim5 -p platform.xml -w workload-v5.json -s "$(cat ep)" '' -e out/
 
 Batsim 4's flags that concern the process keep their names here
 (--enable-dynamic-jobs, --acknowledge-dynamic-jobs, --forward-profiles-on-submission,
@@ -82,11 +91,17 @@ when interrupted (SIGINT, SIGTERM or SIGQUIT).`,
 }
 
 func bridgeAction(c *cli.Context) error {
-	if err := noPositional(c); err != nil {
-		return err
-	}
 	usage := func(format string, args ...any) error {
 		return cli.Exit("bridge: "+fmt.Sprintf(format, args...), 2)
+	}
+	argv := c.Args().Slice()
+	if len(argv) > 0 {
+		if err := check.CheckArgv(argv); err != nil {
+			return usage("%v", err)
+		}
+		if c.IsSet("connect") {
+			return usage("give --connect (a process that listens) or -- COMMAND (one the bridge starts), not both")
+		}
 	}
 	if err := checkEndpoint(c, "socket-endpoint", true); err != nil {
 		return err
@@ -129,9 +144,22 @@ func bridgeAction(c *cli.Context) error {
 	// --connect's default gives way to the init string's endpoint; a
 	// --connect given must agree with it.
 	defaultConnect := ""
-	if c.IsSet("connect") {
+	var spawned *check.Spawned
+	switch {
+	case len(argv) > 0:
+		var err error
+		if spawned, err = check.Spawn(argv); err != nil {
+			return err
+		}
+		def.Endpoint = spawned.Endpoint
+		defer func() {
+			if note := spawned.Wait(); note != "" {
+				log.Warn("the Batsim 4 decision process did not end well", "how", note)
+			}
+		}()
+	case c.IsSet("connect"):
 		def.Endpoint = c.String("connect")
-	} else {
+	default:
 		defaultConnect = c.String("connect")
 	}
 	cfg := zmq.ServeConfig{Transport: c.String("transport"), Endpoint: c.String("socket-endpoint"), Timeout: c.Duration("timeout"), Logger: log}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -87,14 +88,26 @@ func initMessage(init string) string {
 // TestBridgeServesBatsim5: bucma bridge, in front of bucma's easy served as
 // a Batsim 4 process, answers the session recorded against the real
 // Batsim 5 with bucma's easy as its decision component, reply for reply;
-// the endpoint comes from --connect or from the init string.
+// the endpoint comes from --connect or from the init string, or the bridge
+// starts the process itself (bucma run, on the endpoint it chose).
 func TestBridgeServesBatsim5(t *testing.T) {
 	lines := corpus.ReadBatsim5Session(t, "easy.jsonl")
-	for _, fromInit := range []bool{false, true} {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"--connect", "init string", "command"} {
 		proc := easyProcess(t)
-		args, init := []string{"--connect", proc.endpoint}, ""
-		if fromInit {
-			args, init = nil, `{"bridge":"`+proc.endpoint+`"}`
+		var args []string
+		init := ""
+		switch mode {
+		case "--connect":
+			args = []string{"--connect", proc.endpoint}
+		case "init string":
+			init = `{"bridge":"` + proc.endpoint + `"}`
+		case "command":
+			// bucma run started by the bridge (this test binary as bucma).
+			args = []string{"--", "env", "BUCMA_TEST_MAIN=1", self, "run", "--scheduler", "easy", "-s", "{endpoint}"}
 		}
 		ep, done, _ := startServing(t, "bridge", args...)
 		b := dialBatsim(t, ep)
@@ -104,13 +117,13 @@ func TestBridgeServesBatsim5(t *testing.T) {
 		}
 		for i := 2; i+1 < len(lines); i += 2 {
 			if got := string(request(t, b, lines[i].Raw+"\x00")); got != lines[i+1].Raw+"\x00" {
-				t.Fatalf("init %q: line %d: reply\n%q\nrecorded\n%q", init, i+2, got, lines[i+1].Raw)
+				t.Fatalf("%s: line %d: reply\n%q\nrecorded\n%q", mode, i+2, got, lines[i+1].Raw)
 			}
 		}
 		if err := waitRun(t, done); err != nil {
 			t.Fatal(err)
 		}
-		if got := proc.last(); got != batsim.TypeSimulationEnds {
+		if got := proc.last(); mode != "command" && got != batsim.TypeSimulationEnds {
 			t.Errorf("the process's last event: %q", got)
 		}
 	}

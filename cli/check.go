@@ -243,51 +243,26 @@ func contains(l []string, s string) bool {
 
 // checkRun checks the process on one run.
 func checkRun(ctx context.Context, c *cli.Context, run check.Run, spec *sched.Spec, opts sched.Options, cmd check.Command, dir string, log *slog.Logger) (*check.Result, error) {
-	switch {
-	case run.Events != "" && c.String("batsim5") != "":
-		return nil, fmt.Errorf("%w: external events", check.ErrNotBatsim5)
-	case run.Events != "" && c.String("batsim") == "":
-		return nil, check.ErrNeedsBatsim
+	player := check.Player{Batsim: c.String("batsim"), Batsim5: c.String("batsim5"), Log: log}
+	if err := player.Playable(run); err != nil {
+		return nil, err
 	}
-	var proc check.Process
-	var started *check.Started
 	switch {
 	case spec != nil:
 		sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: log})
 		if err != nil {
 			return nil, err
 		}
-		proc = sim.InProcess(sess)
+		return player.Play(ctx, run, sim.InProcess(sess), dir)
 	case c.String("connect") != "":
 		r, err := check.Connect(ctx, c.String("connect"), c.Duration("timeout"))
 		if err != nil {
 			return nil, err
 		}
 		defer r.Close()
-		proc = r
-	default:
-		var err error
-		if started, err = cmd.Start(ctx); err != nil {
-			return nil, err
-		}
-		proc = started
+		return player.Play(ctx, run, r, dir)
 	}
-	var res *check.Result
-	var err error
-	switch {
-	case c.String("batsim") != "":
-		res, err = run.Batsim(ctx, c.String("batsim"), proc, dir, log)
-	case c.String("batsim5") != "":
-		res, err = run.Batsim5(ctx, c.String("batsim5"), proc, dir, log)
-	default:
-		res, err = run.Engine(ctx, proc, log)
-	}
-	if started != nil {
-		if note := started.Stop(); res != nil {
-			res.Process = note
-		}
-	}
-	return res, err
+	return player.CheckCommand(ctx, cmd, run, dir)
 }
 
 // printResult prints one run's findings.

@@ -27,6 +27,23 @@ type Fixture struct {
 	What     string
 }
 
+// Env names the fixture a test binary serves (ServeIfAsked).
+const Env = "BUCMA_CHECK_FIXTURE"
+
+// ServeIfAsked makes a test binary the fixture Env names, serving on its
+// last argument, and exits; it returns when Env is not set.
+func ServeIfAsked() {
+	if name := os.Getenv(Env); name != "" {
+		os.Exit(Serve(name, os.Args[len(os.Args)-1]))
+	}
+}
+
+// Argv is the command line that starts fixture name from the test binary
+// self, with placeholder where the endpoint goes.
+func Argv(self, name, placeholder string) []string {
+	return []string{"env", Env + "=" + name, self, placeholder}
+}
+
 // Fixtures are the broken processes, by name (the name is what Serve
 // takes).
 var Fixtures = map[string]Fixture{
@@ -54,6 +71,7 @@ var Fixtures = map[string]Fixture{
 	"profile-exists":              {"profile-exists", "dynamic", "registers profile dyn!p twice"},
 	"batsim-aborts":               {"batsim-aborts", "simultaneous", "asks for the consumed energy (QUERY) while Batsim runs without --energy"},
 	"kill-twice":                  {"", "simultaneous", "kills a running job twice (Batsim leaves the second kill out: no finding)"},
+	"host-unavailable":            {"host-unavailable", "unavailable", "reads no NOTIFY event_machine_unavailable: starts jobs on hosts made unavailable (the real Batsim only)"},
 }
 
 // Names are the fixtures' names, sorted.
