@@ -45,11 +45,13 @@ var (
 
 // Rules are every rule bucma check reports: the reader's and the
 // conversation's, then the decisions' (sched.DecisionRules) but those
-// Batsim accepts.
+// Batsim accepts and those a reply cannot break once Batsim's reader has
+// read it (a host given twice in an interval set is read as one, an empty
+// set is refused by the reader).
 func Rules() []sched.Rule {
 	out := []sched.Rule{RuleMalformed, RuleUnknownEvent, RuleIntervalSet, RuleAfterNow, RuleCallInPast}
 	for _, r := range sched.DecisionRules() {
-		if r.Effect != sched.Accepts {
+		if r.Effect != sched.Accepts && r != sched.RuleDuplicateHost && r != sched.RuleNoHost {
 			out = append(out, r)
 		}
 	}

@@ -96,7 +96,7 @@ func TestBrokenFixtures(t *testing.T) {
 	for _, r := range check.Rules() {
 		switch {
 		case covered[r.Name]:
-		case strings.HasPrefix(r.Name, "pstate-"), r.Name == "host-off", r.Name == "duplicate-host", r.Name == "no-host", r.Name == "no-batsim5-equivalent":
+		case strings.HasPrefix(r.Name, "pstate-"), r.Name == "host-off", r.Name == "no-batsim5-equivalent":
 		default:
 			t.Errorf("rule %s has no broken fixture", r.Name)
 		}

@@ -39,7 +39,7 @@ func platform(n int, dyn, ack, sharing bool, profiles map[string]json.RawMessage
 	for i := range res {
 		res[i] = batsim.Resource{ID: i, Name: "h" + itoa(i), State: "idle", Properties: map[string]string{}}
 	}
-	res[0].Properties = map[string]string{"wattage_per_state": "100:200,10:10,50:50,50:50", "sleep_pstates": "1:2:3"}
+	res[0].Properties = map[string]string{"wattage_per_state": "100:200,10:10,50:50,50:50,5:5,50:50,50:50", "sleep_pstates": "1:2:3,4:5:6"}
 	sb := &batsim.SimulationBegins{NbResources: n, NbComputeResources: n, ComputeResources: res, AllowComputeSharing: sharing,
 		Config: batsim.Config{DynamicJobsEnabled: dyn, DynamicJobsAcknowledged: ack}}
 	if profiles != nil {
@@ -89,6 +89,15 @@ func TestCheckerRules(t *testing.T) {
 		{"a busy host switched off", plain, []exchange{two(evExec("w0!1", 0), evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 1}))}, []string{"pstate-busy-host"}},
 		{"an unknown pstate", plain, []exchange{two(evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 7}))}, []string{"pstate-unknown"}},
 		{"a switching pstate", plain, []exchange{two(evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 2}))}, []string{"pstate-virtual"}},
+		{"a switching host", plain, []exchange{two(evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 1}),
+			evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 0}))}, []string{"pstate-switching-host"}},
+		{"a sleeping host to another sleep pstate", plain, []exchange{two(evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 1})),
+			{at(7, batsim.Event{Type: batsim.TypeResourceStateChanged, Data: &batsim.ResourceStateChanged{Resources: "0", State: "1"}}),
+				[]batsim.Event{evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 4})}}}, []string{"pstate-sleep-to-sleep"}},
+		{"a sleeping host woken up, then a job on it once on", plain, []exchange{two(evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 1})),
+			{at(7, batsim.Event{Type: batsim.TypeResourceStateChanged, Data: &batsim.ResourceStateChanged{Resources: "0", State: "1"}}),
+				[]batsim.Event{evData(batsim.TypeSetResourceState, &batsim.SetResourceState{Resources: batsim.IntervalSet{0}, PState: 0})}},
+			{at(9, batsim.Event{Type: batsim.TypeResourceStateChanged, Data: &batsim.ResourceStateChanged{Resources: "0", State: "0"}}), []batsim.Event{evExec("w0!1", 0)}}}, nil},
 		{"a kill of a waiting job", plain, []exchange{two(evData(batsim.TypeKillJob, &batsim.KillJob{JobIDs: []string{"w0!2"}}))}, []string{"kill-not-running"}},
 		{"a kill asked twice", plain, []exchange{two(evExec("w0!1", 0), evData(batsim.TypeKillJob, &batsim.KillJob{JobIDs: []string{"w0!1", "w0!1"}})),
 			{at(2), []batsim.Event{evData(batsim.TypeKillJob, &batsim.KillJob{JobIDs: []string{"w0!1"}})}}}, nil},
