@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -504,4 +505,75 @@ func TestBridgeFailuresEnd(t *testing.T) {
 			t.Errorf("the process: %v, want its end on SIMULATION_ENDS\n%s", procErr, plog.String())
 		}
 	})
+}
+
+// TestBridgeInitStringsEnd: an init string the bridge refuses ends Batsim 5
+// and the bridge, over ZeroMQ (bucma bridge answers the initialization,
+// asks Batsim 5 to stop the simulation, exits with status 2 naming the
+// problem) and as a library (bucma's init fails, Batsim 5 aborts quoting
+// it); a process named by --connect is told the end.
+func TestBridgeInitStringsEnd(t *testing.T) {
+	bin := batsim5(t)
+	py := python(t)
+	lib := library(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "pyfcfs.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmpRoot, "bridge-init")
+	wl := writeV5(t, tiny, dir)
+	for i, c := range []struct{ name, init, want string }{
+		{"a bad endpoint", `{"bridge":"127.0.0.1:28000"}`, "no transport"},
+		{"an unknown key", `{"bridge":"tcp://127.0.0.1:9","policy":"easy"}`, `unknown field "policy"`},
+		{"a bad duration", `{"bridge":"tcp://127.0.0.1:9","timeout":"soon"}`, `"soon" is not a duration`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, strconv.Itoa(i))
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// A guard against a hang (what the test pins), not a timing.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			procEP, err := check.FreeEndpoint()
+			if err != nil {
+				t.Fatal(err)
+			}
+			proc := exec.CommandContext(ctx, py, script, procEP)
+			if err := proc.Start(); err != nil {
+				t.Fatal(err)
+			}
+			procDone := make(chan error, 1)
+			go func() { procDone <- proc.Wait() }()
+			ep := filepath.Join(out, "endpoint")
+			run := []string{"env", asBucmaEnv + "=1", self, "bridge", "-s", "tcp://127.0.0.1:*", "--endpoint-file", ep, "--connect", procEP}
+			r, err := batsimrun.Pair(ctx, run, ep, func(endpoint string) []string {
+				return []string{bin, "-p", platformPath("lille"), "-w", wl, "-s", endpoint, c.init, "-e", filepath.Join(out, "zmq") + string(filepath.Separator)}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Hung {
+				t.Fatalf("bucma bridge or batsim5 did not end\nbridge: %s\nbatsim5: %s", tail(r.SchedLog, 2000), tail(r.BatsimLog, 2000))
+			}
+			if r.BatsimErr != nil {
+				t.Errorf("batsim5: %v, want the end of a simulation\n%s", r.BatsimErr, tail(r.BatsimLog, 2000))
+			}
+			var ee *exec.ExitError
+			if !errors.As(r.SchedErr, &ee) || ee.ExitCode() != 2 || !strings.Contains(r.SchedLog, c.want) {
+				t.Errorf("bucma bridge: %v, want exit status 2 and %q\n%s", r.SchedErr, c.want, r.SchedLog)
+			}
+			if err := <-procDone; err != nil || ctx.Err() != nil {
+				t.Errorf("the process named by --connect: %v, want its end (told by the bridge)", err)
+			}
+			res, _, err := viaLibrary(t, lib, platformPath("lille"), wl, filepath.Join(out, "library"), c.init)
+			if err == nil || !strings.Contains(res.Log, c.want) {
+				t.Errorf("batsim5 with the library: %v, want its end quoting %q\n%s", err, c.want, tail(res.Log, 2000))
+			}
+		})
+	}
 }
