@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/batsim/zmq"
-	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
