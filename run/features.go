@@ -73,10 +73,6 @@ func (f Features) Apply(cfg *sim.Config) {
 	cfg.ComputeSharing, cfg.Energy = f.ComputeSharing, f.Energy
 }
 
-// BatsimArgsFor are the Batsim 4 flags a policy needs when the user gives
-// none (Needs(spec, Given{}).BatsimArgs()).
-func BatsimArgsFor(spec *sched.Spec) []string { return Needs(spec, Given{}).BatsimArgs() }
-
 // Requested are the simulation features and constraints a policy needs
 // from Batsim 5, the same rule as Needs with nothing given: dynamic
 // registration with acknowledgment and the profiles of the static

@@ -58,11 +58,11 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/policies"
+	runpkg "github.com/bucma-sched/bucma/run"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -115,16 +115,12 @@ func serveChild(mode, endpoint, file string, policy []string) error {
 		if len(policy) == 0 {
 			return errors.New("-policy: no policy")
 		}
-		spec, err := policies.Builtin().Lookup(policy[0])
+		pol, err := runpkg.ParsedPolicy(policies.Builtin(), policy[0], policy[1:])
 		if err != nil {
 			return err
 		}
-		opts, err := sched.ParseOptionArgs(policy[1:])
-		if err != nil {
-			return err
-		}
-		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: log})
+		pol.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		sess, err := pol.NewSession()
 		if err != nil {
 			return err
 		}
