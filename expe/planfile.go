@@ -563,6 +563,7 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 		}
 		p.Quick = *raw.Quick
 	}
+	p.indexCases()
 	if err := p.Check(); err != nil {
 		return p, &PlanFileError{File: f.o.Name, Msg: err.Error()}
 	}
