@@ -173,9 +173,13 @@ func WorkloadPath(dir, key string) string { return filepath.Join(dir, WorkloadsD
 // RunDir is the directory of run id in campaign directory dir.
 func RunDir(dir, id string) string { return filepath.Join(dir, RunsDir, id) }
 
+// MaxPlanJSONBytes bounds the plan.json a campaign directory holds (a
+// plan of MaxRuns cases writes about 20 MB).
+const MaxPlanJSONBytes = 64 << 20
+
 // ReadPlan reads the plan stored in a campaign directory.
 func ReadPlan(dir string) (Plan, error) {
-	data, err := os.ReadFile(PlanPath(dir))
+	data, err := readBounded(PlanPath(dir), PlanFile, MaxPlanJSONBytes)
 	if err != nil {
 		return Plan{}, fmt.Errorf("%s is not a campaign directory: %w", dir, err)
 	}
