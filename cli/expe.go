@@ -386,14 +386,15 @@ func writeReports(c *cli.Context, dir string, formats []string) error {
 }
 
 // checkPlanPolicies fails early, before any run, when a variant names an
-// unknown policy or option.
+// unknown policy or option, or an option value its policy refuses: each
+// variant's policy is built once, as each of its runs builds it.
 func checkPlanPolicies(p expe.Plan, reg *sched.Registry) error {
 	for _, v := range p.Variants {
 		spec, err := reg.Lookup(v.Policy)
 		if err != nil {
 			return fmt.Errorf("plan %s, variant %s: %w", p.Name, v.Name, err)
 		}
-		if _, err := spec.Resolve(sched.Options(v.Options)); err != nil {
+		if _, err := spec.Build(sched.Options(v.Options)); err != nil {
 			return fmt.Errorf("plan %s, variant %s: %w", p.Name, v.Name, err)
 		}
 	}

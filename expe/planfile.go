@@ -813,7 +813,8 @@ func (f *planFile) loads(n ast.Node) ([]float64, error) {
 }
 
 // variant reads a variant and checks its policy and options against
-// o.Policies.
+// o.Policies: each option's name and value, then the policy built with
+// them all, as each run builds it.
 func (f *planFile) variant(path string, rv rawVariant) (Variant, error) {
 	v := Variant{Name: rv.Name, Policy: rv.Policy, Base: rv.Base, Model: rv.Model, Options: map[string]string{}}
 	if v.Name == "" || strings.ContainsAny(v.Name, `/\_ `) {
@@ -859,8 +860,14 @@ func (f *planFile) variant(path string, rv rawVariant) (Variant, error) {
 			return v, f.err(path+".options."+k, "%v", err)
 		}
 	}
-	if _, err := spec.Resolve(sched.Options(v.Options)); err != nil {
-		return v, f.err(path+".options", "%v", err)
+	if _, err := spec.Build(sched.Options(v.Options)); err != nil {
+		// The option at fault, when it fails alone.
+		for _, k := range keys {
+			if _, kerr := spec.Build(sched.Options{k: v.Options[k]}); kerr != nil {
+				return v, f.err(path+".options."+k, "variant %s: %v", v.Name, kerr)
+			}
+		}
+		return v, f.err(path+".options", "variant %s: %v", v.Name, err)
 	}
 	return v, nil
 }

@@ -58,6 +58,8 @@ var hostilePlans = []struct {
 	{"unknown keys: the first named", hostileBase + "loads: 0.5\nzzz: 1\naaa: 2\n", 6, "zzz", "unknown key (valid: name, study"},
 	{"unknown key in a variant: the first", "name: x\nplatform: lille\nworkload: {generator: lille}\nloads: 0.5\nvariants: [{name: a, zz: 1, policy: fcfs, aa: 2}]\n", 5, "variants[0].zz", "unknown key (valid: name, policy, options, base, model)"},
 	{"complex key", hostileBase + "loads: 0.5\n? [a, b]\n: c\n", 0, "", "not valid YAML"},
+	{"bad option value", "name: x\nplatform: lille\nworkload: {generator: lille}\nloads: 0.5\nvariants: [{name: slow, policy: conservative, options: {rjms-delay: abc}}]\n",
+		5, "variants[0].options.rjms-delay", `variant slow: scheduler conservative: rjms-delay "abc"`},
 	{"too many tokens", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a ", MaxPlanTokens) + "\"\n", 0, "", "YAML tokens, more than the 500000 a plan file may have"},
 	{"too large", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a", MaxPlanFileBytes) + "\"\n", 0, "", "a plan file is at most 4 MB"},
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/cli"
+	"github.com/bucma-sched/bucma/examples/preempt"
 	"github.com/bucma-sched/bucma/examples/sjf"
 	"github.com/bucma-sched/bucma/policies"
 )
@@ -66,4 +67,48 @@ func TestSJFCampaign(t *testing.T) {
 	if len(rows) != 1+30*15 || sjfRows != 10*15 {
 		t.Errorf("results.csv: %d rows, %d of sjf", len(rows), sjfRows)
 	}
+}
+
+// A bad value of a user policy's own option (preempt's short) is refused
+// when the file is checked, naming the variant, before any run.
+func TestUserPolicyOptionCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "preempt.yaml")
+	text := "name: p\nplatform: lille\nworkload: {generator: lille, jobs: 20}\nloads: 0.5\nseeds: 1\n" +
+		"variants:\n  - {name: easy, policy: easy}\n  - {name: eager, policy: preempt, options: {short: soon}}\n"
+	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := policies.Builtin()
+	reg.Add(preempt.Spec())
+	out := filepath.Join(dir, "out")
+	var code int
+	stderr := captureStderr(t, func() {
+		code = cli.Main([]string{"mybucma", "expe", "run", plan, "--out", out, "--no-progress"}, reg)
+	})
+	if code != 2 || !strings.Contains(stderr, `preempt.yaml:8: variants[1].options.short: variant eager: scheduler preempt: short="soon": want a positive number of seconds`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the campaign directory was made")
+	}
+}
+
+// captureStderr runs f with the process's standard error going to a file,
+// and returns what was written.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	tmp, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = tmp
+	f()
+	os.Stderr = saved
+	data, err := os.ReadFile(tmp.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
