@@ -873,7 +873,7 @@ func (f *planFile) variant(path string, rv rawVariant) (Variant, error) {
 }
 
 // engine reads "engine": a name, or a mapping (name, batsim, image,
-// batsim_flags).
+// batsim_flags; name defaults to batsim when one of the others is given).
 func (f *planFile) engine(n ast.Node) (*EngineSpec, error) {
 	e := &EngineSpec{}
 	if _, ok := f.unwrap(n).(ast.MapNode); ok {
@@ -892,6 +892,12 @@ func (f *planFile) engine(n ast.Node) (*EngineSpec, error) {
 			if err != nil {
 				return nil, err
 			}
+		}
+		if e.Name == "" && (e.Batsim != "" || e.Image != "" || len(e.BatsimFlags) > 0) {
+			e.Name = "batsim"
+		}
+		if e.Name == "" {
+			return nil, f.err("engine", "no engine: give name: embedded, or name: batsim with batsim: EXECUTABLE or image: DOCKER-IMAGE")
 		}
 	} else {
 		s, err := f.text("engine", n)

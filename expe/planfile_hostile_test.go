@@ -60,6 +60,8 @@ var hostilePlans = []struct {
 	{"complex key", hostileBase + "loads: 0.5\n? [a, b]\n: c\n", 0, "", "not valid YAML"},
 	{"bad option value", "name: x\nplatform: lille\nworkload: {generator: lille}\nloads: 0.5\nvariants: [{name: slow, policy: conservative, options: {rjms-delay: abc}}]\n",
 		5, "variants[0].options.rjms-delay", `variant slow: scheduler conservative: rjms-delay "abc"`},
+	{"engine without name", hostileBase + "loads: 0.5\nengine: {batsim: batsim, batsim_flags: [--verbosity=quiet]}\n", 0, "", ""},
+	{"empty engine", hostileBase + "loads: 0.5\nengine: {}\n", 6, "engine", "no engine: give name: embedded, or name: batsim"},
 	{"too many tokens", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a ", MaxPlanTokens) + "\"\n", 0, "", "YAML tokens, more than the 500000 a plan file may have"},
 	{"too large", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a", MaxPlanFileBytes) + "\"\n", 0, "", "a plan file is at most 4 MB"},
 }
@@ -151,6 +153,10 @@ func checkHostilePlan(t *testing.T, name string, p Plan) {
 	case "merge of a merge bomb":
 		if len(p.Variants) != 41 || p.Variants[40].Options["hosts"] != "fastest" {
 			t.Errorf("variants %d: %v", len(p.Variants), p.Variants[len(p.Variants)-1])
+		}
+	case "engine without name":
+		if p.Engine == nil || p.Engine.Name != "batsim" || p.Engine.Batsim != "batsim" {
+			t.Errorf("engine %+v", p.Engine)
 		}
 	}
 }

@@ -263,3 +263,25 @@ func TestReportSpecLists(t *testing.T) {
 		t.Errorf("default report spec %+v", s)
 	}
 }
+
+// The engine block of docs/campaigns.md reads as it says: Batsim, its name
+// left out.
+func TestCampaignsDocEngine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "campaigns.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "```yaml\nengine:\n")
+	if !ok {
+		t.Fatal("docs/campaigns.md has no engine block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	block = strings.Replace(block, "  name: batsim", "", 1) // left out, as the comment says
+	p, err := parseTestPlan(planDir(t), hostileBase+"loads: 0.5\nseeds: 1\nengine:\n"+block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := p.Engine; e == nil || e.Name != "batsim" || e.Batsim != "batsim" || strings.Join(e.BatsimFlags, " ") != "--verbosity quiet" {
+		t.Errorf("engine %+v", p.Engine)
+	}
+}
