@@ -340,8 +340,8 @@ func expeRun(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%d of %d runs failed; fix the cause and run the same command again (completed runs are kept)", len(res.Failed), res.Total), 1)
 	}
 	if res.Busy > 0 {
-		fmt.Fprintf(w, "other executions (another bucma expe run, Slurm tasks) hold %d runs: bucma expe status %s follows them; run the same command again once they ended\n", res.Busy, out)
-		return nil
+		return cli.Exit(fmt.Sprintf("%d of %d runs are not done: other executions (another bucma expe run, Slurm tasks) hold them; bucma expe status %s follows them; run the same command again once they ended",
+			res.Busy, res.Total, out), 1)
 	}
 	if c.Bool("report") {
 		return writeReports(c, out, formats)

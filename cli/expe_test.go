@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bucma-sched/bucma/policies"
 
@@ -430,5 +431,35 @@ func TestExpeRunBot(t *testing.T) {
 		if len(want) == 0 || !bytes.Equal(got, want) {
 			t.Errorf("the campaign's workload %s differs from bucma workload bot %s", c.key, strings.Join(c.args, " "))
 		}
+	}
+}
+
+// expe run ends with a non-zero status, saying so, when runs of the
+// campaign are left undone: here one that another execution (a live claim
+// of another host) holds.
+func TestExpeRunUndoneRunsExitNonZero(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "p.yaml")
+	text := "name: p\nplatform: lille\nworkload: {generator: lille, jobs: 20}\nloads: 0.5\nseeds: 1\nvariants: [{name: a, policy: fcfs}, {name: b, policy: easy}]\n"
+	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	tmp := filepath.Join(out, "runs", ".tmp-b_s001_l0.5")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	cl, _ := json.Marshal(expe.Claim{Host: "node7", PID: 1, Token: "t", Started: now, Heartbeat: now})
+	if err := os.WriteFile(filepath.Join(tmp, expe.ClaimFile), cl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err, code, stderr := runApp(t, "expe", "run", plan, "--out", out, "--no-progress", "--report")
+	if code != 1 || !strings.Contains(err.Error(), "1 of 2 runs are not done: other executions (another bucma expe run, Slurm tasks) hold them") ||
+		!strings.Contains(stderr, "(1 done now, 0 already done, 1 being run by another execution, 0 failed)") {
+		t.Errorf("exit %d: %v\n%s", code, err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err == nil {
+		t.Error("a report of an incomplete campaign was written")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -621,5 +622,126 @@ esac
 		if a != c.alive || k != c.known {
 			t.Errorf("job %q: alive %v known %v, want %v %v", c.job, a, k, c.alive, c.known)
 		}
+	}
+}
+
+// deadPID is the process id of a child process this test started and
+// reaped: no process has it (until the system reuses it).
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if pidAlive(cmd.Process.Pid) {
+		t.Skipf("pid %d of a reaped child is taken again", cmd.Process.Pid)
+	}
+	return cmd.Process.Pid
+}
+
+// What an execution killed as it claimed or ran a run leaves behind is
+// dead at once, not for StaleAfter: the claim of a process gone from this
+// host, a run's temporary directory without a claim or with a claim cut
+// short, and the directory where a claim was being written. The next
+// execution takes the runs over and holds none of them busy.
+func TestClaimsOfKilledExecutions(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	dir, p := preparedCampaign(t, plan)
+	now := time.Now().UTC()
+	ids := []string{p.Pending[0].ID, p.Pending[1].ID, p.Pending[2].ID}
+	writeTestClaim(t, dir, ids[0], Claim{Host: thisHost(), PID: deadPID(t), Token: "a", Started: now, Heartbeat: now})
+	// Killed while it wrote its claim: the claim's own temporary file,
+	// cut short, and no claim.
+	if err := os.MkdirAll(tmpRunDir(dir, ids[1]), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmpRunDir(dir, ids[1]), tmpPrefix+ClaimFile+"-123"), []byte(`{"host":"x","pi`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A claim cut short (written by something else than bucma's atomic
+	// writes).
+	writeTestClaim(t, dir, ids[2], Claim{Host: thisHost(), PID: os.Getpid(), Token: "c", Started: now, Heartbeat: now})
+	if err := os.WriteFile(filepath.Join(tmpRunDir(dir, ids[2]), ClaimFile), []byte(`{"host":"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Directories where claims were being written: of a dead process, and
+	// one just made (maybe being written now: left alone).
+	runs := filepath.Join(dir, RunsDir)
+	deadStage := filepath.Join(runs, claimPrefix+"d-"+ids[0])
+	if err := os.Mkdir(deadStage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeClaim(deadStage, &Claim{Host: thisHost(), PID: deadPID(t), Token: "d", Started: now, Heartbeat: now}); err != nil {
+		t.Fatal(err)
+	}
+	newStage := filepath.Join(runs, claimPrefix+"e-"+ids[1])
+	if err := os.Mkdir(newStage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	c := newCampaign(plan, dir, newFakeEngine(), 2)
+	scan, err := c.Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scan.Busy) != 0 || len(scan.Pending) != len(plan.Expand()) {
+		t.Errorf("scan: %d busy, %d pending of %d", len(scan.Busy), len(scan.Pending), len(plan.Expand()))
+	}
+	st, err := ReadStatus(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Counts[string(StateRunning)] != 0 {
+		t.Errorf("status: %v", st.Counts)
+	}
+	eng := newFakeEngine()
+	res, err := newCampaign(plan, dir, eng, 2).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Busy != 0 || res.Done != len(plan.Expand()) {
+		t.Errorf("result %+v", res)
+	}
+	for _, id := range ids {
+		if eng.calls[id] != 1 || !IsDone(dir, id) {
+			t.Errorf("run %s: %d calls, done %v", id, eng.calls[id], IsDone(dir, id))
+		}
+	}
+	if _, err := os.Stat(deadStage); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead execution's claim directory is left: %v", err)
+	}
+	if _, err := os.Stat(newStage); err != nil {
+		t.Errorf("a claim directory being written was removed: %v", err)
+	}
+}
+
+// A claim appears whole: the run's temporary directory is renamed into
+// place with the claim in it, and is never seen without it.
+func TestClaimPlacedWhole(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	dir, p := preparedCampaign(t, plan)
+	c := newCampaign(plan, dir, newFakeEngine(), 1)
+	tmp := tmpRunDir(dir, p.Pending[0].ID)
+	token, err := c.claim(tmp)
+	if err != nil || token == "" {
+		t.Fatalf("claim: %q, %v", token, err)
+	}
+	defer c.forget(token)
+	if cl, err := readClaim(tmp); err != nil || cl.Token != token || cl.PID != os.Getpid() {
+		t.Errorf("claim %+v, %v", cl, err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, RunsDir))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), claimPrefix) {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	// Held: another claim of the run is refused, and leaves nothing.
+	if again, err := newCampaign(plan, dir, newFakeEngine(), 1).claim(tmp); err != nil || again != "" {
+		t.Errorf("second claim: %q, %v", again, err)
+	}
+	entries, _ = os.ReadDir(filepath.Join(dir, RunsDir))
+	if len(entries) != 1 {
+		t.Errorf("runs/ holds %d entries", len(entries))
 	}
 }
