@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -769,9 +770,9 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run,
 // Claims. A run in progress is the directory runs/.tmp-<id>, holding the
 // Claim of the execution that runs it, which renews it every Heartbeat.
 // The directory appears with its claim in it: the execution makes a
-// directory of its own (runs/.claim-<token>-<id>), writes its claim there
-// and renames it to runs/.tmp-<id>, which fails when another execution
-// holds the run. Another execution sharing the campaign directory (a
+// directory of its own (runs/.claim-<token>.<pid>.<host>), writes its
+// claim there and renames it to runs/.tmp-<id>, which fails when another
+// execution holds the run. Another execution sharing the campaign directory (a
 // second "bucma expe run", the tasks of a Slurm array, a resubmission,
 // "bucma expe status") reads the claim to tell a run in progress from the
 // remains of a dead execution: the claim is dead when it was not renewed
@@ -961,7 +962,7 @@ func (c *Campaign) claim(tmp string) (string, error) {
 // cl in it: written in a directory of its own, renamed to tmp. The error
 // is fs.ErrExist when tmp exists (another execution's claim, live or not).
 func placeClaim(tmp string, cl *Claim) error {
-	stage := filepath.Join(filepath.Dir(tmp), claimPrefix+cl.Token+"-"+strings.TrimPrefix(filepath.Base(tmp), tmpPrefix))
+	stage := filepath.Join(filepath.Dir(tmp), stageName(cl))
 	if err := os.Mkdir(stage, 0o755); err != nil {
 		return err
 	}
@@ -1116,10 +1117,18 @@ func (c *Campaign) removeStale(dir string) error {
 	return nil
 }
 
+// stageName is the name of the directory in which the claim cl is written
+// before it is renamed to a run's temporary directory: it names the
+// process, which may be killed before the claim is written.
+func stageName(cl *Claim) string {
+	return claimPrefix + cl.Token + "." + strconv.Itoa(cl.PID) + "." + strings.ReplaceAll(cl.Host, "/", "-")
+}
+
 // removeDeadStage removes path, the directory in which an execution wrote
 // its claim before renaming it to a run's temporary directory, when that
-// execution is dead (its claim dead, or unreadable and the directory
-// older than StaleAfter: it may be being written).
+// execution is dead: its claim dead, or, the claim not written, its
+// process (named by the directory) gone from this host, or the directory
+// older than StaleAfter.
 func (c *Campaign) removeDeadStage(path string) error {
 	st := c.claimOf(path)
 	if !st.exists {
@@ -1127,6 +1136,11 @@ func (c *Campaign) removeDeadStage(path string) error {
 	}
 	if st.claim == nil {
 		st.live = time.Since(st.since) <= c.staleAfter()
+		_, rest, _ := strings.Cut(strings.TrimPrefix(filepath.Base(path), claimPrefix), ".")
+		pid, host, _ := strings.Cut(rest, ".")
+		if n, err := strconv.Atoi(pid); err == nil && host != "" && host == strings.ReplaceAll(thisHost(), "/", "-") && n != os.Getpid() {
+			st.live = st.live && pidAlive(n)
+		}
 	}
 	if st.live {
 		return nil

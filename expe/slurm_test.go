@@ -664,19 +664,30 @@ func TestClaimsOfKilledExecutions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tmpRunDir(dir, ids[2]), ClaimFile), []byte(`{"host":"`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Directories where claims were being written: of a dead process, and
-	// one just made (maybe being written now: left alone).
+	// Directories where claims were being written: by a dead process of
+	// this host, its claim written or not (removed), and just made by a
+	// live process, of this host or of another (left alone: it may be
+	// being written).
 	runs := filepath.Join(dir, RunsDir)
-	deadStage := filepath.Join(runs, claimPrefix+"d-"+ids[0])
-	if err := os.Mkdir(deadStage, 0o755); err != nil {
-		t.Fatal(err)
+	stage := func(cl Claim, write bool) string {
+		path := filepath.Join(runs, stageName(&cl))
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if write {
+			if err := writeClaim(path, &cl); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return path
 	}
-	if err := writeClaim(deadStage, &Claim{Host: thisHost(), PID: deadPID(t), Token: "d", Started: now, Heartbeat: now}); err != nil {
-		t.Fatal(err)
+	deadStages := []string{
+		stage(Claim{Host: thisHost(), PID: deadPID(t), Token: "d", Started: now, Heartbeat: now}, true),
+		stage(Claim{Host: thisHost(), PID: deadPID(t), Token: "e"}, false),
 	}
-	newStage := filepath.Join(runs, claimPrefix+"e-"+ids[1])
-	if err := os.Mkdir(newStage, 0o755); err != nil {
-		t.Fatal(err)
+	liveStages := []string{
+		stage(Claim{Host: thisHost(), PID: os.Getpid(), Token: "f"}, false),
+		stage(Claim{Host: "node7", PID: 1, Token: "g"}, false),
 	}
 
 	c := newCampaign(plan, dir, newFakeEngine(), 2)
@@ -707,11 +718,15 @@ func TestClaimsOfKilledExecutions(t *testing.T) {
 			t.Errorf("run %s: %d calls, done %v", id, eng.calls[id], IsDone(dir, id))
 		}
 	}
-	if _, err := os.Stat(deadStage); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the dead execution's claim directory is left: %v", err)
+	for _, path := range deadStages {
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: a dead execution's claim directory is left: %v", filepath.Base(path), err)
+		}
 	}
-	if _, err := os.Stat(newStage); err != nil {
-		t.Errorf("a claim directory being written was removed: %v", err)
+	for _, path := range liveStages {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: a claim directory maybe being written was removed: %v", filepath.Base(path), err)
+		}
 	}
 }
 
