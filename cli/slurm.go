@@ -70,6 +70,10 @@ func expeSubmit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Before anything is made: the directory goes into the batch scripts.
+	if err := expe.CheckScriptPath("--out: the campaign directory", dir); err != nil {
+		return cli.Exit(name+": "+err.Error(), 2)
+	}
 	engine, err := planEngine(c, plan)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	json "github.com/goccy/go-json"
 )
@@ -541,6 +542,9 @@ func ParsePlan(data []byte) (Plan, error) {
 // Check validates a plan: its recipes against the generators' declarations
 // (Generators), its load levels, seeds and variants, its size.
 func (p Plan) Check() error {
+	if !fileNameSafe(p.Name) {
+		return fmt.Errorf("plan name %q: it names the campaign's folder and batch jobs: letters, digits, '-' and '.' only", p.Name)
+	}
 	if len(p.Variants) == 0 {
 		return fmt.Errorf("plan %s: no variant", p.Name)
 	}
@@ -590,8 +594,8 @@ func (p Plan) Check() error {
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Variants {
-		if v.Name == "" || strings.ContainsAny(v.Name, `/\_ `) {
-			return fmt.Errorf("plan %s: variant name %q: must be non-empty, without '/', '\\', '_' or spaces", p.Name, v.Name)
+		if !variantNameOK(v.Name) {
+			return fmt.Errorf("plan %s: variant name %q: %s", p.Name, v.Name, variantNameRule)
 		}
 		if seen[v.Name] {
 			return fmt.Errorf("plan %s: variant %s given twice", p.Name, v.Name)
@@ -670,6 +674,16 @@ func (p Plan) checkCases() error {
 		}
 	}
 	return nil
+}
+
+// variantNameRule is what variantNameOK checks.
+const variantNameRule = "must be non-empty, without '/', '\\', '_', blanks or control characters, and not start with '.'"
+
+// variantNameOK checks a variant's name: it begins the names of its runs
+// (files, lines of a submission's runs.txt).
+func variantNameOK(name string) bool {
+	return name != "" && name[0] != '.' && !strings.ContainsAny(name, `/\_`) &&
+		strings.IndexFunc(name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) < 0
 }
 
 // fileNameRune: the letters, digits, '-' and '.' of names made into files.

@@ -28,9 +28,19 @@ func TestPlanErrors(t *testing.T) {
 	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate variant: %v", err)
 	}
-	p.Variants = []Variant{{Name: "a_b", Policy: "fcfs"}}
-	if err := p.Check(); err == nil {
-		t.Error("variant name with '_' accepted")
+	for _, name := range []string{"a_b", ".a", "a\nb", "a\tb", "a\x00b", ""} {
+		p.Variants = []Variant{{Name: name, Policy: "fcfs"}}
+		if err := p.Check(); err == nil || !strings.Contains(err.Error(), "variant name") {
+			t.Errorf("variant name %q: %v", name, err)
+		}
+	}
+	// A plan.json's name names its folder and batch jobs.
+	p.Variants = []Variant{{Name: "a", Policy: "fcfs"}}
+	for _, name := range []string{"", "a b", "a\ntouch x", "../x", ".x"} {
+		p.Name = name
+		if err := p.Check(); err == nil || !strings.Contains(err.Error(), "plan name") {
+			t.Errorf("plan name %q: %v", name, err)
+		}
 	}
 }
 

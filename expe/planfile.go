@@ -817,8 +817,8 @@ func (f *planFile) loads(n ast.Node) ([]float64, error) {
 // them all, as each run builds it.
 func (f *planFile) variant(path string, rv rawVariant) (Variant, error) {
 	v := Variant{Name: rv.Name, Policy: rv.Policy, Base: rv.Base, Model: rv.Model, Options: map[string]string{}}
-	if v.Name == "" || strings.ContainsAny(v.Name, `/\_ `) {
-		return v, f.err(path+".name", "%q: a variant's name must be non-empty, without '/', '\\', '_' or spaces", v.Name)
+	if !variantNameOK(v.Name) {
+		return v, f.err(path+".name", "%q: a variant's name %s", v.Name, variantNameRule)
 	}
 	if v.Policy == "" {
 		return v, f.err(path, "no policy")

@@ -179,7 +179,8 @@ func TestSubmissionScripts(t *testing.T) {
 	if got := s.SbatchArgs(true, "4242"); !slices.Equal(got, []string{"--parsable", "--dependency=afterany:4242", folder + "/report.sh"}) {
 		t.Errorf("report job's sbatch arguments %q", got)
 	}
-	// A campaign directory whose path needs quoting stays one argument.
+	// A campaign directory whose path needs quoting stays one argument of
+	// the commands (NewSubmission refuses it for the #SBATCH lines).
 	s.Dir = "/data/my campaign"
 	if exec := s.TaskScript(); !strings.Contains(exec, "--workers \"${SLURM_CPUS_PER_TASK:-1}\" '/data/my campaign'\n") {
 		t.Errorf("a directory with a space is not quoted:\n%s", exec)
@@ -204,6 +205,9 @@ func TestSlurmOptionsCheck(t *testing.T) {
 		{SlurmOptions{Extra: []string{"--output=x"}}, "bucma expe submit sets it"},
 		{SlurmOptions{Extra: []string{"--dependency=afterok:1"}}, "sets it"},
 		{SlurmOptions{Extra: []string{"--constraint=a b"}}, "without spaces"},
+		{SlurmOptions{Extra: []string{"--comment=x\ntouch /tmp/owned"}}, "without spaces, line breaks"},
+		{SlurmOptions{Extra: []string{"--comment=x#y"}}, "want one option"},
+		{SlurmOptions{Extra: []string{"--comment=x\x00y"}}, "want one option"},
 		{SlurmOptions{Extra: []string{"constraint=x"}}, "want one option"},
 		{SlurmOptions{Extra: []string{"--gres=gpu:1", "--exclusive"}}, ""},
 	} {
@@ -758,5 +762,75 @@ func TestClaimPlacedWhole(t *testing.T) {
 	entries, _ = os.ReadDir(filepath.Join(dir, RunsDir))
 	if len(entries) != 1 {
 		t.Errorf("runs/ holds %d entries", len(entries))
+	}
+}
+
+// Paths and names written into the batch scripts cannot inject anything:
+// a campaign directory or plan name that an #SBATCH line cannot hold
+// (newline, blank, quotes, '\\', '#', '%') is refused with a clear error;
+// any other, and any bucma executable path, is quoted in the commands.
+// Each script written passes bash -n, and running it (bucma being a stub)
+// creates no marker file: nothing in a name ran.
+func TestSubmissionHostileNames(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	base, p := preparedCampaign(t, plan)
+	work := t.TempDir()
+	marker := filepath.Join(work, "owned")
+	inject := []string{"$(touch${IFS}" + marker + ")", "`touch${IFS}" + marker + "`", "x;touch${IFS}" + marker, "x&&touch${IFS}" + marker + "&&", "$HOME|x>y<z"}
+	refused := []struct{ name, why string }{
+		{"a\ntouch " + marker, "a line break"}, {"a\rb", "a line break"}, {"my campaign", "a blank"}, {"a\tb", "a blank"},
+		{"it's", `'\''`}, {`say "hi"`, "a blank"}, {`a"b`, `'"'`}, {`a\b`, `'\\'`}, {"a#b", `'#'`}, {"run%j", `'%'`}, {"a\x00b", "the control character U+0000"},
+		{"a\u2028b", "a blank"}, {"a\u200bb", "the control character U+200B"},
+	}
+	for _, r := range refused {
+		dir := filepath.Join(base, r.name)
+		_, err := NewSubmission(dir, plan, p.Pending, SlurmOptions{}, "/opt/bucma/bin/bucma", nil, []string{"md"})
+		if err == nil || !strings.Contains(err.Error(), "the campaign directory") || !strings.Contains(err.Error(), "holds "+r.why) {
+			t.Errorf("directory %q: %v, want it refused for %s", r.name, err, r.why)
+		}
+		named := plan
+		named.Name = r.name
+		if _, err := NewSubmission(base, named, p.Pending, SlurmOptions{}, "/opt/bucma/bin/bucma", nil, []string{"md"}); err == nil || !strings.Contains(err.Error(), "the plan's name") {
+			t.Errorf("plan name %q: %v, want it refused", r.name, err)
+		}
+	}
+	// The rest is quoted: directories with $, backquotes, ; and &, and a
+	// bucma executable whose path holds anything (a stub that only writes
+	// its arguments).
+	for i, name := range inject {
+		dir := filepath.Join(base, "c"+name)
+		bucma := filepath.Join(work, fmt.Sprintf("bin%d %s", i, strings.ReplaceAll(name, "/", "_")), "bucma")
+		if err := os.MkdirAll(filepath.Dir(bucma), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		args := filepath.Join(work, fmt.Sprintf("args%d", i))
+		if err := os.WriteFile(bucma, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > '"+args+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewSubmission(dir, plan, p.Pending, SlurmOptions{}, bucma, []string{"--batsim-bin=" + bucma}, []string{"md"})
+		if err != nil {
+			t.Fatalf("directory %q: %v", name, err)
+		}
+		for _, script := range []string{s.TaskScript(), s.ReportScript()} {
+			path := filepath.Join(work, "script.sh")
+			if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command("bash", "-n", path).CombinedOutput(); err != nil {
+				t.Fatalf("bash -n: %v\n%s\n%s", err, out, script)
+			}
+			cmd := exec.Command("sh", path)
+			cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("running the script: %v\n%s\n%s", err, out, script)
+			}
+			got, err := os.ReadFile(args)
+			if err != nil || !strings.HasSuffix(string(got), "\n"+dir+"\n") {
+				t.Errorf("the script's bucma got %q (%v), want the directory %q last", got, err, dir)
+			}
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("directory %q: a command of its name ran", name)
+		}
 	}
 }
