@@ -84,7 +84,7 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 			Commands:       []*cli.Command{top},
 			ExitErrHandler: func(*cli.Context, error) {},
 			OnUsageError:   onUsageError,
-			Metadata:       map[string]any{registryKey: registry(c)},
+			Metadata:       map[string]any{registryKey: registry(c), invokedKey: invoked(c)},
 			// Parsed as the first time (see newApp).
 			DisableSliceFlagSeparator: true,
 		}
@@ -159,7 +159,7 @@ func expeRunCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "runs in parallel"},
 			&cli.StringFlag{Name: "out", Usage: "campaign directory (default results/PLAN)"},
 			&cli.BoolFlag{Name: "report", Usage: "write the report when the campaign is complete"},
-			&cli.StringFlag{Name: "format", Value: "md", Usage: "with --report: md (report.md and its figures), csv (results.csv) or md,csv"},
+			&cli.StringFlag{Name: "format", Value: "md,csv", Usage: "with --report: md (report.md and its figures), csv (results.csv, one row per run and metric) or both"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "no progress bar (there is none when standard error is not a terminal)"},
 		),
 		Action: expeRun,
@@ -340,13 +340,13 @@ func expeRun(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%d of %d runs failed; fix the cause and run the same command again (completed runs are kept)", len(res.Failed), res.Total), 1)
 	}
 	if res.Busy > 0 {
-		return cli.Exit(fmt.Sprintf("%d of %d runs are not done: other executions (another bucma expe run, Slurm tasks) hold them; bucma expe status %s follows them; run the same command again once they ended",
-			res.Busy, res.Total, out), 1)
+		return cli.Exit(fmt.Sprintf("%d of %d runs are not done: other executions (another expe run, Slurm tasks) hold them; %s expe status %s follows them; run the same command again once they ended",
+			res.Busy, res.Total, invoked(c), out), 1)
 	}
 	if c.Bool("report") {
 		return writeReports(c, out, formats)
 	}
-	fmt.Fprintf(w, "next: bucma expe report %s\n", out)
+	fmt.Fprintf(w, "next: %s\n", expe.ShellJoin([]string{invoked(c), "expe", "report", out}))
 	return nil
 }
 
@@ -427,7 +427,9 @@ func planEngine(c *cli.Context, p expe.Plan) (expe.Engine, error) {
 func makeEngine(c *cli.Context, name, batsimBin, image string, flags []string) (expe.Engine, error) {
 	switch name {
 	case "embedded":
-		return expe.NewEmbeddedEngine(registry(c)), nil
+		e := expe.NewEmbeddedEngine(registry(c))
+		e.Program = c.App.Name
+		return e, nil
 	case "batsim":
 		self, err := os.Executable()
 		if err != nil {
@@ -459,10 +461,10 @@ func expeReportCommand() *cli.Command {
 	return &cli.Command{
 		Name: "report",
 		Usage: "write the report of a campaign directory: DIR/report.md and its figures (DIR/fig/*.png, *.svg), " +
-			"or DIR/results.csv (one row per run and metric)",
+			"and DIR/results.csv (one row per run and metric)",
 		ArgsUsage: "DIR",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "md", Usage: "md (report.md and its figures), csv (results.csv) or md,csv"},
+			&cli.StringFlag{Name: "format", Value: "md,csv", Usage: "md (report.md and its figures), csv (results.csv, one row per run and metric) or both"},
 			&cli.BoolFlag{Name: "complete", Usage: "write nothing, and fail (exit status 1) saying which runs, unless every run of the plan is done (the report job of expe submit)"},
 		},
 		Action: func(c *cli.Context) error {

@@ -438,12 +438,7 @@ func TestExpeRunBot(t *testing.T) {
 // campaign are left undone: here one that another execution (a live claim
 // of another host) holds.
 func TestExpeRunUndoneRunsExitNonZero(t *testing.T) {
-	dir := t.TempDir()
-	plan := filepath.Join(dir, "p.yaml")
-	text := "name: p\nplatform: lille\nworkload: {generator: lille, jobs: 20}\nloads: 0.5\nseeds: 1\nvariants: [{name: a, policy: fcfs}, {name: b, policy: easy}]\n"
-	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, plan := smallPlan(t, "{name: a, policy: fcfs}, {name: b, policy: easy}")
 	out := filepath.Join(dir, "out")
 	tmp := filepath.Join(out, "runs", ".tmp-b_s001_l0.5")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
@@ -455,11 +450,62 @@ func TestExpeRunUndoneRunsExitNonZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	err, code, stderr := runApp(t, "expe", "run", plan, "--out", out, "--no-progress", "--report")
-	if code != 1 || !strings.Contains(err.Error(), "1 of 2 runs are not done: other executions (another bucma expe run, Slurm tasks) hold them") ||
+	if code != 1 || !strings.Contains(err.Error(), "1 of 2 runs are not done: other executions (another expe run, Slurm tasks) hold them; bucma expe status") ||
 		!strings.Contains(stderr, "(1 done now, 0 already done, 1 being run by another execution, 0 failed)") {
 		t.Errorf("exit %d: %v\n%s", code, err, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.md")); err == nil {
 		t.Error("a report of an incomplete campaign was written")
 	}
+}
+
+// The commands a campaign prints and records name the program the user
+// ran: a binary of one's own ("bin/mybucma") in the next command to type,
+// its name in each run's cmd.txt and run.json. expe report writes the
+// report and the tidy results.csv unless --format asks for one.
+func TestExpeNamesTheProgramRun(t *testing.T) {
+	dir, plan := smallPlan(t, "{name: a, policy: fcfs}")
+	out := filepath.Join(dir, "out")
+	run := func(args ...string) (string, error) {
+		app := namedApp(policies.Builtin(), []string{"bin/mybucma"})
+		var b bytes.Buffer
+		app.Writer, app.ErrWriter = &b, &b
+		err := runCLI(app, append([]string{"bin/mybucma"}, args...))
+		return b.String(), err
+	}
+	stderr, err := run("expe", "run", plan, "--out", out, "--no-progress")
+	if err != nil || !strings.Contains(stderr, "next: bin/mybucma expe report "+out+"\n") {
+		t.Errorf("%v\n%s", err, stderr)
+	}
+	cmd, _ := os.ReadFile(filepath.Join(out, "runs", "a_s001_l0.5", "cmd.txt"))
+	var info expe.RunInfo
+	data, _ := os.ReadFile(filepath.Join(out, "runs", "a_s001_l0.5", "run.json"))
+	_ = json.Unmarshal(data, &info)
+	if !strings.HasPrefix(string(cmd), "mybucma simulate -p platform.xml ") || !strings.HasPrefix(info.CommandLine, "mybucma simulate ") {
+		t.Errorf("cmd.txt %q, run.json %q", cmd, info.CommandLine)
+	}
+	stdout, err := run("expe", "report", out)
+	if err != nil || stdout != filepath.Join(out, "report.md")+"\n"+filepath.Join(out, "results.csv")+"\n" {
+		t.Errorf("%v\n%s", err, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.csv")); err != nil {
+		t.Error(err)
+	}
+	// Usage errors name it too.
+	if _, err := run("expe", "run", plan, "--nope"); err == nil || !strings.Contains(err.Error(), "see 'mybucma expe run --help'") {
+		t.Errorf("usage error: %v", err)
+	}
+}
+
+// smallPlan writes a plan file of one 20-job workload and the given
+// variants in a new folder, and returns both.
+func smallPlan(t *testing.T, variants string) (dir, plan string) {
+	t.Helper()
+	dir = t.TempDir()
+	plan = filepath.Join(dir, "p.yaml")
+	text := "name: p\nplatform: lille\nworkload: {generator: lille, jobs: 20}\nloads: 0.5\nseeds: 1\nvariants: [" + variants + "]\n"
+	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, plan
 }

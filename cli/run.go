@@ -156,7 +156,7 @@ var serveBound func(endpoint string)
 
 // onUsageError turns urfave/cli's flag parsing errors into exit status 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{"bucma"}, strings.Fields(commandPath(c))...), " ")), 2)
+	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{c.App.Name}, strings.Fields(commandPath(c))...), " ")), 2)
 }
 
 // commandPath is the command being run, with its parents ("expe run").

@@ -39,6 +39,10 @@ func TestSJFCampaign(t *testing.T) {
 	if code := cli.Main([]string{"mybucma", "expe", "run", file, "--out", out, "--report", "--format", "md,csv", "--no-progress"}, reg); code != 0 {
 		t.Fatalf("expe run: exit %d", code)
 	}
+	// Each run's command line names the binary that ran it.
+	if cmd, err := os.ReadFile(filepath.Join(out, "runs", "sjf_s001_l0.7", "cmd.txt")); err != nil || !strings.HasPrefix(string(cmd), "mybucma simulate ") {
+		t.Errorf("cmd.txt: %q, %v", cmd, err)
+	}
 	report, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil {
 		t.Fatal(err)
