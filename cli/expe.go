@@ -234,15 +234,23 @@ func commandPlan(c *cli.Context, name string) (plan expe.Plan, formats []string,
 			}
 		}
 	}
+	platform := ""
+	if c.IsSet("platform") {
+		// Found as every command finds a platform, and held as a plan
+		// file's is: a bundled name, or a file's absolute path.
+		if platform, err = expe.ResolvePlatform("", c.String("platform")); err != nil {
+			return plan, nil, cli.Exit(name+": --platform: "+err.Error(), 2)
+		}
+	}
 	if c.IsSet("workload") {
-		if plan, err = plan.WithFile(c.String("workload"), c.String("platform")); err != nil {
+		if plan, err = plan.WithFile(c.String("workload"), platform); err != nil {
 			return plan, nil, cli.Exit(name+": "+err.Error(), 2)
 		}
 	} else if c.IsSet("platform") {
 		if len(plan.Cases) > 0 && plan.Kind != "osep" {
 			return plan, nil, cli.Exit(name+": --platform does not apply to plan "+plan.Name+": its conditions name their platforms", 2)
 		}
-		plan.Platform = c.String("platform")
+		plan.Platform = platform
 	}
 	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
 	if c.IsSet("loads") {

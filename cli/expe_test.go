@@ -509,3 +509,37 @@ func smallPlan(t *testing.T, variants string) (dir, plan string) {
 	}
 	return dir, plan
 }
+
+// A bundled platform is found the same way by every command (a file at the
+// path, else the bundled platform the name spells, lille or lille.xml),
+// and named the same way in their messages.
+func TestPlatformSpellings(t *testing.T) {
+	tiny := filepath.Join("..", "workloads", "tiny.json")
+	prefix := filepath.Join(t.TempDir(), "out")
+	for _, p := range []string{"lille", "lille.xml", "platforms/lille.xml"} {
+		if err, code, out := runApp(t, "simulate", "-p", p, "-w", tiny, "--scheduler", "fcfs", "-q", "-e", prefix); code != 0 {
+			t.Errorf("simulate -p %s: exit %d: %v\n%s", p, code, err, out)
+		}
+	}
+	list := "bot-2nodes, bot, lille-cores, lille, mcmca, osep, sge-pi50, sge"
+	if err, _, _ := runApp(t, "simulate", "-w", tiny, "--scheduler", "fcfs"); err == nil || !strings.Contains(err.Error(), "one of: "+list+")") {
+		t.Errorf("simulate without -p: %v", err)
+	}
+	if err, _, _ := runApp(t, "simulate", "-p", "lile", "-w", tiny, "--scheduler", "fcfs"); err == nil || !strings.Contains(err.Error(), "(bundled: "+list+")") {
+		t.Errorf("simulate -p lile: %v", err)
+	}
+	dir, plan := smallPlan(t, "{name: a, policy: fcfs}")
+	out := filepath.Join(dir, "out")
+	for _, p := range []string{"lille.xml", "platforms/lille.xml", "lille"} {
+		if err, code, stderr := runApp(t, "expe", "run", plan, "--platform", p, "--out", out, "--no-progress"); code != 0 {
+			t.Fatalf("expe run --platform %s: exit %d: %v\n%s", p, code, err, stderr)
+		}
+		got, err := expe.ReadPlan(out)
+		if err != nil || got.Platform != "lille" {
+			t.Errorf("--platform %s: plan.json's platform %q, %v", p, got.Platform, err)
+		}
+	}
+	if err, code, _ := runApp(t, "expe", "run", plan, "--platform", "lile", "--out", out, "--no-progress"); code != 2 || !strings.Contains(err.Error(), `--platform: platform "lile": no such file and no such bundled platform (bundled: `+list+")") {
+		t.Errorf("expe run --platform lile: exit %d: %v", code, err)
+	}
+}

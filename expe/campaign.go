@@ -658,7 +658,7 @@ func safeRun(ctx context.Context, e Engine, spec RunSpec) (err error) {
 // platform, workload recipe or variants); seeds and loads may change.
 func (c *Campaign) checkAndWritePlan(dir string) error {
 	if old, err := ReadPlan(dir); err == nil {
-		if old.Platform != c.Plan.Platform || !sameJSON(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
+		if !samePlatform(old.Platform, c.Plan.Platform) || !sameJSON(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
 			!sameJSON(old.Cases, c.Plan.Cases) {
 			return fmt.Errorf("%s holds another experiment (plan %s, platform %s, %d jobs, %d variants): use another --out directory or the same plan and --jobs/--quick",
 				dir, old.Name, old.Platform, old.Workload.Jobs, len(old.Variants))

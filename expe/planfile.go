@@ -191,7 +191,7 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 			plats = append(plats, pl)
 		}
 	default:
-		return p, f.err("", "no platform: give platform (a bundled name: %s, or a SimGrid platform file)", bundledList())
+		return p, f.err("", "no platform: give platform (a bundled name: %s, or a SimGrid platform file)", platforms.BundledList())
 	}
 	p.Platform = plats[0]
 
@@ -404,20 +404,16 @@ func platformName(pl string) string {
 	return string(safe)
 }
 
-// platform checks a platform: a bundled name stays a name, a file becomes
-// an absolute path, and must be a platform bucma reads.
+// platform checks a platform, found as every command finds one
+// (platforms.Locate, relative to the file's folder): a bundled platform
+// becomes its name ("lille" for lille.xml too), a file an absolute path,
+// and must be a platform bucma reads.
 func (f *planFile) platform(path, name string) (string, error) {
-	if slices.Contains(platforms.BundledNames(), name) || slices.Contains(platforms.BundledNames(), name+".xml") {
-		return name, nil
+	pl, err := ResolvePlatform(f.o.Dir, name)
+	if err != nil {
+		return "", f.err(path, "%s", strings.TrimPrefix(err.Error(), "platform "))
 	}
-	file := f.abs(name)
-	if _, err := os.Stat(file); err != nil {
-		return "", f.err(path, "%s: neither a bundled platform (%s) nor a file (%v)", name, bundledList(), withoutPath(err))
-	}
-	if _, err := platforms.Load(file); err != nil {
-		return "", f.err(path, "%s: not a platform bucma reads: %v", name, err)
-	}
-	return file, nil
+	return pl, nil
 }
 
 func (f *planFile) abs(name string) string {
@@ -925,13 +921,4 @@ func (f *planFile) engine(n ast.Node) (*EngineSpec, error) {
 		return nil, f.err("engine", "unknown engine %q (valid: embedded, batsim)", e.Name)
 	}
 	return e, nil
-}
-
-// bundledList lists the bundled platforms' names.
-func bundledList() string {
-	var out []string
-	for _, b := range platforms.BundledNames() {
-		out = append(out, strings.TrimSuffix(b, ".xml"))
-	}
-	return strings.Join(out, ", ")
 }

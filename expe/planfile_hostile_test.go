@@ -54,6 +54,9 @@ var hostilePlans = []struct {
 	{"merge bomb under unknown keys", "x0: &m0 {a: 1}\n" + merges(40, "x%d: &m%d {<<: [%s]}\n") + hostileBase, 1, "x0", "unknown key"},
 	{"merge of a merge bomb", "name: x\nplatform: lille\nworkload: {generator: lille}\nloads: 0.5\nvariants:\n  - name: a\n    policy: fcfs\n    options: &m0 {hosts: fastest}\n" + merges(40, "  - {name: a%d, policy: fcfs, options: &m%d {<<: [%s]}}\n"),
 		0, "", ""},
+	{"platform spelled as its file", strings.Replace(hostileBase, "platform: lille", "platform: lille.xml", 1) + "loads: 0.5\nseeds: 1\n", 0, "", ""},
+	{"platform spelled as its path in the sources", strings.Replace(hostileBase, "platform: lille", "platform: platforms/lille.xml", 1) + "loads: 0.5\nseeds: 1\n", 0, "", ""},
+	{"one platform spelled twice", strings.Replace(hostileBase, "platform: lille", "platforms: [lille, lille.xml]", 1) + "loads: 0.5\nseeds: 1\n", 2, "platforms[1]", "lille.xml given twice"},
 	{"byte order mark", "\ufeff" + hostileBase + "loads: 0.5\nseeds: 1\n", 0, "", ""},
 	{"unknown keys: the first named", hostileBase + "loads: 0.5\nzzz: 1\naaa: 2\n", 6, "zzz", "unknown key (valid: name, study"},
 	{"unknown key in a variant: the first", "name: x\nplatform: lille\nworkload: {generator: lille}\nloads: 0.5\nvariants: [{name: a, zz: 1, policy: fcfs, aa: 2}]\n", 5, "variants[0].zz", "unknown key (valid: name, policy, options, base, model)"},
@@ -153,6 +156,10 @@ func checkHostilePlan(t *testing.T, name string, p Plan) {
 	case "merge of a merge bomb":
 		if len(p.Variants) != 41 || p.Variants[40].Options["hosts"] != "fastest" {
 			t.Errorf("variants %d: %v", len(p.Variants), p.Variants[len(p.Variants)-1])
+		}
+	case "platform spelled as its file", "platform spelled as its path in the sources":
+		if p.Platform != "lille" {
+			t.Errorf("platform %q, want lille", p.Platform)
 		}
 	case "engine without name":
 		if p.Engine == nil || p.Engine.Name != "batsim" || p.Engine.Batsim != "batsim" {
