@@ -483,6 +483,10 @@ func expeReportCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit("expe report: "+err.Error(), 2)
 			}
+			// Not a campaign directory: a usage error, as for expe status.
+			if _, err := expe.ReadPlan(c.Args().First()); err != nil {
+				return cli.Exit("expe report: "+err.Error(), 2)
+			}
 			if c.Bool("complete") {
 				if err := expe.CheckComplete(c.Args().First()); errors.Is(err, expe.ErrIncomplete) {
 					return cli.Exit(fmt.Sprintf("expe report: %v\nsubmit the same command again to run what is missing or failed", err), 1)

@@ -188,7 +188,8 @@ func TestExpeUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	if err, code, _ := runApp(t, "expe", "report", t.TempDir()); code != 1 || !strings.Contains(err.Error(), "not a campaign directory") {
+	// As expe status (TestReportStatusBadDirectory): a usage error.
+	if err, code, _ := runApp(t, "expe", "report", t.TempDir()); code != 2 || !strings.Contains(err.Error(), "not a campaign directory") {
 		t.Errorf("report on an empty directory: exit %d, %v", code, err)
 	}
 }
@@ -541,5 +542,33 @@ func TestPlatformSpellings(t *testing.T) {
 	}
 	if err, code, _ := runApp(t, "expe", "run", plan, "--platform", "lile", "--out", out, "--no-progress"); code != 2 || !strings.Contains(err.Error(), `--platform: platform "lile": no such file and no such bundled platform (bundled: `+list+")") {
 		t.Errorf("expe run --platform lile: exit %d: %v", code, err)
+	}
+}
+
+// expe report and expe status end alike on a folder that is not a
+// campaign directory: exit status 2 (a usage error), naming it.
+func TestReportStatusBadDirectory(t *testing.T) {
+	base := t.TempDir()
+	file := filepath.Join(base, "file")
+	corrupt := filepath.Join(base, "corrupt")
+	invalid := filepath.Join(base, "invalid")
+	for dir, plan := range map[string]string{corrupt: "{", invalid: `{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1,1],"loads":[0.5]}`} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "plan.json"), []byte(plan), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(base, "nope"), base, file, corrupt, invalid} {
+		for _, cmd := range [][]string{{"expe", "report", dir}, {"expe", "report", "--format", "csv", dir}, {"expe", "report", "--complete", dir}, {"expe", "status", dir}} {
+			err, code, _ := runApp(t, cmd...)
+			if code != 2 || err == nil || !strings.Contains(err.Error(), dir) {
+				t.Errorf("%v: exit %d: %v", cmd, code, err)
+			}
+		}
 	}
 }
