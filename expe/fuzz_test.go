@@ -92,6 +92,13 @@ func FuzzParsePlan(f *testing.F) {
 	}
 	f.Add([]byte(`{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1,1],"loads":[0.5]}`))
 	f.Add([]byte(`{"name":"x","variants":[{"name":"a"}],"seeds":[1],"loads":[1e-300,0.5,0.50]}`))
+	// Names that would make hidden runs, lines of runs.txt or commands of
+	// a batch script; seeds past 2^53 and at 2^64-1; a platform spelled
+	// as its file.
+	f.Add([]byte(`{"name":"x
+touch y","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1],"loads":[0.5]}`))
+	f.Add([]byte(`{"name":"x","variants":[{"name":".a","policy":"fcfs"},{"name":"b	c","policy":"fcfs"}],"seeds":[1],"loads":[0.5]}`))
+	f.Add([]byte(`{"name":"x","platform":"lille.xml","variants":[{"name":"a","policy":"fcfs"}],"seeds":[9007199254740993,9007199254740992,18446744073709551615],"loads":[0.5]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzguard.Run(t, func() error { return checkParsePlan(data) })
 	})
