@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,15 +37,35 @@ var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGQUI
 // exitInterrupted on any of them.
 var handlingInterrupts atomic.Int32
 
-// interruptContext returns a context cancelled by any of interruptSignals;
-// stop releases it.
+// interruptContext returns a context cancelled by any of interruptSignals,
+// and by SIGPIPE once the reader of the standard output or error is gone
+// ("| head"): the command stops as on SIGINT, keeping the rows its outputs
+// hold as .partial files, instead of being killed with its temporary files
+// left behind. stop releases it.
 func interruptContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(parent, interruptSignals...)
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, append(slices.Clone(interruptSignals), syscall.SIGPIPE)...)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s != syscall.SIGPIPE || outputGone() {
+					cancel()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
 	handlingInterrupts.Add(1)
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {
-			stop()
+			signal.Stop(sigs)
+			close(done)
+			cancel()
 			handlingInterrupts.Add(-1)
 		})
 	}
@@ -134,7 +155,7 @@ var serveBound func(endpoint string)
 
 // onUsageError turns urfave/cli's flag parsing errors into exit status 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{"bucma"}, strings.Fields(commandPath(c))...), " ")), 2)
+	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{c.App.Name}, strings.Fields(commandPath(c))...), " ")), 2)
 }
 
 // commandPath is the command being run, with its parents ("expe run").

@@ -112,7 +112,7 @@ func simulateAction(c *cli.Context) error {
 		return usage("--latency %q: valid values are batsim, none", c.String("latency"))
 	}
 	if c.String("platform") == "" {
-		return usage("--platform is required (a SimGrid file or one of: %s)", strings.Join(platforms.BundledNames(), ", "))
+		return usage("--platform is required (a SimGrid file or one of: %s)", platforms.BundledList())
 	}
 	wpaths := c.StringSlice("workload")
 	if len(wpaths) == 0 && !c.Bool("enable-dynamic-jobs") {

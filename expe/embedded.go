@@ -19,6 +19,10 @@ import (
 // in-process, and the decision trace written next to the outputs.
 type EmbeddedEngine struct {
 	Registry *sched.Registry
+	// Program is the name of the bucma executable in the command lines
+	// the engine records (cmd.txt, run.json; "": bucma): a binary of
+	// one's own registering its policies replays its runs.
+	Program string
 	// Validate audits the scheduler's whole state after every decision
 	// (slower; for debugging).
 	Validate bool
@@ -62,7 +66,11 @@ func policyFlags(reg *sched.Registry, policy string) []string {
 
 // CommandLine implements Engine: the equivalent "bucma simulate" command.
 func (e *EmbeddedEngine) CommandLine(spec RunSpec) string {
-	argv := []string{"bucma", "simulate", "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix}
+	program := e.Program
+	if program == "" {
+		program = "bucma"
+	}
+	argv := []string{program, "simulate", "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix}
 	argv = append(argv, policyFlags(e.Registry, spec.Run.Variant.Policy)...)
 	argv = append(argv, "--scheduler", spec.Run.Variant.Policy)
 	for _, o := range spec.Run.Variant.OptionArgs() {
