@@ -72,9 +72,14 @@ type Proc struct {
 	Err   error
 	ended bool
 	began time.Time
+	// exited is closed once the process has ended (Err and Wall set).
+	exited chan struct{}
 	// Wall is the process's wall time, once ended.
 	Wall time.Duration
 }
+
+// Exited is closed once the process has ended (its Err and Wall set).
+func (pr *Proc) Exited() <-chan struct{} { return pr.exited }
 
 // NewProcs supervises processes that ctx stops.
 func NewProcs(ctx context.Context) *Procs {
@@ -88,7 +93,7 @@ func (p *Procs) Context() context.Context { return p.ctx }
 
 // Start starts a process.
 func (p *Procs) Start(name string, argv []string) (*Proc, error) {
-	pr := &Proc{Name: name, Argv: argv}
+	pr := &Proc{Name: name, Argv: argv, exited: make(chan struct{})}
 	pr.Cmd = exec.CommandContext(p.ctx, argv[0], argv[1:]...)
 	pr.Cmd.Dir = p.Dir
 	if p.Output != nil {
@@ -104,6 +109,7 @@ func (p *Procs) Start(name string, argv []string) (*Proc, error) {
 	go func() {
 		pr.Err = pr.Cmd.Wait()
 		pr.Wall = time.Since(pr.began)
+		close(pr.exited)
 		p.done <- pr
 	}()
 	return pr, nil

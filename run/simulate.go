@@ -18,7 +18,7 @@ import (
 // Inputs are a run's platform and workloads, as files or as values.
 type Inputs struct {
 	// Platform is a SimGrid platform file or a bundled platform's name
-	// (platforms.BundledNames: "lille" or "lille.xml").
+	// (platforms.Locate: "lille" or "lille.xml").
 	Platform string
 	// Workloads are Batsim workload files, named w0, w1, ... in this order.
 	Workloads []string
@@ -123,7 +123,7 @@ func (s Simulation) Prepare() (*Prepared, error) {
 	plat := s.PlatformData
 	if plat == nil {
 		if s.Platform == "" {
-			return nil, &sched.OptionError{Msg: fmt.Sprintf("no platform (a SimGrid file or one of: %s)", strings.Join(platforms.BundledNames(), ", "))}
+			return nil, &sched.OptionError{Msg: fmt.Sprintf("no platform (a SimGrid file or one of: %s)", platforms.BundledList())}
 		}
 		var err error
 		if plat, err = platforms.Resolve(s.Platform); err != nil {
