@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os/exec"
 	"time"
+
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/zmq"
 )
 
 // Batsim is the real Batsim 4 a run drives: its executable, or a Docker
@@ -198,6 +202,38 @@ func Await(ran, served <-chan error, cancel func()) (runErr, serveErr error) {
 			cancel()
 		}
 		runErr = <-ran
+	}
+	return runErr, serveErr
+}
+
+// Against runs Batsim (a simulation of platform and workload, exporting to
+// prefix, with the flags of features f) against h, served in this process
+// on a loopback port the system picks; Batsim's standard output and error
+// go to out. When one side fails the other is stopped (Await); a
+// scheduler stopped by ctx is not a failure of its own (serveErr nil).
+func (b Batsim) Against(ctx context.Context, h batsim.Handler, platform, workload, prefix string, f Features, out io.Writer) (runErr, serveErr error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	served := make(chan error, 1)
+	go func() { served <- l.Serve(ctx, h) }()
+	argv := b.Command(platform, workload, prefix, l.Endpoint(), f)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		cancel()
+		<-served
+		return fmt.Errorf("starting batsim: %w", err), nil
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- cmd.Wait() }()
+	runErr, serveErr = Await(ran, served, cancel)
+	if errors.Is(serveErr, zmq.ErrInterrupted) {
+		serveErr = nil
 	}
 	return runErr, serveErr
 }

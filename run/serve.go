@@ -40,6 +40,9 @@ type Server struct {
 	Trace string
 	// Version is the decision component's version in Batsim 5's hello.
 	Version string
+	// Observe, when set, sees every raw message: those received from
+	// Batsim and the replies sent.
+	Observe func(dir batsim.Direction, raw []byte)
 	// Level, when set, is the level of Log that Batsim 5's init string may
 	// lower to debug ("verbose": true); at debug every message is logged.
 	Level *slog.LevelVar
@@ -80,9 +83,13 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	cfg := zmq.ServeConfig{Transport: s.Transport, Endpoint: s.Endpoint, Timeout: s.Timeout, Logger: log}
 	debug := func() bool { return log.Enabled(context.Background(), slog.LevelDebug) }
+	cfg.Observe = s.Observe
 	if debug() {
 		cfg.Observe = func(d batsim.Direction, raw []byte) {
 			log.Debug("message", "dir", d.String(), "raw", string(raw))
+			if s.Observe != nil {
+				s.Observe(d, raw)
+			}
 		}
 	}
 	start := func(init []byte) (*v5.EDC, error) {

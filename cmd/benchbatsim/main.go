@@ -99,16 +99,6 @@ func main() {
 // file; replay sends file's replies back in order without looking at the
 // messages.
 func serveChild(mode, endpoint, file string, policy []string) error {
-	var observe func(batsim.Direction, []byte)
-	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: endpoint, Transport: zmq.TransportNative,
-		Observe: func(d batsim.Direction, raw []byte) {
-			if observe != nil {
-				observe(d, raw)
-			}
-		}})
-	if err != nil {
-		return err
-	}
 	ctx := context.Background()
 	switch mode {
 	case "record":
@@ -120,22 +110,19 @@ func serveChild(mode, endpoint, file string, policy []string) error {
 			return err
 		}
 		pol.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		sess, err := pol.NewSession()
-		if err != nil {
-			return err
-		}
 		f, err := os.Create(file)
 		if err != nil {
 			return err
 		}
 		w := bufio.NewWriter(f)
 		var werr error
-		observe = func(d batsim.Direction, raw []byte) {
-			if d == batsim.FromScheduler && werr == nil {
-				werr = writeRecord(w, raw)
-			}
-		}
-		if err := l.Serve(ctx, sess); err != nil {
+		srv := &runpkg.Server{Policy: *pol, Endpoint: endpoint, Transport: zmq.TransportNative, Log: pol.Log,
+			Observe: func(d batsim.Direction, raw []byte) {
+				if d == batsim.FromScheduler && werr == nil {
+					werr = writeRecord(w, raw)
+				}
+			}}
+		if err := srv.Serve(ctx); err != nil {
 			f.Close()
 			return err
 		}
@@ -150,6 +137,10 @@ func serveChild(mode, endpoint, file string, policy []string) error {
 		return f.Close()
 	case "replay":
 		replies, err := readRecords(file)
+		if err != nil {
+			return err
+		}
+		l, err := zmq.Listen(zmq.ServeConfig{Endpoint: endpoint, Transport: zmq.TransportNative})
 		if err != nil {
 			return err
 		}

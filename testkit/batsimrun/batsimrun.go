@@ -14,7 +14,6 @@ package batsimrun
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -27,7 +26,6 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/batsim"
-	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -112,10 +110,15 @@ func (o Options) timeout() time.Duration {
 	return 10 * time.Minute
 }
 
-func batsimCmd(ctx context.Context, o Options, platform, workload, dir, endpoint string) *exec.Cmd {
-	b := run.Batsim{Binary: o.Batsim, Prefix: o.Prefix,
+// batsimOf is the Batsim of o, its outputs' tracing off (the tier
+// compares the jobs).
+func batsimOf(o Options) run.Batsim {
+	return run.Batsim{Binary: o.Batsim, Prefix: o.Prefix,
 		Args: append([]string{"--disable-schedule-tracing", "--disable-machine-state-tracing"}, o.Args...)}
-	argv := b.Command(platform, workload, filepath.Join(dir, "out"), endpoint, run.Features{})
+}
+
+func batsimCmd(ctx context.Context, o Options, platform, workload, dir, endpoint string) *exec.Cmd {
+	argv := batsimOf(o).Command(platform, workload, filepath.Join(dir, "out"), endpoint, run.Features{})
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
@@ -149,25 +152,10 @@ func WithHandler(ctx context.Context, o Options, platform, workload, dir string,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return nil, err
-	}
-	served := make(chan error, 1)
-	go func() { served <- l.Serve(ctx, h) }()
 	var log bytes.Buffer
-	cmd := batsimCmd(ctx, o, platform, workload, dir, l.Endpoint())
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		cancel()
-		<-served
-		return nil, fmt.Errorf("starting batsim: %w", err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- cmd.Wait() }()
-	runErr, serveErr := Await(ran, served, cancel)
+	runErr, serveErr := batsimOf(o).Against(ctx, h, platform, workload, filepath.Join(dir, "out"), run.Features{}, &log)
 	switch {
-	case serveErr != nil && !errors.Is(serveErr, zmq.ErrInterrupted):
+	case serveErr != nil:
 		return collect(dir, log.Bytes(), fmt.Errorf("scheduler: %w", serveErr))
 	case runErr != nil:
 		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))
