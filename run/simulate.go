@@ -68,6 +68,7 @@ type Simulation struct {
 // (Simulation.Approximate simulates them anyway).
 type UnmodelledError struct{ What []string }
 
+// Error names what is not modelled and how to simulate it anyway.
 func (e *UnmodelledError) Error() string {
 	return fmt.Sprintf("the engine does not reproduce Batsim exactly with these inputs:\n  %s\nRun with --approximate to simulate anyway (the results will only approximate Batsim's).", strings.Join(e.What, "\n  "))
 }
@@ -79,6 +80,7 @@ type Error struct {
 	Partial []string
 }
 
+// Error is the failure's, with where its partial outputs are.
 func (e *Error) Error() string { return e.Err.Error() + e.Note() }
 
 // Unwrap gives the failure.

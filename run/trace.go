@@ -82,6 +82,7 @@ type PartialWatch struct {
 	before os.FileInfo
 }
 
+// WatchPartial watches path, a partial output file a run may write.
 func WatchPartial(path string) PartialWatch {
 	st, _ := os.Stat(path)
 	return PartialWatch{path: path, before: st}
