@@ -58,11 +58,11 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/policies"
+	runpkg "github.com/bucma-sched/bucma/run"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -99,47 +99,30 @@ func main() {
 // file; replay sends file's replies back in order without looking at the
 // messages.
 func serveChild(mode, endpoint, file string, policy []string) error {
-	var observe func(batsim.Direction, []byte)
-	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: endpoint, Transport: zmq.TransportNative,
-		Observe: func(d batsim.Direction, raw []byte) {
-			if observe != nil {
-				observe(d, raw)
-			}
-		}})
-	if err != nil {
-		return err
-	}
 	ctx := context.Background()
 	switch mode {
 	case "record":
 		if len(policy) == 0 {
 			return errors.New("-policy: no policy")
 		}
-		spec, err := policies.Builtin().Lookup(policy[0])
+		pol, err := runpkg.ParsedPolicy(policies.Builtin(), policy[0], policy[1:])
 		if err != nil {
 			return err
 		}
-		opts, err := sched.ParseOptionArgs(policy[1:])
-		if err != nil {
-			return err
-		}
-		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: log})
-		if err != nil {
-			return err
-		}
+		pol.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		f, err := os.Create(file)
 		if err != nil {
 			return err
 		}
 		w := bufio.NewWriter(f)
 		var werr error
-		observe = func(d batsim.Direction, raw []byte) {
-			if d == batsim.FromScheduler && werr == nil {
-				werr = writeRecord(w, raw)
-			}
-		}
-		if err := l.Serve(ctx, sess); err != nil {
+		srv := &runpkg.Server{Policy: *pol, Endpoint: endpoint, Transport: zmq.TransportNative, Log: pol.Log,
+			Observe: func(d batsim.Direction, raw []byte) {
+				if d == batsim.FromScheduler && werr == nil {
+					werr = writeRecord(w, raw)
+				}
+			}}
+		if err := srv.Serve(ctx); err != nil {
 			f.Close()
 			return err
 		}
@@ -154,6 +137,10 @@ func serveChild(mode, endpoint, file string, policy []string) error {
 		return f.Close()
 	case "replay":
 		replies, err := readRecords(file)
+		if err != nil {
+			return err
+		}
+		l, err := zmq.Listen(zmq.ServeConfig{Endpoint: endpoint, Transport: zmq.TransportNative})
 		if err != nil {
 			return err
 		}
