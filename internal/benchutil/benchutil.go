@@ -1,0 +1,154 @@
+// Package benchutil holds what the speed benchmarks (cmd/benchbatsim,
+// cmd/benchengine) share: CPU times as the operating system counts them
+// (user + system), medians over rounds, the machine and its load, and the
+// verdicts they print.
+//
+// A target is judged on CPU times measured in the same run, in rounds that
+// alternate the runs compared, as the median over at least MinRounds
+// rounds: on a machine shared with other work the wall time grows with the
+// load, the CPU time much less, and a ratio of CPU times measured minutes
+// apart less still.
+package benchutil
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// MinRounds is the fewest rounds a verdict is given on.
+const MinRounds = 5
+
+// CPU is a process's CPU time, user and system, in seconds.
+func CPU(ps *os.ProcessState) float64 {
+	if ps == nil {
+		return math.NaN()
+	}
+	return (ps.UserTime() + ps.SystemTime()).Seconds()
+}
+
+// PeakMiB is the peak resident set of a process that ended, in MiB.
+func PeakMiB(ps *os.ProcessState) float64 {
+	if ps == nil {
+		return math.NaN()
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return float64(ru.Maxrss) / 1024 // kilobytes on Linux
+	}
+	return math.NaN()
+}
+
+// SelfCPU is this process's CPU time so far, user and system, in seconds
+// (every thread: the garbage collector's included).
+func SelfCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+// Median is the median of v (NaN when empty).
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
+}
+
+// Range formats the least and greatest of v ("a-b", or "a" when equal).
+func Range(v []float64, format string) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	lo, hi := slices.Min(v), slices.Max(v)
+	if fmt.Sprintf(format, lo) == fmt.Sprintf(format, hi) {
+		return fmt.Sprintf(format, lo)
+	}
+	return fmt.Sprintf(format+"-"+format, lo, hi)
+}
+
+// Verdict is a target's verdict: "holds", "NOT REACHED", or no verdict at
+// all when fewer than MinRounds rounds were run.
+func Verdict(ok bool, rounds int) string {
+	switch {
+	case rounds < MinRounds:
+		return fmt.Sprintf("no verdict: %d rounds, a verdict needs %d", rounds, MinRounds)
+	case ok:
+		return "holds"
+	}
+	return "NOT REACHED"
+}
+
+// LoadAvg is the system's load average over 1, 5 and 15 minutes, as
+// /proc/loadavg gives it ("unknown" where there is none).
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
+}
+
+// Machine describes the machine: processor, cores, memory, kernel, and
+// the date.
+func Machine() string {
+	return fmt.Sprintf("%s, %d cores, %s RAM, %s; %s", cpuModel(), runtime.NumCPU(), memTotal(), kernel(), time.Now().Format("2006-01-02 15:04"))
+}
+
+func cpuModel() string {
+	return procField("/proc/cpuinfo", "model name", runtime.GOARCH)
+}
+
+func memTotal() string {
+	v := procField("/proc/meminfo", "MemTotal", "")
+	var kb float64
+	if _, err := fmt.Sscanf(v, "%f kB", &kb); err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1f GB", kb/(1<<20))
+}
+
+// procField is the value of the first "key: value" line of a /proc file.
+func procField(path, key, def string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return def
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return def
+}
+
+func kernel() string {
+	var u syscall.Utsname
+	if syscall.Uname(&u) != nil {
+		return runtime.GOOS
+	}
+	b := make([]byte, 0, len(u.Release))
+	for _, c := range u.Release {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	return "Linux " + string(b)
+}
