@@ -248,21 +248,14 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, co
 	if err != nil {
 		return err
 	}
-	if bucma, err = filepath.Abs(bucma); err != nil {
+	if bucma, err = benchutil.Binary(bucma); err != nil {
 		return err
 	}
-	if _, err := os.Stat(bucma); err != nil {
-		return fmt.Errorf("bucma binary: %w (make build)", err)
-	}
-	dir := keep
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "bench-batsim"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := benchutil.WorkDir(keep, "bench-batsim")
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
 	if err := os.WriteFile(plat, platforms.Star(nhosts), 0o644); err != nil {
 		return err
@@ -274,10 +267,7 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, co
 	if err := w.WriteFile(wl); err != nil {
 		return err
 	}
-	version, _ := exec.Command(bucma, "--version").Output()
-	fmt.Printf("machine: %s\n", benchutil.Machine())
-	fmt.Printf("bucma:   %s\n", firstLine(string(version)))
-	fmt.Printf("load:    %s (1, 5, 15 min) at the start\n", benchutil.LoadAvg())
+	benchutil.Header(bucma)
 	fmt.Printf("case:    bucma workload delays --jobs %d --hosts %d --load %g --seed %d on a %d-host star; %s; %d rounds, medians\n\n",
 		njobs, nhosts, load, seed, nhosts, batsim, reps)
 	o := batsimrun.Options{Batsim: batsim, Timeout: 30 * time.Minute}
@@ -478,9 +468,4 @@ func loadPlatform(path string) (*platforms.Platform, error) {
 	}
 	defer f.Close()
 	return platforms.Parse(f, path)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

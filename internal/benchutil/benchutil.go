@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -151,4 +153,45 @@ func kernel() string {
 		b = append(b, byte(c))
 	}
 	return "Linux " + string(b)
+}
+
+// FirstLine is the first line of s, spaces trimmed.
+func FirstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// WorkDir is dir, made if missing, or a new temporary directory (named
+// after pattern) when dir is "", which cleanup removes.
+func WorkDir(dir, pattern string) (path string, cleanup func(), err error) {
+	if dir != "" {
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	if dir, err = os.MkdirTemp("", pattern); err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// Header prints the machine, the bucma binary's version (when it runs) and
+// the load at the start.
+func Header(bucma string) {
+	fmt.Printf("machine: %s\n", Machine())
+	if version, err := exec.Command(bucma, "--version").Output(); err == nil {
+		fmt.Printf("bucma:   %s\n", FirstLine(string(version)))
+	}
+	fmt.Printf("load:    %s (1, 5, 15 min) at the start\n", LoadAvg())
+}
+
+// Binary is the absolute path of the bucma binary at path, which must
+// exist.
+func Binary(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("bucma binary: %w (make build)", err)
+	}
+	return abs, nil
 }
