@@ -89,6 +89,20 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	return &Session{cfg: cfg, log: log}, nil
 }
 
+// NeedsJobJSON reports whether the session reads more of a submitted
+// job's JSON description (JobSubmitted.Job) than its fields
+// (JobSubmitted.Fields, which an engine in the session's process hands
+// over as values): before the policy is built, for a policy that keeps the
+// jobs' JSON (Spec.JobJSON) and for one that sees the events
+// (EventObserver).
+func (s *Session) NeedsJobJSON() bool {
+	if s.policy == nil || s.cfg.Spec.JobJSON {
+		return true
+	}
+	_, ok := s.policy.(EventObserver)
+	return ok
+}
+
 // Ended reports whether SIMULATION_ENDS was received.
 func (s *Session) Ended() bool { return s.ended }
 
