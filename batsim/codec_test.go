@@ -485,3 +485,36 @@ func TestExecuteJobAt(t *testing.T) {
 		t.Errorf("reply %s, last date %v", got, r.LastDate())
 	}
 }
+
+// ExecuteJobSetAt keeps a set in increasing order as it is handed over,
+// and makes a set of any other list (sorted, duplicates merged), with
+// ExecuteJobAt's checks.
+func TestExecuteJobSetAt(t *testing.T) {
+	r := NewReply(10)
+	kept := IntervalSet{1, 2, 5}
+	if err := r.ExecuteJobSetAt("w0!1", kept, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Events()[0].Data.(*ExecuteJob).Alloc; &got[0] != &kept[0] {
+		t.Errorf("an increasing set was copied")
+	}
+	unsorted := IntervalSet{4, 3, 3}
+	if err := r.ExecuteJobSetAt("w0!2", unsorted, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Events()[1].Data.(*ExecuteJob).Alloc; got.String() != "3-4" || &got[0] == &unsorted[0] {
+		t.Errorf("an unsorted list gave %v (copied: %v)", got, &got[0] != &unsorted[0])
+	}
+	for _, bad := range []struct {
+		id    string
+		alloc IntervalSet
+		at    float64
+	}{{"w0!3", nil, 10}, {"w0!3", IntervalSet{-1}, 10}, {"nobang", IntervalSet{1}, 10}, {"w0!3", IntervalSet{1}, 11}} {
+		if err := r.ExecuteJobSetAt(bad.id, bad.alloc, bad.at); err == nil {
+			t.Errorf("ExecuteJobSetAt(%q, %v, %v) accepted", bad.id, bad.alloc, bad.at)
+		}
+	}
+	if r.Len() != 2 {
+		t.Errorf("%d events", r.Len())
+	}
+}

@@ -177,6 +177,9 @@ type JobCompleted struct {
 	JobState   string `json:"job_state"`
 	ReturnCode int    `json:"return_code"`
 	Alloc      string `json:"alloc"`
+	// AllocSet, when set, is the set Alloc writes: an engine in the
+	// scheduler's process hands it over as a value. Nil from the wire.
+	AllocSet IntervalSet `json:"-"`
 }
 
 // JobKilled acknowledges a KILL_JOB.

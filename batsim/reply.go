@@ -62,6 +62,18 @@ func (r *Reply) ExecuteJob(e ExecuteJob) error { return r.ExecuteJobAt(e, r.now)
 // previous event (Batsim applies the events in order, each at the later of
 // its date and the clock).
 func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
+	return r.executeJobAt(e, at, false)
+}
+
+// ExecuteJobSetAt is ExecuteJobAt for a job started on alloc alone, which
+// the caller hands over: the reply keeps alloc itself when it is a set as
+// NewIntervalSet makes them (in increasing order), rather than a copy, and
+// the caller must not change it afterwards.
+func (r *Reply) ExecuteJobSetAt(id string, alloc IntervalSet, at float64) error {
+	return r.executeJobAt(ExecuteJob{JobID: id, Alloc: alloc}, at, true)
+}
+
+func (r *Reply) executeJobAt(e ExecuteJob, at float64, owned bool) error {
 	if !(at <= r.now) {
 		return fmt.Errorf("EXECUTE_JOB %s: date %v later than now=%v (Batsim aborts)", e.JobID, at, r.now)
 	}
@@ -74,7 +86,9 @@ func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
 	if len(e.Alloc) == 0 {
 		return fmt.Errorf("EXECUTE_JOB %s: empty allocation", e.JobID)
 	}
-	e.Alloc = NewIntervalSet(e.Alloc...)
+	if !owned || !increasing(e.Alloc) {
+		e.Alloc = NewIntervalSet(e.Alloc...)
+	}
 	if e.Alloc[0] < 0 {
 		return fmt.Errorf("EXECUTE_JOB %s: negative resource id", e.JobID)
 	}

@@ -67,6 +67,8 @@ type Session struct {
 	killedJobs map[string]*Job
 	// queries holds the message's estimate_waiting_time requests.
 	queries []waitQuery
+	// dec is the Decider of the message being handled.
+	dec Decider
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -148,7 +150,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		if eo, ok := s.policy.(EventObserver); ok && !s.ended {
 			s.state.now, s.state.lastEvent = msg.Now, ev.Timestamp
 			if d == nil {
-				d = &Decider{s: s.state, sess: s, reply: reply}
+				d = s.decider(reply)
 			}
 			eo.Event(s.state, d, ev)
 			if d.err != nil {
@@ -165,7 +167,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		s.state.lastEvent = msg.Events[n-1].Timestamp
 	}
 	if d == nil {
-		d = &Decider{s: s.state, sess: s, reply: reply}
+		d = s.decider(reply)
 	}
 	// Refused jobs are rejected before the policy decides, unless the
 	// policy places their rejections itself; those it leaves are rejected
@@ -207,6 +209,14 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		}
 	}
 	return reply, nil
+}
+
+// decider is the message's Decider: one per session, reset for each
+// message (a policy does not keep it beyond its call).
+func (s *Session) decider(reply *batsim.Reply) *Decider {
+	d := &s.dec
+	*d = Decider{s: s.state, sess: s, reply: reply, submitted: d.submitted[:0], started: d.started[:0], rejected: d.rejected[:0]}
+	return d
 }
 
 // rejectRefused rejects the refused jobs still waiting, in arrival order.
@@ -314,7 +324,7 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 		if !ok {
 			return fmt.Errorf("JOB_COMPLETED %s: job is not running", d.JobID)
 		}
-		if err := checkCompletedAlloc(j, d.Alloc); err != nil {
+		if err := checkCompletedAlloc(j, d); err != nil {
 			return fmt.Errorf("JOB_COMPLETED %s: %w", d.JobID, err)
 		}
 		for _, h := range j.alloc {
@@ -398,7 +408,11 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 
 // checkCompletedAlloc checks that the allocation a JOB_COMPLETED reports
 // is the one the job was started on.
-func checkCompletedAlloc(j *Job, alloc string) error {
+func checkCompletedAlloc(j *Job, d *batsim.JobCompleted) error {
+	if d.AllocSet != nil && slices.Equal(d.AllocSet, j.alloc) {
+		return nil // handed over as a value
+	}
+	alloc := d.Alloc
 	var buf [64]byte
 	if string(batsim.IntervalSet(j.alloc).Append(buf[:0])) == alloc {
 		return nil // the canonical form, as Batsim writes it

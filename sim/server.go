@@ -199,7 +199,7 @@ func (e *engine) appendEvent(typ string, data any) {
 func (e *engine) completed(j *job) error {
 	e.nbRunning--
 	e.nbCompleted++
-	e.appendEvent(batsim.TypeJobCompleted, &batsim.JobCompleted{JobID: j.id, JobState: j.state.String(), ReturnCode: int(j.ret), Alloc: j.run.allocStr})
+	e.appendEvent(batsim.TypeJobCompleted, &batsim.JobCompleted{JobID: j.id, JobState: j.state.String(), ReturnCode: int(j.ret), Alloc: j.run.allocStr, AllocSet: j.run.alloc})
 	if err := e.writeJob(j); err != nil {
 		return err
 	}
