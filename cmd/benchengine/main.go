@@ -9,10 +9,11 @@
 //   - session: the 20 000 delay jobs of make bench-batsim (bucma workload
 //     delays --jobs 20000 --hosts 128 --load 0.95 --seed 1, on a 128-host
 //     star), run in this process with fcfs deciding, and answered by
-//     fcfs's recorded replies (sim.Replay: the engine alone). What fcfs
-//     costs above its replay, within each round, over the messages of a
-//     run, is what the session's machinery costs a message (fcfs decides
-//     next to nothing): target at most 1 µs.
+//     fcfs's recorded replies (sim.Replay: the engine alone), -pairs
+//     times each in a round, alternated. What fcfs costs above its
+//     replay, within each pair, over the messages of a run (the median of
+//     a round's pairs, then of the rounds), is what the session's machinery
+//     costs a message (fcfs decides next to nothing): target at most 1 µs.
 //   - 1M: a million jobs on Lille (bucma workload lille --jobs 1000000
 //     --seed 1), spread and all submitted at once, through bucma simulate
 //     with each policy: fcfs and easy at most 8 s of CPU, every policy at
@@ -48,6 +49,7 @@ const (
 func main() {
 	cases := flag.String("cases", "session 1M", "the cases to measure: session, 1M")
 	rounds := flag.Int("rounds", benchutil.MinRounds, "rounds of the session case")
+	pairs := flag.Int("pairs", 3, "runs of fcfs and of its replay in each round of the session case (alternated; the round's figure is the median of their differences)")
 	rounds1M := flag.Int("rounds-1m", benchutil.MinRounds, "rounds of the million-job case")
 	pols := flag.String("policies", "fcfs easy minmin maxmin wtrust bucma5302 bucma4303 bucma", "the policies run on a million jobs")
 	once := flag.String("1m-cases", "spread once", "the million-job cases: spread, once")
@@ -56,15 +58,15 @@ func main() {
 	bucma := flag.String("bucma", "bin/bucma", "the bucma binary")
 	work := flag.String("work", "", "directory for the workloads and outputs (default: a temporary one; the million-job workloads are kept there for the next run)")
 	flag.Parse()
-	if err := run(strings.Fields(*cases), *rounds, *rounds1M, strings.Fields(*pols), strings.Fields(*once), *floors, *cpuLimit, *bucma, *work); err != nil {
+	if err := run(strings.Fields(*cases), *rounds, *pairs, *rounds1M, strings.Fields(*pols), strings.Fields(*once), *floors, *cpuLimit, *bucma, *work); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-engine:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cases []string, rounds, rounds1M int, pols, once []string, floors bool, cpuLimit int, bucma, work string) error {
-	if rounds < 1 || rounds1M < 1 {
-		return fmt.Errorf("-rounds %d, -rounds-1m %d: want at least 1", rounds, rounds1M)
+func run(cases []string, rounds, pairs, rounds1M int, pols, once []string, floors bool, cpuLimit int, bucma, work string) error {
+	if rounds < 1 || pairs < 1 || rounds1M < 1 {
+		return fmt.Errorf("-rounds %d, -pairs %d, -rounds-1m %d: want at least 1", rounds, pairs, rounds1M)
 	}
 	for _, c := range cases {
 		if c != "session" && c != "1M" {
@@ -87,7 +89,7 @@ func run(cases []string, rounds, rounds1M int, pols, once []string, floors bool,
 	for _, c := range cases {
 		switch c {
 		case "session":
-			err = session(work, rounds)
+			err = session(work, rounds, pairs)
 		case "1M":
 			err = million(work, bucma, rounds1M, pols, once, floors, cpuLimit)
 		}
@@ -99,7 +101,7 @@ func run(cases []string, rounds, rounds1M int, pols, once []string, floors bool,
 }
 
 // session measures the session's machinery: fcfs against its replay.
-func session(work string, rounds int) error {
+func session(work string, rounds, pairs int) error {
 	dir := filepath.Join(work, "session")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -120,26 +122,33 @@ func session(work string, rounds int) error {
 	if err := e.Record(); err != nil {
 		return err
 	}
-	fmt.Printf("## session: the 20 000 delay jobs of make bench-batsim, in this process, fcfs against its replay (%d messages a run), %d rounds\n\n", e.Messages(), rounds)
+	fmt.Printf("## session: the 20 000 delay jobs of make bench-batsim, in this process, fcfs against its replay (%d messages a run), %d rounds of %d pairs\n\n", e.Messages(), rounds, pairs)
 	var decided, replayed, perMsg []float64
 	for r := 0; r < rounds; r++ {
-		var d, p float64
-		var err error
-		if r%2 == 0 {
-			if d, err = e.Decide(); err == nil {
-				p, err = e.Replay()
+		// A round is pairs runs of each, alternated; its figure, the
+		// median of the differences within its pairs.
+		var diffs []float64
+		for k := 0; k < pairs; k++ {
+			var d, p float64
+			var err error
+			if (r+k)%2 == 0 {
+				if d, err = e.Decide(); err == nil {
+					p, err = e.Replay()
+				}
+			} else {
+				if p, err = e.Replay(); err == nil {
+					d, err = e.Decide()
+				}
 			}
-		} else {
-			if p, err = e.Replay(); err == nil {
-				d, err = e.Decide()
+			if err != nil {
+				return err
 			}
+			decided, replayed = append(decided, d), append(replayed, p)
+			diffs = append(diffs, (d-p)/float64(e.Messages()))
 		}
-		if err != nil {
-			return err
-		}
-		decided, replayed = append(decided, d), append(replayed, p)
-		perMsg = append(perMsg, (d-p)/float64(e.Messages()))
-		fmt.Printf("round %d: fcfs %.3f s, its replay %.3f s; load %s\n", r+1, d, p, benchutil.LoadAvg())
+		perMsg = append(perMsg, benchutil.Median(diffs))
+		fmt.Printf("round %d: %.2f µs a message (pairs: fcfs %s s, its replay %s s); load %s\n", r+1, 1e6*perMsg[r],
+			benchutil.Range(decided[len(decided)-pairs:], "%.3f"), benchutil.Range(replayed[len(replayed)-pairs:], "%.3f"), benchutil.LoadAvg())
 	}
 	m := benchutil.Median(perMsg)
 	fmt.Printf("\nfcfs %.3f s (%s), its replay %.3f s (%s), medians (ranges) of CPU time\n",
