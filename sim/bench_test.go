@@ -253,3 +253,15 @@ func BenchmarkSession20kDelaysFCFS(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(msgs)), "ns/message")
 }
+
+// Reading the 20 000 delay jobs' workload into the engine's form
+// (Preload's work, the file already in memory).
+func BenchmarkPreload20kDelays(b *testing.B) {
+	data := delays20k()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if preload(data, "/bench.json", "w0") == nil {
+			b.Fatal("not preloaded")
+		}
+	}
+}
