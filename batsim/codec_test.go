@@ -518,3 +518,39 @@ func TestExecuteJobSetAt(t *testing.T) {
 		t.Errorf("%d events", r.Len())
 	}
 }
+
+// Reset starts the next reply in the same storage: no event of the former
+// one is left, its EXECUTE_JOB data are reused, and the new reply checks
+// its events against its own now.
+func TestReplyReset(t *testing.T) {
+	r := NewReply(5)
+	r.Reset(5)
+	for i := 0; i < 3; i++ {
+		if err := r.ExecuteJobSetAt(fmt.Sprintf("w0!%d", i), IntervalSet{i}, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := r.Events()[0].Data.(*ExecuteJob)
+	r.Reset(7)
+	if r.Len() != 0 || r.Now() != 7 {
+		t.Fatalf("after Reset: %d events, now %v", r.Len(), r.Now())
+	}
+	if err := r.ExecuteJobSetAt("w0!9", IntervalSet{4}, 6); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CallMeLater(7); err == nil {
+		t.Error("a CALL_ME_LATER at the new now accepted")
+	}
+	got := r.Events()[0]
+	if d := got.Data.(*ExecuteJob); d != first || d.JobID != "w0!9" || d.Alloc.String() != "4" || got.Timestamp != 6 {
+		t.Errorf("after Reset: %+v at %v (storage reused: %v)", d, got.Timestamp, d == first)
+	}
+	a, b := IntervalSet{1}, IntervalSet{2}
+	if n := testing.AllocsPerRun(100, func() {
+		r.Reset(8)
+		_ = r.ExecuteJobSetAt("w0!1", a, 8)
+		_ = r.ExecuteJobSetAt("w0!2", b, 8)
+	}); n != 0 {
+		t.Errorf("%v allocations a reply once its storage is there", n)
+	}
+}

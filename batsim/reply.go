@@ -28,10 +28,22 @@ const MinCallMeLaterDelay = 1e-5
 type Reply struct {
 	now    float64
 	events []Event
+	// execs holds the EXECUTE_JOB data of a reply that Reset reuses.
+	execs []ExecuteJob
+	reuse bool
 }
 
 // NewReply starts the reply to a message received at now.
 func NewReply(now float64) *Reply { return &Reply{now: now} }
+
+// Reset starts the reply to the next message, received at now, reusing
+// what the reply holds: its events, and their data as far as it can (the
+// reply's EXECUTE_JOB data). Whoever kept the reply's events, or their
+// data, must be done with them.
+func (r *Reply) Reset(now float64) {
+	clear(r.events)
+	r.now, r.events, r.execs, r.reuse = now, r.events[:0], r.execs[:0], true
+}
 
 // Now is the reply's time.
 func (r *Reply) Now() float64 { return r.now }
@@ -111,7 +123,22 @@ func (r *Reply) executeJobAt(e ExecuteJob, at float64, owned bool) error {
 	if opt > 1 {
 		return fmt.Errorf("EXECUTE_JOB %s: at most one of mapping, storage_mapping, additional_io_job (Batsim aborts on more)", e.JobID)
 	}
-	r.addAt(at, TypeExecuteJob, &e)
+	if r.reuse && len(r.execs) < cap(r.execs) {
+		r.execs = append(r.execs, e)
+		r.addAt(at, TypeExecuteJob, &r.execs[len(r.execs)-1])
+		return nil
+	}
+	if r.reuse {
+		// A larger block for this reply and the next ones; the data
+		// already handed out stay where they are.
+		r.execs = make([]ExecuteJob, 0, max(16, 2*cap(r.execs)))
+		r.execs = append(r.execs, e)
+		r.addAt(at, TypeExecuteJob, &r.execs[0])
+		return nil
+	}
+	d := new(ExecuteJob) // e itself would escape, whichever the branch
+	*d = e
+	r.addAt(at, TypeExecuteJob, d)
 	return nil
 }
 

@@ -69,6 +69,8 @@ type Session struct {
 	queries []waitQuery
 	// dec is the Decider of the message being handled.
 	dec Decider
+	// reply is HandleReusing's.
+	reply *batsim.Reply
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -118,6 +120,22 @@ func (s *Session) Policy() Policy { return s.policy }
 // the conversation cannot go on (bad message order, invalid decision, bad
 // sched-config): the caller must stop, as answering would make Batsim abort.
 func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
+	return s.handle(msg, batsim.NewReply(msg.Now))
+}
+
+// HandleReusing is Handle with the session's own reply, reset and reused
+// by the next call: the reply and its events' data are valid until then
+// (an engine in the session's process, which applies a reply before it
+// sends the next message, need not allocate one a message).
+func (s *Session) HandleReusing(msg *batsim.Message) (*batsim.Reply, error) {
+	if s.reply == nil {
+		s.reply = batsim.NewReply(msg.Now)
+	}
+	s.reply.Reset(msg.Now)
+	return s.handle(msg, s.reply)
+}
+
+func (s *Session) handle(msg *batsim.Message, reply *batsim.Reply) (*batsim.Reply, error) {
 	if s.messages > 0 && msg.Now < s.now {
 		return nil, fmt.Errorf("now=%v is earlier than the previous message's now=%v (Batsim's time never goes back)", msg.Now, s.now)
 	}
@@ -126,7 +144,6 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 	if s.state != nil {
 		s.state.killed = s.state.killed[:0]
 	}
-	reply := batsim.NewReply(msg.Now)
 	if s.state != nil && len(s.state.jobs) == 0 && len(msg.Events) > 1024 {
 		// Many jobs at once (a whole workload submitted at time 0):
 		// the map is made at their number, not grown to it.

@@ -502,7 +502,14 @@ func (e *engine) exchange(events []batsim.Event, now float64) (*batsim.Message, 
 		}
 	}
 	start := time.Now()
-	reply, err := e.sched.Exchange(msg)
+	var reply *batsim.Message
+	var err error
+	if p, ok := e.sched.(inProcess); ok && e.cfg.Observe == nil {
+		// Nothing keeps the reply once applied: the session may reuse it.
+		reply, err = p.exchange(msg, true)
+	} else {
+		reply, err = e.sched.Exchange(msg)
+	}
 	e.schedWall += time.Since(start)
 	if err != nil {
 		return nil, &Error{Time: now, Rule: fmt.Sprintf("scheduler: %v", err)}

@@ -103,7 +103,14 @@ func TestTypedJobsReadAsTheirJSON(t *testing.T) {
 	for _, in := range inputs {
 		for _, preloaded := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/preloaded=%v", in.name, preloaded), func(t *testing.T) {
-				run := func(typed bool) (*fieldsSeen, *jsonSeen, []byte) {
+				// typed: through a counter of what the jobs carry; reused:
+				// the session itself, which reuses its replies.
+				const (
+					modeJSON = iota
+					modeTyped
+					modeReused
+				)
+				run := func(mode int) (*fieldsSeen, *jsonSeen, []byte) {
 					seen := &fieldsSeen{}
 					sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Validate: true, Observers: []sched.Observer{seen}})
 					if err != nil {
@@ -111,8 +118,11 @@ func TestTypedJobsReadAsTheirJSON(t *testing.T) {
 					}
 					count := &jsonSeen{s: sess}
 					var s Scheduler = InProcess(count)
-					if !typed {
+					switch mode {
+					case modeJSON:
 						s = untyped{s}
+					case modeReused:
+						s = InProcess(sess)
 					}
 					cfg := Config{Platform: in.platform, ExportPrefix: filepath.Join(t.TempDir(), "out")}
 					abs, _ := filepath.Abs(in.file)
@@ -138,8 +148,12 @@ func TestTypedJobsReadAsTheirJSON(t *testing.T) {
 					}
 					return seen, count, out
 				}
-				typed, counts, typedOut := run(true)
-				asJSON, jsonCounts, jsonOut := run(false)
+				typed, counts, typedOut := run(modeTyped)
+				asJSON, jsonCounts, jsonOut := run(modeJSON)
+				reusedSeen, _, reusedOut := run(modeReused)
+				if !slices.Equal(reusedSeen.rows, typed.rows) || string(reusedOut) != string(typedOut) {
+					t.Errorf("the session reusing its replies simulates another run")
+				}
 				if !slices.Equal(typed.rows, asJSON.rows) {
 					for i := range typed.rows {
 						if i < len(asJSON.rows) && typed.rows[i] != asJSON.rows[i] {
