@@ -84,6 +84,9 @@ func run(cases []string, rounds, pairs, rounds1M int, pols, once []string, floor
 		return err
 	}
 	defer cleanup()
+	if !slices.Contains(cases, "1M") {
+		bucma = "" // not run
+	}
 	benchutil.Header(bucma)
 	fmt.Println()
 	for _, c := range cases {

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -173,13 +174,39 @@ func WorkDir(dir, pattern string) (path string, cleanup func(), err error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// Header prints the machine, the bucma binary's version (when it runs) and
-// the load at the start.
+// Header prints the machine, the bucma binary's version (when it runs),
+// this program's commit (what it measures in its own process) and the load
+// at the start.
 func Header(bucma string) {
 	fmt.Printf("machine: %s\n", Machine())
-	if version, err := exec.Command(bucma, "--version").Output(); err == nil {
-		fmt.Printf("bucma:   %s\n", FirstLine(string(version)))
+	if bucma != "" {
+		if version, err := exec.Command(bucma, "--version").Output(); err == nil {
+			fmt.Printf("bucma:   %s (%s)\n", FirstLine(string(version)), bucma)
+		}
 	}
+	rev, dirty := "unknown", ""
+	info, ok := debug.ReadBuildInfo()
+	if ok {
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision":
+				rev = s.Value
+			case s.Key == "vcs.modified" && s.Value == "true":
+				dirty = ", with changes not committed"
+			}
+		}
+	}
+	if rev == "unknown" {
+		// Built without the VCS stamp: the checkout it is run from (the
+		// scripts build it from the tree they run in).
+		if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+			rev = strings.TrimSpace(string(out)) + " (the checkout it runs in)"
+			if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+				dirty = ", with changes not committed"
+			}
+		}
+	}
+	fmt.Printf("this program (the in-process measures): commit %s%s, %s\n", rev, dirty, runtime.Version())
 	fmt.Printf("load:    %s (1, 5, 15 min) at the start\n", LoadAvg())
 }
 
