@@ -246,7 +246,7 @@ func BenchmarkSession20kDelaysFCFS(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := newSession(b, "fcfs", nil, false)
 		for _, m := range msgs {
-			if _, err := s.Handle(m); err != nil {
+			if _, err := s.HandleReusing(m); err != nil {
 				b.Fatal(err)
 			}
 		}
