@@ -334,7 +334,7 @@ func compareOne(c comparison, top, plat, wl string, o batsimrun.Options, self, b
 		if err != nil {
 			return err
 		}
-		eng = &benchutil.Engine{Platform: platform, Workload: wl, Policy: c.policy[0], Options: opts, Dir: filepath.Join(dir, "engine")}
+		eng = &benchutil.Engine{Platform: platform, Workload: wl, Registry: policies.Builtin(), Policy: c.policy[0], Options: opts, Dir: filepath.Join(dir, "engine")}
 		if err := os.MkdirAll(eng.Dir, 0o755); err != nil {
 			return err
 		}

@@ -35,6 +35,7 @@ import (
 
 	"github.com/bucma-sched/bucma/internal/benchutil"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -121,7 +122,7 @@ func session(work string, rounds, pairs int) error {
 	if err := w.WriteFile(wl); err != nil {
 		return err
 	}
-	e := &benchutil.Engine{Platform: plat, Workload: wl, Policy: "fcfs", Dir: dir}
+	e := &benchutil.Engine{Platform: plat, Workload: wl, Registry: policies.Builtin(), Policy: "fcfs", Dir: dir}
 	if err := e.Record(); err != nil {
 		return err
 	}
@@ -238,7 +239,7 @@ func million(work, bucma string, rounds int, pols, cases []string, floors bool, 
 		return nil
 	}
 	for _, c := range cases {
-		e := &benchutil.Engine{Platform: plat, Workload: files[c], Policy: "fcfs", Dir: filepath.Join(work, "floor-"+c)}
+		e := &benchutil.Engine{Platform: plat, Workload: files[c], Registry: policies.Builtin(), Policy: "fcfs", Dir: filepath.Join(work, "floor-"+c)}
 		if err := os.MkdirAll(e.Dir, 0o755); err != nil {
 			return err
 		}

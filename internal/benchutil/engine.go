@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
-	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 )
@@ -28,6 +27,7 @@ import (
 type Engine struct {
 	Platform *platforms.Platform
 	Workload string // the workload file
+	Registry *sched.Registry
 	Policy   string
 	Options  sched.Options
 	Dir      string // where the outputs go
@@ -39,11 +39,11 @@ type Engine struct {
 // Record runs the policy once and keeps its replies for Replay.
 func (e *Engine) Record() error {
 	rec := &sim.Recorder{}
-	sess, err := e.session()
+	s, _, err := e.policy().InProcess()
 	if err != nil {
 		return err
 	}
-	rec.S = sim.InProcess(sess)
+	rec.S = s
 	prefix := filepath.Join(e.Dir, "recorded")
 	if err := e.run(rec, prefix); err != nil {
 		return err
@@ -70,11 +70,11 @@ func (e *Engine) Read() (float64, error) {
 
 // Decide is the CPU time of a run with the policy deciding.
 func (e *Engine) Decide() (float64, error) {
-	sess, err := e.session()
+	s, _, err := e.policy().InProcess()
 	if err != nil {
 		return 0, err
 	}
-	return e.timed(sim.InProcess(sess), "decided")
+	return e.timed(s, "decided")
 }
 
 // Replay is the CPU time of a run answered by the recorded replies; it
@@ -107,20 +107,23 @@ func (e *Engine) timed(s sim.Scheduler, name string) (float64, error) {
 	return cpu, nil
 }
 
+// run runs the engine as bucma simulate does (run.Simulate: the workload
+// preloaded, the features the policy needs), the scheduler s answering.
 func (e *Engine) run(s sim.Scheduler, prefix string) error {
-	p := sim.Preload(e.Workload, "w0")
-	if p == nil {
-		return fmt.Errorf("%s: the engine's reader refuses it (bucma simulate names the problem)", e.Workload)
+	p := e.policy()
+	spec, err := p.Resolve()
+	if err != nil {
+		return err
 	}
-	_, err := sim.Run(context.Background(), sim.Config{Platform: e.Platform, Preloaded: []*sim.Preloaded{p}, ExportPrefix: prefix}, s)
+	_, err = run.Simulate(context.Background(), run.Simulation{
+		Inputs:    run.Inputs{PlatformData: e.Platform, Workloads: []string{e.Workload}},
+		Scheduler: s, Given: run.Needs(spec, run.Given{}).Given(), Export: prefix,
+		Log: slog.New(slog.DiscardHandler),
+	})
 	return err
 }
 
-func (e *Engine) session() (*sched.Session, error) {
-	spec, err := policies.Builtin().Lookup(e.Policy)
-	if err != nil {
-		return nil, err
-	}
-	return sched.NewSession(sched.SessionConfig{Spec: spec, Options: e.Options,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+func (e *Engine) policy() *run.Policy {
+	return &run.Policy{Name: e.Policy, Registry: e.Registry, Options: e.Options,
+		Log: slog.New(slog.DiscardHandler)}
 }
