@@ -7,12 +7,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/bridge"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/check"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -162,9 +161,10 @@ func bridgeAction(c *cli.Context) error {
 	default:
 		defaultConnect = c.String("connect")
 	}
-	cfg := zmq.ServeConfig{Transport: c.String("transport"), Endpoint: c.String("socket-endpoint"), Timeout: c.Duration("timeout"), Logger: log}
-	if verbose {
-		cfg.Observe = func(d batsim.Direction, raw []byte) { log.Debug("message", "dir", d.String(), "raw", string(raw)) }
+	srv := &run.Server{
+		Batsim5Only: true,
+		Endpoint:    c.String("socket-endpoint"), Transport: c.String("transport"), Timeout: c.Duration("timeout"),
+		EndpointFile: c.String("endpoint-file"), Bound: serveBound, Version: appVersion(), Level: level, Log: log,
 	}
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
@@ -185,7 +185,7 @@ func bridgeAction(c *cli.Context) error {
 				}
 			}
 			err = &sched.OptionError{Msg: err.Error()}
-			return edc.Refused(appVersion(), err), err
+			return run.Refused(appVersion(), err), err
 		}
 		if def.Verbose {
 			level.Set(slog.LevelDebug)
@@ -193,13 +193,14 @@ func bridgeAction(c *cli.Context) error {
 		e, p, err := bridge.New(ctx, def)
 		if err != nil {
 			err = &sched.OptionError{Msg: err.Error()}
-			return edc.Refused(appVersion(), err), err
+			return run.Refused(appVersion(), err), err
 		}
 		proc = p
 		log.Info("Batsim 5 connected: bridging to the Batsim 4 decision process", "process", def.Endpoint)
 		return e, nil
 	}
-	err = serve(ctx, cfg, nil, start, true, c.String("endpoint-file"), "bridge")
+	srv.Start = start
+	err = srv.Serve(ctx)
 	if proc != nil {
 		// However the simulation ended, the process is told.
 		if eerr := proc.End(); eerr != nil && err == nil {

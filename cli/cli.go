@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -56,7 +57,38 @@ func init() { cli.VersionPrinter = printVersion }
 // on a second interrupt.
 func Main(args []string, reg *sched.Registry) int {
 	exitOnInterrupt()
-	return exitCode(runCLI(newApp(reg), args))
+	return exitCode(runCLI(namedApp(reg, args), args))
+}
+
+// namedApp is the App of the command line args, named after the program
+// the user ran (args[0]): the commands it prints (its help, a run's
+// cmd.txt, the next command to type) name that program, a binary of
+// one's own ("mybucma") as much as bucma.
+func namedApp(reg *sched.Registry, args []string) *cli.App {
+	app := newApp(reg)
+	if len(args) > 0 && args[0] != "" {
+		app.Name = filepath.Base(args[0])
+		app.Metadata[invokedKey] = args[0]
+	}
+	return app
+}
+
+// invokedKey is where the App's Metadata holds the program as the user
+// invoked it ("bin/mybucma").
+const invokedKey = "invoked"
+
+// invoked is the program as the user invoked it, for the commands printed
+// for them to type next in the same shell ("bin/mybucma expe report DIR");
+// the App's name when not known.
+func invoked(c *cli.Context) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.App != nil {
+			if s, ok := ctx.App.Metadata[invokedKey].(string); ok {
+				return s
+			}
+		}
+	}
+	return c.App.Name
 }
 
 func newApp(reg *sched.Registry) *cli.App {

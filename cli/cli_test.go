@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/batsim/zmq"
-	"github.com/bucma-sched/bucma/internal/edc"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -28,7 +28,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		args []string
 		want []string // fragments of the error
 	}{
-		{"unknown scheduler", []string{"run", "--scheduler", "nope"}, []string{`"nope"`, strings.Join(edc.Names(policies.Builtin()), ", ")}},
+		{"unknown scheduler", []string{"run", "--scheduler", "nope"}, []string{`"nope"`, strings.Join(run.Names(policies.Builtin()), ", ")}},
 		{"unknown option", []string{"run", "--scheduler", "easy", "--option", "bad=1"}, []string{`"bad"`, "hosts"}},
 		{"bad option value", []string{"run", "--scheduler", "fcfs", "-o", "hosts=slowest"}, []string{"slowest", "fastest, first-fit"}},
 		{"option without value", []string{"run", "--scheduler", "fcfs", "-o", "hosts"}, []string{"key=value"}},

@@ -137,7 +137,7 @@ func TestExpeRunBadPlanFile(t *testing.T) {
 		{"missing file", "../testdata/cluster.swf", "../testdata/nope.swf", "campaign.yaml:5: workload.file: ../testdata/nope.swf: no such file or directory"},
 		{"bad range", "seeds: 1-5", "seeds: 5-1", `campaign.yaml:9: seeds: "5-1": bad range`},
 		{"malformed YAML", "loads: [0.7, 0.9]", "loads: [0.7, 0.9", "campaign.yaml:9: not valid YAML"},
-		{"unknown platform", "platform: lille", "platform: lilly", "campaign.yaml:2: platform: lilly: neither a bundled platform"},
+		{"unknown platform", "platform: lille", "platform: lilly", `campaign.yaml:2: platform: "lilly": no such file and no such bundled platform`},
 		{"unknown generator parameter", "window_jobs: 150", "window_job: 150", "campaign.yaml:7: workload.window_job: unknown key: not a parameter of generator swf"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

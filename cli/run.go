@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,12 +16,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
-	"github.com/bucma-sched/bucma/internal/edc"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
-	"github.com/bucma-sched/bucma/workloads"
 )
 
 // exitInterrupted is the exit status after SIGINT, SIGTERM or SIGQUIT (128
@@ -38,15 +37,35 @@ var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGQUI
 // exitInterrupted on any of them.
 var handlingInterrupts atomic.Int32
 
-// interruptContext returns a context cancelled by any of interruptSignals;
-// stop releases it.
+// interruptContext returns a context cancelled by any of interruptSignals,
+// and by SIGPIPE once the reader of the standard output or error is gone
+// ("| head"): the command stops as on SIGINT, keeping the rows its outputs
+// hold as .partial files, instead of being killed with its temporary files
+// left behind. stop releases it.
 func interruptContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(parent, interruptSignals...)
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, append(slices.Clone(interruptSignals), syscall.SIGPIPE)...)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s != syscall.SIGPIPE || outputGone() {
+					cancel()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
 	handlingInterrupts.Add(1)
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {
-			stop()
+			signal.Stop(sigs)
+			close(done)
+			cancel()
 			handlingInterrupts.Add(-1)
 		})
 	}
@@ -136,7 +155,7 @@ var serveBound func(endpoint string)
 
 // onUsageError turns urfave/cli's flag parsing errors into exit status 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{"bucma"}, strings.Fields(commandPath(c))...), " ")), 2)
+	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{c.App.Name}, strings.Fields(commandPath(c))...), " ")), 2)
 }
 
 // commandPath is the command being run, with its parents ("expe run").
@@ -258,7 +277,7 @@ func runAction(c *cli.Context) error {
 	var spec *sched.Spec
 	if name := c.String("scheduler"); name != "" {
 		var err error
-		if spec, err = edc.Lookup(reg, name); err != nil {
+		if spec, err = run.Lookup(reg, name); err != nil {
 			return err
 		}
 	}
@@ -287,41 +306,21 @@ func runAction(c *cli.Context) error {
 		}
 	}
 
-	// The command line's options are checked now, against --scheduler's
-	// policy; without it, against the init string's policy (edc.Resolve).
-	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log, IgnoreSchedConfig: modeOf(c) != nil}
-	var h batsim.Handler = noScheduler{}
-	var trace *traceFile
-	if spec != nil {
-		if _, err := sched.NewSession(scfg); err != nil {
-			return err
-		}
-		var sess *sched.Session
-		if sess, trace, err = newSession(scfg, c.String("trace")); err != nil {
-			return err
-		}
-		h = sess
-	} else if trace, err = openTrace(c.String("trace")); err != nil {
-		return err
-	}
-	defer trace.discard()
-
 	switch c.String("transport") {
 	case zmq.TransportNative, zmq.TransportLibzmq:
 	default:
 		return cli.Exit(fmt.Sprintf("run: --transport %q: want %s or %s", c.String("transport"), zmq.TransportNative, zmq.TransportLibzmq), 2)
 	}
-	cfg := zmq.ServeConfig{
-		Transport: c.String("transport"),
-		Endpoint:  c.String("socket-endpoint"),
-		Timeout:   c.Duration("timeout"),
-		Logger:    log,
+	// The command line's options are checked now (Serve), against
+	// --scheduler's policy; without it, against the init string's policy
+	// (run.Resolve).
+	srv := &run.Server{
+		Batsim5Only: c.Bool("batsim5"),
+		Endpoint:    c.String("socket-endpoint"), Transport: c.String("transport"), Timeout: c.Duration("timeout"),
+		EndpointFile: c.String("endpoint-file"), Bound: serveBound, Trace: c.String("trace"),
+		Version: appVersion(), Level: level, Log: log,
 	}
-	if verbose {
-		cfg.Observe = func(d batsim.Direction, raw []byte) {
-			log.Debug("message", "dir", d.String(), "raw", string(raw))
-		}
-	}
+	srv.Policy = run.Policy{Name: c.String("scheduler"), Spec: spec, Registry: reg, Options: opts, Validate: c.Bool("validate"), Log: log, IgnoreSchedConfig: modeOf(c) != nil}
 	stopCPU, err := startCPUProfile(c)
 	if err != nil {
 		return err
@@ -329,53 +328,22 @@ func runAction(c *cli.Context) error {
 	defer stopCPU()
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	start := edcStarter(reg, edc.Defaults{Spec: spec, Options: opts}, c.Bool("validate"), trace, log, level)
-	err = serve(ctx, cfg, h, start, c.Bool("batsim5"), c.String("endpoint-file"), c.String("scheduler"))
+	err = srv.Serve(ctx)
 	if err == nil {
-		return trace.commit()
+		return nil
 	}
-	note := partialNote(trace.abort())
 	if errors.Is(err, zmq.ErrInterrupted) {
+		var re *run.Error
+		note := ""
+		if errors.As(err, &re) {
+			note, err = re.Note(), re.Err
+		}
 		return cli.Exit("run: "+err.Error()+note, exitInterrupted)
 	}
 	if spec == nil {
-		return fmt.Errorf("run: %w%s", err, note)
+		return fmt.Errorf("run: %w", err)
 	}
-	return fmt.Errorf("run (scheduler %s): %w%s", spec.Name, err, note)
-}
-
-// noScheduler is run's Batsim 4 handler without --scheduler: Batsim 4 has
-// no init string to name the policy.
-type noScheduler struct{}
-
-// Handle implements batsim.Handler.
-func (noScheduler) Handle(*batsim.Message) (*batsim.Reply, error) {
-	return nil, &sched.OptionError{Msg: "--scheduler is required to serve Batsim 4 (Batsim 5 may name the policy in its init string instead)"}
-}
-
-// serve binds the socket, writes the endpoint file (when path is not
-// empty), then serves the simulation: Batsim 4 with h, Batsim 5 with the
-// decision component start builds (only Batsim 5 with v5only).
-func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, start zmq.EDCStarter, v5only bool, path, scheduler string) error {
-	l, err := zmq.Listen(cfg)
-	if err != nil {
-		return err
-	}
-	ep := l.Endpoint()
-	cfg.Logger.Debug("listening", "endpoint", ep, "scheduler", scheduler)
-	if path != "" {
-		if err := workloads.WriteFileAtomic(path, []byte(ep+"\n")); err != nil {
-			_ = l.Close()
-			return fmt.Errorf("--endpoint-file: %w", err)
-		}
-	}
-	if serveBound != nil {
-		serveBound(ep)
-	}
-	if v5only {
-		return l.ServeV5(ctx, start)
-	}
-	return l.ServeAuto(ctx, h, start)
+	return fmt.Errorf("run (scheduler %s): %w", spec.Name, err)
 }
 
 // rootAction runs for "bucma" without a command: help, or exit status 2 for

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
@@ -196,7 +197,7 @@ func sessionReplies(t *testing.T, lines []corpus.Line, policy string, opts sched
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: log})
+	sess, err := (&run.Policy{Spec: spec, Options: opts, Log: log}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,14 +14,14 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/bucma-sched/bucma/batsim"
-	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
-	"github.com/bucma-sched/bucma/workloads"
 )
 
 func simulateCommand() *cli.Command {
@@ -113,7 +112,7 @@ func simulateAction(c *cli.Context) error {
 		return usage("--latency %q: valid values are batsim, none", c.String("latency"))
 	}
 	if c.String("platform") == "" {
-		return usage("--platform is required (a SimGrid file or one of: %s)", strings.Join(platforms.BundledNames(), ", "))
+		return usage("--platform is required (a SimGrid file or one of: %s)", platforms.BundledList())
 	}
 	wpaths := c.StringSlice("workload")
 	if len(wpaths) == 0 && !c.Bool("enable-dynamic-jobs") {
@@ -143,185 +142,74 @@ func simulateAction(c *cli.Context) error {
 		return err
 	}
 
-	// Scheduler first: a bad policy or option fails before any file is read.
-	var scfg sched.SessionConfig
-	if name != "" {
-		spec, err := registry(c).Lookup(name)
-		if err != nil {
-			return err
-		}
-		opts, err := sched.ParseOptionArgs(optArgs)
-		if err != nil {
-			return err
-		}
-		scfg = sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
-		if _, err := sched.NewSession(scfg); err != nil {
-			return err
-		}
-		// The sched-config is the policy's too: checked now as the
-		// options are, not once the engine has begun its outputs.
-		if _, _, err := spec.BuildWithSchedConfig(schedCfg, opts); err != nil {
-			return fmt.Errorf("simulate: %w", err)
-		}
+	simu := run.Simulation{
+		Inputs:  run.Inputs{Platform: c.String("platform"), Workloads: wpaths},
+		Connect: connect, Timeout: c.Duration("timeout"),
+		Given: givenFeatures(c), Export: c.String("export"), Trace: c.String("trace"),
+		SchedConfig: schedCfg, Approximate: c.Bool("approximate"), Log: log,
+		Configure: func(cfg *sim.Config) {
+			cfg.Latency = lat
+			cfg.ForwardProfiles = c.Bool("forward-profiles-on-submission")
+			cfg.Batsim5Jobs = c.String("jobs-format") == "batsim5"
+			if c.Bool("verbose") {
+				cfg.Observe = func(d batsim.Direction, m *batsim.Message) {
+					log.Debug("message", "dir", d.String(), "raw", string(batsim.EncodeBatsim(m)))
+				}
+			}
+		},
 	}
-
-	plat, err := platforms.Resolve(c.String("platform"))
+	if name != "" {
+		// The scheduler first: a bad policy or option fails before any
+		// file is read (Prepare).
+		pol, err := run.ParsedPolicy(registry(c), name, optArgs)
+		if err != nil {
+			return err
+		}
+		pol.Validate, pol.Log = c.Bool("validate"), log
+		simu.Policy = pol
+	}
+	prep, err := simu.Prepare()
 	if err != nil {
+		var um *run.UnmodelledError
+		switch {
+		case errors.As(err, &um):
+			return usage("%v", err)
+		case run.IsOptionError(err):
+			return err
+		}
 		return fmt.Errorf("simulate: %w", err)
 	}
-	for _, w := range plat.Warnings {
-		log.Warn("platform", "warning", w)
-	}
-	// Workload files are read straight into the engine's form; any the
-	// engine does not read so (a problem in it, most often) is loaded and
-	// checked the way Batsim does, the errors naming the file, the job and
-	// the rule.
-	var pre []*sim.Preloaded
-	for i, p := range wpaths {
-		w := sim.Preload(p, fmt.Sprintf("w%d", i))
-		if w == nil {
-			pre = nil
-			break
-		}
-		pre = append(pre, w)
-	}
-	var wls []*workloads.Workload
-	for i, p := range wpaths {
-		if pre != nil {
-			break
-		}
-		w, _, err := workloads.LoadChecked(p, workloads.ValidateOptions{WorkloadName: fmt.Sprintf("w%d", i)})
-		if err != nil {
-			return fmt.Errorf("simulate: %w", err)
-		}
-		wls = append(wls, w)
-	}
-
-	// A workload the policy cannot schedule at all (none of the fields it
-	// reads) is refused now, rather than every job at its submission.
-	if scfg.Spec != nil {
-		for i, p := range wpaths {
-			jobs := func(yield func([]byte) bool) {
-				if pre != nil {
-					pre[i].JobDescriptions()(yield)
-					return
-				}
-				for _, j := range wls[i].Jobs {
-					if !yield(j.Raw) {
-						return
-					}
-				}
-			}
-			if err := scfg.Spec.CheckJobFields(jobs); err != nil {
-				return fmt.Errorf("simulate: workload %s: %w", p, err)
-			}
-		}
-	}
-
-	// Outputs are opened only now that every input has been read.
-	var sess *sched.Session
-	var trace *traceFile
-	if name != "" {
-		var err error
-		if sess, trace, err = newSession(scfg, c.String("trace")); err != nil {
-			return err
-		}
-		defer trace.discard()
-	}
-	cfg := sim.Config{
-		Platform: plat, Workloads: wls, Preloaded: pre, ExportPrefix: c.String("export"), Latency: lat,
-		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
-		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
-		Approximate: c.Bool("approximate"), WorkloadsChecked: true,
-		ComputeSharing: c.Bool("enable-compute-sharing"), Energy: c.Bool("energy"),
-		Batsim5Jobs: c.String("jobs-format") == "batsim5",
-	}
-	if scfg.Spec != nil && scfg.Spec.Energy && !c.IsSet("energy") {
-		cfg.Energy = true
-	}
-	// A policy that shares hosts needs compute sharing: on unless the flag
-	// says otherwise (then the policy says why it cannot run).
-	if scfg.Spec != nil && scfg.Spec.ComputeSharing && !c.IsSet("enable-compute-sharing") {
-		cfg.ComputeSharing = true
-	}
-	// A policy that registers jobs needs dynamic jobs: on, acknowledged,
-	// unless a flag is given. A flag given means what it says, as it does
-	// to Batsim: --enable-dynamic-jobs alone leaves acknowledgement off
-	// (Batsim's default), and a policy that needs either says why it
-	// cannot run without it.
-	if scfg.Spec != nil && scfg.Spec.DynamicJobs && !c.IsSet("enable-dynamic-jobs") {
-		cfg.DynamicJobs = true
-		if !c.IsSet("acknowledge-dynamic-jobs") {
-			cfg.AcknowledgeDynamicJob = true
-		}
-	}
-	// Inputs the engine does not reproduce exactly are refused before
-	// anything is simulated or written, unless --approximate.
-	unmodelled := sim.Unmodelled(cfg)
-	if len(unmodelled) > 0 && !cfg.Approximate {
-		return usage("the engine does not reproduce Batsim exactly with these inputs:\n  %s\nRun with --approximate to simulate anyway (the results will only approximate Batsim's).", strings.Join(unmodelled, "\n  "))
-	}
-	if c.Bool("verbose") {
-		cfg.Observe = func(d batsim.Direction, m *batsim.Message) {
-			log.Debug("message", "dir", d.String(), "raw", string(batsim.EncodeBatsim(m)))
-		}
-	}
-	total := 0
-	for _, w := range wls {
-		total += len(w.Jobs)
-	}
-	for _, w := range pre {
-		total += w.Jobs()
-	}
+	unmodelled := prep.Unmodelled()
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && isTerminal(f) {
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
+	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && prep.Jobs() >= 20000 && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(prep.Jobs(), progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
 			progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
-		cfg.Progress = func(done, _ int) { bar.Set(done) }
+		prep.Config().Progress = func(done, _ int) { bar.Set(done) }
 	}
 
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	var sched sim.Scheduler
-	if sess != nil {
-		sched = sim.InProcess(sess)
-	} else {
-		rs, err := zmq.Remote(ctx, connect, c.Duration("timeout"))
-		if err != nil {
-			return fmt.Errorf("simulate: %w", err)
-		}
-		defer rs.Close()
-		sched = rs
-	}
-	var jobsPartial partialWatch
-	prefix := cfg.ExportPrefix
-	if prefix != "" {
-		jobsPartial = watchPartial(prefix + "_jobs.csv" + sim.PartialSuffix)
-	}
-	// Neither cfg nor wls is used from here on: the engine keeps its own
-	// copy of the workloads, which the collector may then free.
-	wls, pre = nil, nil
-	res, err := sim.Run(ctx, cfg, sched)
+	res, err := prep.Run(ctx)
 	if bar != nil {
 		bar.Finish()
 	}
-	if err == nil {
-		err = trace.commit()
-	} else {
-		note := partialNote(jobsPartial.written(), trace.abort())
-		if errors.Is(err, context.Canceled) {
+	if err != nil {
+		if run.IsInterrupted(err) {
+			var re *run.Error
+			note := ""
+			if errors.As(err, &re) {
+				note = re.Note()
+			}
 			return cli.Exit("simulate: interrupted"+note, exitInterrupted)
 		}
-		err = fmt.Errorf("%w%s", err, note)
-	}
-	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
+	prefix := simu.Export
 	if !c.Bool("quiet") {
 		if len(unmodelled) > 0 {
 			fmt.Fprintf(stdout(c), "APPROXIMATE results (--approximate): not modelled: %s\n", strings.Join(unmodelled, "; "))
 		}
-		printSummary(stdout(c), res, prefix, c.String("trace"))
+		printSummary(stdout(c), res.Result, prefix, c.String("trace"))
 	}
 	return nil
 }
@@ -414,4 +302,19 @@ func tuneGC() (restore func()) {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// givenFeatures are the feature flags given on the command line (a flag
+// given means what it says; run.Needs turns on what the policy needs of
+// the others).
+func givenFeatures(c *cli.Context) run.Given {
+	flag := func(name string) *bool {
+		if !c.IsSet(name) {
+			return nil
+		}
+		v := c.Bool(name)
+		return &v
+	}
+	return run.Given{DynamicJobs: flag("enable-dynamic-jobs"), AcknowledgeDynamicJobs: flag("acknowledge-dynamic-jobs"),
+		ComputeSharing: flag("enable-compute-sharing"), Energy: flag("energy")}
 }

@@ -299,8 +299,11 @@ func TestCampaignRefusesAnotherPlan(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "another experiment") {
 		t.Errorf("err = %v", err)
 	}
-	// More seeds on the same experiment extend it.
-	res, err := newCampaign(testPlan(t, "walltime-trust", 2), dir, newFakeEngine(), 1).Execute(context.Background())
+	// More seeds on the same experiment extend it, its platform spelled
+	// lille.xml or lille.
+	more := testPlan(t, "walltime-trust", 2)
+	more.Platform = "lille.xml"
+	res, err := newCampaign(more, dir, newFakeEngine(), 1).Execute(context.Background())
 	if err != nil || res.Skipped != 5 || res.Done != 5 {
 		t.Errorf("extension: %+v, %v", res, err)
 	}

@@ -585,7 +585,7 @@ func WriteResultsCSV(dir string) (string, error) {
 		return "", err
 	}
 	if len(a.Runs) == 0 {
-		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: bucma expe run %s --out %s)", dir, a.Plan.Name, dir)
+		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: expe run %s --out %s)", dir, a.Plan.Name, dir)
 	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)

@@ -10,6 +10,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -28,7 +29,7 @@ func TestBatschedVariantsResolve(t *testing.T) {
 			t.Errorf("variant %s: %v", v.Name, err)
 			continue
 		}
-		if _, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: v.Options}); err != nil {
+		if _, err := (&run.Policy{Spec: spec, Options: v.Options}).NewSession(); err != nil {
 			t.Errorf("variant %s: policy %s with %v: %v", v.Name, v.Policy, v.Options, err)
 		}
 		if v.Proven == "" {

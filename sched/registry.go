@@ -65,24 +65,6 @@ type Spec struct {
 
 func (s *Spec) keepsProfiles() bool { return s.Profiles || s.DynamicJobs }
 
-// BatsimFlags are the flags Batsim (and "bucma simulate") must run with
-// for the policy: --enable-dynamic-jobs and --acknowledge-dynamic-jobs for
-// one that registers dynamic jobs, --enable-compute-sharing for one that
-// shares hosts, --energy for one that switches power states.
-func (s *Spec) BatsimFlags() []string {
-	var out []string
-	if s.DynamicJobs {
-		out = append(out, "--enable-dynamic-jobs", "--acknowledge-dynamic-jobs")
-	}
-	if s.ComputeSharing {
-		out = append(out, "--enable-compute-sharing")
-	}
-	if s.Energy {
-		out = append(out, "--energy")
-	}
-	return out
-}
-
 // Base is what a re-ranking policy needs to wrap a base policy: the base's
 // queue order (whose ranks it mixes into its own), and the start rule that
 // runs on the re-ranked queue with the wrapper's host selection.

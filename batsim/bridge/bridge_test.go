@@ -16,7 +16,8 @@ import (
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -109,18 +110,19 @@ func TestBridgeReplaysTranscripts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ls := corpus.ReadBatsim5Session(t, name)
 			init := []byte(ls[0].Raw)[4:]
-			st, err := edc.Resolve(init, edc.Registry(), edc.Defaults{})
+			st, err := run.Resolve(init, policies.Builtin(), run.Defaults{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			sess, err := edc.NewSession(st.Spec, st.Options, false, quiet)
+			pol := run.Policy{Spec: st.Spec, Options: st.Options, Log: quiet}
+			sess, err := pol.NewSession()
 			if err != nil {
 				t.Fatal(err)
 			}
 			proc := serveProcess(t, sess)
-			f, c := edc.Requested(st.Spec)
+			f, c := run.Requested(st.Spec)
 			e, p, err := bridge.New(context.Background(), bridge.Config{
-				Endpoint: proc.endpoint, Name: edc.Name, Version: "test", Log: quiet,
+				Endpoint: proc.endpoint, Name: run.Name, Version: "test", Log: quiet,
 				DynamicJobs: f.DynamicRegistration, AcknowledgeDynamicJobs: f.AcknowledgeDynamicJobs,
 				ForwardProfiles: f.ForwardProfilesOnJobSubmission, ComputeSharing: c.ComputeSharing,
 			})

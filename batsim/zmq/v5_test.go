@@ -10,13 +10,14 @@ import (
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 )
 
 func edcStarter(b []byte) (*v5.EDC, error) {
-	e, _, err := edc.New(b, "test", discard())
+	e, _, err := run.New(b, policies.Builtin(), "test", discard())
 	if err != nil {
-		return edc.Refused("test", err), err
+		return run.Refused("test", err), err
 	}
 	return e, err
 }

@@ -15,7 +15,7 @@
 // functions (trampoline.c) that hand each call to one worker thread, which
 // runs bucmaInit, bucmaTakeDecisions and bucmaDeinit below. Messages
 // are batprotocol's JSON form (the init answers with the JSON flag). The
-// init string is package edc's, read as bucma run reads it (edc.Resolve): a
+// init string is package edc's, read as bucma run reads it (run.Resolve): a
 // policy, its options, "validate" and "verbose" (warnings only by default,
 // on standard error).
 //
@@ -47,7 +47,8 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/bridge"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -127,9 +128,9 @@ func bucmaInit(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t, repl
 	if bridge.IsInit(init) {
 		return startBridge(init, flags, replyData, replySize)
 	}
-	// The init string is read as bucma run reads it (edc.Resolve), without
+	// The init string is read as bucma run reads it (run.Resolve), without
 	// a command line: it names the policy.
-	st, err := edc.Resolve(init, edc.Registry(), edc.Defaults{})
+	st, err := run.Resolve(init, policies.Builtin(), run.Defaults{})
 	if err != nil {
 		return fail(err)
 	}
@@ -138,7 +139,7 @@ func bucmaInit(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t, repl
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	e, err := edc.Start(st, version, false, log)
+	e, err := run.Start(st, version, false, log)
 	if err != nil {
 		return fail(err)
 	}

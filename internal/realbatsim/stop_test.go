@@ -17,7 +17,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/policies"
-	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
 
@@ -32,7 +32,7 @@ func TestStopReplyEndsBatsim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec})
+	sess, err := (&run.Policy{Spec: spec}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

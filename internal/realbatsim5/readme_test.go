@@ -13,7 +13,7 @@ import (
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
 
-// readmeBlock is one shell block of README.md with its runnable-docs mark
+// readmeBlock is one shell block of a document with its runnable-docs mark
 // (the HTML comment line before it: <!-- test: run -->, <!-- test: batsim5
 // -->, <!-- test: skip REASON -->).
 type readmeBlock struct {
@@ -51,7 +51,7 @@ func readmeSection(t *testing.T, path, section string) []readmeBlock {
 			mark = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, "<!-- test:"), "-->"))
 		case l == "```sh":
 			if mark == "" {
-				t.Errorf("README.md:%d: a shell block without a runnable-docs mark", n)
+				t.Errorf("%s:%d: a shell block without a runnable-docs mark", path, n)
 			}
 			cur = &readmeBlock{line: n, mark: mark}
 			mark = ""
@@ -60,17 +60,18 @@ func readmeSection(t *testing.T, path, section string) []readmeBlock {
 	return out
 }
 
-// TestReadmeBatsim5 runs the shell blocks of README's "Batsim 5" section,
-// in order, as a user of a fresh clone would, in a scratch directory that
-// links the repository's files (bin/ and the outputs are its own).
+// TestReadmeBatsim5 runs the shell blocks of docs/batsim5.md's "Quick
+// start" section, in order, as a user of a fresh clone would, in a scratch
+// directory that links the repository's files (bin/ and the outputs are its
+// own).
 func TestReadmeBatsim5(t *testing.T) {
 	batsim5(t)
 	root, dir := scratchClone(t, "readme")
-	blocks := readmeSection(t, filepath.Join(root, "README.md"), "Batsim 5")
+	blocks := readmeSection(t, filepath.Join(root, "docs", "batsim5.md"), "Quick start")
 	if len(blocks) < 4 {
-		t.Fatalf("README's Batsim 5 section has %d shell blocks", len(blocks))
+		t.Fatalf("docs/batsim5.md's Quick start section has %d shell blocks", len(blocks))
 	}
-	t.Logf("README's Batsim 5 section: %d shell blocks ran", runBlocks(t, "README.md", blocks, dir))
+	t.Logf("docs/batsim5.md's Quick start: %d shell blocks ran", runBlocks(t, "docs/batsim5.md", blocks, dir))
 }
 
 // TestDocsBatsim5 runs the Batsim 5 blocks of the docs' sections that have

@@ -25,8 +25,8 @@ import (
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/cli"
 	"github.com/bucma-sched/bucma/internal/checkfixture"
-	"github.com/bucma-sched/bucma/internal/edc"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -207,7 +207,7 @@ func serveZMQ(t testing.TB, observe func(batsim.Direction, []byte), plat, wl, di
 	served := make(chan error, 1)
 	go func() {
 		served <- l.ServeV5(ctx, func(b []byte) (*v5.EDC, error) {
-			e, _, err := edc.New(b, "test", quiet)
+			e, _, err := run.New(b, policies.Builtin(), "test", quiet)
 			return e, err
 		})
 	}()

@@ -9,6 +9,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/corpus/replies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -21,7 +22,7 @@ func TestReplayFCFSFirstFit(t *testing.T) {
 			spec, _ := reg.Get("fcfs")
 			// users_fields' sched-config holds BUCMA's options, which the
 			// reference scheduler ignored: so does the replay.
-			sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, IgnoreSchedConfig: true})
+			sess, err := (&run.Policy{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, IgnoreSchedConfig: true}).NewSession()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +72,7 @@ func TestReplayBatsched(t *testing.T) {
 		for _, name := range []string{"hetero4_delays", "hetero8_compute"} {
 			t.Run(c.variant+"/"+name, func(t *testing.T) {
 				spec, _ := reg.Get(c.policy)
-				sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: c.opts, Validate: true, Log: quietLog()})
+				sess, err := (&run.Policy{Spec: spec, Options: c.opts, Validate: true, Log: quietLog()}).NewSession()
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sched/xtime"
 	"github.com/bucma-sched/bucma/testkit"
@@ -147,7 +148,7 @@ func TestTwinOptions(t *testing.T) {
 	if _, err := spec.Build(sched.Options{"variant": "energy_bf_dicho"}); err != nil {
 		t.Fatalf("the variant alone builds (its values come later): %v", err)
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"variant": "energy_bf_dicho", "power-idle": "95"}})
+	sess, err := (&run.Policy{Spec: spec, Options: sched.Options{"variant": "energy_bf_dicho", "power-idle": "95"}}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestTwinOptions(t *testing.T) {
 		t.Fatalf("begin without the required options: %v", err)
 	}
 	// energy_watcher reads no option.
-	sess, err = sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"variant": "energy_watcher"}})
+	sess, err = (&run.Policy{Spec: spec, Options: sched.Options{"variant": "energy_watcher"}}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

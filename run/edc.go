@@ -1,10 +1,11 @@
-// Package edc builds bucma's Batsim 5 external decision component: it reads
-// the init string Batsim 5 hands over, builds the policy's session (the same
-// pure session that serves Batsim 4) and wraps it in the protocol adapter of
-// package batsim/v5, with the simulation features the policy needs. The
-// ZeroMQ server (bucma run) and the shared library (cmd/libbucma) both start
-// their decision component here.
-package edc
+package run
+
+// bucma's Batsim 5 external decision component: the init string Batsim 5
+// hands over, the policy's session (the same pure session that serves
+// Batsim 4) wrapped in the protocol adapter of package batsim/v5, with the
+// simulation features the policy needs. The ZeroMQ server (bucma run) and
+// the shared library (cmd/libbucma) both start their decision component
+// here.
 
 import (
 	"bytes"
@@ -14,8 +15,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/bucma-sched/bucma/policies"
 
 	json "github.com/goccy/go-json"
 
@@ -72,17 +71,6 @@ func (in Init) SchedConfig() string {
 	return string(o)
 }
 
-// Registry is the policies a decision component serves: bucma's built-in
-// policies and the twins of Batsim 5's own test decision components
-// (package policies/edctwins).
-func Registry() *sched.Registry {
-	r := policies.Builtin()
-	for _, s := range edctwins.Specs() {
-		r.Add(s)
-	}
-	return r
-}
-
 var (
 	twinsOnce sync.Once
 	twins     map[string]*sched.Spec
@@ -125,40 +113,11 @@ func Names(reg *sched.Registry) []string {
 	return names
 }
 
-// Requested are the simulation features and constraints a policy needs
-// from Batsim 5: dynamic registration with acknowledgment and the profiles
-// of the static workloads for a policy that resubmits killed work (as
-// bucma's runners give Batsim 4 --enable-dynamic-jobs
-// --acknowledge-dynamic-jobs), compute sharing for a policy that runs
-// several jobs on a host, the profiles for a policy that reads them.
-// Batsim 5's energy model (--energy-host) is Batsim's command line, not a
-// request.
-func Requested(spec *sched.Spec) (v5.RequestedFeatures, v5.SchedulingConstraints) {
-	f := v5.RequestedFeatures{}
-	if spec.DynamicJobs {
-		f.DynamicRegistration = true
-		f.AcknowledgeDynamicJobs = true
-	}
-	if spec.DynamicJobs || spec.Profiles {
-		f.ForwardProfilesOnSimulationBegins = true
-		f.ForwardProfilesOnJobSubmission = true
-	}
-	c := v5.DefaultConstraints()
-	c.ComputeSharing = spec.ComputeSharing
-	return f, c
-}
-
 // AdapterConfig configures the protocol adapter of a policy's decision
 // component.
 func AdapterConfig(spec *sched.Spec, version, schedConfig string, log *slog.Logger) v5.Config {
 	f, c := Requested(spec)
 	return v5.Config{Name: Name, Version: version, Features: f, Constraints: c, SchedConfig: schedConfig, Log: log}
-}
-
-// NewSession builds the session that takes a policy's decisions: every
-// entry point of the decision component builds it here.
-func NewSession(spec *sched.Spec, opts sched.Options, validate bool, log *slog.Logger, observers ...sched.Observer) (*sched.Session, error) {
-	return sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: validate, Log: log, Observers: observers})
 }
 
 // Defaults are what a command line gives a decision component besides
@@ -242,7 +201,8 @@ func Start(st Setup, version string, validate bool, log *slog.Logger, observers 
 	if log == nil {
 		log = slog.Default()
 	}
-	sess, err := NewSession(st.Spec, st.Options, validate || st.Init.Validate, log, observers...)
+	p := Policy{Spec: st.Spec, Options: st.Options, Validate: validate || st.Init.Validate, Log: log, Observers: observers}
+	sess, err := p.NewSession()
 	if err != nil {
 		return nil, err
 	}
@@ -250,10 +210,11 @@ func Start(st Setup, version string, validate bool, log *slog.Logger, observers 
 }
 
 // New starts a decision component from its init string alone (the shared
-// library's case): the init string must name the policy. log receives the
-// session's warnings (nil: slog.Default()).
-func New(init []byte, version string, log *slog.Logger) (*v5.EDC, Init, error) {
-	st, err := Resolve(init, Registry(), Defaults{})
+// library's case): the init string must name the policy, one of reg's or a
+// twin of Batsim 5's test components. log receives the session's warnings
+// (nil: slog.Default()).
+func New(init []byte, reg *sched.Registry, version string, log *slog.Logger) (*v5.EDC, Init, error) {
+	st, err := Resolve(init, reg, Defaults{})
 	if err != nil {
 		return nil, st.Init, err
 	}

@@ -1,4 +1,4 @@
-package edc
+package run
 
 import (
 	"errors"
@@ -40,11 +40,11 @@ func TestNew(t *testing.T) {
 		{`{"policy":"fcfs","options":{"policy":"easy"}}`, "policy is not an option"},
 		{`{"policy":"edc-killer","options":{"kill-delay":-1}}`, "kill-delay"},
 	} {
-		if _, _, err := New([]byte(c.init), "test", nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := New([]byte(c.init), policies.Builtin(), "test", nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.init, err, c.want)
 		}
 	}
-	e, in, err := New([]byte(`{"policy":"edc-killer","options":{"kill-delay":6.5}}`), "test", nil)
+	e, in, err := New([]byte(`{"policy":"edc-killer","options":{"kill-delay":6.5}}`), policies.Builtin(), "test", nil)
 	if err != nil || in.Policy != "edc-killer" || e == nil {
 		t.Fatalf("edc-killer: %v", err)
 	}
@@ -54,9 +54,9 @@ func TestNew(t *testing.T) {
 }
 
 func TestRequested(t *testing.T) {
-	reg := Registry()
-	if n, b := len(reg.Names()), len(policies.Builtin().Names()); n != b+5 {
-		t.Errorf("the registry has %d policies, want the %d built-in ones and 5 twins", n, b)
+	reg := policies.Builtin()
+	if n, b := len(Names(reg)), len(reg.Names()); n != b+5 {
+		t.Errorf("a decision component serves %d policies, want the %d built-in ones and 5 twins", n, b)
 	}
 	for _, c := range []struct {
 		policy                    string
