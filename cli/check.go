@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/bucma-sched/bucma/check"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
-	"github.com/bucma-sched/bucma/sim"
 )
 
 func checkCommand() *cli.Command {
@@ -167,6 +167,7 @@ func checkAction(c *cli.Context) error {
 	// The process.
 	var spec *sched.Spec
 	var opts sched.Options
+	var pol *run.Policy
 	if name := c.String("scheduler"); name != "" {
 		if spec, err = registry(c).Lookup(name); err != nil {
 			return err
@@ -178,7 +179,8 @@ func checkAction(c *cli.Context) error {
 		if opts, err = sched.ParseOptionArgs(args); err != nil {
 			return err
 		}
-		if _, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts}); err != nil {
+		pol = &run.Policy{Spec: spec, Options: opts, Log: log}
+		if _, err := pol.Check(""); err != nil {
 			return err
 		}
 	}
@@ -211,7 +213,7 @@ func checkAction(c *cli.Context) error {
 	}
 	var results []*check.Result
 	for _, run := range runs {
-		res, err := checkRun(ctx, c, run, spec, opts, cmd, filepath.Join(out, run.Name), log)
+		res, err := checkRun(ctx, c, run, pol, cmd, filepath.Join(out, run.Name), log)
 		switch {
 		case errors.Is(err, check.ErrNeedsBatsim):
 			fmt.Fprintf(stdout(c), "%s: skipped: %v (--batsim)\n", run.Name, err)
@@ -242,27 +244,27 @@ func contains(l []string, s string) bool {
 }
 
 // checkRun checks the process on one run.
-func checkRun(ctx context.Context, c *cli.Context, run check.Run, spec *sched.Spec, opts sched.Options, cmd check.Command, dir string, log *slog.Logger) (*check.Result, error) {
+func checkRun(ctx context.Context, c *cli.Context, cr check.Run, pol *run.Policy, cmd check.Command, dir string, log *slog.Logger) (*check.Result, error) {
 	player := check.Player{Batsim: c.String("batsim"), Batsim5: c.String("batsim5"), Log: log}
-	if err := player.Playable(run); err != nil {
+	if err := player.Playable(cr); err != nil {
 		return nil, err
 	}
 	switch {
-	case spec != nil:
-		sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: log})
+	case pol != nil:
+		s, _, err := pol.InProcess()
 		if err != nil {
 			return nil, err
 		}
-		return player.Play(ctx, run, sim.InProcess(sess), dir)
+		return player.Play(ctx, cr, s, dir)
 	case c.String("connect") != "":
 		r, err := check.Connect(ctx, c.String("connect"), c.Duration("timeout"))
 		if err != nil {
 			return nil, err
 		}
 		defer r.Close()
-		return player.Play(ctx, run, r, dir)
+		return player.Play(ctx, cr, r, dir)
 	}
-	return player.CheckCommand(ctx, cmd, run, dir)
+	return player.CheckCommand(ctx, cmd, cr, dir)
 }
 
 // printResult prints one run's findings.
