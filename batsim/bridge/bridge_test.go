@@ -130,20 +130,7 @@ func TestBridgeReplaysTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			if got := e.Hello(); string(got) != ls[1].Raw {
-				t.Fatalf("hello:\n got  %s\n want %s", got, ls[1].Raw)
-			}
-			ended := false
-			for i := 2; i+1 < len(ls); i += 2 {
-				got, done, err := e.Take([]byte(ls[i].Raw))
-				if err != nil {
-					t.Fatalf("line %d: %v", i+1, err)
-				}
-				if string(got) != ls[i+1].Raw {
-					t.Fatalf("line %d: reply\n got  %s\n want %s", i+2, got, ls[i+1].Raw)
-				}
-				ended = done
-			}
+			ended := corpus.ReplayBatsim5(t, ls, e.Hello(), e.Take)
 			if !ended || !p.Ended() || proc.last() != batsim.TypeSimulationEnds {
 				t.Errorf("the session did not end on both sides (Batsim 5's: %v, the process told: %v, its last event: %q)", ended, p.Ended(), proc.last())
 			}
