@@ -551,18 +551,7 @@ func TestBridgeInitStringsEnd(t *testing.T) {
 			go func() { procDone <- proc.Wait() }()
 			ep := filepath.Join(out, "endpoint")
 			run := []string{"env", asBucmaEnv + "=1", self, "bridge", "-s", "tcp://127.0.0.1:*", "--endpoint-file", ep, "--connect", procEP}
-			r, err := batsimrun.Pair(ctx, run, ep, func(endpoint string) []string {
-				return []string{bin, "-p", platformPath("lille"), "-w", wl, "-s", endpoint, c.init, "-e", filepath.Join(out, "zmq") + string(filepath.Separator)}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Hung {
-				t.Fatalf("bucma bridge or batsim5 did not end\nbridge: %s\nbatsim5: %s", tail(r.SchedLog, 2000), tail(r.BatsimLog, 2000))
-			}
-			if r.BatsimErr != nil {
-				t.Errorf("batsim5: %v, want the end of a simulation\n%s", r.BatsimErr, tail(r.BatsimLog, 2000))
-			}
+			r := pairEnds(ctx, t, "bucma bridge", run, bin, ep, wl, c.init, out)
 			var ee *exec.ExitError
 			if !errors.As(r.SchedErr, &ee) || ee.ExitCode() != 2 || !strings.Contains(r.SchedLog, c.want) {
 				t.Errorf("bucma bridge: %v, want exit status 2 and %q\n%s", r.SchedErr, c.want, r.SchedLog)
