@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bucma-sched/bucma/batsim"
@@ -60,10 +63,7 @@ type Remote struct {
 
 // Connect reaches the process listening on endpoint.
 func Connect(ctx context.Context, endpoint string, timeout time.Duration) (*Remote, error) {
-	first := time.Minute
-	if timeout > 0 && timeout < first {
-		first = timeout
-	}
+	first := firstWait(timeout)
 	transport := zmq.TransportNative
 	if !strings.HasPrefix(endpoint, "tcp://") {
 		transport = "" // libzmq's
@@ -79,6 +79,14 @@ func Connect(ctx context.Context, endpoint string, timeout time.Duration) (*Remo
 		}
 	}
 	return r, nil
+}
+
+// firstWait bounds the first exchange: a minute, or timeout when shorter.
+func firstWait(timeout time.Duration) time.Duration {
+	if timeout > 0 && timeout < time.Minute {
+		return timeout
+	}
+	return time.Minute
 }
 
 // LastReply is the process's last reply as it wrote it.
@@ -169,28 +177,50 @@ func (s *Spawned) Wait() string {
 type Started struct {
 	*Remote
 	*Spawned
+	cancel context.CancelFunc // ends the connection's context
 }
 
 // Start starts the process on a free loopback endpoint.
+// A port taken by another program before the process binds it is
+// retried on another port, up to twice.
 func (c Command) Start(ctx context.Context) (*Started, error) {
-	sp, err := Spawn(c.Argv)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		sp, err := Spawn(c.Argv)
+		if err != nil {
+			return nil, err
+		}
+		// A process that exits before the connection ends the wait for
+		// it; once connected, its exit closes the connection (tcp://),
+		// after the replies it sent: a process that answers
+		// SIMULATION_ENDS and exits at once has answered.
+		pctx, cancel := context.WithCancel(ctx)
+		connected := make(chan struct{})
+		go func() {
+			select {
+			case <-sp.exited:
+				cancel()
+			case <-connected:
+			}
+		}()
+		if err := sp.awaitListening(ctx, firstWait(c.Timeout)); err != nil {
+			cancel()
+			sp.Wait()
+			if attempt < 2 && sp.addressInUse() {
+				continue
+			}
+			return nil, err
+		}
+		// The REQ socket connects when it can (where awaitListening
+		// cannot tell, the process may bind later).
+		r, err := Connect(pctx, sp.Endpoint, c.Timeout)
+		close(connected)
+		if err != nil {
+			cancel()
+			sp.Wait()
+			return nil, err
+		}
+		return &Started{Remote: r, Spawned: sp, cancel: cancel}, nil
 	}
-	// A process that exits ends every wait for it.
-	pctx, cancel := context.WithCancel(ctx)
-	go func() {
-		<-sp.exited
-		cancel()
-	}()
-	// The process may bind after the connection is asked for: the REQ
-	// socket connects when it can.
-	r, err := Connect(pctx, sp.Endpoint, c.Timeout)
-	if err != nil {
-		sp.Wait()
-		return nil, err
-	}
-	return &Started{Remote: r, Spawned: sp}, nil
 }
 
 // Exchange implements Process: a process that exited without answering
@@ -203,6 +233,9 @@ func (s *Started) Exchange(m *batsim.Message) (*batsim.Message, error) {
 			if n := s.exitNote(); n != "" {
 				return nil, fmt.Errorf("the process exited (%s) without answering", n)
 			}
+			if out := lastLines(s.out.String(), 3); out != "" {
+				return nil, fmt.Errorf("the process exited (status 0) without answering: %s", out)
+			}
 			return nil, errors.New("the process exited (status 0) without answering")
 		default:
 		}
@@ -214,6 +247,7 @@ func (s *Started) Exchange(m *batsim.Message) (*batsim.Message, error) {
 // process to exit (Spawned.Wait).
 func (s *Started) Stop() string {
 	_ = s.Remote.Close()
+	s.cancel()
 	return s.Spawned.Wait()
 }
 
@@ -227,12 +261,62 @@ func lastLines(s string, n int) string {
 }
 
 // FreeEndpoint is a loopback endpoint on a port free now (a process that
-// binds it later may find it taken).
+// binds it later may find it taken). The port is drawn below the system's
+// range of ports for binds to port 0 (Linux's ip_local_port_range), so
+// that programs that pick a free port the usual way, and every wildcard
+// bind, do not race with the process for it; where that range is not known
+// or leaves no room, the system picks. A port is drawn once per program
+// run: a connection to an earlier process on it may still be trying to
+// reconnect.
 func FreeEndpoint() (string, error) {
+	if low := ephemeralLow(); low-freeLow >= 1000 {
+		drawn.Lock()
+		defer drawn.Unlock()
+		for range 100 {
+			port := freeLow + rand.IntN(low-freeLow)
+			if port == 28000 || port == 28001 || drawn.ports[port] {
+				continue // Batsim's and bucma bridge's defaults, or drawn before
+			}
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				continue
+			}
+			_ = l.Close()
+			drawn.ports[port] = true
+			return "tcp://127.0.0.1:" + strconv.Itoa(port), nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
 	defer l.Close()
 	return "tcp://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+}
+
+// freeLow is the lowest port FreeEndpoint draws.
+const freeLow = 10000
+
+// drawn are the ports FreeEndpoint drew.
+var drawn = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// ephemeralLow is the lowest port the system gives a bind to port 0 (0
+// when unknown).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	fs := strings.Fields(string(b))
+	if len(fs) != 2 {
+		return 0
+	}
+	low, err := strconv.Atoi(fs[0])
+	if err != nil {
+		return 0
+	}
+	return low
 }

@@ -101,7 +101,7 @@ func TestCheckBatsched(t *testing.T) {
 			}
 			eng := checkWith(t, "", argv, s, filepath.Join(root, v, s.Name, "engine"))
 			if fmt.Sprint(eng.RuleNames()) != fmt.Sprint(res.RuleNames()) {
-				t.Errorf("%s on %s: the engine finds %v, Batsim 4.2.1 %v", v, s.Name, eng.RuleNames(), res.RuleNames())
+				t.Errorf("%s on %s: the engine finds %v, Batsim 4.2.1 %v\nthe engine's: %v (%s)\nBatsim 4.2.1's: %v (%s)", v, s.Name, eng.RuleNames(), res.RuleNames(), eng.Findings, eng.Process, res.Findings, res.Process)
 			}
 			for _, r := range eng.RuleNames() {
 				engine = append(engine, s.Name+": "+r)
