@@ -23,8 +23,8 @@ func (e *DecisionError) Unwrap() error { return e.Err }
 // decision returns the point's decider, or a *UsageError outside a Decide
 // point.
 func (r *Run) decisionPoint(what string) (*sched.Decider, error) {
-	if r.kind != Decide || r.decider == nil {
-		return nil, usage("%s: no decision is due now (the point is %s): decide at a decide point only", what, r.kind)
+	if r.at != Decide || r.decider == nil {
+		return nil, usage("%s: no decision is due now (the point is %s): decide at a decide point only", what, r.at)
 	}
 	return r.decider, nil
 }
@@ -137,6 +137,9 @@ func (r *Run) Reservation(need int) (shadow float64, extra int, err error) {
 // JobJSON is the description of the job of arrival rank idx as Batsim
 // sent it (JSON), "{}" when it has none.
 func (r *Run) JobJSON(idx int64) (json.RawMessage, error) {
+	if r.at != Decide && r.at != Keys {
+		return nil, usage("job description: read at a decide or keys point only (the point is %s)", r.at)
+	}
 	j, err := r.jobOf("job description", idx)
 	if err != nil {
 		return nil, err
@@ -147,25 +150,31 @@ func (r *Run) JobJSON(idx int64) (json.RawMessage, error) {
 	return json.RawMessage("{}"), nil
 }
 
-// Free is the number of hosts a job may start on now (0 before the
-// simulation began).
+// Free is the number of hosts a job may start on now, at a decide or
+// keys point (0 elsewhere).
 func (r *Run) Free() int {
-	if r.state == nil {
+	if (r.at != Decide && r.at != Keys) || r.state == nil {
 		return 0
 	}
 	return r.state.NbFree()
 }
 
-// AppendHosts appends the records of hosts (the point's host record
-// layout, HostSize bytes each) to b: their state now.
-func (r *Run) AppendHosts(b []byte, hosts []int) []byte {
-	if r.state == nil {
+// AppendHosts appends the record of every host (HostSize bytes each, see
+// the encoding) to b: their state now, at a decide or keys point (nothing
+// elsewhere).
+func (r *Run) AppendHosts(b []byte) []byte {
+	if r.at != Decide && r.at != Keys {
 		return b
 	}
-	for _, h := range hosts {
-		if h >= 0 && h < r.state.NbHosts() {
-			b = appendHost(b, r.state, h)
-		}
+	s := r.state
+	if s == nil {
+		s = r.track.state
+	}
+	if s == nil {
+		return b
+	}
+	for h := 0; h < s.NbHosts(); h++ {
+		b = appendHost(b, s, h)
 	}
 	return b
 }

@@ -16,8 +16,8 @@ import (
 //
 //	header (HeaderSize bytes):
 //	  u32 version (Version), i32 kind, f64 now, i32 free hosts,
-//	  i32 new jobs, i32 started jobs, i32 ended jobs, i32 host records,
-//	  i32 keys, i32 alloc entries, i32 string bytes, i32 begin bytes,
+//	  i32 new jobs, i32 started jobs, i32 ended jobs, i32 keys,
+//	  i32 alloc entries, i32 string bytes, i32 begin bytes,
 //	  i32 waiting jobs
 //	new jobs (NewSize each), in arrival order:
 //	  i64 job, f64 submit, f64 walltime (0: none), i32 res,
@@ -27,8 +27,6 @@ import (
 //	  i64 job, f64 start, i32 hosts (their ids in the alloc), i32 0
 //	ended jobs (EndedSize each): i64 job, f64 end, i32 state (the
 //	  index of its name in States), i32 return code
-//	host records (HostSize each): i32 host, free slots, jobs, unavailable
-//	  (0 or 1), power state (sched.PowerState), pstate
 //	keys (a Keys point): i64 job[n], then the columns f64 submit[n],
 //	  f64 walltime[n] (+Inf: none), i32 res[n] padded to 8 bytes
 //	alloc: i32 host[n] padded to 8 bytes
@@ -37,8 +35,10 @@ import (
 //	  "speed", "properties"}...]}
 //
 // A job is named by its arrival rank (sched.Job.Seq): 0, 1, ... in the
-// order the jobs joined the queue. Jobs and hosts a point does not name
-// did not change since the previous point.
+// order the jobs joined the queue. The hosts' states are read when the
+// caller asks (AppendHosts: HostSize bytes a host, i32 host, free slots,
+// jobs, unavailable (0 or 1), power state (sched.PowerState), pstate):
+// most policies never read them, and a point does not carry them.
 const (
 	Version     = 1
 	HeaderSize  = 56
@@ -61,34 +61,37 @@ func stateIndex(s string) int32 {
 	return int32(len(States))
 }
 
-// tracker follows the jobs and hosts for the caller (a sched.Observer of
-// the session): what changed since the last point.
+// tracker follows the jobs for the caller (a sched.Observer of the
+// session): what changed since the last point.
 type tracker struct {
-	state  *sched.State
-	jobs   []*sched.Job // every job, by arrival rank
-	added  []*sched.Job // joined the queue since the last point
-	begun  []*sched.Job // started by the framework's rules since
-	ended  []*sched.Job // ended since
-	starts bool         // record the framework's starts (a key policy)
-	// hosts to send: dirty[i] marks host i, listed in dirtyList; all
-	// sends every host (the first point, a change of availability or
-	// power).
-	dirty     []bool
-	dirtyList []int32
-	all       bool
-	begin     bool // the begin section was sent
+	state *sched.State
+	jobs  []*sched.Job // every job, by arrival rank
+	added []*sched.Job // joined the queue since the last point
+	begun []*sched.Job // started by the framework's rules since
+	ended []*sched.Job // ended since
+	// starts records the framework's starts (a key policy); the
+	// caller's own starts are the caller's.
+	starts bool
+	begin  bool  // the begin section was sent
+	sent   int64 // the jobs of arrival rank below it were sent
 }
 
 func (t *tracker) Submitted(s *sched.State, j *sched.Job) {
 	t.state = s
-	if seq := j.Seq(); seq == int64(len(t.jobs)) {
-		t.jobs = append(t.jobs, j)
-	} else {
-		for int64(len(t.jobs)) <= seq {
-			t.jobs = append(t.jobs, nil)
-		}
-		t.jobs[seq] = j
+	t.add(j)
+}
+
+// add records that j joined the queue, unless it was sent already (a key
+// point asks its key while it joins the queue, before Submitted).
+func (t *tracker) add(j *sched.Job) {
+	seq := j.Seq()
+	if seq < t.sent || (len(t.added) > 0 && t.added[len(t.added)-1].Seq() >= seq) {
+		return
 	}
+	for int64(len(t.jobs)) <= seq {
+		t.jobs = append(t.jobs, nil)
+	}
+	t.jobs[seq] = j
 	t.added = append(t.added, j)
 }
 
@@ -97,43 +100,11 @@ func (t *tracker) Started(s *sched.State, j *sched.Job) {
 	if t.starts {
 		t.begun = append(t.begun, j)
 	}
-	t.hostsOf(j)
 }
 
 func (t *tracker) Ended(s *sched.State, j *sched.Job) {
 	t.state = s
 	t.ended = append(t.ended, j)
-	t.hostsOf(j)
-}
-
-// event marks the hosts an event may change.
-func (t *tracker) event(s *sched.State, ev *batsim.Event) {
-	t.state = s
-	switch d := ev.Data.(type) {
-	case *batsim.SimulationBegins, *batsim.ResourceStateChanged:
-		t.all = true
-	case *batsim.Notify:
-		if d.Kind == batsim.NotifyMachineUnavailable || d.Kind == batsim.NotifyMachineAvailable {
-			t.all = true
-		}
-	}
-}
-
-// hostsOf marks j's hosts.
-func (t *tracker) hostsOf(j *sched.Job) {
-	for _, h := range j.Alloc() {
-		t.markHost(h)
-	}
-}
-
-func (t *tracker) markHost(h int) {
-	if h >= len(t.dirty) {
-		t.dirty = append(t.dirty, make([]bool, h+1-len(t.dirty))...)
-	}
-	if !t.dirty[h] {
-		t.dirty[h] = true
-		t.dirtyList = append(t.dirtyList, int32(h))
-	}
 }
 
 // job is the job of arrival rank idx, nil when there is none.
@@ -192,7 +163,7 @@ func (t *tracker) encode(b []byte, r *Run, k Kind) []byte {
 	}
 	var begin []byte
 	if s != nil && !t.begin {
-		t.begin, t.all = true, true
+		t.begin = true
 		hosts := make([]hostInfo, s.NbHosts())
 		for i := range hosts {
 			h := s.Host(i)
@@ -200,15 +171,12 @@ func (t *tracker) encode(b []byte, r *Run, k Kind) []byte {
 		}
 		begin, _ = json.Marshal(map[string]any{"hosts": hosts})
 	}
-	nhosts := len(t.dirtyList)
-	if s == nil {
-		nhosts = 0
-	} else if t.all {
-		nhosts = s.NbHosts()
-	}
 	var keys []*sched.Job
 	if k == Keys {
 		keys = r.keyJobs
+		for _, j := range keys {
+			t.add(j)
+		}
 	}
 	nalloc := 0
 	for _, j := range t.begun {
@@ -221,7 +189,7 @@ func (t *tracker) encode(b []byte, r *Run, k Kind) []byte {
 	b = le.AppendUint32(b, Version)
 	b = put32(b, int32(k))
 	b = putF(b, now)
-	for _, n := range []int{free, len(t.added), len(t.begun), len(t.ended), nhosts, len(keys), nalloc, nstr, len(begin), waiting} {
+	for _, n := range [...]int{free, len(t.added), len(t.begun), len(t.ended), len(keys), nalloc, nstr, len(begin), waiting, 0} {
 		b = put32(b, int32(n))
 	}
 	for _, j := range t.added {
@@ -244,17 +212,6 @@ func (t *tracker) encode(b []byte, r *Run, k Kind) []byte {
 		b = putF(b, j.End())
 		b = put32(b, stateIndex(j.State()))
 		b = put32(b, int32(j.ReturnCode()))
-	}
-	if nhosts > 0 {
-		if t.all {
-			for h := 0; h < nhosts; h++ {
-				b = appendHost(b, s, h)
-			}
-		} else {
-			for _, h := range t.dirtyList {
-				b = appendHost(b, s, int(h))
-			}
-		}
 	}
 	for _, j := range keys {
 		b = put64(b, j.Seq())
@@ -281,6 +238,9 @@ func (t *tracker) encode(b []byte, r *Run, k Kind) []byte {
 		b = append(b, j.Profile()...)
 	}
 	b = append(b, begin...)
+	if n := len(t.added); n > 0 {
+		t.sent = t.added[n-1].Seq() + 1
+	}
 	t.forget()
 	return b
 }
@@ -291,9 +251,4 @@ func (t *tracker) forget() {
 	clear(t.begun)
 	clear(t.ended)
 	t.added, t.begun, t.ended = t.added[:0], t.begun[:0], t.ended[:0]
-	for _, h := range t.dirtyList {
-		t.dirty[h] = false
-	}
-	t.dirtyList = t.dirtyList[:0]
-	t.all = false
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -99,22 +98,10 @@ func (p *callerPolicy) Decide(s *sched.State, d *sched.Decider) {
 	r.decider = nil
 }
 
-// Event implements sched.EventObserver: the hosts an event changes.
-func (p *callerPolicy) Event(s *sched.State, _ *sched.Decider, ev *batsim.Event) {
-	p.r.track.event(s, ev)
-}
-
 // keyedPolicy is a Composite over the caller's keys.
 type keyedPolicy struct {
 	*sched.Composite
 	r *Run
-}
-
-// Event implements sched.EventObserver: the state (the keys' batches
-// read it) and the hosts an event changes.
-func (p *keyedPolicy) Event(s *sched.State, _ *sched.Decider, ev *batsim.Event) {
-	p.r.state = s
-	p.r.track.event(s, ev)
 }
 
 // keyTable holds the keys the caller gave, by arrival rank, and the jobs
@@ -181,8 +168,8 @@ func (r *Run) askKeys(jobs []*sched.Job) bool {
 // SetKeys gives the keys of the current Keys point's jobs, in their order
 // (NaN counts as +Inf).
 func (r *Run) SetKeys(keys []float64) error {
-	if r.kind != Keys {
-		return usage("no keys are asked now (the point is %s)", r.kind)
+	if r.at != Keys {
+		return usage("no keys are asked now (the point is %s)", r.at)
 	}
 	if len(keys) != len(r.keyJobs) {
 		return usage("%d keys given for the %d jobs of the point", len(keys), len(r.keyJobs))

@@ -31,7 +31,6 @@ type point struct {
 	added         []job
 	started       []started
 	ended         []ended
-	hosts         [][6]int32
 	keys          []int64
 	keySubmit     []float64
 	begin         []byte
@@ -65,8 +64,9 @@ func decode(t testing.TB, b []byte) point {
 	}
 	i32 := func(o int) int { return int(int32(le.Uint32(b[o:]))) }
 	f64 := func(o int) float64 { return math.Float64frombits(le.Uint64(b[o:])) }
-	p := point{kind: pull.Kind(i32(4)), now: f64(8), free: i32(16), waiting: i32(52)}
-	nNew, nStarted, nEnded, nHosts, nKeys, nAlloc, nStr, nBegin := i32(20), i32(24), i32(28), i32(32), i32(36), i32(40), i32(44), i32(48)
+	p := point{kind: pull.Kind(i32(4)), now: f64(8), free: i32(16)}
+	nNew, nStarted, nEnded, nKeys, nAlloc, nStr, nBegin := i32(20), i32(24), i32(28), i32(32), i32(36), i32(40), i32(44)
+	p.waiting = i32(48)
 	o := pull.HeaderSize
 	lens := make([][3]int, nNew)
 	for k := 0; k < nNew; k++ {
@@ -83,14 +83,6 @@ func decode(t testing.TB, b []byte) point {
 	for k := 0; k < nEnded; k++ {
 		p.ended = append(p.ended, ended{idx: int64(le.Uint64(b[o:])), end: f64(o + 8), state: pull.States[i32(o+16)], rc: int32(i32(o + 20))})
 		o += pull.EndedSize
-	}
-	for k := 0; k < nHosts; k++ {
-		var h [6]int32
-		for f := range h {
-			h[f] = int32(i32(o + 4*f))
-		}
-		p.hosts = append(p.hosts, h)
-		o += pull.HostSize
 	}
 	for k := 0; k < nKeys; k++ {
 		p.keys = append(p.keys, int64(le.Uint64(b[o+8*k:])))
@@ -191,6 +183,7 @@ func fcfs(t *testing.T, r *pull.Run) (points int) {
 		switch k {
 		case pull.Done:
 			return points
+		case pull.Running:
 		case pull.Decide:
 			points++
 			p := decode(t, r.Point())
@@ -249,9 +242,11 @@ func TestCallerFCFSIsFCFS(t *testing.T) {
 	}
 }
 
-// keys answers every Keys point with key(job) and returns the points.
+// keys answers every Keys point with key(job) and returns the points;
+// every job a point asks the key of is one a point gave.
 func keys(t *testing.T, r *pull.Run, key func(p point, k int) float64) (points, asked int) {
 	t.Helper()
+	known := map[int64]bool{}
 	for {
 		k, err := r.Next()
 		if err != nil {
@@ -263,6 +258,17 @@ func keys(t *testing.T, r *pull.Run, key func(p point, k int) float64) (points, 
 		case pull.Keys:
 			points++
 			p := decode(t, r.Point())
+			for _, j := range p.added {
+				if known[j.idx] {
+					t.Fatalf("job %d given twice", j.idx)
+				}
+				known[j.idx] = true
+			}
+			for _, idx := range p.keys {
+				if !known[idx] {
+					t.Fatalf("the key of job %d is asked, the job was never given", idx)
+				}
+			}
 			ks := make([]float64, len(p.keys))
 			for i := range ks {
 				ks[i] = key(p, i)
@@ -335,6 +341,9 @@ func TestInvalidDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if k == pull.Running {
+			continue
+		}
 		if k != pull.Decide {
 			t.Fatalf("point %s", k)
 		}
@@ -377,6 +386,9 @@ func TestCloseWithCause(t *testing.T) {
 	var m mirror
 	for n := 0; n < 3000; n++ {
 		k, err := r.Next()
+		if k == pull.Running {
+			continue
+		}
 		if err != nil || k != pull.Decide {
 			t.Fatalf("point %s, %v", k, err)
 		}

@@ -42,8 +42,8 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind %d", int32(k))
 }
 
-// errClosed is the outcome of a run closed before its end.
-var errClosed = errors.New("the run was closed before its end")
+// ErrClosed is the outcome of a run closed before its end (Close without a cause).
+var ErrClosed = errors.New("the run was closed before its end")
 
 // UsageError is a call the run's state does not allow (a decision outside
 // a decision point, a job that is not one of the run's, keys not given),
@@ -67,8 +67,14 @@ type Run struct {
 	// body's outcome, and what it leaves: the embedded run's result.
 	err    error
 	result *run.Result
+	output []byte // a Task's output
 	ended  bool
 
+	// at is the point the caller is at (Running between points): the
+	// caller's, while kind and the fields below are the body's, which the
+	// caller reads and clears only while the body waits at a point (a
+	// threaded body may run on after Next returned Running).
+	at Kind
 	// The point: its kind, the decider and state of a Decide point, the
 	// jobs of a Keys point and their keys once given.
 	kind     Kind
@@ -77,7 +83,7 @@ type Run struct {
 	keyJobs  []*sched.Job
 	keysGot  bool
 	stopped  bool  // a yield returned false: the run is being stopped
-	cause    error // why it is stopped (Close's), nil for errClosed
+	cause    error // why it is stopped (Close's), nil for ErrClosed
 	lastStep time.Time
 
 	yieldFn func() bool        // the driver's yield
@@ -107,6 +113,7 @@ const progressEvery = 50 * time.Millisecond
 // goroutine of its own, waiting wait at most at each Next.
 func (r *Run) start(body func(ctx context.Context) error, threaded bool, wait time.Duration) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.at, r.kind = Running, Running
 	wrapped := func(yield func() bool) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -132,13 +139,16 @@ func (r *Run) Next() (Kind, error) {
 	if r.ended {
 		return Done, r.outcome()
 	}
-	if r.kind == Keys && !r.keysGot {
-		return r.kind, usage("the keys of the %d jobs of this point were not given (SetKeys)", len(r.keyJobs))
+	if r.at == Keys && !r.keysGot {
+		return r.at, usage("the keys of the %d jobs of this point were not given (SetKeys)", len(r.keyJobs))
 	}
-	r.leavePoint()
+	if r.at != Running {
+		r.leavePoint()
+	}
 	switch r.drv.resume() {
 	case stepYield:
-		return r.kind, nil
+		r.at = r.kind
+		return r.at, nil
 	case stepBusy:
 		return Running, nil
 	}
@@ -146,15 +156,16 @@ func (r *Run) Next() (Kind, error) {
 	return Done, r.outcome()
 }
 
-// leavePoint forgets the point's decider and jobs (Running: none).
+// leavePoint forgets the point's decider and jobs, while the body waits.
 func (r *Run) leavePoint() {
-	r.kind, r.decider, r.keyJobs, r.keysGot = Running, nil, nil, false
+	r.at, r.kind, r.decider, r.keyJobs, r.keysGot = Running, Running, nil, nil, false
 }
 
+// finish records the end, once the body returned.
 func (r *Run) finish() {
 	r.ended = true
 	r.leavePoint()
-	r.kind = Done
+	r.at, r.kind = Done, Done
 	r.cancel()
 }
 
@@ -177,11 +188,10 @@ func (r *Run) outcome() error {
 func (r *Run) Close(cause error) error {
 	if !r.ended {
 		if cause == nil {
-			cause = errClosed
+			cause = ErrClosed
 		}
 		r.cause = cause
 		r.cancel()
-		r.leavePoint()
 		r.drv.stop()
 		r.finish()
 	}
@@ -210,7 +220,7 @@ func (r *Run) stopCause() error {
 	if r.cause != nil {
 		return r.cause
 	}
-	return errClosed
+	return ErrClosed
 }
 
 // progress yields a Running point when the run went long without one.
@@ -221,7 +231,7 @@ func (r *Run) progress() {
 }
 
 // Kind is the current point's kind (Running between points).
-func (r *Run) Kind() Kind { return r.kind }
+func (r *Run) Kind() Kind { return r.at }
 
 // Point is the current point, encoded (see the package's wire format,
 // Encoding): valid until the next call of Next or Close.

@@ -246,8 +246,12 @@ func num(v float64) any {
 }
 
 // ResultJSON is the outcome of an embedded run as JSON: the jobs by final
-// state, the metrics of package metrics, the messages and times.
+// state, the metrics of package metrics, the messages and times (a
+// Task's: its output; null before the end).
 func (r *Run) ResultJSON() ([]byte, error) {
+	if r.output != nil {
+		return r.output, nil
+	}
 	res := r.Result()
 	if res == nil || res.Result == nil {
 		return []byte("null"), nil
