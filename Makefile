@@ -14,6 +14,8 @@
 #                 numpy or pytest (make test runs them too)
 #   make bench-python  the speed of Python policies: the overhead of a
 #                 decision, a priority function over EASY against Go's easy
+#   make lint-python  black, flake8 and mypy (strict) on python/ and
+#                 examples/python/ (Debian: black, flake8, python3-mypy)
 #   make run      build, then simulate a policy (SCHED, default easy) on the
 #                 bundled Lille platform and workload with the embedded engine
 #                 (out/lille-SCHED_jobs.csv, _schedule.csv, _trace.csv)
@@ -103,7 +105,7 @@ PYTHON     ?= $(shell for p in python3 /usr/bin/python3; do \
 APT_PACKAGES = libzmq3-dev pkg-config
 
 
-.PHONY: python python-venv test-python bench-python
+.PHONY: python python-venv test-python bench-python lint-python
 .PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
@@ -135,6 +137,11 @@ test-python: python
 
 bench-python: python
 	PYTHONPATH=python $(PYTHON) python/benchmarks/bench.py
+
+lint-python:
+	black --check --config python/pyproject.toml python examples/python
+	flake8 --config python/.flake8 python examples/python
+	cd python && $(PYTHON) -m mypy
 
 # The policy is SCHED, which also names the output files: a policy given in
 # SIM_ARGS would write its results under another policy's name.

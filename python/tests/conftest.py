@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 TINY = str(REPO / "workloads" / "tiny.json")
 LILLE = str(REPO / "workloads" / "lille-7056.json")
+EXAMPLES = REPO / "examples" / "python"
+
+# The examples' policies (FCFS, EASY) are the tests' too.
+sys.path.insert(0, str(EXAMPLES))
 
 
 @pytest.fixture(scope="session")

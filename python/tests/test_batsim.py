@@ -16,7 +16,7 @@ import pytest
 
 import bucma
 from conftest import LILLE, REPO, TINY
-from policies import FCFS
+from fcfs import FCFS
 
 # The pair: FCFS written with decide(), EASY as a key function of
 # the submission times; each against Go's policy of the same name.

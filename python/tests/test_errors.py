@@ -18,8 +18,8 @@ import pytest
 import bucma
 from bucma import _lib
 from bucma._run import Run
-from conftest import LILLE, TINY
-from policies import FCFS
+from conftest import EXAMPLES, LILLE, TINY
+from fcfs import FCFS
 
 
 def test_bad_inputs_name_the_problem(tmp_path: Path) -> None:
@@ -222,9 +222,9 @@ def test_a_process_that_ends_mid_run(tmp_path: Path) -> None:
     }
     child = (
         "import sys\n"
-        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        f"sys.path.insert(0, {str(EXAMPLES)!r})\n"
         "from bucma._run import Run\n"
-        "from policies import FCFS\n"
+        "from fcfs import FCFS\n"
         f"run = Run({config!r}, FCFS())\n"
         "assert run.handle.next() == 1\n"
     )

@@ -10,7 +10,8 @@ import pytest
 
 import bucma
 from conftest import LILLE, TINY
-from policies import EASY, FCFS
+from easy import EASY
+from fcfs import FCFS
 
 
 @pytest.fixture(scope="module")

@@ -1,22 +1,10 @@
-"""Python policies the tests share: FCFS and EASY written with decide()."""
-
-from __future__ import annotations
+"""EASY backfilling written in Python with decide(), on the framework's reservation, against Go's easy."""
 
 import bucma
 
 
-class FCFS(bucma.Policy):
-    """First come, first served: start the jobs in order, stop at the first that does not fit."""
-
-    def decide(self, state: bucma.State, decide: bucma.Decisions) -> None:
-        for job in state.waiting:
-            if job.res > state.nb_free:
-                break
-            decide.start(job)
-
-
 class EASY(bucma.Policy):
-    """EASY backfilling, with the framework's reservation (sched.Reservation)."""
+    """Start in order; reserve for the first job that does not fit; backfill the jobs that do not delay it."""
 
     def decide(self, state: bucma.State, decide: bucma.Decisions) -> None:
         waiting = iter(state.waiting)
@@ -26,7 +14,7 @@ class EASY(bucma.Policy):
             decide.start(head)
         else:
             return
-        shadow, extra = state.reservation(head.res)
+        shadow, extra = state.reservation(head.res)  # Go's sched.Reservation
         for job in waiting:
             if job.res > state.nb_free:
                 continue
@@ -35,3 +23,9 @@ class EASY(bucma.Policy):
             elif job.res <= extra:
                 decide.start(job)
                 extra -= job.res
+
+
+if __name__ == "__main__":
+    mine = bucma.simulate("lille", "lille-7056", EASY())
+    go = bucma.simulate("lille", "lille-7056", "easy")
+    print("the same _jobs.csv as Go's easy:", mine.jobs_csv == go.jobs_csv)
