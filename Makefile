@@ -3,6 +3,19 @@
 #   make build    compile bin/bucma
 #   make lib      compile bin/libbucma.so, bucma as a Batsim 5 decision
 #                 component library (batsim5 -l bin/libbucma.so '{"policy":...}')
+#   make python   compile python/bucma/libbucmapy.so, the C library under
+#                 bucma's Python package (then pip install --no-build-isolation
+#                 --no-index ./python; docs/python.md)
+#   make python-venv  make python, then a virtual environment in VENV (default
+#                 .venv) of PYTHON with the system's packages (numpy, pandas),
+#                 bucma's Python package installed in it
+#   make test-python  the Python package's tests (pytest, with PYTHON), from
+#                 the source tree; skipped with one line where PYTHON lacks
+#                 numpy or pytest (make test runs them too)
+#   make bench-python  the speed of Python policies: the overhead of a
+#                 decision, a priority function over EASY against Go's easy
+#   make lint-python  black, flake8 and mypy (strict) on python/ and
+#                 examples/python/ (Debian: black, flake8, python3-mypy)
 #   make run      build, then simulate a policy (SCHED, default easy) on the
 #                 bundled Lille platform and workload with the embedded engine
 #                 (out/lille-SCHED_jobs.csv, _schedule.csv, _trace.csv)
@@ -60,7 +73,10 @@
 # bench, default 1s), VERSION (what bucma --version prints; default
 # scripts/version: git describe), IMAGE (make image's tag),
 # DOCKER_BUILD_FLAGS (extra docker build flags of make image, e.g.
-# --network none), CONTEXT (make image's build context, default .).
+# --network none), CONTEXT (make image's build context, default .),
+# PYTHON (the Python 3.11+ of make python-venv, test-python, bench-python;
+# default: the first of python3 and /usr/bin/python3 that has numpy), VENV
+# (make python-venv's directory, default .venv).
 
 GO         ?= go
 BIN        ?= bin/bucma
@@ -78,10 +94,18 @@ LDFLAGS    ?= -X github.com/bucma-sched/bucma/cli.version=$(VERSION)
 IMAGE      ?= bucma:local
 CONTEXT    ?= .
 DOCKER_BUILD_FLAGS ?=
+VENV       ?= .venv
+# The first Python 3.11+ with numpy (Debian's, where a python3 of one's own
+# comes first on PATH without it), else python3.
+PYTHON     ?= $(shell for p in python3 /usr/bin/python3; do \
+	$$p -c 'import sys, numpy; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; exit 0; }; \
+	done; echo python3)
 
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
+
+.PHONY: python python-venv test-python bench-python lint-python
 .PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
@@ -91,6 +115,33 @@ build: deps
 
 lib: deps
 	$(GO) build -buildmode=c-shared -o $(LIB) ./cmd/libbucma
+
+# bucma's Python package (python/, docs/python.md): its C library, built
+# into the package, which an install copies.
+python: deps
+	$(GO) build -buildmode=c-shared -ldflags '-X main.version=$(VERSION)' -o python/bucma/libbucmapy.so ./cmd/libbucmapy
+
+python-venv: python
+	$(PYTHON) -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/pip install --quiet --no-build-isolation --no-index ./python
+
+# The Python tests run from the source tree (no install): the package is
+# python/bucma with the library make python built. Where PYTHON has no
+# numpy or pytest they are skipped, saying so on one line.
+test-python: python
+	@if ! $(PYTHON) -c 'import sys, numpy, pytest; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then \
+		echo "python tests skipped: $(PYTHON) is not a Python 3.11+ with numpy and pytest (Debian: apt-get install python3-numpy python3-pytest; or PYTHON=...)"; \
+		exit 0; \
+	fi; \
+	cd python && PYTHONPATH=. $(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+bench-python: python
+	PYTHONPATH=python $(PYTHON) python/benchmarks/bench.py
+
+lint-python:
+	black --check --config python/pyproject.toml python examples/python
+	flake8 --config python/.flake8 python examples/python
+	cd python && $(PYTHON) -m mypy
 
 # The policy is SCHED, which also names the output files: a policy given in
 # SIM_ARGS would write its results under another policy's name.
@@ -126,6 +177,7 @@ test: deps vet
 		"$(GO) test -json -count=1 -timeout 1h $(TIER5)" \
 		"env CGO_ENABLED=0 $(GO) test -json -count=1 ./batsim/zmq" \
 		"$(GO) -C examples test -json -count=1 ./..."
+	@$(MAKE) --no-print-directory test-python
 
 # The examples module (examples/go.mod, another module that uses bucma's
 # public API through a replace of this checkout): vet, build and test it,
