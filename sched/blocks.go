@@ -621,7 +621,7 @@ func (s *State) Walk(o Order) Walk {
 // keeps one (ok false otherwise).
 func (s *State) indexedWalk(o Order) (Walk, bool) {
 	if t, ok := o.(*TimeOrder); ok {
-		return s.timeFor(t).walk(s.now), true
+		return s.timeFor(t).walk(s), true
 	}
 	if q, ok := s.seqFor(o); ok {
 		return &seqWalk{q: q}, true

@@ -3,6 +3,8 @@ package sched
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/bucma-sched/bucma/batsim"
@@ -14,9 +16,12 @@ import (
 // where their lines cross, and the index knows until when each of its
 // comparisons holds.
 //
-// Layout: the jobs are split by size tier (fitTierBounds, and a last tier
-// above 1024 hosts), so that a walk for the jobs of at most a few hosts
-// never meets the larger ones however high their keys. Each tier is a
+// Layout: the jobs are split by size tier (one tier per size up to 64
+// hosts, then 16 per doubling of the size), so that a walk for the jobs of
+// at most a few hosts never meets the larger ones however high their
+// keys, and a walk's test of a size is exact at the tier for the sizes up
+// to 64 (a tier mixing sizes that fit and sizes that do not would have the
+// walk pass its larger jobs one by one). Each tier is a
 // tournament: a binary tree over slots in arrival order (a job takes the
 // next slot when it joins; slots are compacted when half of them are
 // empty), each node holding the winner of its subtree (the job whose key
@@ -35,7 +40,7 @@ import (
 // every job the walk looks for.
 type timeIndex struct {
 	o     *TimeOrder
-	tiers [timeTiers]*timeTier
+	tiers []*timeTier // by timeTierOf, nil until a job of the tier comes
 	// at is the latest time the trees were computed at: a walk at an
 	// earlier time (not in a simulation, where time only goes forward)
 	// computes every node again.
@@ -43,7 +48,6 @@ type timeIndex struct {
 }
 
 const (
-	timeTiers    = fitTiers + 1 // fitTierBounds, and above 1024 hosts
 	timeMinSlots = 64
 	timeNoRes    = math.MaxInt32
 )
@@ -71,8 +75,16 @@ type timeTier struct {
 
 func newTimeIndex(o *TimeOrder) *timeIndex { return &timeIndex{o: o, at: math.Inf(-1)} }
 
-// timeTierOf is the tier of a job of res hosts.
-func timeTierOf(res int32) int { return fitTier(res) }
+// timeTierOf is the tier of a job of res hosts: its size up to 64 hosts,
+// then 16 tiers for each doubling of the size (sizes 65 to 68 share tier
+// 65, ..., sizes 128 to 135 tier 81).
+func timeTierOf(res int32) int {
+	if res <= 64 {
+		return int(max(res, 0))
+	}
+	e := bits.Len32(uint32(res)) - 1 // 2^e <= res < 2^(e+1), e >= 6
+	return 65 + (e-6)*16 + int((res-1<<e)>>(e-4))
+}
 
 func newTimeTier(n int) *timeTier {
 	t := &timeTier{n: n, win: make([]int32, 2*n), until: make([]float64, 2*n), minRes: make([]int32, 2*n), minW: make([]float64, 2*n)}
@@ -104,6 +116,9 @@ func (t *timeTier) setLeaf(i int) {
 func (x *timeIndex) insert(j *Job) {
 	l := x.o.leaf(j)
 	k := timeTierOf(l.res)
+	if k >= len(x.tiers) {
+		x.tiers = append(x.tiers, make([]*timeTier, k+1-len(x.tiers))...)
+	}
 	t := x.tiers[k]
 	if t == nil {
 		t = newTimeTier(timeMinSlots)
@@ -120,10 +135,11 @@ func (x *timeIndex) insert(j *Job) {
 
 // remove takes job j out (started or rejected).
 func (x *timeIndex) remove(j *Job) {
-	t := x.tiers[timeTierOf(int32(min(max(j.res, 0), math.MaxInt32)))]
-	if t == nil {
+	k := timeTierOf(int32(min(max(j.res, 0), math.MaxInt32)))
+	if k >= len(x.tiers) || x.tiers[k] == nil {
 		return
 	}
+	t := x.tiers[k]
 	i := sort.Search(len(t.leaves), func(i int) bool { return t.leaves[i].seq >= j.seq })
 	if i == len(t.leaves) || t.leaves[i].j != j {
 		return
@@ -238,18 +254,36 @@ type timeItem struct {
 	node int32
 }
 
-// timeWalk walks a timeIndex in order at time t.
+// timeWalk walks a timeIndex of State s in order at time t.
 type timeWalk struct {
 	x       *timeIndex
+	s       *State
 	t       float64
 	h       []timeItem
 	started bool
+	// last is the job the walk gave last, with its key (the backfill's
+	// candidates come after it).
+	last    *Job
+	lastKey float64
+	// cands are the jobs Backfill can start, in order, when they were
+	// few (candMode 1), next the first not given yet; candMode 2: they
+	// were many, the walk goes on over the trees.
+	cands    []*Job
+	next0    int
+	candMode int
 }
 
-// walk returns a walk of the index at now.
-func (x *timeIndex) walk(now float64) *timeWalk {
-	x.ready(now)
-	return &timeWalk{x: x, t: now}
+// timeMaxCands is the number of jobs Backfill can start up to which
+// nextStartable finds them by position (the State's fit tree) and sorts
+// them, rather than walking the trees, where the jobs that cannot start
+// but come first and share subtrees with those that can are passed one
+// by one.
+const timeMaxCands = 64
+
+// walk returns a walk of the index at s's time.
+func (x *timeIndex) walk(s *State) *timeWalk {
+	x.ready(s.now)
+	return &timeWalk{x: x, s: s, t: s.now}
 }
 
 // Next implements Walk: the next waiting job of at most limit hosts.
@@ -259,8 +293,79 @@ func (w *timeWalk) Next(limit int) *Job {
 
 // nextStartable is Next restricted to the jobs Backfill can start (as
 // seqWalk's): at most free hosts, and at most small or ending by shadow.
+// Backfill's scan only shrinks free and small: the jobs the first call
+// finds are all those later calls may give. When they are few, they are
+// found by position and sorted by key (those after the last job the walk
+// gave); otherwise the trees are walked. A walk gives no job by Next once
+// it gave one by nextStartable.
 func (w *timeWalk) nextStartable(free, small int, now, shadow float64) *Job {
-	return w.next(timeFilter{startable: true, limit: int32(min(max(free, -1), timeNoRes-1)), small: int32(min(max(small, -1), free, timeNoRes-1)), now: now, shadow: shadow})
+	f := timeFilter{startable: true, limit: int32(min(max(free, -1), timeNoRes-1)), small: int32(min(max(small, -1), free, timeNoRes-1)), now: now, shadow: shadow}
+	if w.candMode == 0 {
+		// The candidate index counts exactly the waiting jobs that can
+		// start (those before the last job given among them, when they
+		// still wait: none in Backfill's scan).
+		w.candMode = 2
+		if w.s.cands != nil && w.s.backfillCandidates(free, int(f.small), shadow) <= timeMaxCands && w.findCands(&f) {
+			w.candMode = 1
+		}
+	}
+	if w.candMode == 2 {
+		return w.next(f)
+	}
+	for w.next0 < len(w.cands) {
+		j := w.cands[w.next0]
+		w.next0++
+		if j.state == batsim.StateSubmitted && f.may(int32(min(max(j.res, 0), timeNoRes-1)), j.WalltimeOrInf()) {
+			return j
+		}
+	}
+	return nil
+}
+
+// findCands lists in w.cands, in order, the waiting jobs f accepts that
+// come after the last job the walk gave, and reports whether they are at
+// most timeMaxCands.
+func (w *timeWalk) findCands(f *timeFilter) bool {
+	s := w.s
+	fit := s.fitIndex()
+	type keyed struct {
+		k float64
+		j *Job
+	}
+	var ks []keyed
+	for pos := s.qbase; ; {
+		p := fit.nextStartable(pos, int(f.limit), int(f.small), f.now, f.shadow)
+		if p < 0 || p-s.qbase >= int64(len(s.waiting)) {
+			break
+		}
+		pos = p + 1
+		j := s.waiting[p-s.qbase]
+		if j.state != batsim.StateSubmitted || !f.may(int32(min(max(j.res, 0), timeNoRes-1)), j.WalltimeOrInf()) {
+			continue
+		}
+		k := w.x.o.Key(j, w.t)
+		if w.last != nil && !(w.lastKey < k || (w.lastKey == k && lessBySubmit(w.last, j))) {
+			continue
+		}
+		if len(ks) == timeMaxCands {
+			return false
+		}
+		ks = append(ks, keyed{k, j})
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.j == b.j:
+			return 0
+		case a.k < b.k || (a.k == b.k && lessBySubmit(a.j, b.j)):
+			return -1
+		}
+		return 1
+	})
+	w.cands = make([]*Job, len(ks))
+	for i := range ks {
+		w.cands[i] = ks[i].j
+	}
+	return true
 }
 
 func (w *timeWalk) next(f timeFilter) *Job {
@@ -289,6 +394,7 @@ func (w *timeWalk) next(f timeFilter) *Job {
 			w.push(int(it.tier), i^1, &f)
 		}
 		if l := &t.leaves[s]; l.j != nil && l.j.state == batsim.StateSubmitted && f.may(l.res, l.wall) {
+			w.last, w.lastKey = l.j, it.key
 			return l.j
 		}
 	}

@@ -55,6 +55,12 @@ func timeRef(s *State, o *TimeOrder) []*Job {
 }
 
 func TestTimeIndexMatchesSort(t *testing.T) {
+	timeCandModes = [3]int{}
+	defer func() {
+		if timeCandModes[1] == 0 || timeCandModes[2] == 0 {
+			t.Errorf("backfill walks by position %d, over the trees %d: want both", timeCandModes[1], timeCandModes[2])
+		}
+	}()
 	seeds := 4
 	if testing.Short() {
 		seeds = 1
@@ -91,9 +97,12 @@ func TestTimeIndexMatchesSort(t *testing.T) {
 				for n := 1 + r.IntN(1+30*(r.IntN(10)/9)); n > 0; n-- {
 					j := randomJob(r, s, step, 30)
 					j.submit = math.Max(0, now-float64(r.IntN(3))*float64(r.IntN(50)))
-					if r.IntN(10) == 0 {
+					switch r.IntN(10) {
+					case 0:
 						j.walltime = 0.5 * float64(1+r.IntN(4)) // sizes as perfect cubes over small walltimes
 						j.res = []int{1, 8, 27, 64}[r.IntN(4)]
+					case 1:
+						j.res = 60 + r.IntN(2000) // tiers of several sizes
 					}
 					s.enqueue(j)
 					waiting = append(waiting, j)
@@ -131,14 +140,27 @@ func checkTimeWalk(t *testing.T, s *State, o *TimeOrder, r *rand.Rand, what stri
 	t.Helper()
 	want := timeRef(s, o)
 	x := s.timeFor(o)
-	checkWalk(t, func() Walk { return x.walk(s.now) }, want, r, what)
+	checkWalk(t, func() Walk { return x.walk(s) }, want, r, what)
+	// Backfill's walk: the first jobs by Next (the head and the jobs
+	// started before it), then the jobs that can start, after them; few
+	// or many (found by position, or over the trees).
 	free, small := 1+r.IntN(40), r.IntN(10)
 	shadow := s.now + float64(r.IntN(300))
-	w := x.walk(s.now)
+	if r.IntN(2) == 0 {
+		shadow = s.now + float64(r.IntN(3000))
+	}
+	w := x.walk(s)
+	first := min(r.IntN(4), len(want))
+	for i := range first {
+		if got := w.Next(math.MaxInt); got != want[i] {
+			t.Fatalf("%s: walk position %d: %v, want %s", what, i, got, want[i].ID())
+		}
+	}
 	startable := func(j *Job) bool {
 		return j.Res() <= free && (j.Res() <= small || s.now+j.WalltimeOrInf() <= shadow)
 	}
-	for i := 0; ; {
+	defer func() { timeCandModes[w.candMode]++ }()
+	for i := first; ; {
 		for i < len(want) && !startable(want[i]) {
 			i++
 		}
@@ -160,6 +182,10 @@ func checkTimeWalk(t *testing.T, s *State, o *TimeOrder, r *rand.Rand, what stri
 	}
 }
 
+// timeCandModes counts the backfill walks of checkTimeWalk by the way
+// they found the jobs that can start (1: by position, 2: over the trees).
+var timeCandModes [3]int
+
 // TestTimeWalkWhileJobsLeave: jobs that start during a walk (the ones it
 // gave, and others) leave the index, and the walk goes on in order over
 // the jobs still waiting; the next walk, at a later time, too.
@@ -176,7 +202,7 @@ func TestTimeWalkWhileJobsLeave(t *testing.T) {
 			s.now = float64(round * round * 7)
 			want := timeRef(s, o)
 			gone := map[*Job]bool{}
-			w := s.timeFor(o).walk(s.now)
+			w := s.timeFor(o).walk(s)
 			for i := 0; ; {
 				for i < len(want) && gone[want[i]] {
 					i++
@@ -208,6 +234,28 @@ func TestTimeWalkWhileJobsLeave(t *testing.T) {
 				t.Fatalf("%s round %d: %v", o.Name(), round, err)
 			}
 		}
+	}
+}
+
+// TestTimeTiers: a tier per size up to 64 hosts, then tiers of
+// consecutive sizes, 16 for each doubling.
+func TestTimeTiers(t *testing.T) {
+	prev := -1
+	for res := int32(0); res <= 1<<14; res++ {
+		k := timeTierOf(res)
+		switch {
+		case res <= 64 && k != int(res):
+			t.Fatalf("%d hosts: tier %d", res, k)
+		case k != prev && k != prev+1:
+			t.Fatalf("%d hosts: tier %d after %d", res, k, prev)
+		}
+		prev = k
+	}
+	if got := timeTierOf(1 << 14); got != 65+8*16 {
+		t.Errorf("2^14 hosts: tier %d, want %d", got, 65+8*16)
+	}
+	if got := timeTierOf(math.MaxInt32); got != 65+25*16-1 {
+		t.Errorf("2^31-1 hosts: tier %d, want %d", got, 65+25*16-1)
 	}
 }
 
