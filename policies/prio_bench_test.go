@@ -1,0 +1,173 @@
+package policies_test
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/policies/prio"
+	"github.com/bucma-sched/bucma/sched"
+)
+
+// BenchmarkTimeOrderDecide times one decision of the priority-function
+// policies whose order changes with the time (prio-wfp3, prio-unicep,
+// prio-xf) and of a user's WFP3 written on sched.TimeOrder (userWFP3),
+// under each backfill option, with 10 000 and 100 000 waiting jobs, next
+// to easy and conservative (FCFS) in the same state.
+//
+// The state: 1000 hosts, full but for a few, with jobs of 11 to 64 hosts
+// running and n waiting, submitted over the 100 000 s before the first
+// decision, walltimes of 1 minute to 24 hours. Each decision is a message
+// dt seconds after the previous one in which the running job that started
+// first ends and a job like the others arrives: the keys have moved, the
+// policy starts what the freed hosts allow (one job a decision on
+// average), and the queue stays near n. "waiting" is the queue after the
+// last decision; "cpu-ns/op" the process's CPU time per decision.
+//
+// Conservative backfilling compresses its schedule when a job ends: it
+// walks the whole queue at every one of these decisions (as conservative
+// does).
+func BenchmarkTimeOrderDecide(b *testing.B) {
+	specs := []*sched.Spec{userWFP3()}
+	for _, name := range []string{"prio-wfp3", "prio-unicep", "prio-xf", "easy", "conservative", "prio-f1", "prio-sjf", "prio-largest"} {
+		spec, _ := reg.Get(name)
+		specs = append(specs, spec)
+	}
+	for _, n := range []int{10_000, 100_000} {
+		msgs, running := churnMessages(n)
+		for _, spec := range specs {
+			backfills := prio.BackfillOption.Values
+			if spec.Name == "easy" || spec.Name == "conservative" {
+				backfills = []string{""}
+			}
+			for _, backfill := range backfills {
+				var opts sched.Options
+				if backfill != "" {
+					opts = sched.Options{"backfill": backfill}
+				}
+				for _, dt := range []float64{10, 1000} {
+					name := fmt.Sprintf("%s/%s/%d/dt=%g", spec.Name, backfill, n, dt)
+					if backfill == "" {
+						name = fmt.Sprintf("%s/%d/dt=%g", spec.Name, n, dt)
+					}
+					b.Run(name, func(b *testing.B) {
+						benchChurn(b, spec, opts, msgs, running, dt)
+					})
+				}
+			}
+		}
+	}
+}
+
+// benchChurn plays msgs to a session of spec and times the decisions of
+// the churn (see BenchmarkTimeOrderDecide); running are the jobs msgs
+// start, in order.
+func benchChurn(b *testing.B, spec *sched.Spec, opts sched.Options, msgs []*batsim.Message, running []string, dt float64) {
+	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range msgs {
+		if _, err := sess.Handle(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fifo := append([]string(nil), running...)
+	now := msgs[len(msgs)-1].Now
+	r := rand.New(rand.NewPCG(7, 7))
+	k := 0
+	decide := func() {
+		now += dt
+		k++
+		j, ok := sess.State().Job(fifo[0])
+		if !ok {
+			b.Fatalf("job %s does not run", fifo[0])
+		}
+		fifo = fifo[1:]
+		m := &batsim.Message{Now: now, Events: []batsim.Event{
+			{Timestamp: now, Type: batsim.TypeJobCompleted, Data: &batsim.JobCompleted{JobID: j.ID(), JobState: batsim.StateSuccess,
+				Alloc: batsim.NewIntervalSet(j.Alloc()...).String()}},
+			submitted(now, "n"+strconv.Itoa(k), churnJob(r, now)),
+		}}
+		reply, err := sess.Handle(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, ev := range reply.Events() {
+			if x, ok := ev.Data.(*batsim.ExecuteJob); ok {
+				fifo = append(fifo, x.JobID)
+			}
+		}
+	}
+	decide() // the first decision after the arrivals computes every node
+	cpu0, cpuOK := processCPU()
+	for b.Loop() {
+		decide()
+	}
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+	}
+	b.ReportMetric(float64(sess.State().NbWaiting()), "waiting")
+}
+
+// userWFP3 is WFP3 as a user writes it on the public API
+// (docs/writing-a-policy.md): the cube root of (wait/walltime)³·hosts, a
+// line in the time, with the built-in policies' backfill option.
+func userWFP3() *sched.Spec {
+	return &sched.Spec{
+		Name:    "user-wfp3",
+		Options: []sched.OptionSpec{prio.BackfillOption},
+		New: func(opts sched.Options) (sched.Policy, error) {
+			rule, err := prio.Rule(opts["backfill"])
+			if err != nil {
+				return nil, err
+			}
+			order := sched.NewTimeOrder("wfp3", func(j *sched.Job) sched.Line {
+				return sched.Line{Rate: -math.Cbrt(float64(j.Res())) / j.WalltimeOrInf(), Since: j.Submit()}
+			})
+			return &sched.Composite{Order: order, Rule: rule, Hosts: sched.Fastest{}}, nil
+		},
+	}
+}
+
+// churnJob is the description of a job of the churn submitted at at: 11
+// to 64 hosts, a walltime of 1 minute to 24 hours, a run that never ends
+// by itself.
+func churnJob(r *rand.Rand, at float64) string {
+	return fmt.Sprintf(`"subtime":%g,"res":%d,"walltime":%d,"profile":"d"`, at, 11+r.IntN(54), 60+r.IntN(86400))
+}
+
+// churnMessages: SIMULATION_BEGINS on 1000 hosts, jobs of the churn that
+// start at 0 until fewer than 11 hosts are free, then n jobs of the churn
+// submitted over 100 000 s, in 1000 messages. running lists the jobs that
+// start, in order.
+func churnMessages(n int) (msgs []*batsim.Message, running []string) {
+	r := rand.New(rand.NewPCG(uint64(n), 48))
+	first := &batsim.Message{Events: []batsim.Event{benchHostsBegins(false, false)}}
+	free := 1000
+	for k := 0; ; k++ {
+		res := 11 + r.IntN(54)
+		if res > free {
+			break
+		}
+		free -= res
+		id := "r" + strconv.Itoa(k)
+		first.Events = append(first.Events, submitted(0, id, fmt.Sprintf(`"subtime":0,"res":%d,"walltime":%d,"profile":"d"`, res, 60+r.IntN(86400))))
+		running = append(running, "w0!"+id)
+	}
+	msgs = []*batsim.Message{first}
+	per := n / 1000
+	for m := 0; m < 1000; m++ {
+		at := float64(1 + m*100)
+		msg := &batsim.Message{Now: at}
+		for i := m * per; i < (m+1)*per; i++ {
+			msg.Events = append(msg.Events, submitted(at, strconv.Itoa(i), churnJob(r, at)))
+		}
+		msgs = append(msgs, msg)
+	}
+	return msgs, running
+}
