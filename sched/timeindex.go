@@ -76,14 +76,23 @@ type timeTier struct {
 func newTimeIndex(o *TimeOrder) *timeIndex { return &timeIndex{o: o, at: math.Inf(-1)} }
 
 // timeTierOf is the tier of a job of res hosts: its size up to 64 hosts,
-// then 16 tiers for each doubling of the size (sizes 65 to 68 share tier
-// 65, ..., sizes 128 to 135 tier 81).
+// then 16 tiers for each doubling of the size (sizes 65 to 67 share tier
+// 65, 68 to 71 tier 66, ..., 128 to 135 tier 81).
 func timeTierOf(res int32) int {
 	if res <= 64 {
 		return int(max(res, 0))
 	}
 	e := bits.Len32(uint32(res)) - 1 // 2^e <= res < 2^(e+1), e >= 6
 	return 65 + (e-6)*16 + int((res-1<<e)>>(e-4))
+}
+
+// timeTierLow is the smallest size of tier k.
+func timeTierLow(k int) int32 {
+	if k <= 64 {
+		return int32(k)
+	}
+	e := 6 + (k-65)/16
+	return max(1<<e+int32((k-65)%16)<<(e-4), 65) // 64 is tier 64's
 }
 
 func newTimeTier(n int) *timeTier {
@@ -372,7 +381,8 @@ func (w *timeWalk) next(f timeFilter) *Job {
 	if !w.started {
 		w.started = true
 		for k, t := range w.x.tiers {
-			if t != nil && t.live > 0 {
+			// A tier whose sizes are all too large is not computed.
+			if t != nil && t.live > 0 && f.may(timeTierLow(k), 0) {
 				w.push(k, 1, &f)
 			}
 		}

@@ -251,6 +251,11 @@ func TestTimeTiers(t *testing.T) {
 		}
 		prev = k
 	}
+	for k := 0; k <= timeTierOf(math.MaxInt32); k++ {
+		if lo := timeTierLow(k); timeTierOf(lo) != k || (lo > 0 && timeTierOf(lo-1) != k-1) {
+			t.Fatalf("tier %d: smallest size %d, in tier %d", k, lo, timeTierOf(lo))
+		}
+	}
 	if got := timeTierOf(1 << 14); got != 65+8*16 {
 		t.Errorf("2^14 hosts: tier %d, want %d", got, 65+8*16)
 	}
