@@ -17,10 +17,9 @@ import (
 // BenchmarkTimeOrderDecide times one decision of the priority-function
 // policies whose order changes with the time (prio-wfp3, prio-unicep,
 // prio-xf) and of a user's WFP3 written on sched.TimeOrder (userWFP3),
-// under each backfill option, with 10 000 and 100 000 waiting jobs, next
-// to easy and conservative (FCFS), and to three orders that do not change
-// with the time under EASY (prio-f1, prio-sjf, prio-largest), in the same
-// state.
+// with no and with EASY backfilling, with 10 000 and 100 000 waiting
+// jobs, next to easy, and to three orders that do not change with the
+// time under EASY (prio-f1, prio-sjf, prio-largest), in the same state.
 //
 // The state: 1000 hosts, full but for a few, with jobs of 11 to 64 hosts
 // running and n waiting, submitted over the 100 000 s before the first
@@ -32,21 +31,20 @@ import (
 // near n. "waiting" is the queue after the last decision; "cpu-ns/op" the
 // process's CPU time per decision.
 //
-// Conservative backfilling compresses its schedule when a job ends: it
-// walks the whole queue at every one of these decisions (as conservative
-// does).
+// Conservative backfilling compresses its schedule at every one of these
+// decisions, since a job ended: BenchmarkConservativeEnd times that.
 func BenchmarkTimeOrderDecide(b *testing.B) {
 	specs := []*sched.Spec{userWFP3()}
-	for _, name := range []string{"prio-wfp3", "prio-unicep", "prio-xf", "easy", "conservative", "prio-f1", "prio-sjf", "prio-largest"} {
+	for _, name := range []string{"prio-wfp3", "prio-unicep", "prio-xf", "easy", "prio-f1", "prio-sjf", "prio-largest"} {
 		spec, _ := reg.Get(name)
 		specs = append(specs, spec)
 	}
 	for _, n := range []int{10_000, 100_000} {
 		msgs := churnMessages(n)
 		for _, spec := range specs {
-			backfills := prio.BackfillOption.Values
+			backfills := []string{"none", "easy"}
 			switch spec.Name {
-			case "easy", "conservative":
+			case "easy":
 				backfills = []string{""}
 			case "prio-f1", "prio-sjf", "prio-largest":
 				backfills = []string{"easy"} // orders that do not change with the time, for reference
@@ -167,16 +165,14 @@ func churnJob(r *rand.Rand, at float64) string {
 }
 
 // churnMessages: SIMULATION_BEGINS on 1000 hosts, jobs of the churn that
-// start at 0 until fewer than 11 hosts are free, then n jobs of the churn
-// submitted over 100 000 s, in 1000 messages.
+// start at 0 until fewer than 11 hosts are free (the last takes what is
+// left), then n jobs of the churn submitted over 100 000 s, in 1000
+// messages.
 func churnMessages(n int) []*batsim.Message {
 	r := rand.New(rand.NewPCG(uint64(n), 48))
 	first := &batsim.Message{Events: []batsim.Event{benchHostsBegins(false, false)}}
-	for free, k := 1000, 0; ; k++ {
-		res := 11 + r.IntN(54)
-		if res > free {
-			break
-		}
+	for free, k := 1000, 0; free >= 11; k++ {
+		res := min(11+r.IntN(54), free)
 		free -= res
 		// Long enough to run until the arrivals are in.
 		first.Events = append(first.Events, submitted(0, "r"+strconv.Itoa(k), fmt.Sprintf(`"subtime":0,"res":%d,"walltime":%d,"profile":"d"`, res, 100_000+r.IntN(86400))))
