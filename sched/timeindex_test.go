@@ -61,7 +61,7 @@ func TestTimeIndexMatchesSort(t *testing.T) {
 			t.Errorf("backfill walks by position %d, over the trees %d: want both", timeCandModes[1], timeCandModes[2])
 		}
 	}()
-	seeds := 4
+	seeds := 2
 	if testing.Short() {
 		seeds = 1
 	}
@@ -71,7 +71,7 @@ func TestTimeIndexMatchesSort(t *testing.T) {
 		orders := timeOrders()
 		var waiting []*Job
 		now := 0.0
-		steps := 1200
+		steps := 1000
 		for step := 0; step < steps; step++ {
 			// Time goes on by steps of every scale, often not at all,
 			// and once back.
