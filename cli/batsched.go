@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -194,8 +195,8 @@ func parseBatschedArgs(args []string) (*batschedArgs, error) {
 		b.given[f.long] = val
 	}
 	if d, ok := b.given["rjms_delay"]; ok {
-		if x, err := strconv.ParseFloat(d, 64); err != nil || !(x >= 0) {
-			return nil, batschedUsage("--rjms_delay %q: want a number >= 0", d)
+		if x, err := strconv.ParseFloat(d, 64); err != nil || !(x >= 0) || math.IsInf(x, 1) {
+			return nil, batschedUsage("--rjms_delay %q: want a finite number >= 0", d)
 		}
 	}
 	if n, ok := b.given["call_make_decisions_on_single_nop"]; ok {
@@ -304,9 +305,13 @@ func variantOptions(given map[string]string) (map[string]json.RawMessage, error)
 		text = t
 	}
 	if path, ok := given["variant_options_filepath"]; ok && path != "" {
-		b, err := os.ReadFile(path)
+		b, err := readBounded(path, maxVariantOptions)
 		if err != nil {
-			return nil, cli.Exit(fmt.Sprintf("run: --variant_options_filepath: %v", err), 1)
+			hint := ""
+			if errors.Is(err, errTooLarge) {
+				hint = " (a variant's options are a small JSON object)"
+			}
+			return nil, cli.Exit(fmt.Sprintf("run: --variant_options_filepath: %v%s", err, hint), 1)
 		}
 		text, where = string(b), "--variant_options_filepath "+path
 	}
@@ -323,6 +328,33 @@ func variantOptions(given map[string]string) (map[string]json.RawMessage, error)
 		return nil, cli.Exit(fmt.Sprintf("run: %s: %s", where, msg), code)
 	}
 	return m, nil
+}
+
+// maxVariantOptions bounds the file of --variant_options_filepath: a
+// variant's options are a few keys (batsched's largest set, the energy
+// variants', is under 1 KB), so a larger file is a mistake (a device, a
+// workload given in its place) to stop before it fills the memory.
+const maxVariantOptions = 1 << 20
+
+// errTooLarge is readBounded's error for a file over its limit.
+var errTooLarge = errors.New("too large")
+
+// readBounded reads the file at path, refusing one of more than limit
+// bytes (a device such as /dev/zero has no end).
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, errTooLarge, limit)
+	}
+	return b, nil
 }
 
 // twinNames are the variants whose twin is in reg.
@@ -386,9 +418,25 @@ func batschedHelp(w io.Writer, reg *sched.Registry) error {
 	return err
 }
 
-// batschedLogger is the logger of run's batsched mode.
-func batschedLogger(c *cli.Context, m *batschedMode) *slog.Logger {
-	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: m.level}))
+// variantHint explains an argument that follows -v and names a batsched
+// variant, in a command where -v is --verbose: batsched's command line is
+// run's, and the embedded engine runs the variant's twin as a policy.
+func variantHint(c *cli.Context, arg string) string {
+	if !c.Bool("verbose") || !slices.Contains(batschedVariantNames, arg) {
+		return ""
+	}
+	v, ok := policies.BatschedVariantByName(arg)
+	if ok {
+		_, ok = registry(c).Get(v.Policy)
+	}
+	if !ok {
+		return fmt.Sprintf(": -v is --verbose here (batsched's variant %s has no twin in bucma)", arg)
+	}
+	hint := fmt.Sprintf(": -v is --verbose here; batsched's -v VARIANT is 'bucma run -v %s', which serves Batsim", arg)
+	if c.Command.Name == "simulate" {
+		hint += fmt.Sprintf(", and the embedded engine runs the variant's twin as --scheduler %s%s", v.Policy, v.OptionArgs())
+	}
+	return hint
 }
 
 // invokedAsBatsched reports whether the program runs under the name

@@ -78,14 +78,17 @@ func TestBatschedUsageErrors(t *testing.T) {
 		{[]string{"-v", "filler", "-o", "random"}, 2, []string{`--queue_order "random": not in {fcfs, lcfs`}},
 		{[]string{"-v", "filler", "-p", "best"}, 2, []string{`--policy "best"`}},
 		{[]string{"-v", "filler", "-d", "-1"}, 2, []string{`--rjms_delay "-1"`}},
+		{[]string{"-v", "easy_bf", "--rjms_delay=inf"}, 2, []string{`--rjms_delay "inf": want a finite number >= 0`}},
+		{[]string{"-v", "easy_bf", "-d", "+Inf"}, 2, []string{`--rjms_delay "+Inf"`}},
+		{[]string{"-v", "easy_bf", "-d", "NaN"}, 2, []string{`--rjms_delay "NaN"`}},
 		{[]string{"-v", "filler", "--verbosity", "loud"}, 2, []string{`--verbosity "loud"`}},
 		{[]string{"-v", "filler", "--call_make_decisions_on_single_nop", "maybe"}, 2, []string{"want 0 or 1"}},
 		{[]string{"-v", "filler", "--frobnicate"}, 2, []string{"unknown flag --frobnicate"}},
 		{[]string{"-v", "filler", "--scheduler", "easy"}, 2, []string{"unknown flag --scheduler"}},
 		{[]string{"-v", "filler", "extra"}, 2, []string{`unexpected argument "extra"`}},
 		{[]string{"--variant"}, 2, []string{"--variant needs a value"}},
-		// -v alone is --verbose: bucma's run, which needs its policy
-		{[]string{"-v"}, 2, []string{"--scheduler is required"}},
+		// -v alone is --verbose: bucma's run, with its own flags
+		{[]string{"-v", "--scheduler", "nope"}, 2, []string{`unknown scheduler "nope"`}},
 		{[]string{"-v", "easy_bf", "-o", "lcfs"}, 2, []string{"variant easy_bf: --queue_order lcfs: the twin reproduces this variant at fcfs only"}},
 		{[]string{"-v", "sleeper"}, 2, []string{`no "pstate_compute"`}},
 		{[]string{"-v", "energy_bf", "-d", "0"}, 2, []string{`variant energy_bf: --variant_options has no "energy_switch_off", which the variant requires`}},
@@ -98,6 +101,8 @@ func TestBatschedUsageErrors(t *testing.T) {
 		{[]string{"-v", "filler", "--variant_options", `{"fraction_of_machines_to_use": 0.5}`}, 2, []string{"at 1 only"}},
 		{[]string{"-v", "filler", "--variant_options_filepath", opts}, 1, []string{opts, "not a JSON object"}},
 		{[]string{"-v", "filler", "--variant_options_filepath", opts + ".missing"}, 1, []string{"no such file"}},
+		// a device without end is read up to the bound, never whole
+		{[]string{"-v", "easy_bf", "--variant_options_filepath", "/dev/zero"}, 1, []string{"/dev/zero: too large: more than 1048576 bytes", "small JSON object"}},
 		{[]string{"-v", "filler", "--timeout", "-3s"}, 2, []string{"must not be negative"}},
 	} {
 		code, _, stderr := runBatschedApp(t, append([]string{"bucma", "run"}, c.args...)...)
@@ -132,10 +137,10 @@ func TestBatschedHelpAndVersion(t *testing.T) {
 
 // "bucma run -v fcfs_fast" takes the recorded decisions of strict FCFS on
 // the lowest free ids (fcfs_fast's), whatever Batsim's sched-config says
-// (batsched ignores it), and warns of the variant options fcfs_fast does
-// not read.
+// (batsched ignores it, keys of no option included), and warns of the
+// variant options fcfs_fast does not read.
 func TestRunBatschedTranscript(t *testing.T) {
-	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts": "fastest"}`)
+	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts": "fastest", "frobnicate": 1}`)
 	ep, done, errOut := startRun(t, "-v", "fcfs_fast", "-o", "desc_size", "--verbosity", "quiet", "--variant_options", `{"frobnicate": 3}`, "--validate")
 	got := playBatsim(t, ep, lines)
 	if err := waitRun(t, done); err != nil {

@@ -15,11 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -40,6 +42,14 @@ func appVersion() string {
 	return "0.1.0-dev"
 }
 
+// printVersion is --version's output: the version, then the ZeroMQ
+// transports this build has (a build without cgo has no libzmq).
+func printVersion(c *cli.Context) {
+	_, _ = fmt.Fprintf(c.App.Writer, "%s version %s\ntransports: %s\n", c.App.Name, c.App.Version, zmq.Transports())
+}
+
+func init() { cli.VersionPrinter = printVersion }
+
 // Main runs the command line args (args[0] is the program's name) with the
 // policies of reg and returns the process's exit status: 0 on success, 2
 // for a usage error (unknown command, flag, policy, option name or value),
@@ -47,7 +57,38 @@ func appVersion() string {
 // on a second interrupt.
 func Main(args []string, reg *sched.Registry) int {
 	exitOnInterrupt()
-	return exitCode(runCLI(newApp(reg), args))
+	return exitCode(runCLI(namedApp(reg, args), args))
+}
+
+// namedApp is the App of the command line args, named after the program
+// the user ran (args[0]): the commands it prints (its help, a run's
+// cmd.txt, the next command to type) name that program, a binary of
+// one's own ("mybucma") as much as bucma.
+func namedApp(reg *sched.Registry, args []string) *cli.App {
+	app := newApp(reg)
+	if len(args) > 0 && args[0] != "" {
+		app.Name = filepath.Base(args[0])
+		app.Metadata[invokedKey] = args[0]
+	}
+	return app
+}
+
+// invokedKey is where the App's Metadata holds the program as the user
+// invoked it ("bin/mybucma").
+const invokedKey = "invoked"
+
+// invoked is the program as the user invoked it, for the commands printed
+// for them to type next in the same shell ("bin/mybucma expe report DIR");
+// the App's name when not known.
+func invoked(c *cli.Context) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.App != nil {
+			if s, ok := ctx.App.Metadata[invokedKey].(string); ok {
+				return s
+			}
+		}
+	}
+	return c.App.Name
 }
 
 func newApp(reg *sched.Registry) *cli.App {

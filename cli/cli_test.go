@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/policies"
-
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -22,17 +23,15 @@ func runApp(t *testing.T, args ...string) (error, int, string) {
 }
 
 func TestUsageErrorsExit2(t *testing.T) {
-	names := strings.Join(policies.Builtin().Names(), ", ")
 	cases := []struct {
 		name string
 		args []string
 		want []string // fragments of the error
 	}{
-		{"unknown scheduler", []string{"run", "--scheduler", "nope"}, []string{`"nope"`, names}},
+		{"unknown scheduler", []string{"run", "--scheduler", "nope"}, []string{`"nope"`, strings.Join(run.Names(policies.Builtin()), ", ")}},
 		{"unknown option", []string{"run", "--scheduler", "easy", "--option", "bad=1"}, []string{`"bad"`, "hosts"}},
 		{"bad option value", []string{"run", "--scheduler", "fcfs", "-o", "hosts=slowest"}, []string{"slowest", "fastest, first-fit"}},
 		{"option without value", []string{"run", "--scheduler", "fcfs", "-o", "hosts"}, []string{"key=value"}},
-		{"no scheduler", []string{"run"}, []string{"--scheduler", names}},
 		{"unknown flag", []string{"run", "--scheduler", "easy", "--nope"}, []string{"nope", "bucma run --help"}},
 		{"bad duration", []string{"run", "--scheduler", "easy", "--timeout", "soon"}, []string{"soon"}},
 		{"stray argument", []string{"run", "--scheduler", "easy", "extra"}, []string{"extra"}},
@@ -47,6 +46,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"port zero", []string{"run", "--scheduler", "easy", "-s", "tcp://*:0"}, []string{`port "0"`}},
 		{"unknown transport", []string{"run", "--scheduler", "easy", "--transport", "udp"}, []string{`--transport "udp"`, "native or libzmq"}},
 		{"connect port out of range", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:99999"}, []string{"simulate: --connect", `port "99999"`}},
+		{"endpoint without transport", []string{"run", "--scheduler", "easy", "-s", "127.0.0.1:28000"}, []string{"run: --socket-endpoint", "no transport", "tcp://127.0.0.1:28000?"}},
+		{"batsched endpoint without transport", []string{"run", "-v", "easy_bf", "-s", "127.0.0.1:28000"}, []string{"no transport", "tcp://127.0.0.1:28000?"}},
+		{"connect without transport", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "localhost:28000"}, []string{"simulate: --connect", "tcp://localhost:28000?"}},
+		{"batsched variant in simulate", []string{"simulate", "-p", "lille", "-w", "w.json", "-v", "easy_bf"}, []string{`unexpected argument "easy_bf": -v is --verbose here`, "'bucma run -v easy_bf'", "--scheduler easy -o backfill=batsched -o hosts=first-fit -o no-walltime=reject"}},
+		{"batsched variant without twin in simulate", []string{"simulate", "-p", "lille", "-w", "w.json", "-v", "crasher"}, []string{`"crasher": -v is --verbose here (batsched's variant crasher has no twin in bucma)`}},
 		{"connect wildcard port", []string{"simulate", "-p", "lille", "-w", "w.json", "--connect", "tcp://127.0.0.1:*"}, []string{"simulate: --connect", "must be a number in 1..65535"}},
 		{"flag after argument", []string{"expe", "run", "walltime-trust", "--nope"}, []string{"nope", "bucma expe run --help"}},
 		{"unknown expe command", []string{"expe", "frobnicate"}, []string{`expe: unknown command "frobnicate"`, "run, report"}},
@@ -78,6 +82,10 @@ func TestVersion(t *testing.T) {
 	if want == "" || !strings.Contains(out, want) {
 		t.Fatalf("--version printed %q, want the version %q", out, want)
 	}
+	// Then the transports of this build: libzmq only in a build with cgo.
+	if !strings.Contains(out, "\ntransports: native ZMTP 3.0") || strings.Contains(out, "libzmq 4") != zmq.HasLibzmq {
+		t.Fatalf("--version printed %q: want the transports of this build (libzmq: %v)", out, zmq.HasLibzmq)
+	}
 }
 
 func TestExitCodes(t *testing.T) {
@@ -100,6 +108,21 @@ func TestBadOptionValueExit2(t *testing.T) {
 		err, code, _ := runApp(t, args...)
 		if code != 2 {
 			t.Fatalf("%v: exit %d (%v), want 2", args, code, err)
+		}
+	}
+}
+
+// "bucma run --help" shows batsched's command line, and -v and -o's meaning
+// in it.
+func TestRunHelpShowsBatschedCommandLine(t *testing.T) {
+	err, code, out := runApp(t, "run", "--help")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, w := range []string{"bucma run -v easy_bf -s tcp://*:28000", "batsched -v easy_bf", "'bucma run -v VARIANT --help'",
+		"-v VARIANT is batsched's variant", "-o ORDER is batsched's queue order", "TRANSPORT://ADDRESS"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("run --help lacks %q:\n%s", w, out)
 		}
 	}
 }

@@ -84,7 +84,7 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 			Commands:       []*cli.Command{top},
 			ExitErrHandler: func(*cli.Context, error) {},
 			OnUsageError:   onUsageError,
-			Metadata:       map[string]any{registryKey: registry(c)},
+			Metadata:       map[string]any{registryKey: registry(c), invokedKey: invoked(c)},
 			// Parsed as the first time (see newApp).
 			DisableSliceFlagSeparator: true,
 		}
@@ -159,7 +159,7 @@ func expeRunCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "runs in parallel"},
 			&cli.StringFlag{Name: "out", Usage: "campaign directory (default results/PLAN)"},
 			&cli.BoolFlag{Name: "report", Usage: "write the report when the campaign is complete"},
-			&cli.StringFlag{Name: "format", Value: "md", Usage: "with --report: md (report.md and its figures), csv (results.csv) or md,csv"},
+			&cli.StringFlag{Name: "format", Value: "md,csv", Usage: "with --report: md (report.md and its figures), csv (results.csv, one row per run and metric) or both"},
 			&cli.BoolFlag{Name: "no-progress", Usage: "no progress bar (there is none when standard error is not a terminal)"},
 		),
 		Action: expeRun,
@@ -234,15 +234,23 @@ func commandPlan(c *cli.Context, name string) (plan expe.Plan, formats []string,
 			}
 		}
 	}
+	platform := ""
+	if c.IsSet("platform") {
+		// Found as every command finds a platform, and held as a plan
+		// file's is: a bundled name, or a file's absolute path.
+		if platform, err = expe.ResolvePlatform("", c.String("platform")); err != nil {
+			return plan, nil, cli.Exit(name+": --platform: "+err.Error(), 2)
+		}
+	}
 	if c.IsSet("workload") {
-		if plan, err = plan.WithFile(c.String("workload"), c.String("platform")); err != nil {
+		if plan, err = plan.WithFile(c.String("workload"), platform); err != nil {
 			return plan, nil, cli.Exit(name+": "+err.Error(), 2)
 		}
 	} else if c.IsSet("platform") {
 		if len(plan.Cases) > 0 && plan.Kind != "osep" {
 			return plan, nil, cli.Exit(name+": --platform does not apply to plan "+plan.Name+": its conditions name their platforms", 2)
 		}
-		plan.Platform = c.String("platform")
+		plan.Platform = platform
 	}
 	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
 	if c.IsSet("loads") {
@@ -340,13 +348,13 @@ func expeRun(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%d of %d runs failed; fix the cause and run the same command again (completed runs are kept)", len(res.Failed), res.Total), 1)
 	}
 	if res.Busy > 0 {
-		fmt.Fprintf(w, "other executions (another bucma expe run, Slurm tasks) hold %d runs: bucma expe status %s follows them; run the same command again once they ended\n", res.Busy, out)
-		return nil
+		return cli.Exit(fmt.Sprintf("%d of %d runs are not done: other executions (another expe run, Slurm tasks) hold them; %s expe status %s follows them; run the same command again once they ended",
+			res.Busy, res.Total, invoked(c), out), 1)
 	}
 	if c.Bool("report") {
 		return writeReports(c, out, formats)
 	}
-	fmt.Fprintf(w, "next: bucma expe report %s\n", out)
+	fmt.Fprintf(w, "next: %s\n", expe.ShellJoin([]string{invoked(c), "expe", "report", out}))
 	return nil
 }
 
@@ -386,14 +394,15 @@ func writeReports(c *cli.Context, dir string, formats []string) error {
 }
 
 // checkPlanPolicies fails early, before any run, when a variant names an
-// unknown policy or option.
+// unknown policy or option, or an option value its policy refuses: each
+// variant's policy is built once, as each of its runs builds it.
 func checkPlanPolicies(p expe.Plan, reg *sched.Registry) error {
 	for _, v := range p.Variants {
 		spec, err := reg.Lookup(v.Policy)
 		if err != nil {
 			return fmt.Errorf("plan %s, variant %s: %w", p.Name, v.Name, err)
 		}
-		if _, err := spec.Resolve(sched.Options(v.Options)); err != nil {
+		if _, err := spec.Build(sched.Options(v.Options)); err != nil {
 			return fmt.Errorf("plan %s, variant %s: %w", p.Name, v.Name, err)
 		}
 	}
@@ -426,7 +435,9 @@ func planEngine(c *cli.Context, p expe.Plan) (expe.Engine, error) {
 func makeEngine(c *cli.Context, name, batsimBin, image string, flags []string) (expe.Engine, error) {
 	switch name {
 	case "embedded":
-		return expe.NewEmbeddedEngine(registry(c)), nil
+		e := expe.NewEmbeddedEngine(registry(c))
+		e.Program = c.App.Name
+		return e, nil
 	case "batsim":
 		self, err := os.Executable()
 		if err != nil {
@@ -458,10 +469,10 @@ func expeReportCommand() *cli.Command {
 	return &cli.Command{
 		Name: "report",
 		Usage: "write the report of a campaign directory: DIR/report.md and its figures (DIR/fig/*.png, *.svg), " +
-			"or DIR/results.csv (one row per run and metric)",
+			"and DIR/results.csv (one row per run and metric)",
 		ArgsUsage: "DIR",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "md", Usage: "md (report.md and its figures), csv (results.csv) or md,csv"},
+			&cli.StringFlag{Name: "format", Value: "md,csv", Usage: "md (report.md and its figures), csv (results.csv, one row per run and metric) or both"},
 			&cli.BoolFlag{Name: "complete", Usage: "write nothing, and fail (exit status 1) saying which runs, unless every run of the plan is done (the report job of expe submit)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -470,6 +481,10 @@ func expeReportCommand() *cli.Command {
 			}
 			formats, err := reportFormats(c.String("format"))
 			if err != nil {
+				return cli.Exit("expe report: "+err.Error(), 2)
+			}
+			// Not a campaign directory: a usage error, as for expe status.
+			if _, err := expe.ReadPlan(c.Args().First()); err != nil {
 				return cli.Exit("expe report: "+err.Error(), 2)
 			}
 			if c.Bool("complete") {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bucma-sched/bucma/policies"
 
@@ -187,7 +188,8 @@ func TestExpeUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	if err, code, _ := runApp(t, "expe", "report", t.TempDir()); code != 1 || !strings.Contains(err.Error(), "not a campaign directory") {
+	// As expe status (TestReportStatusBadDirectory): a usage error.
+	if err, code, _ := runApp(t, "expe", "report", t.TempDir()); code != 2 || !strings.Contains(err.Error(), "not a campaign directory") {
 		t.Errorf("report on an empty directory: exit %d, %v", code, err)
 	}
 }
@@ -429,6 +431,144 @@ func TestExpeRunBot(t *testing.T) {
 		want, _ := os.ReadFile(args[3])
 		if len(want) == 0 || !bytes.Equal(got, want) {
 			t.Errorf("the campaign's workload %s differs from bucma workload bot %s", c.key, strings.Join(c.args, " "))
+		}
+	}
+}
+
+// expe run ends with a non-zero status, saying so, when runs of the
+// campaign are left undone: here one that another execution (a live claim
+// of another host) holds.
+func TestExpeRunUndoneRunsExitNonZero(t *testing.T) {
+	dir, plan := smallPlan(t, "{name: a, policy: fcfs}, {name: b, policy: easy}")
+	out := filepath.Join(dir, "out")
+	tmp := filepath.Join(out, "runs", ".tmp-b_s001_l0.5")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	cl, _ := json.Marshal(expe.Claim{Host: "node7", PID: 1, Token: "t", Started: now, Heartbeat: now})
+	if err := os.WriteFile(filepath.Join(tmp, expe.ClaimFile), cl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err, code, stderr := runApp(t, "expe", "run", plan, "--out", out, "--no-progress", "--report")
+	if code != 1 || !strings.Contains(err.Error(), "1 of 2 runs are not done: other executions (another expe run, Slurm tasks) hold them; bucma expe status") ||
+		!strings.Contains(stderr, "(1 done now, 0 already done, 1 being run by another execution, 0 failed)") {
+		t.Errorf("exit %d: %v\n%s", code, err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err == nil {
+		t.Error("a report of an incomplete campaign was written")
+	}
+}
+
+// The commands a campaign prints and records name the program the user
+// ran: a binary of one's own ("bin/mybucma") in the next command to type,
+// its name in each run's cmd.txt and run.json. expe report writes the
+// report and the tidy results.csv unless --format asks for one.
+func TestExpeNamesTheProgramRun(t *testing.T) {
+	dir, plan := smallPlan(t, "{name: a, policy: fcfs}")
+	out := filepath.Join(dir, "out")
+	run := func(args ...string) (string, error) {
+		app := namedApp(policies.Builtin(), []string{"bin/mybucma"})
+		var b bytes.Buffer
+		app.Writer, app.ErrWriter = &b, &b
+		err := runCLI(app, append([]string{"bin/mybucma"}, args...))
+		return b.String(), err
+	}
+	stderr, err := run("expe", "run", plan, "--out", out, "--no-progress")
+	if err != nil || !strings.Contains(stderr, "next: bin/mybucma expe report "+out+"\n") {
+		t.Errorf("%v\n%s", err, stderr)
+	}
+	cmd, _ := os.ReadFile(filepath.Join(out, "runs", "a_s001_l0.5", "cmd.txt"))
+	var info expe.RunInfo
+	data, _ := os.ReadFile(filepath.Join(out, "runs", "a_s001_l0.5", "run.json"))
+	_ = json.Unmarshal(data, &info)
+	if !strings.HasPrefix(string(cmd), "mybucma simulate -p platform.xml ") || !strings.HasPrefix(info.CommandLine, "mybucma simulate ") {
+		t.Errorf("cmd.txt %q, run.json %q", cmd, info.CommandLine)
+	}
+	stdout, err := run("expe", "report", out)
+	if err != nil || stdout != filepath.Join(out, "report.md")+"\n"+filepath.Join(out, "results.csv")+"\n" {
+		t.Errorf("%v\n%s", err, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.csv")); err != nil {
+		t.Error(err)
+	}
+	// Usage errors name it too.
+	if _, err := run("expe", "run", plan, "--nope"); err == nil || !strings.Contains(err.Error(), "see 'mybucma expe run --help'") {
+		t.Errorf("usage error: %v", err)
+	}
+}
+
+// smallPlan writes a plan file of one 20-job workload and the given
+// variants in a new folder, and returns both.
+func smallPlan(t *testing.T, variants string) (dir, plan string) {
+	t.Helper()
+	dir = t.TempDir()
+	plan = filepath.Join(dir, "p.yaml")
+	text := "name: p\nplatform: lille\nworkload: {generator: lille, jobs: 20}\nloads: 0.5\nseeds: 1\nvariants: [" + variants + "]\n"
+	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, plan
+}
+
+// A bundled platform is found the same way by every command (a file at the
+// path, else the bundled platform the name spells, lille or lille.xml),
+// and named the same way in their messages.
+func TestPlatformSpellings(t *testing.T) {
+	tiny := filepath.Join("..", "workloads", "tiny.json")
+	prefix := filepath.Join(t.TempDir(), "out")
+	for _, p := range []string{"lille", "lille.xml", "platforms/lille.xml"} {
+		if err, code, out := runApp(t, "simulate", "-p", p, "-w", tiny, "--scheduler", "fcfs", "-q", "-e", prefix); code != 0 {
+			t.Errorf("simulate -p %s: exit %d: %v\n%s", p, code, err, out)
+		}
+	}
+	list := "bot-2nodes, bot, lille-cores, lille, mcmca, osep, sge-pi50, sge"
+	if err, _, _ := runApp(t, "simulate", "-w", tiny, "--scheduler", "fcfs"); err == nil || !strings.Contains(err.Error(), "one of: "+list+")") {
+		t.Errorf("simulate without -p: %v", err)
+	}
+	if err, _, _ := runApp(t, "simulate", "-p", "lile", "-w", tiny, "--scheduler", "fcfs"); err == nil || !strings.Contains(err.Error(), "(bundled: "+list+")") {
+		t.Errorf("simulate -p lile: %v", err)
+	}
+	dir, plan := smallPlan(t, "{name: a, policy: fcfs}")
+	out := filepath.Join(dir, "out")
+	for _, p := range []string{"lille.xml", "platforms/lille.xml", "lille"} {
+		if err, code, stderr := runApp(t, "expe", "run", plan, "--platform", p, "--out", out, "--no-progress"); code != 0 {
+			t.Fatalf("expe run --platform %s: exit %d: %v\n%s", p, code, err, stderr)
+		}
+		got, err := expe.ReadPlan(out)
+		if err != nil || got.Platform != "lille" {
+			t.Errorf("--platform %s: plan.json's platform %q, %v", p, got.Platform, err)
+		}
+	}
+	if err, code, _ := runApp(t, "expe", "run", plan, "--platform", "lile", "--out", out, "--no-progress"); code != 2 || !strings.Contains(err.Error(), `--platform: platform "lile": no such file and no such bundled platform (bundled: `+list+")") {
+		t.Errorf("expe run --platform lile: exit %d: %v", code, err)
+	}
+}
+
+// expe report and expe status end alike on a folder that is not a
+// campaign directory: exit status 2 (a usage error), naming it.
+func TestReportStatusBadDirectory(t *testing.T) {
+	base := t.TempDir()
+	file := filepath.Join(base, "file")
+	corrupt := filepath.Join(base, "corrupt")
+	invalid := filepath.Join(base, "invalid")
+	for dir, plan := range map[string]string{corrupt: "{", invalid: `{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1,1],"loads":[0.5]}`} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "plan.json"), []byte(plan), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(base, "nope"), base, file, corrupt, invalid} {
+		for _, cmd := range [][]string{{"expe", "report", dir}, {"expe", "report", "--format", "csv", dir}, {"expe", "report", "--complete", dir}, {"expe", "status", dir}} {
+			err, code, _ := runApp(t, cmd...)
+			if code != 2 || err == nil || !strings.Contains(err.Error(), dir) {
+				t.Errorf("%v: exit %d: %v", cmd, code, err)
+			}
 		}
 	}
 }

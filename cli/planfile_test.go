@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"encoding/csv"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,7 +69,7 @@ func TestExpeRunPlanFile(t *testing.T) {
 	}
 	report, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for _, want := range []string{
-		"# trace3", "3 variants × 2 load levels × 5 seeds = 30 runs; 30 completed.", "## offered load 0.7", "## offered load 0.9",
+		"# trace3", "3 variants × 2 load levels × 5 seeds = 30 runs; 30 completed.", "## load level 0.7", "## load level 0.9",
 		"### Means over the seeds", "### Paired differences against `easy`", "| fcfs | ", "### By job size", "### By user",
 		"fig/cdf_waiting_l0.7.png", "fig/cdf_bsld_l0.9.png", "## Gantt charts", "fig/gantt_minmin.png", "(Feitelson et al., 1997)",
 	} {
@@ -82,21 +82,14 @@ func TestExpeRunPlanFile(t *testing.T) {
 			t.Errorf("figure %s: %v", f, err)
 		}
 	}
-	f, err := os.Open(filepath.Join(out, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
 	if strings.Join(rows[0], ",") != "campaign,study,run,variant,policy,options,platform,workload,case,load,seed,metric,value" || len(rows) != 1+30*15 {
 		t.Fatalf("results.csv: %d rows, header %v", len(rows), rows[0])
 	}
-	if r := rows[1]; strings.Join(r[:12], ",") != "trace3,,easy_s001_l0.7,easy,easy,,lille,swf:cluster.swf,,0.7,1,jobs" || r[12] != "150" {
+	if r := rows[1]; strings.Join(r[:12], ",") != "trace3,comparison,easy_s001_l0.7,easy,easy,,lille,swf:cluster.swf,,0.7,1,jobs" || r[12] != "150" {
 		t.Errorf("first row %v", r)
 	}
+	readWithPandas(t, filepath.Join(out, "results.csv"))
 	// The report command writes the same files again.
 	if err, code, msg := runApp(t, "expe", "report", out, "--format", "csv"); err != nil || code != 0 || !strings.Contains(msg, "results.csv") {
 		t.Errorf("expe report --format csv: %v (exit %d) %s", err, code, msg)
@@ -108,6 +101,28 @@ func TestExpeRunPlanFile(t *testing.T) {
 	if err, code, msg := runApp(t, "expe", "run", file, "--out", out, "--no-progress"); err != nil || code != 0 || !strings.Contains(msg, "0 done now, 30 already done") {
 		t.Errorf("resume: %v (exit %d)\n%s", err, code, msg)
 	}
+}
+
+// readWithPandas reads a results.csv as the docs tell pandas users to
+// (pd.read_csv, nothing more): the study is text ("comparison" for a
+// campaign of no study, not an empty column read as NaN floats), the
+// values are numbers. Left out (logged) where no python3 has pandas.
+func readWithPandas(t *testing.T, path string) {
+	t.Helper()
+	const script = `import sys, pandas as pd
+r = pd.read_csv(sys.argv[1])
+print(r.study.dtype, ",".join(sorted(set(map(str, r.study)))), int(r.study.isna().sum()), r.value.dtype)`
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import pandas").Run() != nil {
+			continue
+		}
+		out, err := exec.Command(py, "-c", script, path).CombinedOutput()
+		if got := strings.TrimSpace(string(out)); err != nil || got != "object comparison 0 float64" {
+			t.Errorf("pandas reads results.csv's study and values as %q (%v), want text \"comparison\" and numbers", got, err)
+		}
+		return
+	}
+	t.Log("no python3 with pandas: results.csv not read with pandas")
 }
 
 // Each kind of bad campaign file: exit 2, the file, the line and the key,
@@ -122,7 +137,7 @@ func TestExpeRunBadPlanFile(t *testing.T) {
 		{"missing file", "../testdata/cluster.swf", "../testdata/nope.swf", "campaign.yaml:5: workload.file: ../testdata/nope.swf: no such file or directory"},
 		{"bad range", "seeds: 1-5", "seeds: 5-1", `campaign.yaml:9: seeds: "5-1": bad range`},
 		{"malformed YAML", "loads: [0.7, 0.9]", "loads: [0.7, 0.9", "campaign.yaml:9: not valid YAML"},
-		{"unknown platform", "platform: lille", "platform: lilly", "campaign.yaml:2: platform: lilly: neither a bundled platform"},
+		{"unknown platform", "platform: lille", "platform: lilly", `campaign.yaml:2: platform: "lilly": no such file and no such bundled platform`},
 		{"unknown generator parameter", "window_jobs: 150", "window_job: 150", "campaign.yaml:7: workload.window_job: unknown key: not a parameter of generator swf"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,11 +16,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
-	"github.com/bucma-sched/bucma/workloads"
 )
 
 // exitInterrupted is the exit status after SIGINT, SIGTERM or SIGQUIT (128
@@ -37,15 +37,35 @@ var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGQUI
 // exitInterrupted on any of them.
 var handlingInterrupts atomic.Int32
 
-// interruptContext returns a context cancelled by any of interruptSignals;
-// stop releases it.
+// interruptContext returns a context cancelled by any of interruptSignals,
+// and by SIGPIPE once the reader of the standard output or error is gone
+// ("| head"): the command stops as on SIGINT, keeping the rows its outputs
+// hold as .partial files, instead of being killed with its temporary files
+// left behind. stop releases it.
 func interruptContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(parent, interruptSignals...)
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, append(slices.Clone(interruptSignals), syscall.SIGPIPE)...)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s != syscall.SIGPIPE || outputGone() {
+					cancel()
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
 	handlingInterrupts.Add(1)
 	var once sync.Once
 	return ctx, func() {
 		once.Do(func() {
-			stop()
+			signal.Stop(sigs)
+			close(done)
+			cancel()
 			handlingInterrupts.Add(-1)
 		})
 	}
@@ -135,7 +155,7 @@ var serveBound func(endpoint string)
 
 // onUsageError turns urfave/cli's flag parsing errors into exit status 2.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{"bucma"}, strings.Fields(commandPath(c))...), " ")), 2)
+	return cli.Exit(fmt.Sprintf("%v (see '%s --help')", err, strings.Join(append([]string{c.App.Name}, strings.Fields(commandPath(c))...), " ")), 2)
 }
 
 // commandPath is the command being run, with its parents ("expe run").
@@ -169,25 +189,43 @@ With -s 'tcp://127.0.0.1:*' the system picks a free port as the socket binds;
 
 Batsim 5 is served too (the first message tells the two apart; --batsim5
 requires it): start it with -s ENDPOINT INIT, INIT empty or bucma's init string
-('{"options": {...}}'):
+('{"policy": NAME, "options": {...}}', read as the shared library reads it: an
+unknown policy or option is refused). Without --scheduler, the init string
+names the policy (an edc-* twin of Batsim 5's test components too):
 
-   batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28000 '' -e out/
+   bucma run -s tcp://127.0.0.1:28000 &
+   batsim5 -p platform.xml -w workload-v5.json -s tcp://localhost:28000 '{"policy": "easy"}' -e out/
+
+A refused init string, or a Batsim 4 peer with --batsim5 or without
+--scheduler, is answered so that Batsim ends too (Batsim 5 stops its
+simulation, Batsim 4 aborts), and bucma exits with the error.
+
+batsched's command line works as it is, so that a script swaps "batsched" for
+"bucma run" and nothing else: -v followed by a variant name is batsched's
+variant (the policy that decides as it does), -o followed by a queue order
+batsched's queue order, and its other flags (-d, -p, --variant_options, ...)
+keep their names. 'bucma run -v VARIANT --help' lists them and the variants:
+
+   bucma run -v easy_bf -s tcp://*:28000       # batsched -v easy_bf -s tcp://*:28000
+
+On a terminal, bucma run says which endpoint it waits for Batsim on (-v says it
+everywhere).
 
 Policy options come from --option key=value (repeatable) and from Batsim's
 --sched-cfg '{"key": value, ...}' (Batsim 5: the init string's options); --option wins. 'bucma list' shows every policy
 and option. Exit status: 0 after SIMULATION_ENDS, 1 on a protocol or decision
-error or a timeout, 2 on a bad command line or option, 130 when interrupted
+error or a timeout, 2 on a bad command line, option or init string, 130 when interrupted
 (SIGINT, SIGTERM or SIGQUIT).`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list')"},
-			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable)"},
-			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: zmq.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind (Batsim's --socket-endpoint connects to it); port * picks a free one"},
+			&cli.StringFlag{Name: "scheduler", Usage: "policy `NAME` (see 'bucma list'; or an edc-* twin); required for Batsim 4, Batsim 5's init string may name it instead"},
+			&cli.GenericFlag{Name: "option", Aliases: []string{"o"}, Value: &optionList{}, Usage: "policy option `key=value` (repeatable); -o ORDER is batsched's queue order"},
+			&cli.StringFlag{Name: "socket-endpoint", Aliases: []string{"s"}, Value: zmq.DefaultEndpoint, Usage: "ZeroMQ `ENDPOINT` to bind, TRANSPORT://ADDRESS (Batsim's --socket-endpoint connects to it); port * picks a free one"},
 			&cli.StringFlag{Name: "endpoint-file", Usage: "once bound, write the endpoint (port * resolved) to `FILE`, atomically"},
-			&cli.StringFlag{Name: "transport", Value: zmq.TransportNative, Usage: "native: tcp:// endpoints served by bucma's own ZeroMQ (ZMTP 3) code, the fastest; libzmq: every endpoint through libzmq's REP socket (ipc:// and other transports always are)"},
+			&cli.StringFlag{Name: "transport", Value: zmq.TransportNative, Usage: "native: tcp:// endpoints served by bucma's own ZeroMQ (ZMTP 3) code, the fastest; libzmq: every endpoint through libzmq's REP socket (ipc:// and other transports always are; not in a bucma built without cgo: see bucma --version)"},
 			timeoutFlag("give up when Batsim sends nothing for `D` (e.g. 10m); 0 waits forever", 0),
 			&cli.BoolFlag{Name: "validate", Usage: "audit the scheduler's whole state after every decision"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "debug logging, including every message exchanged; -v VARIANT is batsched's variant"},
 			&cli.StringFlag{Name: "trace", Usage: "write the decision trace (one CSV row per job) to `FILE`"},
 			cpuProfileFlag("the scheduler's run (decoding, decisions, encoding, the socket)"),
 			batsim5Flag(),
@@ -203,6 +241,11 @@ func newLogger(c *cli.Context, verbose bool) *slog.Logger {
 	if verbose {
 		level = slog.LevelDebug
 	}
+	return loggerAt(c, level)
+}
+
+// loggerAt logs to c's standard error from level up.
+func loggerAt(c *cli.Context, level slog.Leveler) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: level}))
 }
 
@@ -214,13 +257,13 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	reg := registry(c)
-	name := c.String("scheduler")
-	if name == "" {
-		return &sched.OptionError{Msg: fmt.Sprintf("run: --scheduler is required (valid: %s)", strings.Join(reg.Names(), ", "))}
-	}
-	spec, err := reg.Lookup(name)
-	if err != nil {
-		return err
+	// Without --scheduler, Batsim 5's init string names the policy.
+	var spec *sched.Spec
+	if name := c.String("scheduler"); name != "" {
+		var err error
+		if spec, err = run.Lookup(reg, name); err != nil {
+			return err
+		}
 	}
 	var args []string
 	if ol, ok := c.Generic("option").(*optionList); ok {
@@ -231,7 +274,18 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	verbose := c.Bool("verbose")
-	log := newLogger(c, verbose)
+	level := new(slog.LevelVar) // Batsim 5's init string may lower it (verbose)
+	switch {
+	case verbose:
+		level.Set(slog.LevelDebug)
+	case isTerminal(stderr(c)):
+		// On a terminal, where bucma waits for Batsim (the endpoint
+		// bound) and when the simulation ends.
+		level.Set(slog.LevelInfo)
+	default:
+		level.Set(slog.LevelWarn)
+	}
+	log := loggerAt(c, level)
 	if mode := modeOf(c); mode != nil {
 		// batsched's command line: the variant's twin, its options
 		// resolved (see runBatsched).
@@ -239,39 +293,28 @@ func runAction(c *cli.Context) error {
 		if verbose || mode.debug {
 			mode.level, verbose = slog.LevelDebug, true
 		}
-		log = batschedLogger(c, mode)
+		level.Set(mode.level)
 		log.Info("batsched's variant, served by its twin", "variant", mode.variant.Name, "scheduler", spec.Name, "options", policies.BatschedVariant{Options: opts}.OptionArgs())
 		for _, k := range mode.unread {
 			log.Warn("ignoring a variant option the variant does not read (batsched ignores it too)", "variant", mode.variant.Name, "key", k)
 		}
 	}
 
-	scfg := sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
-	if _, err := sched.NewSession(scfg); err != nil {
-		return err
-	}
-	sess, trace, err := newSession(scfg, c.String("trace"))
-	if err != nil {
-		return err
-	}
-	defer trace.discard()
-
 	switch c.String("transport") {
 	case zmq.TransportNative, zmq.TransportLibzmq:
 	default:
 		return cli.Exit(fmt.Sprintf("run: --transport %q: want %s or %s", c.String("transport"), zmq.TransportNative, zmq.TransportLibzmq), 2)
 	}
-	cfg := zmq.ServeConfig{
-		Transport: c.String("transport"),
-		Endpoint:  c.String("socket-endpoint"),
-		Timeout:   c.Duration("timeout"),
-		Logger:    log,
+	// The command line's options are checked now (Serve), against
+	// --scheduler's policy; without it, against the init string's policy
+	// (run.Resolve).
+	srv := &run.Server{
+		Batsim5Only: c.Bool("batsim5"),
+		Endpoint:    c.String("socket-endpoint"), Transport: c.String("transport"), Timeout: c.Duration("timeout"),
+		EndpointFile: c.String("endpoint-file"), Bound: serveBound, Trace: c.String("trace"),
+		Version: appVersion(), Level: level, Log: log,
 	}
-	if verbose {
-		cfg.Observe = func(d batsim.Direction, raw []byte) {
-			log.Debug("message", "dir", d.String(), "raw", string(raw))
-		}
-	}
+	srv.Policy = run.Policy{Name: c.String("scheduler"), Spec: spec, Registry: reg, Options: opts, Validate: c.Bool("validate"), Log: log, IgnoreSchedConfig: modeOf(c) != nil}
 	stopCPU, err := startCPUProfile(c)
 	if err != nil {
 		return err
@@ -279,41 +322,22 @@ func runAction(c *cli.Context) error {
 	defer stopCPU()
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	start := edcStarter(spec, sess, log, verbose)
-	err = serve(ctx, cfg, sess, start, c.Bool("batsim5"), c.String("endpoint-file"), spec.Name)
+	err = srv.Serve(ctx)
 	if err == nil {
-		return trace.commit()
+		return nil
 	}
-	note := partialNote(trace.abort())
 	if errors.Is(err, zmq.ErrInterrupted) {
+		var re *run.Error
+		note := ""
+		if errors.As(err, &re) {
+			note, err = re.Note(), re.Err
+		}
 		return cli.Exit("run: "+err.Error()+note, exitInterrupted)
 	}
-	return fmt.Errorf("run (scheduler %s): %w%s", spec.Name, err, note)
-}
-
-// serve binds the socket, writes the endpoint file (when path is not
-// empty), then serves the simulation: Batsim 4 with h, Batsim 5 with the
-// decision component start builds (only Batsim 5 with v5only).
-func serve(ctx context.Context, cfg zmq.ServeConfig, h batsim.Handler, start zmq.EDCStarter, v5only bool, path, scheduler string) error {
-	l, err := zmq.Listen(cfg)
-	if err != nil {
-		return err
+	if spec == nil {
+		return fmt.Errorf("run: %w", err)
 	}
-	ep := l.Endpoint()
-	cfg.Logger.Debug("listening", "endpoint", ep, "scheduler", scheduler)
-	if path != "" {
-		if err := workloads.WriteFileAtomic(path, []byte(ep+"\n")); err != nil {
-			_ = l.Close()
-			return fmt.Errorf("--endpoint-file: %w", err)
-		}
-	}
-	if serveBound != nil {
-		serveBound(ep)
-	}
-	if v5only {
-		return l.ServeV5(ctx, start)
-	}
-	return l.ServeAuto(ctx, h, start)
+	return fmt.Errorf("run (scheduler %s): %w", spec.Name, err)
 }
 
 // rootAction runs for "bucma" without a command: help, or exit status 2 for

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
@@ -190,7 +191,7 @@ func sessionReplies(t *testing.T, lines []corpus.Line, policy string, opts sched
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Log: log})
+	sess, err := (&run.Policy{Spec: spec, Options: opts, Log: log}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,6 +299,53 @@ func TestRunBadSchedConfig(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "fastest, first-fit") {
 		t.Fatalf("error does not list the valid values: %v", err)
+	}
+}
+
+// TestRunMisspeltSchedConfigKey: a key of Batsim's sched-config that is
+// not an option of the policy ends the run as a bad --option does (exit
+// status 2), naming the key and the valid ones, rather than leaving the
+// option at its default.
+func TestRunMisspeltSchedConfigKey(t *testing.T) {
+	lines := withSchedConfig(t, runTranscript(t, "hetero4_delays"), `{"hosts":"first-fit","backfil":"count"}`)
+	ep, done, _ := startRun(t, "--scheduler", "easy")
+	sendToRun(t, ep, []string{lines[0].Raw})
+	err := waitRun(t, done)
+	if code := exitCode(err); code != 2 {
+		t.Fatalf("exit code %d (%v), want 2", code, err)
+	}
+	for _, w := range []string{`sched-config: scheduler easy: unknown option "backfil"`, "valid: hosts, backfill"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+}
+
+// TestRunSaysWhereItWaits: on a terminal, bucma run says which endpoint it
+// waits for Batsim on; elsewhere (a log file, a pipe) it stays quiet unless
+// -v.
+func TestRunSaysWhereItWaits(t *testing.T) {
+	waits := func(terminal bool, args ...string) string {
+		saved := terminalWidth
+		terminalWidth = func(io.Writer) (int, bool) { return 80, terminal }
+		defer func() { terminalWidth = saved }()
+		ep, done, errOut := startRun(t, append([]string{"--scheduler", "easy", "--timeout", "20ms"}, args...)...)
+		if err := waitRun(t, done); exitCode(err) != 1 {
+			t.Fatalf("exit %d: %v", exitCode(err), err)
+		}
+		if strings.Contains(errOut.String(), "waiting for Batsim") && !strings.Contains(errOut.String(), "endpoint="+ep) {
+			t.Errorf("the message does not name the endpoint %s:\n%s", ep, errOut)
+		}
+		return errOut.String()
+	}
+	if log := waits(true); !strings.Contains(log, `msg="waiting for Batsim"`) || strings.Contains(log, "level=DEBUG") {
+		t.Errorf("on a terminal:\n%s", log)
+	}
+	if log := waits(false); log != "" {
+		t.Errorf("not on a terminal:\n%s", log)
+	}
+	if log := waits(false, "-v"); !strings.Contains(log, `msg="waiting for Batsim"`) {
+		t.Errorf("not on a terminal, with -v:\n%s", log)
 	}
 }
 

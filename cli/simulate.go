@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,11 +17,11 @@ import (
 	"golang.org/x/term"
 
 	"github.com/bucma-sched/bucma/batsim"
-	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
-	"github.com/bucma-sched/bucma/workloads"
 )
 
 func simulateCommand() *cli.Command {
@@ -53,8 +54,8 @@ SIGTERM or SIGQUIT).`,
 			&cli.StringFlag{Name: "connect", Usage: "drive the scheduler listening on `ENDPOINT` over ZeroMQ instead"},
 			&cli.StringFlag{Name: "export", Aliases: []string{"e"}, Value: "out", Usage: "output `PREFIX`: PREFIX_jobs.csv and PREFIX_schedule.csv"},
 			&cli.BoolFlag{Name: "forward-profiles-on-submission", Usage: "add the job's profile to JOB_SUBMITTED"},
-			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished)"},
-			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job"},
+			&cli.BoolFlag{Name: "enable-dynamic-jobs", Usage: "allow REGISTER_JOB / REGISTER_PROFILE (the scheduler must send registration_finished); default off, as Batsim, but on for a policy that registers jobs (osep, submitter) unless given"},
+			&cli.BoolFlag{Name: "acknowledge-dynamic-jobs", Usage: "send JOB_SUBMITTED for each registered job; default off, as Batsim, but on for a policy that registers jobs when neither this flag nor --enable-dynamic-jobs is given"},
 			&cli.BoolFlag{Name: "enable-compute-sharing", Usage: "let several jobs run on one compute host at once, sharing its processor (on for a policy that shares hosts)"},
 			&cli.BoolFlag{Name: "energy", Aliases: []string{"E"}, Usage: "energy support: power states (SET_RESOURCE_STATE), the hosts' energy from their wattage_per_state, PREFIX_consumed_energy.csv and PREFIX_pstate_changes.csv (on for a policy that switches hosts)"},
 			&cli.StringFlag{Name: "sched-cfg", Usage: "string forwarded as config.sched-config (policy options as a JSON object)"},
@@ -111,7 +112,7 @@ func simulateAction(c *cli.Context) error {
 		return usage("--latency %q: valid values are batsim, none", c.String("latency"))
 	}
 	if c.String("platform") == "" {
-		return usage("--platform is required (a SimGrid file or one of: %s)", strings.Join(platforms.BundledNames(), ", "))
+		return usage("--platform is required (a SimGrid file or one of: %s)", platforms.BundledList())
 	}
 	wpaths := c.StringSlice("workload")
 	if len(wpaths) == 0 && !c.Bool("enable-dynamic-jobs") {
@@ -141,168 +142,88 @@ func simulateAction(c *cli.Context) error {
 		if schedCfg != "" {
 			return usage("give --sched-cfg or --sched-cfg-file, not both")
 		}
-		b, err := os.ReadFile(f)
+		b, err := readBounded(f, maxSchedConfig)
 		if err != nil {
 			return fmt.Errorf("simulate: sched-config file: %w", err)
 		}
 		schedCfg = string(b)
 	}
 
-	// Scheduler first: a bad policy or option fails before any file is read.
-	var scfg sched.SessionConfig
-	if name != "" {
-		spec, err := registry(c).Lookup(name)
-		if err != nil {
-			return err
-		}
-		opts, err := sched.ParseOptionArgs(optArgs)
-		if err != nil {
-			return err
-		}
-		scfg = sched.SessionConfig{Spec: spec, Options: opts, Validate: c.Bool("validate"), Log: log}
-		if _, err := sched.NewSession(scfg); err != nil {
-			return err
-		}
+	simu := run.Simulation{
+		Inputs:  run.Inputs{Platform: c.String("platform"), Workloads: wpaths},
+		Connect: connect, Timeout: c.Duration("timeout"),
+		Given: givenFeatures(c), Export: c.String("export"), Trace: c.String("trace"),
+		SchedConfig: schedCfg, Approximate: c.Bool("approximate"), Log: log,
+		Configure: func(cfg *sim.Config) {
+			cfg.Latency = lat
+			cfg.ForwardProfiles = c.Bool("forward-profiles-on-submission")
+			cfg.Batsim5Jobs = c.String("jobs-format") == "batsim5"
+			if c.Bool("verbose") {
+				cfg.Observe = func(d batsim.Direction, m *batsim.Message) {
+					log.Debug("message", "dir", d.String(), "raw", string(batsim.EncodeBatsim(m)))
+				}
+			}
+		},
 	}
-
-	plat, err := platforms.Resolve(c.String("platform"))
+	if name != "" {
+		// The scheduler first: a bad policy or option fails before any
+		// file is read (Prepare).
+		pol, err := run.ParsedPolicy(registry(c), name, optArgs)
+		if err != nil {
+			return err
+		}
+		pol.Validate, pol.Log = c.Bool("validate"), log
+		simu.Policy = pol
+	}
+	prep, err := simu.Prepare()
 	if err != nil {
+		var um *run.UnmodelledError
+		switch {
+		case errors.As(err, &um):
+			return usage("%v", err)
+		case run.IsOptionError(err):
+			return err
+		}
 		return fmt.Errorf("simulate: %w", err)
 	}
-	for _, w := range plat.Warnings {
-		log.Warn("platform", "warning", w)
-	}
-	// Workload files are read straight into the engine's form; any the
-	// engine does not read so (a problem in it, most often) is loaded and
-	// checked the way Batsim does, the errors naming the file, the job and
-	// the rule.
-	var pre []*sim.Preloaded
-	for i, p := range wpaths {
-		w := sim.Preload(p, fmt.Sprintf("w%d", i))
-		if w == nil {
-			pre = nil
-			break
-		}
-		pre = append(pre, w)
-	}
-	var wls []*workloads.Workload
-	for i, p := range wpaths {
-		if pre != nil {
-			break
-		}
-		w, _, err := workloads.LoadChecked(p, workloads.ValidateOptions{WorkloadName: fmt.Sprintf("w%d", i)})
-		if err != nil {
-			return fmt.Errorf("simulate: %w", err)
-		}
-		wls = append(wls, w)
-	}
-
-	// Outputs are opened only now that every input has been read.
-	var sess *sched.Session
-	var trace *traceFile
-	if name != "" {
-		var err error
-		if sess, trace, err = newSession(scfg, c.String("trace")); err != nil {
-			return err
-		}
-		defer trace.discard()
-	}
-	cfg := sim.Config{
-		Platform: plat, Workloads: wls, Preloaded: pre, ExportPrefix: c.String("export"), Latency: lat,
-		ForwardProfiles: c.Bool("forward-profiles-on-submission"), DynamicJobs: c.Bool("enable-dynamic-jobs"),
-		AcknowledgeDynamicJob: c.Bool("acknowledge-dynamic-jobs"), SchedConfig: schedCfg, Log: log,
-		Approximate: c.Bool("approximate"), WorkloadsChecked: true,
-		ComputeSharing: c.Bool("enable-compute-sharing"), Energy: c.Bool("energy"),
-		Batsim5Jobs: c.String("jobs-format") == "batsim5",
-	}
-	if scfg.Spec != nil && scfg.Spec.Energy && !c.IsSet("energy") {
-		cfg.Energy = true
-	}
-	// A policy that shares hosts needs compute sharing: on unless the flag
-	// says otherwise (then the policy says why it cannot run).
-	if scfg.Spec != nil && scfg.Spec.ComputeSharing && !c.IsSet("enable-compute-sharing") {
-		cfg.ComputeSharing = true
-	}
-	// A policy that resubmits killed jobs needs dynamic jobs: on unless
-	// the flags say otherwise (then the policy says why it cannot run).
-	if scfg.Spec != nil && scfg.Spec.DynamicJobs {
-		if !c.IsSet("enable-dynamic-jobs") {
-			cfg.DynamicJobs = true
-		}
-		if !c.IsSet("acknowledge-dynamic-jobs") {
-			cfg.AcknowledgeDynamicJob = cfg.DynamicJobs
-		}
-	}
-	// Inputs the engine does not reproduce exactly are refused before
-	// anything is simulated or written, unless --approximate.
-	unmodelled := sim.Unmodelled(cfg)
-	if len(unmodelled) > 0 && !cfg.Approximate {
-		return usage("the engine does not reproduce Batsim exactly with these inputs:\n  %s\nRun with --approximate to simulate anyway (the results will only approximate Batsim's).", strings.Join(unmodelled, "\n  "))
-	}
-	if c.Bool("verbose") {
-		cfg.Observe = func(d batsim.Direction, m *batsim.Message) {
-			log.Debug("message", "dir", d.String(), "raw", string(batsim.EncodeBatsim(m)))
-		}
-	}
-	total := 0
-	for _, w := range wls {
-		total += len(w.Jobs)
-	}
-	for _, w := range pre {
-		total += w.Jobs()
-	}
+	unmodelled := prep.Unmodelled()
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && total >= 20000 && term.IsTerminal(int(f.Fd())) {
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
+	if f, ok := stderr(c).(*os.File); ok && !c.Bool("quiet") && prep.Jobs() >= 20000 && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(prep.Jobs(), progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("simulating"),
 			progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
-		cfg.Progress = func(done, _ int) { bar.Set(done) }
+		prep.Config().Progress = func(done, _ int) { bar.Set(done) }
 	}
 
 	ctx, stop := interruptContext(c.Context)
 	defer stop()
-	var sched sim.Scheduler
-	if sess != nil {
-		sched = sim.InProcess(sess)
-	} else {
-		rs, err := zmq.Remote(ctx, connect, c.Duration("timeout"))
-		if err != nil {
-			return fmt.Errorf("simulate: %w", err)
-		}
-		defer rs.Close()
-		sched = rs
-	}
-	var jobsPartial partialWatch
-	prefix := cfg.ExportPrefix
-	if prefix != "" {
-		jobsPartial = watchPartial(prefix + "_jobs.csv" + sim.PartialSuffix)
-	}
-	// Neither cfg nor wls is used from here on: the engine keeps its own
-	// copy of the workloads, which the collector may then free.
-	wls, pre = nil, nil
-	res, err := sim.Run(ctx, cfg, sched)
+	res, err := prep.Run(ctx)
 	if bar != nil {
 		bar.Finish()
 	}
-	if err == nil {
-		err = trace.commit()
-	} else {
-		note := partialNote(jobsPartial.written(), trace.abort())
-		if errors.Is(err, context.Canceled) {
+	if err != nil {
+		if run.IsInterrupted(err) {
+			var re *run.Error
+			note := ""
+			if errors.As(err, &re) {
+				note = re.Note()
+			}
 			return cli.Exit("simulate: interrupted"+note, exitInterrupted)
 		}
-		err = fmt.Errorf("%w%s", err, note)
-	}
-	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
+	prefix := simu.Export
 	if !c.Bool("quiet") {
 		if len(unmodelled) > 0 {
 			fmt.Fprintf(stdout(c), "APPROXIMATE results (--approximate): not modelled: %s\n", strings.Join(unmodelled, "; "))
 		}
-		printSummary(stdout(c), res, prefix, c.String("trace"))
+		printSummary(stdout(c), res.Result, prefix, c.String("trace"))
 	}
 	return nil
 }
+
+// maxSchedConfig bounds the file of --sched-cfg-file: a sched-config is
+// a policy's options (a score per user at most), far below it.
+const maxSchedConfig = 16 << 20
 
 func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	fmt.Fprintf(w, "jobs           %d\n", r.Jobs)
@@ -314,10 +235,23 @@ func printSummary(w io.Writer, r *sim.Result, prefix, trace string) {
 	for _, s := range states {
 		fmt.Fprintf(w, "  %-26s %d\n", s, r.ByState[s])
 	}
-	fmt.Fprintf(w, "makespan       %.6f s\n", r.Makespan)
-	fmt.Fprintf(w, "mean waiting   %.6f s\n", r.MeanWait)
-	fmt.Fprintf(w, "mean slowdown  %.6f\n", r.MeanSlow)
-	fmt.Fprintf(w, "utilization    %.2f%%\n", 100*r.Utilization)
+	// The metrics of the campaign reports (package metrics), under their
+	// names there.
+	m := &r.Metrics
+	if m.Ran == 0 {
+		fmt.Fprintf(w, "no job ran: no makespan, waiting time, slowdown or utilization\n")
+	} else {
+		num := func(v float64) string {
+			if math.IsNaN(v) {
+				return "n/a"
+			}
+			return strconv.FormatFloat(v, 'f', 6, 64)
+		}
+		fmt.Fprintf(w, "makespan       %s s (last finish %s s − first submission %s s)\n", num(m.Makespan), num(m.LastFinish), num(m.FirstSubmit))
+		fmt.Fprintf(w, "mean waiting   %s s (over the %d jobs that ran)\n", num(m.MeanWait), m.Ran)
+		fmt.Fprintf(w, "mean slowdown  %s (bounded slowdown, τ = %g s: %s)\n", num(m.MeanSlowdown), metrics.BSLDThreshold, num(m.MeanBSLD))
+		fmt.Fprintf(w, "utilization    %s (busy host-time / (%d hosts × makespan))\n", num(m.Utilization), m.Hosts)
+	}
 	fmt.Fprintf(w, "messages       %d (scheduler %.3f s, total %.3f s wall)\n", r.Messages, r.SchedWall.Seconds(), r.Wall.Seconds())
 	if r.EnergyOn {
 		fmt.Fprintf(w, "energy         %.6f J (%.3f kWh)\n", r.Energy, r.Energy/3.6e6)
@@ -358,4 +292,19 @@ func tuneGC() (restore func()) {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// givenFeatures are the feature flags given on the command line (a flag
+// given means what it says; run.Needs turns on what the policy needs of
+// the others).
+func givenFeatures(c *cli.Context) run.Given {
+	flag := func(name string) *bool {
+		if !c.IsSet(name) {
+			return nil
+		}
+		v := c.Bool(name)
+		return &v
+	}
+	return run.Given{DynamicJobs: flag("enable-dynamic-jobs"), AcknowledgeDynamicJobs: flag("acknowledge-dynamic-jobs"),
+		ComputeSharing: flag("enable-compute-sharing"), Energy: flag("energy")}
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
-	zmq4 "github.com/pebbe/zmq4"
+	"github.com/bucma-sched/bucma/testkit"
 )
 
 // simulateCase is the corpus case the simulate tests run.
@@ -47,6 +50,64 @@ func TestSimulateInProcess(t *testing.T) {
 	tr, err := os.ReadFile(trace)
 	if err != nil || strings.Count(string(tr), "\n") != 14 {
 		t.Errorf("decision trace: %v, want a header and 13 rows:\n%s", err, tr)
+	}
+}
+
+// The summary's utilization under compute sharing is the busy fraction of
+// the hosts: on 2 hosts, SGE's seqno choice with 2 slots on h0 and 1 on h1
+// runs the delay jobs a (10 s) and b (8 s) together on h0 and c (8 s) on
+// h1, each starting some tens of µs after 0 (the platform's latencies:
+// a at 25 µs, the last finish 10.000025 s). h0 is busy 10 s, h1 8 s: 18
+// host-seconds over 2 hosts × 10.000025 s, 0.899998. Counting every job's
+// hosts × execution time (26 host-seconds) printed 130.00 %.
+func TestSimulateSummaryUnderSharing(t *testing.T) {
+	dir := t.TempDir()
+	plat, wl := filepath.Join(dir, "p.xml"), filepath.Join(dir, "w.json")
+	if err := os.WriteFile(plat, []byte(testkit.PlatformXML(make([]testkit.Host, 2))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := []testkit.Job{{Name: "a", Res: 1, Run: 10}, {Name: "b", Res: 1, Run: 8}, {Name: "c", Res: 1, Run: 8}}
+	if err := os.WriteFile(wl, testkit.WorkloadJSON(jobs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dir, "out")
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", prefix, "--scheduler", "sge-default-rr", "-o", "slots=2,1", "-o", "choice=seqno")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	rows := testkit.ReadJobs(t, prefix+"_jobs.csv")
+	hosts := map[string]string{}
+	for _, r := range rows {
+		hosts[r["job_id"]] = r["allocated_resources"]
+	}
+	if hosts["a"] != "0" || hosts["b"] != "0" || hosts["c"] != "1" {
+		t.Fatalf("allocations %v, want a and b on 0, c on 1", hosts)
+	}
+	want := fmt.Sprintf("utilization    %.6f ", 18/(2*10.000025))
+	for _, w := range []string{"makespan       10.000025 s", want, "utilization    0.899998 "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("summary lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// A run where no job ran (every job rejected) has no makespan, waiting
+// time or utilization: the summary says so instead of printing NaN.
+func TestSimulateSummaryNoJobRan(t *testing.T) {
+	dir := t.TempDir()
+	plat, wl := filepath.Join(dir, "p.xml"), filepath.Join(dir, "w.json")
+	if err := os.WriteFile(plat, []byte(testkit.PlatformXML(make([]testkit.Host, 2))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wl, testkit.WorkloadJSON([]testkit.Job{{Name: "wide", Res: 3, Run: 10}}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err, code, out := runApp(t, "simulate", "-p", plat, "-w", wl, "-e", filepath.Join(dir, "out"), "--scheduler", "fcfs")
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if !strings.Contains(out, "REJECTED                   1") || !strings.Contains(out, "no job ran: no makespan") || strings.Contains(out, "NaN") {
+		t.Errorf("summary of a run where no job ran:\n%s", out)
 	}
 }
 
@@ -200,71 +261,25 @@ func TestSimulateConnectHugeAllocation(t *testing.T) {
 
 var jobIDRE = regexp.MustCompile(`"job_id":"([^"]+)"`)
 
-// newSocket returns a ZeroMQ socket of type typ, without linger, closed
-// (with its context) when the test ends.
-func newSocket(t *testing.T, typ zmq4.Type) *zmq4.Socket {
-	t.Helper()
-	ctx, err := zmq4.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock, err := ctx.NewSocket(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = sock.Close()
-		_ = ctx.Term()
-	})
-	_ = sock.SetLinger(0)
-	return sock
-}
-
-// fakeScheduler binds a REP socket on a loopback port and answers every
-// message with answer(message) until the test ends; it returns the endpoint.
+// fakeScheduler listens on a loopback port and answers every message with
+// answer(message) until the test ends; it returns the endpoint.
 func fakeScheduler(t *testing.T, answer func([]byte) string) string {
 	t.Helper()
-	sock := newSocket(t, zmq4.REP)
-	if err := sock.Bind("tcp://127.0.0.1:*"); err != nil {
-		t.Fatal(err)
-	}
-	ep, err := sock.GetLastEndpoint()
+	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		poller := zmq4.NewPoller()
-		poller.Add(sock, zmq4.POLLIN)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			polled, err := poller.Poll(50 * time.Millisecond)
-			if err != nil {
-				return
-			}
-			if len(polled) == 0 {
-				continue
-			}
-			msg, err := sock.RecvBytes(0)
-			if err != nil {
-				return
-			}
-			if _, err := sock.Send(answer(msg), 0); err != nil {
-				return
-			}
-		}
+		_ = l.ServeRaw(ctx, func(raw []byte) ([]byte, bool, error) { return []byte(answer(raw)), false, nil })
 	}()
-	t.Cleanup(func() { // before newSocket's: the socket is closed once unused
-		close(stop)
+	t.Cleanup(func() {
+		cancel()
 		<-stopped
 	})
-	return ep
+	return l.Endpoint()
 }
 
 // Errors about an input file name it once ("bad.json: bad.json: ..." used
@@ -470,5 +485,128 @@ func TestSimulateMemProfile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out2_jobs.csv")); err == nil {
 		t.Fatal("the run went on after the unwritable --memprofile")
+	}
+}
+
+// A mistake in --sched-cfg is the same usage error as the same mistake in
+// --option: exit status 2, a message naming the key (and the valid ones),
+// and nothing written, not even a .partial.
+func TestSimulateSchedConfigUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, cfg, option string
+		want              []string
+	}{
+		{"bad value", `{"hosts": "slowest"}`, "hosts=slowest", []string{`hosts="slowest"`, "fastest, first-fit"}},
+		{"misspelt key", `{"host": "first-fit"}`, "host=first-fit", []string{`unknown option "host"`, "valid: hosts"}},
+		{"not JSON", `{"hosts": "first-fit"`, "", []string{"sched-config is not a JSON object"}},
+		{"not an object", `[1]`, "", []string{"sched-config is not a JSON object"}},
+		{"value of no kind", `{"hosts": {"a": [1]}}`, "", []string{`sched-config key "hosts"`}},
+	} {
+		for _, how := range []string{"--sched-cfg", "--sched-cfg-file", "-o"} {
+			if how == "-o" && c.option == "" {
+				continue
+			}
+			t.Run(c.name+" "+how, func(t *testing.T) {
+				dir := t.TempDir()
+				args := simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs")
+				switch how {
+				case "--sched-cfg":
+					args = append(args, how, c.cfg)
+				case "--sched-cfg-file":
+					f := filepath.Join(t.TempDir(), "cfg.json")
+					if err := os.WriteFile(f, []byte(c.cfg), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					args = append(args, how, f)
+				default:
+					args = append(args, how, c.option)
+				}
+				err, code, out := runApp(t, args...)
+				if code != 2 {
+					t.Fatalf("exit %d, want 2: %v\n%s", code, err, out)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not say %q", err, w)
+					}
+				}
+				if files, _ := os.ReadDir(dir); len(files) > 0 {
+					t.Errorf("files written: %v", files)
+				}
+			})
+		}
+	}
+}
+
+// --sched-cfg-file reads a bounded file: a device without end is refused,
+// not read into memory whole.
+func TestSimulateSchedConfigFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	err, code, _ := runApp(t, simulateArgs(filepath.Join(dir, "o"), "--scheduler", "fcfs", "--sched-cfg-file", "/dev/zero")...)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "/dev/zero: too large") {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("files written: %v", files)
+	}
+}
+
+// An explicit --enable-dynamic-jobs means what it means to Batsim:
+// registered jobs are not acknowledged unless --acknowledge-dynamic-jobs is
+// given too. The reference is Batsim 4.2.1's _jobs.csv with batsched 1.4.0's
+// submitter (batsched -v submitter; batsim -p platforms/lille.xml -w
+// workloads/tiny.json --enable-dynamic-jobs). Without either flag, the
+// policy's needs decide: both on, and the run differs.
+func TestSimulateExplicitDynamicJobsFlag(t *testing.T) {
+	want, err := os.ReadFile("testdata/submitter_unacknowledged_jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(flags ...string) string {
+		prefix := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"simulate", "-p", "lille", "-w", "../workloads/tiny.json", "-e", prefix, "-q",
+			"--scheduler", "submitter", "-o", "hosts=first-fit", "-o", "queue=batsched"}, flags...)
+		if err, code, out := runApp(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d: %v\n%s", flags, code, err, out)
+		}
+		got, err := os.ReadFile(prefix + "_jobs.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
+	}
+	for _, flags := range [][]string{{"--enable-dynamic-jobs"}, {"--enable-dynamic-jobs", "--acknowledge-dynamic-jobs=false"}} {
+		if got := run(flags...); got != string(want) {
+			t.Errorf("%q: _jobs.csv differs from Batsim's with batsched:\n%s", flags, got)
+		}
+	}
+	acked := run()
+	if acked == string(want) {
+		t.Fatal("the fixture cannot tell acknowledged registrations from unacknowledged ones")
+	}
+	if got := run("--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"); got != acked {
+		t.Errorf("both flags given differ from the policy's default (both on)")
+	}
+}
+
+// A workload the policy cannot schedule at all (none of the job fields it
+// reads) is refused before anything is written, as a bad input file (exit
+// status 1), naming the fields; rather than every job rejected with a
+// warning each and a summary of nothing.
+func TestSimulateWorkloadWithoutThePolicysFields(t *testing.T) {
+	for _, policy := range []string{"bot-consolidation", "bot-packing-online", "threshold-vm-consolidation"} {
+		dir := t.TempDir()
+		err, code, out := runApp(t, "simulate", "-p", "lille", "-w", "../workloads/tiny.json", "--scheduler", policy, "-e", filepath.Join(dir, "o"))
+		if code != 1 || err == nil {
+			t.Fatalf("%s: exit %d: %v\n%s", policy, code, err, out)
+		}
+		for _, w := range []string{"workload ../workloads/tiny.json", "scheduler " + policy + " reads the job fields bot, quad, task, step, a, d, b, c, vms", "it would reject every job"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", policy, err, w)
+			}
+		}
+		if files, _ := os.ReadDir(dir); len(files) > 0 || out != "" {
+			t.Errorf("%s: files written %v, output %q", policy, files, out)
+		}
 	}
 }

@@ -30,7 +30,7 @@ func expeSubmitCommand() *cli.Command {
 		ArgsUsage: "FILE.yaml | PLAN",
 		Flags: append(campaignFlags(),
 			&cli.StringFlag{Name: "out", Usage: "campaign directory, on a filesystem the compute nodes share (default results/PLAN)"},
-			&cli.StringFlag{Name: "format", Value: "md", Usage: "the report job's format: md (report.md and its figures), csv (results.csv) or md,csv"},
+			&cli.StringFlag{Name: "format", Value: "md,csv", Usage: "what the report job writes: md (report.md and its figures), csv (results.csv, one row per run and metric) or both"},
 			&cli.StringFlag{Name: "partition", Usage: "sbatch --partition"},
 			&cli.StringFlag{Name: "time", Usage: "sbatch --time of each task and of the report job (Slurm's forms: MM, HH:MM:SS, D-HH:MM...)"},
 			&cli.StringFlag{Name: "account", Usage: "sbatch --account"},
@@ -69,6 +69,10 @@ func expeSubmit(c *cli.Context) error {
 	dir, err := filepath.Abs(out)
 	if err != nil {
 		return err
+	}
+	// Before anything is made: the directory goes into the batch scripts.
+	if err := expe.CheckScriptPath("--out: the campaign directory", dir); err != nil {
+		return cli.Exit(name+": "+err.Error(), 2)
 	}
 	engine, err := planEngine(c, plan)
 	if err != nil {
@@ -133,11 +137,11 @@ func expeSubmit(c *cli.Context) error {
 	}
 	if len(p.Pending) == 0 {
 		if p.Result.Busy > 0 {
-			fmt.Fprintf(w, "%s: %d runs, %d done, %d being run by earlier jobs: nothing to submit (bucma expe status %s)\n",
-				dir, p.Result.Total, p.Result.Skipped, p.Result.Busy, dir)
+			fmt.Fprintf(w, "%s: %d runs, %d done, %d being run by earlier jobs: nothing to submit (%s expe status %s)\n",
+				dir, p.Result.Total, p.Result.Skipped, p.Result.Busy, invoked(c), dir)
 			return nil
 		}
-		fmt.Fprintf(w, "%s: all %d runs are done: nothing to submit (bucma expe report %s)\n", dir, p.Result.Total, dir)
+		fmt.Fprintf(w, "%s: all %d runs are done: nothing to submit (%s expe report %s)\n", dir, p.Result.Total, invoked(c), dir)
 		return nil
 	}
 	s, err := expe.NewSubmission(dir, plan, p.Pending, opts, self, taskArgs, formats)
@@ -153,8 +157,8 @@ func expeSubmit(c *cli.Context) error {
 	if writeOnly {
 		fmt.Fprintf(w, "%s: %d runs to do of %d (%d done), submission %s written, not submitted\n", dir, s.Runs, p.Result.Total, p.Result.Skipped, s.Folder())
 		fmt.Fprintf(c.App.Writer, "%s\n", s.Folder())
-		fmt.Fprintf(w, "submit it: sbatch %s, then sbatch --dependency=afterany:ARRAY_JOB_ID %s\nor run its tasks 0 to %d: bucma expe task --submission %s --index I %s\n",
-			filepath.Join(s.Folder(), expe.TaskScriptFile), filepath.Join(s.Folder(), expe.ReportScriptFile), s.Tasks-1, s.Name, dir)
+		fmt.Fprintf(w, "submit it: sbatch %s, then sbatch --dependency=afterany:ARRAY_JOB_ID %s\nor run its tasks 0 to %d: %s expe task --submission %s --index I %s\n",
+			filepath.Join(s.Folder(), expe.TaskScriptFile), filepath.Join(s.Folder(), expe.ReportScriptFile), s.Tasks-1, invoked(c), s.Name, dir)
 		return nil
 	}
 	if err := s.Submit(ctx, sbatch); err != nil {
@@ -166,7 +170,7 @@ func expeSubmit(c *cli.Context) error {
 	}
 	fmt.Fprintf(w, "%s: %d runs to do of %d (%d done%s), submission %s\n", dir, s.Runs, p.Result.Total, p.Result.Skipped, busy, s.Folder())
 	fmt.Fprintf(c.App.Writer, "array job %s (%d tasks)\nreport job %s\n", s.ArrayJob, s.Tasks, s.ReportJob)
-	fmt.Fprintf(w, "follow it: bucma expe status %s\n", dir)
+	fmt.Fprintf(w, "follow it: %s expe status %s\n", invoked(c), dir)
 	return nil
 }
 
@@ -239,7 +243,7 @@ func expeTask(c *cli.Context) error {
 	fmt.Fprintf(w, "%s: submission %s, task %d of %d: %d runs, %d at once\n", dir, sub.Name, c.Int("index"), sub.Tasks, len(ids), c.Int("workers"))
 	res, err := camp.ExecuteRuns(ctx, ids)
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(w, "interrupted: %d runs done, %d were already done; the others are missing (bucma expe status %s)\n", res.Done, res.Skipped, dir)
+		fmt.Fprintf(w, "interrupted: %d runs done, %d were already done; the others are missing (%s expe status %s)\n", res.Done, res.Skipped, invoked(c), dir)
 		return cli.Exit("", 130)
 	}
 	if err != nil {

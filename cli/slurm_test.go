@@ -122,6 +122,11 @@ func TestExpeSubmitUsageErrors(t *testing.T) {
 		{[]string{"expe", "submit", "walltime-trust", "--out", dir, "--sbatch=--array=0-3", "--dry-run"}, "give it as --tasks and --throttle"},
 		{[]string{"expe", "submit", "walltime-trust", "--out", dir, "--sbatch-bin", "/nonexistent/sbatch"}, `sbatch executable "/nonexistent/sbatch" not found`},
 		{[]string{"expe", "submit", "nope", "--dry-run"}, `"nope"`},
+		// Paths an #SBATCH line cannot hold, refused before anything is
+		// made (the newline would run its text in the batch script).
+		{[]string{"expe", "submit", "walltime-trust", "--quick", "--out", dir + "\ntouch /tmp/owned", "--write-only"}, "--out: the campaign directory"},
+		{[]string{"expe", "submit", "walltime-trust", "--quick", "--out", dir + " x", "--write-only"}, "holds a blank"},
+		{[]string{"expe", "submit", "walltime-trust", "--quick", "--out", dir + "%j", "--dry-run"}, "holds '%'"},
 		{[]string{"expe", "task", dir, "--index", "0"}, "--submission NAME is required"},
 		{[]string{"expe", "task", dir, "--submission", "001", "--index", "0"}, "submission 001 of"},
 		{[]string{"expe", "status", dir}, "not a campaign directory"},
@@ -131,8 +136,10 @@ func TestExpeSubmitUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 with %q: %v\n%s", c.args, code, c.want, err, out)
 		}
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("a refused command wrote %s", dir)
+	for _, d := range []string{dir, dir + "\ntouch /tmp/owned", dir + " x", dir + "%j"} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("a refused command wrote %q", d)
+		}
 	}
 }
 

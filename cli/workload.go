@@ -107,7 +107,7 @@ func noPositional(c *cli.Context) error {
 		return err
 	}
 	if len(pos) != 0 {
-		return cli.Exit(fmt.Sprintf("%s: unexpected argument %q", c.Command.Name, pos[0]), 2)
+		return cli.Exit(fmt.Sprintf("%s: unexpected argument %q%s", c.Command.Name, pos[0], variantHint(c, pos[0])), 2)
 	}
 	return nil
 }
@@ -161,16 +161,21 @@ func loadInput(path string) (*workloads.Workload, error) {
 func workloadCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
-		Usage:     "check a workload file the way Batsim 4.2.1 reads it (exit 1 if Batsim would abort)",
+		Usage:     "check a workload file the way Batsim 4.2.1 (or with --for batsim5, Batsim 5.0.0-rc2) reads it (exit 1 if Batsim would abort)",
 		ArgsUsage: "FILE",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "platform", Usage: "platform name or file: jobs asking for more hosts than it has are errors"},
 			&cli.StringFlag{Name: "workload-name", Value: "w0", Usage: "the name Batsim gives the workload"},
+			&cli.StringFlag{Name: "for", Value: workloads.ForBatsim4, Usage: "the Batsim the file is given to: " + workloads.ForBatsim4 + " (4.2.1) or " + workloads.ForBatsim5 + " (5.0.0-rc2); each refuses the other's format"},
 		},
 		Action: func(c *cli.Context) error {
 			path, err := onePositional(c, "FILE")
 			if err != nil {
 				return err
+			}
+			target := c.String("for")
+			if target != workloads.ForBatsim4 && target != workloads.ForBatsim5 {
+				return cli.Exit(fmt.Sprintf("check: --for %q: want %s or %s", target, workloads.ForBatsim4, workloads.ForBatsim5), 2)
 			}
 			opts := workloads.ValidateOptions{WorkloadName: c.String("workload-name")}
 			if p := c.String("platform"); p != "" {
@@ -192,15 +197,18 @@ func workloadCheckCommand() *cli.Command {
 				}
 				return cli.Exit(err.Error(), 1)
 			}
-			errs, warns := w.Validate(opts)
+			errs, warns, err := w.CheckFor(target, opts)
+			if err != nil {
+				return cli.Exit("check: "+err.Error(), 1)
+			}
 			for _, f := range errs {
 				fmt.Fprintln(out, f.String())
 			}
 			for _, f := range warns {
 				fmt.Fprintln(out, f.String())
 			}
-			fmt.Fprintf(stderr(c), "%s: %d jobs, %d profiles, nb_res %d: %d error(s), %d warning(s)\n",
-				path, len(w.Jobs), len(w.Profiles), w.NbRes, len(errs), len(warns))
+			fmt.Fprintf(stderr(c), "%s: %s format, checked for %s: %d jobs, %d profiles, nb_res %d: %d error(s), %d warning(s)\n",
+				path, w.Format(), workloads.TargetName(target), len(w.Jobs), len(w.Profiles), w.NbRes, len(errs), len(warns))
 			if len(errs) > 0 {
 				return cli.Exit("", 1)
 			}
@@ -235,8 +243,8 @@ func workloadLilleCommand() *cli.Command {
 			if err := noPositional(c); err != nil {
 				return err
 			}
-			if c.Int("jobs") < 1 {
-				return cli.Exit(fmt.Sprintf("lille: --jobs must be ≥ 1 (got %d)", c.Int("jobs")), 2)
+			if err := checkJobs(c, "lille"); err != nil {
+				return err
 			}
 			if !(c.Float64("load") > 0) {
 				return cli.Exit(fmt.Sprintf("lille: --load must be > 0 (got %g)", c.Float64("load")), 2)
@@ -285,6 +293,9 @@ func workloadDelaysCommand() *cli.Command {
 				return err
 			}
 			if err := checkSeed(c, "delays"); err != nil {
+				return err
+			}
+			if err := checkJobs(c, "delays"); err != nil {
 				return err
 			}
 			w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: c.Int("jobs"), Hosts: c.Int("hosts"),
@@ -416,14 +427,14 @@ func workloadLublinCommand() *cli.Command {
 	return &cli.Command{
 		Name: "lublin",
 		Usage: "generate a trace of the Lublin-Feitelson model of rigid parallel jobs (JPDC 2003, the Parallel Workloads Archive's m_lublin99.c), " +
-			"as SWF or Batsim JSON (see workloads/README.md)",
-		Flags: append([]cli.Flag{
+			"as SWF or Batsim JSON (see workloads/README.md); in JSON, " + profilesUsage,
+		Flags: append(append([]cli.Flag{
 			&cli.IntFlag{Name: "jobs", Value: g.Jobs, Usage: "number of jobs"},
 			seedFlag,
 			&cli.Float64Flag{Name: "load", Usage: "offered load Σ(res × run time) / (hosts × span) to reach by scaling every inter-arrival time (the daily cycle kept); 0: the model's arrival rate"},
-			&cli.StringFlag{Name: "platform", Usage: "platform (name or file): its hosts are the machine (nb_res, SWF MaxNodes, the load's hosts) and the default --max-size (default: --max-size, else 128 hosts)"},
+			&cli.StringFlag{Name: "platform", Usage: "platform (name or file): its hosts are the machine (nb_res, SWF MaxNodes, the load's hosts) and the default --max-size (default: --max-size, else 128 hosts); its slowest host's speed is the reference speed of --profile-type compute"},
 			&cli.StringFlag{Name: "format", Usage: "json (a Batsim workload) or swf (Standard Workload Format); default swf when --out ends in .swf, else json"},
-		}, append(paramFlags(g.Params), outFlag)...),
+		}, profileFlags()...), append(paramFlags(g.Params), outFlag)...),
 		Action: func(c *cli.Context) error {
 			if err := noPositional(c); err != nil {
 				return err
@@ -432,8 +443,8 @@ func workloadLublinCommand() *cli.Command {
 			if err := checkSeed(c, "lublin"); err != nil {
 				return err
 			}
-			if c.Int("jobs") < 1 {
-				return usage("--jobs must be at least 1 (got %d)", c.Int("jobs"))
+			if err := checkJobs(c, "lublin"); err != nil {
+				return err
 			}
 			if l := c.Float64("load"); l < 0 || l > 100 || math.IsNaN(l) {
 				return usage("--load must be in (0, 100], or 0 for the model's arrival rate (got %g)", l)
@@ -460,7 +471,14 @@ func workloadLublinCommand() *cli.Command {
 				}
 				hosts = len(speeds)
 			}
-			t, err := workloads.GenerateLublin(expe.LublinOptionsFrom(v, c.Int("jobs"), c.Uint64("seed"), c.Float64("load"), hosts))
+			lo := expe.LublinOptionsFrom(v, c.Int("jobs"), c.Uint64("seed"), c.Float64("load"), hosts)
+			if lo.Profiles, err = runtimeProfiles(c, "lublin"); err != nil {
+				return err
+			}
+			if format == "swf" && (c.IsSet("profile-type") || c.IsSet("speed")) {
+				return usage("--profile-type and --speed make the profiles of the Batsim JSON output; an SWF trace has run times only (convert it with from-swf --profile-type)")
+			}
+			t, err := workloads.GenerateLublin(lo)
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}
@@ -544,9 +562,10 @@ func workloadGeneratorCommand(name, usage string, o generatorFlags) *cli.Command
 				in.Load = c.Float64("load")
 			}
 			if g.Jobs > 0 {
-				if in.Jobs = c.Int("jobs"); in.Jobs < 1 {
-					return cli.Exit(fmt.Sprintf("%s: --jobs must be at least 1 (got %d)", name, in.Jobs), 2)
+				if err := checkJobs(c, name); err != nil {
+					return err
 				}
+				in.Jobs = c.Int("jobs")
 			}
 			if o.Hosts > 0 {
 				if in.Hosts = c.Int("hosts"); in.Hosts < 1 {
@@ -698,10 +717,12 @@ func workloadBotCommand() *cli.Command {
 func workloadSWFCommand() *cli.Command {
 	g := generator("swf")
 	return &cli.Command{
-		Name:      "from-swf",
-		Usage:     "convert a Standard Workload Format trace (Parallel Workloads Archive) to a Batsim workload",
+		Name: "from-swf",
+		Usage: "convert a Standard Workload Format trace (Parallel Workloads Archive) to a Batsim workload, " +
+			"read twice and written as it is read (a trace of any length: a pipe is copied to a temporary file first); " + profilesUsage,
 		ArgsUsage: "FILE",
-		Flags:     append(paramFlags(g.Params, "file"), outFlag),
+		Flags: append(append(paramFlags(g.Params, "file"), profileFlags(
+			&cli.StringFlag{Name: "platform", Usage: "platform (name or file) whose slowest host's speed is the reference speed of --profile-type compute"})...), outFlag),
 		Action: func(c *cli.Context) error {
 			in, err := onePositional(c, "FILE")
 			if err != nil {
@@ -714,17 +735,122 @@ func workloadSWFCommand() *cli.Command {
 			if c.Float64("to") > 0 && c.Float64("to") <= c.Float64("from") {
 				return cli.Exit(fmt.Sprintf("from-swf: --to (%g) must be after --from (%g)", c.Float64("to"), c.Float64("from")), 2)
 			}
-			w, st, err := expe.ImportSWF(in, v)
+			o := expe.SWFOptionsFrom(in, v)
+			if o.Profiles, err = runtimeProfiles(c, "from-swf"); err != nil {
+				return err
+			}
+			first, second, cleanup, err := openTwice(in)
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("from-swf: %v", err), 1)
 			}
+			defer cleanup()
+			scan, err := workloads.ScanSWF(first, o)
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("from-swf: %s: %s", in, strings.TrimPrefix(err.Error(), "from-swf: ")), 1)
+			}
+			st := scan.Stats()
 			fmt.Fprintf(stderr(c), "from-swf: %s: %s\n", in, st)
 			if st.Kept == 0 {
 				return cli.Exit(fmt.Sprintf("from-swf: %s: no job left to convert", in), 1)
 			}
-			return writeOutput(c, c.String("out"), w)
+			write := func(out io.Writer) error {
+				again, err := second()
+				if err != nil {
+					return err
+				}
+				return scan.Write(again, out)
+			}
+			if path := c.String("out"); path != "" && path != "-" {
+				err = workloads.WriteAtomic(path, write)
+			} else {
+				err = write(stdout(c))
+			}
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("from-swf: %s: %s", in, strings.TrimPrefix(err.Error(), "from-swf: ")), 1)
+			}
+			return nil
 		},
 	}
+}
+
+// openTwice opens a file to read it twice: first reads it once, then
+// second (called once first was read to its end) reads it again. A file
+// that cannot seek (a pipe, /dev/stdin) is copied to a temporary file as
+// first reads it, so that a stream without end that first gives up on
+// (/dev/zero: no line) is not copied without end either. cleanup closes
+// (and removes the copy).
+func openTwice(path string) (first io.Reader, second func() (io.Reader, error), cleanup func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		return f, func() (io.Reader, error) {
+			_, err := f.Seek(0, io.SeekStart)
+			return f, err
+		}, func() { f.Close() }, nil
+	}
+	tmp, err := os.CreateTemp("", "bucma-swf-*")
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return io.TeeReader(f, tmp), func() (io.Reader, error) {
+			_, err := tmp.Seek(0, io.SeekStart)
+			return tmp, err
+		}, func() {
+			f.Close()
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}, nil
+}
+
+// profilesUsage is what the workload commands that read run times say of
+// their profiles.
+const profilesUsage = "profiles are delay profiles by default (a job lasts its run time on any host, whatever its speed); " +
+	"--profile-type compute makes compute profiles of run time × the reference speed flops, so that host speeds matter"
+
+// profileFlags are the flags of RuntimeProfiles, with the command's flag
+// naming a platform when it has none already.
+func profileFlags(platform ...cli.Flag) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "profile-type", Value: workloads.ProfileTypeDelay, Usage: "delay: each job waits its run time, on any host; compute: each job computes run time × the reference speed flops on each of its hosts (no communication), so it takes its run time on a host of the reference speed and less on a faster one"},
+		&cli.Float64Flag{Name: "speed", Usage: "the reference speed of --profile-type compute, in flop/s (e.g. 1e9; default: the slowest host of --platform)"},
+	}, platform...)
+}
+
+// runtimeProfiles reads the flags of profileFlags (and --platform).
+func runtimeProfiles(c *cli.Context, cmd string) (workloads.RuntimeProfiles, error) {
+	usage := func(format string, a ...any) error { return cli.Exit(cmd+": "+fmt.Sprintf(format, a...), 2) }
+	r := workloads.RuntimeProfiles{Type: c.String("profile-type"), Speed: c.Float64("speed")}
+	switch r.Type {
+	case workloads.ProfileTypeDelay:
+		if c.IsSet("speed") {
+			return r, usage("--speed is the reference speed of --profile-type compute (delay profiles take no speed)")
+		}
+		return r, nil
+	case workloads.ProfileTypeCompute:
+	default:
+		return r, usage("--profile-type %q: want %s or %s", r.Type, workloads.ProfileTypeDelay, workloads.ProfileTypeCompute)
+	}
+	if !c.IsSet("speed") {
+		p := c.String("platform")
+		if p == "" {
+			return r, usage("--profile-type compute needs the reference speed: --speed FLOPS, or --platform (its slowest host)")
+		}
+		speeds, err := resolvePlatformSpeeds(p)
+		if err == nil && len(speeds) == 0 {
+			err = errors.New("no host")
+		}
+		if err != nil {
+			return r, usage("platform %s: %v", p, err)
+		}
+		r.Speed = slices.Min(speeds)
+	}
+	if !(r.Speed > 0) || r.Speed > 1e20 {
+		return r, usage("--speed %g: want a speed in (0, 1e20] flop/s", r.Speed)
+	}
+	return r, nil
 }
 
 // workloadStepCommand is the "bucma workload NAME IN" command of a step
@@ -897,4 +1023,22 @@ func paramValues(c *cli.Context, cmd string, ps []expe.Param, skip ...string) (e
 		v[p.Name] = x
 	}
 	return v, nil
+}
+
+// maxGeneratedJobs bounds --jobs of the workload generators: a generator
+// holds the workload in memory (about 0.3 KB a job for lublin, measured
+// with 2 000 000 jobs), so a mistyped count would exhaust the machine's
+// memory instead of failing at once.
+const maxGeneratedJobs = 10_000_000
+
+// checkJobs checks a generator's --jobs: 1 to maxGeneratedJobs (exit 2).
+func checkJobs(c *cli.Context, cmd string) error {
+	n := c.Int("jobs")
+	switch {
+	case n < 1:
+		return cli.Exit(fmt.Sprintf("%s: --jobs must be at least 1 (got %d)", cmd, n), 2)
+	case n > maxGeneratedJobs:
+		return cli.Exit(fmt.Sprintf("%s: --jobs %d: at most %d (the workload is built in memory)", cmd, n, maxGeneratedJobs), 2)
+	}
+	return nil
 }

@@ -2,14 +2,18 @@ package cli
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -146,6 +150,42 @@ func TestWorkloadCheckExitCodes(t *testing.T) {
 	}
 	if _, code, _ := runApp(t, "workload", "lille", "--jobs", "x"); code != 2 {
 		t.Fatalf("bad flag value: exit %d, want 2", code)
+	}
+}
+
+// TestWorkloadCheckFor: check says which format it read and checks the
+// file for the Batsim it names (--for, Batsim 4.2.1 by default): a Batsim 5
+// file is an error for Batsim 4.2.1, which aborts on it, and for Batsim 5 a
+// job's field outside extra_data is a warning (Batsim 5 does not forward
+// it).
+func TestWorkloadCheckFor(t *testing.T) {
+	dir := t.TempDir()
+	v5 := writeFile(t, dir, "v5.json", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"d","user":"alice"}],"profiles":{"d":{"type":"DelayProfile","delay":5}}}`)
+	v4 := writeFile(t, dir, "v4.json", `{"nb_res":4,"jobs":[{"id":1,"subtime":0,"res":2,"profile":"d","user":"alice"}],"profiles":{"d":{"type":"delay","delay":5}}}`)
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{v5}, 1, []string{"v5.json: Batsim 5 format, checked for Batsim 4.2.1: 1 jobs", `error: ` + v5 + `: profile 'd': type "DelayProfile" is Batsim 5's`, "--for batsim5"}},
+		{[]string{v5, "--for", "batsim4"}, 1, []string{"checked for Batsim 4.2.1"}},
+		{[]string{v5, "--for", "batsim5"}, 0, []string{"v5.json: Batsim 5 format, checked for Batsim 5.0.0-rc2: 1 jobs, 1 profiles, nb_res 4: 0 error(s), 1 warning(s)", `warning: ` + v5 + `: job '1': field "user" is outside extra_data`}},
+		{[]string{v4}, 0, []string{"v4.json: Batsim 4 format, checked for Batsim 4.2.1: 1 jobs, 1 profiles, nb_res 4: 0 error(s), 0 warning(s)"}},
+		{[]string{v4, "--for", "batsim5"}, 1, []string{"Batsim 4 format, checked for Batsim 5.0.0-rc2", `type "delay" is Batsim 4's`, "bucma workload to-v5 " + v4 + " -o OUT"}},
+		{[]string{v4, "--for", "batsim3"}, 2, []string{`--for "batsim3": want batsim4 or batsim5`}},
+	} {
+		err, code, out := runApp(t, append([]string{"workload", "check"}, c.args...)...)
+		if err != nil {
+			out += err.Error()
+		}
+		if code != c.code {
+			t.Errorf("check %v: exit %d, want %d\n%s", c.args, code, c.code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("check %v: %q does not say %q", c.args, out, w)
+			}
+		}
 	}
 }
 
@@ -350,6 +390,11 @@ func TestWorkloadLublinThroughCLI(t *testing.T) {
 		{[]string{"--set", "a1=-1"}, "a1 = -1"},
 		{[]string{"--platform", "nowhere.xml"}, "nowhere.xml"},
 		{[]string{"extra"}, "extra"},
+		{[]string{"--profile-type", "smp"}, `--profile-type "smp": want delay or compute`},
+		{[]string{"--profile-type", "compute"}, "--profile-type compute needs the reference speed: --speed FLOPS, or --platform"},
+		{[]string{"--speed", "1e9"}, "--speed is the reference speed of --profile-type compute"},
+		{[]string{"--profile-type", "compute", "--speed", "-3"}, "--speed -3: want a speed in (0, 1e20]"},
+		{[]string{"--profile-type", "compute", "--speed", "1e9", "--format", "swf"}, "an SWF trace has run times only"},
 	} {
 		err, code, msg := runApp(t, append([]string{"workload", "lublin", "-o", filepath.Join(dir, "bad.json")}, c.args...)...)
 		if code != 2 || !strings.Contains(msg+fmt.Sprint(err), c.want) {
@@ -358,5 +403,159 @@ func TestWorkloadLublinThroughCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bad.json")); err == nil {
 		t.Error("a refused command wrote its output")
+	}
+}
+
+// "bucma workload from-swf" reads the trace twice and writes the workload
+// as it reads it: from a file or a pipe (copied first), to a file or to
+// standard output, byte for byte what the converter holding every job in
+// memory wrote (testdata/swfgolden, made by it).
+func TestFromSWFStreamedThroughCLI(t *testing.T) {
+	golden := filepath.Join("..", "workloads", "testdata", "swfgolden")
+	trace := filepath.Join(golden, "trace.swf")
+	want, err := os.ReadFile(filepath.Join(golden, "ppn4-cancelled.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	args := []string{"--ppn", "4", "--keep-cancelled"}
+	check := func(what, source string, got []byte) {
+		t.Helper()
+		got = bytes.Replace(got, []byte(`"source":`+strconv.Quote(source)), []byte(`"source":"trace.swf"`), 1)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the output differs from %s/ppn4-cancelled.json", what, golden)
+		}
+	}
+	out := filepath.Join(dir, "out.json")
+	if err, code, msg := runApp(t, append([]string{"workload", "from-swf", trace, "-o", out}, args...)...); code != 0 || !strings.Contains(msg, "293 jobs kept") {
+		t.Fatalf("from-swf: %v (exit %d) %s", err, code, msg)
+	}
+	b, _ := os.ReadFile(out)
+	check("--out", trace, b)
+	err, code, msg := runApp(t, append([]string{"workload", "from-swf", trace}, args...)...)
+	if code != 0 {
+		t.Fatalf("from-swf to stdout: %v (exit %d)", err, code)
+	}
+	check("stdout", trace, []byte(msg[strings.Index(msg, "{\n"):]))
+	fifo := filepath.Join(dir, "trace.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipe: %v", err)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		_, _ = f.Write(data)
+		_ = f.Close()
+	}()
+	if err, code, msg := runApp(t, append([]string{"workload", "from-swf", fifo, "-o", out}, args...)...); code != 0 {
+		t.Fatalf("from-swf from a pipe: %v (exit %d) %s", err, code, msg)
+	}
+	b, _ = os.ReadFile(out)
+	check("a pipe", fifo, b)
+	// A stream without a line (/dev/zero) ends in an error, neither read
+	// nor copied without end.
+	bad := filepath.Join(dir, "bad.json")
+	if err, code, msg := runApp(t, "workload", "from-swf", "/dev/zero", "-o", bad); code != 1 || !strings.Contains(fmt.Sprint(err), "from-swf: /dev/zero: line 1 is longer than 16 MiB (not an SWF trace?)") {
+		t.Errorf("/dev/zero: %v (exit %d) %s", err, code, msg)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("a failed conversion wrote its output")
+	}
+}
+
+// Compute profiles make host speed matter: a Lublin workload of compute
+// profiles (reference: the platform's slowest host) runs faster on the
+// faster hosts of a heterogeneous platform, so that EASY choosing the
+// fastest hosts and EASY taking the first free ones finish its jobs at
+// different times, where the delay workload's jobs last their run times
+// wherever they run.
+func TestComputeProfilesHostSpeedMatters(t *testing.T) {
+	dir := t.TempDir()
+	plat := corpus.Path("hetero8_compute", "platform.xml")
+	jobs := func(profile string, hosts string) map[string][2]float64 {
+		t.Helper()
+		wl := filepath.Join(dir, profile+".json")
+		if err, code, msg := runApp(t, "workload", "lublin", "--jobs", "60", "--seed", "4", "--platform", plat, "--profile-type", profile, "-o", wl); code != 0 {
+			t.Fatalf("lublin: %v (exit %d) %s", err, code, msg)
+		}
+		prefix := filepath.Join(dir, profile+"-"+hosts)
+		if err, code, msg := runApp(t, "simulate", "-p", plat, "-w", wl, "--scheduler", "easy", "-o", "hosts="+hosts, "-e", prefix, "-q"); code != 0 {
+			t.Fatalf("simulate: %v (exit %d) %s", err, code, msg)
+		}
+		rows := readCSV(t, prefix+"_jobs.csv")
+		out := map[string][2]float64{}
+		for _, r := range rows[1:] {
+			// job_id, ..., profile (d<run time> or c<run time at the
+			// slowest host's speed>), ..., execution_time
+			rt, err := strconv.ParseFloat(r[2][1:], 64)
+			if err != nil {
+				t.Fatalf("profile %q", r[2])
+			}
+			exec, _ := strconv.ParseFloat(r[9], 64)
+			out[r[0]] = [2]float64{rt, exec}
+		}
+		if len(out) != 60 {
+			t.Fatalf("%d jobs", len(out))
+		}
+		return out
+	}
+	faster := 0
+	for _, hosts := range []string{"fastest", "first-fit"} {
+		for id, j := range jobs("delay", hosts) {
+			if math.Abs(j[1]-j[0]) > 1e-3 {
+				t.Errorf("delay, hosts=%s: job %s ran %g s, its run time is %g s", hosts, id, j[1], j[0])
+			}
+		}
+		for id, j := range jobs("compute", hosts) {
+			if j[1] > j[0]+1e-3 {
+				t.Errorf("compute, hosts=%s: job %s ran %g s, longer than on the slowest host (%g s)", hosts, id, j[1], j[0])
+			}
+			if j[1] < j[0]*0.99 {
+				faster++
+			}
+		}
+	}
+	if faster == 0 {
+		t.Fatal("no compute job ran faster than on the slowest host")
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "compute-fastest_jobs.csv"))
+	b, _ := os.ReadFile(filepath.Join(dir, "compute-first-fit_jobs.csv"))
+	if bytes.Equal(a, b) {
+		t.Fatal("hosts=fastest and hosts=first-fit gave the same jobs on a heterogeneous platform")
+	}
+}
+
+// readCSV reads a whole CSV file.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestGeneratorJobsBounded: a generator's --jobs beyond what it can hold
+// in memory (10 000 000) is refused at once (exit 2, naming the limit),
+// not left to exhaust the machine's memory; 0 too.
+func TestGeneratorJobsBounded(t *testing.T) {
+	for _, gen := range []string{"lille", "gang", "lublin", "delays"} {
+		for _, n := range []string{"100000000", "0"} {
+			err, code, _ := runApp(t, "workload", gen, "--jobs", n, "-o", filepath.Join(t.TempDir(), "w.json"))
+			if code != 2 || err == nil || !strings.Contains(err.Error(), "--jobs") {
+				t.Errorf("%s --jobs %s: exit %d, %v; want exit 2 naming --jobs", gen, n, code, err)
+			}
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -35,8 +36,8 @@ type BatsimEngine struct {
 	// BatsimArgs are appended to Batsim's command line.
 	BatsimArgs []string
 	// Registry knows the policies (default: policies.Builtin()); a policy
-	// that registers dynamic jobs gets Batsim's DynamicJobFlags, one that
-	// shares hosts ComputeSharingFlag.
+	// that registers dynamic jobs, shares hosts or switches them gets the
+	// flags of Batsim it needs (run.Needs).
 	Registry *sched.Registry
 	// Grace is how long a process may keep running once its peer has ended
 	// (default 30 s).
@@ -73,17 +74,14 @@ func (e *BatsimEngine) BatsimCommand(spec RunSpec, endpoint string) []string {
 
 // batsimArgs returns Batsim's command line before and after the endpoint.
 func (e *BatsimEngine) batsimArgs(spec RunSpec) (head, tail []string) {
-	tail = append(tail, policyFlags(e.Registry, spec.Run.Variant.Policy)...)
-	tail = append(tail, e.BatsimArgs...)
-	head = []string{e.Batsim, "-p", spec.Platform, "-w", spec.Workload, "-e", spec.Prefix, "-s"}
+	b := run.Batsim{Binary: e.Batsim, Image: e.Image, Args: e.BatsimArgs}
 	if e.Image != "" {
-		dir, user := spec.Campaign, fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
-		if dir == "" {
-			dir, user = pwdMark, uidMark
+		b.Mount, b.User = spec.Campaign, fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+		if b.Mount == "" {
+			b.Mount, b.User = pwdMark, uidMark
 		}
-		head = append([]string{e.Batsim, "run", "--rm", "-i", "--net", "host", "-u", user, "-v", dir + ":" + dir, "-w", dir, e.Image}, head[1:]...)
 	}
-	return head, tail
+	return b.CommandAround(spec.Platform, spec.Workload, spec.Prefix, policyFeatures(e.Registry, spec.Run.Variant.Policy))
 }
 
 // In the replayed command line of a run in a Docker image, the campaign
@@ -126,115 +124,54 @@ func (e *BatsimEngine) Run(ctx context.Context, spec RunSpec) error {
 			return fmt.Errorf("starting %s: %w", x.name, err)
 		}
 	}
-	grace := e.Grace
-	if grace <= 0 {
-		grace = 30 * time.Second
-	}
 	logf, err := os.Create(spec.Log)
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
 	var mu sync.Mutex
-	logLine := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(logf, format, args...)
+	var outputs []*prefixWriter
+	procs := run.NewProcs(ctx)
+	procs.Grace, procs.Dir = e.Grace, spec.Dir
+	procs.Output = func(name string) io.Writer {
+		w := &prefixWriter{mu: &mu, w: logf, prefix: "[" + name + "] "}
+		outputs = append(outputs, w)
+		return w
 	}
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan *proc, 2)
-	var procs []*proc
 	// Once every process has ended: the last lines without a newline.
 	defer func() {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, p := range procs {
-			if w, ok := p.cmd.Stdout.(*prefixWriter); ok && len(w.buf) > 0 {
+		for _, w := range outputs {
+			if len(w.buf) > 0 {
 				fmt.Fprintf(logf, "%s%s\n", w.prefix, w.buf)
 				w.buf = nil
 			}
 		}
 	}()
-	// stop cancels the processes started and waits for them.
-	stop := func() {
-		cancel()
-		for _, p := range procs {
-			if !p.ended {
-				<-done
-			}
-		}
-	}
-	start := func(p *proc) error {
-		logLine("# %s: %s\n", p.name, ShellJoin(p.argv))
-		out := &prefixWriter{mu: &mu, w: logf, prefix: "[" + p.name + "] "}
-		p.cmd = exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
-		p.cmd.Dir = spec.Dir
-		p.cmd.Stdout, p.cmd.Stderr = out, out
-		p.cmd.WaitDelay = 5 * time.Second
-		if err := p.cmd.Start(); err != nil {
-			return fmt.Errorf("starting %s: %w", p.name, err)
-		}
-		procs = append(procs, p)
-		go func() {
-			p.err = p.cmd.Wait()
-			done <- p
-		}()
-		return nil
+	start := func(name string, argv []string) (*run.Proc, error) {
+		mu.Lock()
+		fmt.Fprintf(logf, "# %s: %s\n", name, ShellJoin(argv))
+		mu.Unlock()
+		return procs.Start(name, argv)
 	}
 
-	sched := &proc{name: "scheduler", argv: e.SchedulerCommand(spec)}
-	if err := start(sched); err != nil {
+	sched, err := start("scheduler", e.SchedulerCommand(spec))
+	if err != nil {
+		procs.Stop()
 		return err
 	}
-	endpoint, err := waitEndpoint(ctx, filepath.Join(spec.Dir, EndpointFile), sched, done)
+	endpoint, err := waitEndpoint(procs.Context(), filepath.Join(spec.Dir, EndpointFile), sched)
 	if err != nil {
-		stop()
+		procs.Stop()
 		return fmt.Errorf("%w (log: %s)", err, spec.Log)
 	}
-	if err := start(&proc{name: "batsim", argv: e.BatsimCommand(spec, endpoint)}); err != nil {
-		stop()
+	if _, err := start("batsim", e.BatsimCommand(spec, endpoint)); err != nil {
+		procs.Stop()
 		return err
 	}
-
-	var errs []error
-	var timer <-chan time.Time
-	running := 0
-	for _, p := range procs {
-		if p.ended {
-			timer = time.After(grace)
-		} else {
-			running++
-		}
-	}
-	for ; running > 0; running-- {
-		var p *proc
-		select {
-		case p = <-done:
-		case <-timer:
-			for _, q := range procs {
-				if !q.ended {
-					errs = append(errs, fmt.Errorf("%s still running %s after its peer ended: stopped", q.name, grace))
-				}
-			}
-			cancel()
-			p = <-done
-		}
-		p.ended = true
-		if p.err != nil && ctx.Err() == nil {
-			errs = append(errs, fmt.Errorf("%s failed: %w", p.name, p.err))
-			cancel() // stop the peer at once
-		}
-		if timer == nil {
-			timer = time.After(grace)
-		}
-	}
-	if err := ctx.Err(); err != nil && len(errs) == 0 {
-		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%w (log: %s)", errors.Join(errs...), spec.Log)
+	if err := procs.Wait(); err != nil {
+		return fmt.Errorf("%w (log: %s)", err, spec.Log)
 	}
 	return nil
 }
@@ -243,7 +180,7 @@ func (e *BatsimEngine) Run(ctx context.Context, spec RunSpec) error {
 // writes it atomically once its socket is bound), then removes the file
 // and returns the endpoint. It fails when the scheduler ends first or ctx
 // is cancelled.
-func waitEndpoint(ctx context.Context, path string, sched *proc, done <-chan *proc) (string, error) {
+func waitEndpoint(ctx context.Context, path string, sched *run.Proc) (string, error) {
 	read := func() (string, bool, error) {
 		b, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -255,7 +192,7 @@ func waitEndpoint(ctx context.Context, path string, sched *proc, done <-chan *pr
 		_ = os.Remove(path)
 		ep := strings.TrimSpace(string(b))
 		if ep == "" {
-			return "", false, fmt.Errorf("%s wrote an empty endpoint to %s", sched.name, path)
+			return "", false, fmt.Errorf("%s wrote an empty endpoint to %s", sched.Name, path)
 		}
 		return ep, true, nil
 	}
@@ -266,29 +203,20 @@ func waitEndpoint(ctx context.Context, path string, sched *proc, done <-chan *pr
 			return ep, err
 		}
 		select {
-		case p := <-done:
-			p.ended = true
-			if p.err != nil {
-				return "", fmt.Errorf("%s failed: %w", sched.name, p.err)
+		case <-sched.Exited():
+			if sched.Err != nil {
+				return "", fmt.Errorf("%s failed: %w", sched.Name, sched.Err)
 			}
 			// It may have written the file just before ending.
 			if ep, ok, err := read(); ok || err != nil {
 				return ep, err
 			}
-			return "", fmt.Errorf("%s ended without binding its endpoint", sched.name)
+			return "", fmt.Errorf("%s ended without binding its endpoint", sched.Name)
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case <-tick.C:
 		}
 	}
-}
-
-type proc struct {
-	name  string
-	argv  []string
-	cmd   *exec.Cmd
-	err   error
-	ended bool
 }
 
 // prefixWriter prefixes every line written through it; several writers

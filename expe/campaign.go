@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -173,9 +174,13 @@ func WorkloadPath(dir, key string) string { return filepath.Join(dir, WorkloadsD
 // RunDir is the directory of run id in campaign directory dir.
 func RunDir(dir, id string) string { return filepath.Join(dir, RunsDir, id) }
 
+// MaxPlanJSONBytes bounds the plan.json a campaign directory holds (a
+// plan of MaxRuns cases writes about 20 MB).
+const MaxPlanJSONBytes = 64 << 20
+
 // ReadPlan reads the plan stored in a campaign directory.
 func ReadPlan(dir string) (Plan, error) {
-	data, err := os.ReadFile(PlanPath(dir))
+	data, err := readBounded(PlanPath(dir), PlanFile, MaxPlanJSONBytes)
 	if err != nil {
 		return Plan{}, fmt.Errorf("%s is not a campaign directory: %w", dir, err)
 	}
@@ -606,7 +611,9 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (outcome, *Fai
 		c.logger().Warn("run taken over by another execution while it ran: this result is dropped", "run", r.ID)
 		return runBusy, nil
 	}
-	_ = os.Remove(filepath.Join(tmp, ClaimFile))
+	// The directory is renamed with its claim, removed afterwards: a
+	// temporary directory without a claim is dead (see the comment on
+	// claims).
 	if err != nil {
 		failed := final + failedSuffix
 		_ = os.RemoveAll(failed)
@@ -614,11 +621,13 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (outcome, *Fai
 		if rerr := os.Rename(tmp, failed); rerr != nil {
 			f.Dir, f.LogPath = tmp, spec.Log
 		}
+		_ = os.Remove(filepath.Join(f.Dir, ClaimFile))
 		return runFailed, f
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		return runFailed, &Failure{Run: r, Err: fmt.Errorf("marking the run done: %w", err), CommandLine: cmd, Dir: tmp, LogPath: spec.Log}
 	}
+	_ = os.Remove(filepath.Join(final, ClaimFile))
 	_ = os.RemoveAll(final + failedSuffix)
 	return runDone, nil
 }
@@ -649,7 +658,7 @@ func safeRun(ctx context.Context, e Engine, spec RunSpec) (err error) {
 // platform, workload recipe or variants); seeds and loads may change.
 func (c *Campaign) checkAndWritePlan(dir string) error {
 	if old, err := ReadPlan(dir); err == nil {
-		if old.Platform != c.Plan.Platform || !sameJSON(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
+		if !samePlatform(old.Platform, c.Plan.Platform) || !sameJSON(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
 			!sameJSON(old.Cases, c.Plan.Cases) {
 			return fmt.Errorf("%s holds another experiment (plan %s, platform %s, %d jobs, %d variants): use another --out directory or the same plan and --jobs/--quick",
 				dir, old.Name, old.Platform, old.Workload.Jobs, len(old.Variants))
@@ -695,7 +704,7 @@ func (c *Campaign) writePlatform(name, path string) error {
 func anyRunDone(dir string) bool {
 	entries, _ := os.ReadDir(filepath.Join(dir, RunsDir))
 	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), tmpPrefix) && !strings.HasSuffix(e.Name(), failedSuffix) {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !strings.HasSuffix(e.Name(), failedSuffix) {
 			return true
 		}
 	}
@@ -758,19 +767,27 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run,
 	return errors.Join(errs...)
 }
 
-// Claims. A run in progress is the directory runs/.tmp-<id>, made with an
-// exclusive mkdir by the execution that runs it, which then writes its
-// Claim there and renews it every Heartbeat. Another execution sharing the
-// campaign directory (a second "bucma expe run", the tasks of a Slurm
-// array, a resubmission, "bucma expe status") reads the claim to tell a run
-// in progress from the remains of a dead execution: the claim is dead when
-// it was not renewed for StaleAfter, when its process is gone from this
-// host, or when Campaign.ClaimAlive says its job ended; a dead claim's
-// directory is removed and the run taken over.
+// Claims. A run in progress is the directory runs/.tmp-<id>, holding the
+// Claim of the execution that runs it, which renews it every Heartbeat.
+// The directory appears with its claim in it: the execution makes a
+// directory of its own (runs/.claim-<token>.<pid>.<host>), writes its
+// claim there and renames it to runs/.tmp-<id>, which fails when another
+// execution holds the run. Another execution sharing the campaign directory (a
+// second "bucma expe run", the tasks of a Slurm array, a resubmission,
+// "bucma expe status") reads the claim to tell a run in progress from the
+// remains of a dead execution: the claim is dead when it was not renewed
+// for StaleAfter, when its process is gone from this host, when
+// Campaign.ClaimAlive says its job ended, or when it cannot be read (a
+// directory left by an execution killed as it claimed the run, by an older
+// bucma); a dead claim's directory is removed and the run taken over.
 
 // ClaimFile is the claim's file in a run's temporary directory; it is
-// removed before the directory is renamed into place.
+// removed once the directory is renamed into place.
 const ClaimFile = ".claim"
+
+// claimPrefix begins the name of the directory in which an execution
+// writes its claim before renaming it to the run's temporary directory.
+const claimPrefix = ".claim-"
 
 // Default timings of claims: a claim is renewed every ClaimHeartbeat and
 // dead once not renewed for ClaimStale (which leaves room for the
@@ -845,7 +862,7 @@ func (c *Campaign) claimLive(s claimState, now time.Time) bool {
 	}
 	cl := s.claim
 	if cl == nil {
-		return true // a directory being set up
+		return false // no execution made it: see the comment on claims
 	}
 	if cl.Host != "" && cl.Host == thisHost() {
 		if cl.PID == os.Getpid() {
@@ -905,23 +922,17 @@ func newToken() string {
 // dead claim's directory is removed first.
 func (c *Campaign) claim(tmp string) (string, error) {
 	for attempt := 0; attempt < 3; attempt++ {
-		err := os.Mkdir(tmp, 0o755)
+		now := time.Now().UTC()
+		cl := &Claim{Host: thisHost(), PID: os.Getpid(), Job: c.Job, Token: newToken(), Started: now, Heartbeat: now}
+		// Held before the directory is renamed into place: once there,
+		// another execution of this process judges the claim by held (a
+		// claim of this process not held is dead, and its directory
+		// removed).
+		heldMu.Lock()
+		held[cl.Token] = true
+		heldMu.Unlock()
+		err := placeClaim(tmp, cl)
 		if err == nil {
-			now := time.Now().UTC()
-			cl := &Claim{Host: thisHost(), PID: os.Getpid(), Job: c.Job, Token: newToken(), Started: now, Heartbeat: now}
-			// Held before its file is written: once written, another
-			// execution of this process judges the claim by held (a claim
-			// of this process not held is dead, and its directory removed).
-			heldMu.Lock()
-			held[cl.Token] = true
-			heldMu.Unlock()
-			// Written before the heartbeat can renew it; meanwhile the
-			// directory without a claim reads as being set up (live).
-			if err := writeClaim(tmp, cl); err != nil {
-				c.forget(cl.Token)
-				_ = os.RemoveAll(tmp)
-				return "", err
-			}
 			c.mu.Lock()
 			if c.active == nil {
 				c.active = map[string]*Claim{}
@@ -930,6 +941,7 @@ func (c *Campaign) claim(tmp string) (string, error) {
 			c.mu.Unlock()
 			return cl.Token, nil
 		}
+		c.forget(cl.Token)
 		if !errors.Is(err, fs.ErrExist) {
 			return "", err
 		}
@@ -944,6 +956,26 @@ func (c *Campaign) claim(tmp string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// placeClaim makes tmp, the temporary directory of a run, with the claim
+// cl in it: written in a directory of its own, renamed to tmp. The error
+// is fs.ErrExist when tmp exists (another execution's claim, live or not).
+func placeClaim(tmp string, cl *Claim) error {
+	stage := filepath.Join(filepath.Dir(tmp), stageName(cl))
+	if err := os.Mkdir(stage, 0o755); err != nil {
+		return err
+	}
+	err := writeClaim(stage, cl)
+	if err == nil {
+		if err = os.Rename(stage, tmp); errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+			err = fs.ErrExist
+		}
+	}
+	if err != nil {
+		_ = os.RemoveAll(stage)
+	}
+	return err
 }
 
 // removeDead removes the directory tmp of a dead claim st: it is first
@@ -1038,10 +1070,24 @@ func (c *Campaign) removeStale(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), tmpPrefix) {
+		path := filepath.Join(dir, RunsDir, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), claimPrefix):
+			if err := c.removeDeadStage(path); err != nil {
+				return err
+			}
+			continue
+		case !strings.HasPrefix(e.Name(), "."):
+			// A run's directory: the claim a run renamed into place
+			// keeps until it is removed, when the execution was
+			// stopped between the two.
+			if err := os.Remove(filepath.Join(path, ClaimFile)); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				return err
+			}
+			continue
+		case !strings.HasPrefix(e.Name(), tmpPrefix):
 			continue
 		}
-		path := filepath.Join(dir, RunsDir, e.Name())
 		if !e.IsDir() {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
@@ -1067,6 +1113,40 @@ func (c *Campaign) removeStale(dir string) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// stageName is the name of the directory in which the claim cl is written
+// before it is renamed to a run's temporary directory: it names the
+// process, which may be killed before the claim is written.
+func stageName(cl *Claim) string {
+	return claimPrefix + cl.Token + "." + strconv.Itoa(cl.PID) + "." + strings.ReplaceAll(cl.Host, "/", "-")
+}
+
+// removeDeadStage removes path, the directory in which an execution wrote
+// its claim before renaming it to a run's temporary directory, when that
+// execution is dead: its claim dead, or, the claim not written, its
+// process (named by the directory) gone from this host, or the directory
+// older than StaleAfter.
+func (c *Campaign) removeDeadStage(path string) error {
+	st := c.claimOf(path)
+	if !st.exists {
+		return nil
+	}
+	if st.claim == nil {
+		st.live = time.Since(st.since) <= c.staleAfter()
+		_, rest, _ := strings.Cut(strings.TrimPrefix(filepath.Base(path), claimPrefix), ".")
+		pid, host, _ := strings.Cut(rest, ".")
+		if n, err := strconv.Atoi(pid); err == nil && host != "" && host == strings.ReplaceAll(thisHost(), "/", "-") && n != os.Getpid() {
+			st.live = st.live && pidAlive(n)
+		}
+	}
+	if st.live {
+		return nil
+	}
+	if err := os.RemoveAll(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

@@ -299,8 +299,11 @@ func TestCampaignRefusesAnotherPlan(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "another experiment") {
 		t.Errorf("err = %v", err)
 	}
-	// More seeds on the same experiment extend it.
-	res, err := newCampaign(testPlan(t, "walltime-trust", 2), dir, newFakeEngine(), 1).Execute(context.Background())
+	// More seeds on the same experiment extend it, its platform spelled
+	// lille.xml or lille.
+	more := testPlan(t, "walltime-trust", 2)
+	more.Platform = "lille.xml"
+	res, err := newCampaign(more, dir, newFakeEngine(), 1).Execute(context.Background())
 	if err != nil || res.Skipped != 5 || res.Done != 5 {
 		t.Errorf("extension: %+v, %v", res, err)
 	}
@@ -331,7 +334,7 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, FigDir, "cdf_waiting_l"+l+".svg")); err != nil || !strings.Contains(text, "cdf_waiting_l"+l+".png") {
 			t.Errorf("distribution figure of load %s: %v", l, err)
 		}
-		if !strings.Contains(text, "## offered load "+l+"\n") {
+		if !strings.Contains(text, "## load level "+l+"\n") {
 			t.Errorf("the report has no section for load %s", l)
 		}
 	}

@@ -168,6 +168,17 @@ func ComparisonStudy() Study {
 // NoUser is the user of jobs whose workload names none.
 const NoUser = "(none)"
 
+// LoadLevelNote says what a load level is beside the offered load the runs
+// show.
+const LoadLevelNote = "a load level is the offered load the workload is generated or scaled to, its computations counted at a reference " +
+	"speed, the platform's slowest host's unless the plan sets ref_speed; the offered load the runs show can differ: jobs on faster hosts " +
+	"run shorter, jobs killed at their walltime run less than their run time"
+
+// swfUnknown is what the Standard Workload Format writes for an unknown
+// field: the user of every job of a trace without users, as "bucma
+// workload from-swf" and "bucma workload lublin" copy it.
+const swfUnknown = "-1"
+
 func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
 	cr := &compareRun{}
 	size := make(map[string]string, len(in.Rows))
@@ -177,7 +188,7 @@ func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
 		j := &in.Rows[i]
 		size[j.ID] = SizeClass(j.Res)
 		u := in.Jobs[j.ID].User
-		if u == "" {
+		if u == "" || u == swfUnknown {
 			u = NoUser
 		}
 		user[j.ID] = u
@@ -211,7 +222,7 @@ func (p Plan) conditionTitle(c Condition) string {
 		parts = append(parts, cs.Title)
 	}
 	if p.HasLoads() {
-		parts = append(parts, "offered load "+FormatLoad(c.Load))
+		parts = append(parts, "load level "+FormatLoad(c.Load))
 	}
 	if len(parts) == 0 {
 		return p.Title
@@ -255,7 +266,7 @@ func compareReport(r *Report) error {
 	}
 	r.P("- Platforms: %s; workloads: %s; seeds %s", strings.Join(plats, ", "), workloadsText(pl), SeedList(pl.Seeds))
 	if pl.HasLoads() {
-		r.P("; offered load levels %s", LoadList(pl.Loads))
+		r.P("; load levels %s (%s)", LoadList(pl.Loads), LoadLevelNote)
 	}
 	r.P(".\n")
 	engines, wall, n := r.RunInfos()
@@ -269,11 +280,7 @@ func compareReport(r *Report) error {
 	r.P("A *paired difference* is computed on each seed's pair of runs (same workload), then averaged; its relative form divides it by the ")
 	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for waiting times, %g s for other times, %g for utilization, %g job for counts. ", NearZero, FloorWait, FloorSeconds, FloorUtilization, FloorCount)
 	r.P("%s %s\n\n", SeedsNote(), SaturatedMarkNote())
-	r.P("Definitions: waiting time = start − submission; turnaround = finish − submission; bounded slowdown = max(1, turnaround / ")
-	r.P("max(execution, %g s)), the threshold of %g s being the literature's usual one (Feitelson et al., 1997); slowdown = turnaround / execution; ", BSLDThreshold, BSLDThreshold)
-	r.P("makespan = last finish − first submission; utilization = Σ res × execution / (hosts × makespan); offered load = Σ res × execution / ")
-	r.P("(hosts × (last submission − first submission)); killed jobs: ended by the scheduler (`%s`) or at their walltime (`%s`). ", KilledState, WalltimeState)
-	r.P("Means are over the jobs that ran (rejected jobs excluded). %s\n\n", SaturationNote())
+	r.P("Definitions: %s %s\n\n", DefinitionsNote(), SaturationNote())
 
 	var metrics []reportMetric
 	for _, name := range spec.Metrics {
@@ -295,7 +302,7 @@ func compareReport(r *Report) error {
 			return err
 		}
 		for _, b := range spec.Breakdowns {
-			r.compareBreakdown(h, c, b)
+			r.compareBreakdown(h, c, b, pl.Report != nil && pl.Report.Breakdowns != nil)
 		}
 	}
 	if spec.Gantt {
@@ -385,6 +392,10 @@ func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetri
 		mark := MarkSaturated(a.ConditionRuns(v.Name, c), a.ConditionRuns(base, c))
 		for _, m := range metrics {
 			cp := a.CompareVariants(v.Name, base, c, m.get, m.floor)
+			if cp.Same() {
+				r.P(" %s%s |", cp.SameText(), mark)
+				continue
+			}
 			r.P(" %s (%s) %s%s |", FmtEst(cp.Diff, m.prec, true), cp.ChangeText(1), cp.SeedsText(), mark)
 		}
 		r.P("\n")
@@ -432,7 +443,10 @@ func (r *Report) compareCDFs(h string, c Condition, which []string) error {
 // maxUsers bounds the users the breakdown by user lists.
 const maxUsers = 10
 
-func (r *Report) compareBreakdown(h string, c Condition, by string) {
+// compareBreakdown writes the breakdown by job size or by user. Without
+// users (no job names one) the breakdown by user is left out, or, asked
+// for by the plan (asked), replaced by a sentence saying so.
+func (r *Report) compareBreakdown(h string, c Condition, by string, asked bool) {
 	a := r.A
 	group := func(x *RunData) map[string]GroupStats { return cmp(x).BySize }
 	if by == "user" {
@@ -455,6 +469,12 @@ func (r *Report) compareBreakdown(h string, c Condition, by string) {
 		}
 	}
 	if by == "user" {
+		if len(keys) == 0 || (len(keys) == 1 && keys[0] == NoUser) {
+			if asked {
+				r.P("%s By user\n\nNo job of the workload names a user (no `user` field, or the Standard Workload Format's %s).\n\n", h, swfUnknown)
+			}
+			return
+		}
 		sort.Slice(keys, func(i, j int) bool {
 			if jobs[keys[i]] != jobs[keys[j]] {
 				return jobs[keys[i]] > jobs[keys[j]]
@@ -549,17 +569,23 @@ var resultsMetrics = []struct {
 // ResultsColumns are the columns of results.csv.
 var ResultsColumns = []string{"campaign", "study", "run", "variant", "policy", "options", "platform", "workload", "case", "load", "seed", "metric", "value"}
 
+// ComparisonName is results.csv's study of a campaign of no study, which
+// gets the comparison report (no study has this name): the column always
+// holds a name, which readers such as pandas keep as text.
+const ComparisonName = "comparison"
+
 // WriteResultsCSV analyses the campaign in dir and writes dir/results.csv,
 // a tidy table: one row per completed run and metric, every factor a
 // column (ResultsColumns; a value without meaning is empty, as is a
-// metric without value). It returns the file's path.
+// metric without value; the study is ComparisonName without one). It
+// returns the file's path.
 func WriteResultsCSV(dir string) (string, error) {
 	a, err := Analyze(dir, ComparisonStudy())
 	if err != nil {
 		return "", err
 	}
 	if len(a.Runs) == 0 {
-		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: bucma expe run %s --out %s)", dir, a.Plan.Name, dir)
+		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: expe run %s --out %s)", dir, a.Plan.Name, dir)
 	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -574,7 +600,11 @@ func WriteResultsCSV(dir string) (string, error) {
 		if pl.HasLoads() {
 			load = FormatLoad(run.Load)
 		}
-		head := []string{pl.Name, pl.Kind, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
+		study := pl.Kind
+		if study == "" {
+			study = ComparisonName
+		}
+		head := []string{pl.Name, study, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
 			platformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
 		for _, m := range resultsMetrics {
 			v := m.get(x)

@@ -38,11 +38,11 @@ func TestRelative(t *testing.T) {
 	}
 }
 
-// rowsOf makes jobs of one host each: (submit, start, execution).
+// rowsOf makes jobs of one host each, host 0: (submit, start, execution).
 func rowsOf(jobs ...[3]float64) []JobRow {
 	var out []JobRow
 	for i, j := range jobs {
-		out = append(out, JobRow{ID: string(rune('a' + i%26)), Res: 1, HasTimes: true, Success: true, FinalState: SuccessState,
+		out = append(out, JobRow{ID: string(rune('a' + i%26)), Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: SuccessState,
 			Submit: j[0], Start: j[1], Exec: j[2], Finish: j[1] + j[2], Wait: j[1] - j[0], Turnaround: j[1] + j[2] - j[0]})
 	}
 	return out
@@ -214,10 +214,16 @@ baseline: base
 	if third := line("| third |"); !strings.Contains(third[2], "+2 ± 0 ("+NearZero+") [3/3]*"+SaturatedMark) {
 		t.Errorf("third's waiting difference: %q", third[2])
 	}
-	// Turnaround (third column) has a base of about 202 s: a relative
-	// difference.
-	if !strings.Contains(other[4], "+0 ± 0 (+0.0 ± 0.0 %) [3/3 at 0]") {
-		t.Errorf("turnaround difference: %q", other[4])
+	// Turnaround (third column) is the same for both on every seed, and
+	// so are the counts of rejected and killed jobs, 0 everywhere (the
+	// last two columns): no "+0.0 ± 0.0 (n/a (base ≈ 0)) [3/3 at 0]".
+	for _, i := range []int{4, 7, 8} {
+		if strings.TrimSpace(other[i]) != "0 on each of the 3 seeds"+SaturatedMark {
+			t.Errorf("column %d: %q, want the same value on each seed", i, other[i])
+		}
+	}
+	if strings.Contains(text, "± 0.0 ("+NearZero+")") || strings.Contains(text, "[3/3 at 0]") {
+		t.Errorf("a difference of 0 ± 0 printed in full:\n%s", text)
 	}
 	if m := regexp.MustCompile(`[+-][0-9]{4,}(\.[0-9]+)? (± [0-9.]+ )?%`).FindString(text); m != "" {
 		t.Errorf("a relative difference over the 0.4 s base: %q", m)
@@ -284,5 +290,51 @@ func TestCompareAndSignedRank(t *testing.T) {
 	// each other; (0, 1) has the lowest second objective.
 	if got := ParetoFront(pts, []bool{true, false}); fmt.Sprint(got) != "[2 3 4]" {
 		t.Errorf("front %v", got)
+	}
+}
+
+// Without users (no "user" field, or SWF's -1 that "bucma workload
+// from-swf" and "lublin" copy from a trace without users) the comparison
+// report has no "By user" table of one user; asked for by the plan, a
+// sentence says why there is none.
+func TestComparisonReportWithoutUsers(t *testing.T) {
+	rows := rowsOf([3]float64{0, 0, 10}, [3]float64{0, 10, 10}, [3]float64{5, 20, 5})
+	in := &RunInput{Rows: rows, Jobs: map[string]JobInfo{"a": {User: "-1"}, "b": {User: "-1"}, "c": {}}}
+	for _, breakdowns := range []string{"", "report: {breakdowns: [user]}\n"} {
+		p, err := ParsePlanFile([]byte("name: nousers\nplatform: lille\nworkload: {generator: lille, jobs: 3}\nloads: [0.8]\nseeds: 1-2\n"+
+			"variants:\n  - {name: a, policy: fcfs}\n  - {name: b, policy: easy}\n"+breakdowns), PlanFileOptions{Name: "nousers.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		a := &Analysis{Dir: dir, Plan: p, Hosts: 39, Runs: map[string]*RunData{}}
+		for _, r := range p.Expand() {
+			rd := &RunData{Run: r, Metrics: Compute(rows, 39)}
+			if err := compareReadRun(a, in, rd); err != nil {
+				t.Fatal(err)
+			}
+			if u := cmp(rd).ByUser; len(u) != 1 || u[NoUser].Jobs != 3 {
+				t.Fatalf("users of a workload without users: %v", u)
+			}
+			a.Runs[r.ID] = rd
+		}
+		rep := NewReport(a)
+		if err := ComparisonStudy().Report(rep); err != nil {
+			t.Fatal(err)
+		}
+		text := rep.Text()
+		if strings.Contains(text, "| -1 |") || strings.Contains(text, "| "+NoUser+" |") {
+			t.Errorf("a user table without users:\n%s", text)
+		}
+		asked := breakdowns != ""
+		if got := strings.Contains(text, "No job of the workload names a user"); got != asked || strings.Contains(text, "By user") != asked {
+			t.Errorf("breakdowns %q: the sentence without users %v, want %v:\n%s", breakdowns, got, asked, text)
+		}
+		if size := strings.Contains(text, "By job size"); size == asked {
+			t.Errorf("breakdowns %q: by job size shown %v", breakdowns, size)
+		}
 	}
 }

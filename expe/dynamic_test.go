@@ -143,7 +143,7 @@ func TestComputeSharingFlags(t *testing.T) {
 	}{{"sge-loadbalanced", true}, {"sge-default-rr", true}, {"fcfs", false}, {"gang", false}} {
 		spec := dynSpec(t, c.policy)
 		argv := strings.Join(b.BatsimCommand(spec, "tcp://127.0.0.1:1"), " ")
-		if strings.Contains(argv, ComputeSharingFlag) != c.want || strings.Contains(e.CommandLine(spec), ComputeSharingFlag) != c.want {
+		if strings.Contains(argv, "--enable-compute-sharing") != c.want || strings.Contains(e.CommandLine(spec), "--enable-compute-sharing") != c.want {
 			t.Errorf("%s: Batsim command %q, simulate command %q", c.policy, argv, e.CommandLine(spec))
 		}
 	}

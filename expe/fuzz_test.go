@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	json "github.com/goccy/go-json"
+	"github.com/goccy/go-yaml/lexer"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/fuzzguard"
@@ -91,6 +92,13 @@ func FuzzParsePlan(f *testing.F) {
 	}
 	f.Add([]byte(`{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1,1],"loads":[0.5]}`))
 	f.Add([]byte(`{"name":"x","variants":[{"name":"a"}],"seeds":[1],"loads":[1e-300,0.5,0.50]}`))
+	// Names that would make hidden runs, lines of runs.txt or commands of
+	// a batch script; seeds past 2^53 and at 2^64-1; a platform spelled
+	// as its file.
+	f.Add([]byte(`{"name":"x
+touch y","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1],"loads":[0.5]}`))
+	f.Add([]byte(`{"name":"x","variants":[{"name":".a","policy":"fcfs"},{"name":"b	c","policy":"fcfs"}],"seeds":[1],"loads":[0.5]}`))
+	f.Add([]byte(`{"name":"x","platform":"lille.xml","variants":[{"name":"a","policy":"fcfs"}],"seeds":[9007199254740993,9007199254740992,18446744073709551615],"loads":[0.5]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzguard.Run(t, func() error { return checkParsePlan(data) })
 	})
@@ -111,6 +119,11 @@ func FuzzParsePlanFile(f *testing.F) {
 	f.Add([]byte(goodPlan))
 	f.Add([]byte("name: x\nplatform: lille\nworkloads:\n  - {name: a, generator: lille, jobs: 10}\n  - {name: b, generator: gang}\nloads: 0.5\nseeds: [3]\nvariants: [{name: v, policy: fcfs}]\n"))
 	f.Add([]byte("{name: x, platform: lille, workload: {generator: lille}, variants: [], seeds: 0-1}"))
+	for _, c := range hostilePlans {
+		if len(c.text) < 64<<10 {
+			f.Add([]byte(c.text))
+		}
+	}
 	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "cluster.swf"), []byte("1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n2 5 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n"), 0o644); err != nil {
 		f.Fatal(err)
@@ -118,6 +131,10 @@ func FuzzParsePlanFile(f *testing.F) {
 	studies := testStudies()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzguard.Run(t, func() error {
+			// The bound refusing files before the lexer runs holds.
+			if got, bound := len(lexer.Tokenize(string(data))), yamlTokenBound(data); got > bound {
+				return fmt.Errorf("%d tokens, bound %d", got, bound)
+			}
 			p, err := ParsePlanFile(data, PlanFileOptions{Name: "plan.yaml", Dir: dir, Studies: studies, Policies: policies.Builtin()})
 			if err != nil {
 				var pe *PlanFileError

@@ -230,8 +230,8 @@ func (r *GeneratorRegistry) CheckRecipe(rec WorkloadRecipe) error {
 		}
 	}
 	g, _ := r.Generator(rec.Generator)
-	if rec.Jobs < 0 {
-		return fmt.Errorf("%d jobs: must be at least 0 (the generator's default)", rec.Jobs)
+	if err := checkJobs(rec.Jobs); err != nil {
+		return err
 	}
 	if g.Jobs == 0 && rec.Jobs != 0 {
 		return fmt.Errorf("%d jobs: the %s generator has a fixed number of jobs (give 0)", rec.Jobs, g.Name)
@@ -258,6 +258,22 @@ func recipeWhat(rec WorkloadRecipe) string {
 		s += " with steps " + strings.Join(rec.Steps, ", ")
 	}
 	return s
+}
+
+// MaxJobs bounds the jobs of a generator sized by the recipe ("jobs",
+// --jobs): a workload is made whole in memory (lille, gang: about 0.5 KB
+// a job held, 1.3 to 1.6 KB allocated while it is made).
+const MaxJobs = 1000000
+
+// checkJobs checks a recipe's jobs: 0 (the generator's default) to MaxJobs.
+func checkJobs(n int) error {
+	switch {
+	case n < 0:
+		return fmt.Errorf("%d jobs: must be at least 0 (the generator's default)", n)
+	case n > MaxJobs:
+		return fmt.Errorf("%d jobs: at most %d", n, MaxJobs)
+	}
+	return nil
 }
 
 // Make makes the workload of a recipe for one seed and load on a platform
@@ -551,12 +567,18 @@ func ImportSWF(path string, v Values) (*workloads.Workload, workloads.SWFStats, 
 		return nil, workloads.SWFStats{}, err
 	}
 	defer f.Close()
-	w, st, err := workloads.FromSWF(f, workloads.SWFOptions{PPN: v.Int("ppn"), From: v.Float("from"), To: v.Float("to"),
-		KeepCancelled: v.Bool("keep_cancelled"), Source: path})
+	w, st, err := workloads.FromSWF(f, SWFOptionsFrom(path, v))
 	if err != nil {
 		return nil, st, fmt.Errorf("%s: %w", path, err)
 	}
 	return w, st, nil
+}
+
+// SWFOptionsFrom is the conversion of the SWF trace at path that the swf
+// generator's parameters v ask for.
+func SWFOptionsFrom(path string, v Values) workloads.SWFOptions {
+	return workloads.SWFOptions{PPN: v.Int("ppn"), From: v.Float("from"), To: v.Float("to"),
+		KeepCancelled: v.Bool("keep_cancelled"), Source: path}
 }
 
 func sgeAppNames() []string {

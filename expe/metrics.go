@@ -2,140 +2,68 @@ package expe
 
 import (
 	"math"
-	"sort"
+
+	"github.com/bucma-sched/bucma/metrics"
 )
 
-// BSLDThreshold is τ of the bounded slowdown, in seconds: 10 s, the
-// literature's usual threshold (Feitelson et al., "Theory and practice in
-// parallel job scheduling", 1997).
-const BSLDThreshold = 10.0
+// BSLDThreshold is τ of the bounded slowdown, in seconds
+// (metrics.BSLDThreshold).
+const BSLDThreshold = metrics.BSLDThreshold
 
 // Final states of Batsim's jobs: the one of a job that completed, and those
 // that end a job before its work is done.
 const (
-	SuccessState = "COMPLETED_SUCCESSFULLY"
+	SuccessState = metrics.SuccessState
 
-	KilledState   = "COMPLETED_KILLED"           // killed by the scheduler
-	WalltimeState = "COMPLETED_WALLTIME_REACHED" // killed at its walltime
+	KilledState   = metrics.KilledState   // killed by the scheduler
+	WalltimeState = metrics.WalltimeState // killed at its walltime
 )
 
-// Metrics summarises one run.
-//
-// Definitions (over the jobs that ran, i.e. every row with times; rejected
-// jobs only count in Rejected and in FirstSubmit):
-//
-//   - Makespan = last finish_time − first submission_time. Batsim's own
-//     "makespan" (BatsimMakespan) is max(finish_time), a date: it also counts
-//     the idle time before the first submission, so it only equals ours when
-//     the first job is submitted at 0.
-//   - waiting time = starting_time − submission_time (Batsim's waiting_time).
-//   - slowdown = turnaround_time / execution_time; jobs with a zero execution
-//     time are left out of MeanSlowdown.
-//   - bounded slowdown = max(1, turnaround / max(execution, τ)), τ = 10 s.
-//   - Utilization = Σ res × execution / (hosts × Makespan).
-//
-// Means are over the jobs that ran (Batsim's _schedule.csv divides by the
-// number of jobs including rejected ones).
-type Metrics struct {
-	Jobs     int // rows in the file
-	Ran      int // jobs with times (finished in any final state)
-	Rejected int
-	Success  int // COMPLETED_SUCCESSFULLY
-	// Killed counts the jobs that ran and were killed, by the scheduler
-	// (KilledState) or at their walltime (WalltimeState).
-	Killed int
-
-	FirstSubmit    float64
-	LastFinish     float64
-	Makespan       float64
-	BatsimMakespan float64
-
-	MeanWait       float64
-	MedianWait     float64
-	P95Wait        float64 // 95th percentile (linear interpolation, as Quantile)
-	MaxWait        float64
-	MeanTurnaround float64
-	MeanSlowdown   float64
-	MaxSlowdown    float64
-	MeanBSLD       float64
-	Utilization    float64 // NaN when the number of hosts is unknown (0)
-	Hosts          int
-}
+// Metrics summarises one run, with the definitions of package metrics
+// (makespan = last finish − first submission; utilization = busy
+// host-time / (hosts × makespan), a host being busy while at least one job
+// runs on it; means over the jobs that ran). The busy host-time is read
+// from each row's allocated_resources, starting_time and execution_time.
+type Metrics = metrics.Summary
 
 // JobSlowdown is turnaround / execution (NaN when execution is 0).
-func JobSlowdown(j *JobRow) float64 {
-	if j.Exec <= 0 {
-		return math.NaN()
-	}
-	return j.Turnaround / j.Exec
-}
+func JobSlowdown(j *JobRow) float64 { return metrics.Slowdown(j.Turnaround, j.Exec) }
 
 // JobBSLD is the bounded slowdown with threshold BSLDThreshold.
-func JobBSLD(j *JobRow) float64 {
-	return math.Max(1, j.Turnaround/math.Max(j.Exec, BSLDThreshold))
+func JobBSLD(j *JobRow) float64 { return metrics.BoundedSlowdown(j.Turnaround, j.Exec) }
+
+// metricsJob is the row as package metrics reads it.
+func (r *JobRow) metricsJob() metrics.Job {
+	return metrics.Job{Submit: r.Submit, State: r.FinalState, Ran: !r.Rejected(), Start: r.Start, Exec: r.Exec,
+		Finish: r.Finish, Wait: r.Wait, Turnaround: r.Turnaround, Success: r.Success}
 }
 
 // Compute computes the metrics of a run; hosts is the number of compute
-// hosts of the platform (0 when unknown: Utilization is then NaN).
+// hosts of the platform (0 when unknown: Utilization is then NaN, as it is
+// when a job that ran has no readable allocated_resources).
 func Compute(rows []JobRow, hosts int) Metrics {
-	m := Metrics{Jobs: len(rows), Hosts: hosts, FirstSubmit: math.NaN(), LastFinish: math.NaN()}
-	var sumWait, sumTA, sumSD, sumBSLD, area float64
-	nSD := 0
-	waits := make([]float64, 0, len(rows))
+	acc := metrics.Acc{KeepWaits: true}
+	spans := make([]metrics.Span, 0, len(rows))
+	busyKnown := hosts > 0
 	for i := range rows {
 		j := &rows[i]
-		if math.IsNaN(m.FirstSubmit) || j.Submit < m.FirstSubmit {
-			m.FirstSubmit = j.Submit
-		}
-		if j.Rejected() {
-			m.Rejected++
+		mj := j.metricsJob()
+		acc.Add(&mj)
+		if !mj.Ran || !busyKnown {
 			continue
 		}
-		m.Ran++
-		if j.Success {
-			m.Success++
+		h, err := j.Hosts()
+		if err != nil || len(h) == 0 {
+			busyKnown = false
+			continue
 		}
-		if j.FinalState == KilledState || j.FinalState == WalltimeState {
-			m.Killed++
-		}
-		if math.IsNaN(m.LastFinish) || j.Finish > m.LastFinish {
-			m.LastFinish = j.Finish
-		}
-		sumWait += j.Wait
-		waits = append(waits, j.Wait)
-		m.MaxWait = math.Max(m.MaxWait, j.Wait)
-		sumTA += j.Turnaround
-		if sd := JobSlowdown(j); !math.IsNaN(sd) {
-			sumSD += sd
-			nSD++
-			m.MaxSlowdown = math.Max(m.MaxSlowdown, sd)
-		}
-		sumBSLD += JobBSLD(j)
-		area += float64(j.Res) * j.Exec
+		spans = append(spans, metrics.Span{Start: j.Start, End: j.Start + j.Exec, Hosts: h})
 	}
-	if m.Ran == 0 {
-		m.MeanWait, m.MeanTurnaround, m.MeanSlowdown, m.MeanBSLD = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		m.MedianWait, m.P95Wait = math.NaN(), math.NaN()
-		m.Makespan, m.BatsimMakespan, m.Utilization = math.NaN(), math.NaN(), math.NaN()
-		return m
+	busy := math.NaN()
+	if busyKnown {
+		busy = metrics.BusyTime(spans, hosts)
 	}
-	n := float64(m.Ran)
-	m.MeanWait = sumWait / n
-	m.MedianWait = Quantile(waits, 0.5)
-	m.P95Wait = Quantile(waits, 0.95)
-	m.MeanTurnaround = sumTA / n
-	m.MeanBSLD = sumBSLD / n
-	m.MeanSlowdown = math.NaN()
-	if nSD > 0 {
-		m.MeanSlowdown = sumSD / float64(nSD)
-	}
-	m.BatsimMakespan = m.LastFinish
-	m.Makespan = m.LastFinish - m.FirstSubmit
-	m.Utilization = math.NaN()
-	if hosts > 0 && m.Makespan > 0 {
-		m.Utilization = area / (float64(hosts) * m.Makespan)
-	}
-	return m
+	return acc.Summary(busy, hosts)
 }
 
 // GroupStats is the summary of one group of jobs (a precision profile, a
@@ -236,17 +164,7 @@ func WaitsByBand(trace []TraceRow) map[string][]float64 {
 
 // Quantile returns the q-quantile (0 ≤ q ≤ 1) of xs by linear interpolation
 // between order statistics (xs is not modified); NaN for an empty slice.
-func Quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	pos := q * float64(len(s)-1)
-	lo := int(math.Floor(pos))
-	hi := int(math.Ceil(pos))
-	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
-}
+func Quantile(xs []float64, q float64) float64 { return metrics.Quantile(xs, q) }
 
 // Change is the relative change of x against a reference, in percent
 // (NaN when the reference is 0 or either value is NaN).

@@ -9,6 +9,11 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/testkit"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -51,7 +56,7 @@ func TestComputeSmall(t *testing.T) {
 		{"Success", float64(m.Success), 2},
 		{"FirstSubmit", m.FirstSubmit, 10},
 		{"Makespan", m.Makespan, 60},
-		{"BatsimMakespan", m.BatsimMakespan, 70},
+		{"LastFinish", m.LastFinish, 70},
 		{"MeanWait", m.MeanWait, 20.0 / 3},
 		{"MaxWait", m.MaxWait, 20},
 		{"MedianWait", m.MedianWait, 0},               // sorted waits 0, 0, 20
@@ -102,12 +107,14 @@ func scheduleValues(t *testing.T, path string) map[string]float64 {
 
 // The metrics of real Batsim outputs agree with Batsim's own summary once
 // the definitions are aligned (Batsim divides by every job, rejected ones
-// included, and its makespan is max(finish_time)).
+// included, and its makespan is max(finish_time)); the busy host-time is
+// Batsim's time_computing, killed pieces and resubmitted remainders
+// (kill_resubmit) included.
 func TestComputeAgreesWithBatsimSchedule(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		hosts int
-	}{{"hetero4_delays", 4}, {"hetero8_compute", 8}} {
+	}{{"hetero4_delays", 4}, {"hetero8_compute", 8}, {"kill_resubmit", 4}} {
 		t.Run(c.name, func(t *testing.T) {
 			rows, err := ReadJobsFile(corpus.Path(c.name, "out_jobs.csv"))
 			if err != nil {
@@ -118,8 +125,8 @@ func TestComputeAgreesWithBatsimSchedule(t *testing.T) {
 			if m.Jobs != int(s["nb_jobs"]) || m.Rejected != int(s["nb_jobs_rejected"]) || m.Success != int(s["nb_jobs_success"]) {
 				t.Errorf("counts %d/%d/%d, Batsim %v/%v/%v", m.Jobs, m.Rejected, m.Success, s["nb_jobs"], s["nb_jobs_rejected"], s["nb_jobs_success"])
 			}
-			if !near(m.BatsimMakespan, s["makespan"], 1e-6) {
-				t.Errorf("BatsimMakespan = %v, Batsim %v", m.BatsimMakespan, s["makespan"])
+			if !near(m.LastFinish, s["makespan"], 1e-6) {
+				t.Errorf("LastFinish = %v, Batsim makespan %v", m.LastFinish, s["makespan"])
 			}
 			if !near(m.MeanWait*float64(m.Ran)/float64(m.Jobs), s["mean_waiting_time"], 1e-5) {
 				t.Errorf("mean wait %v over %d ran, Batsim %v over %d jobs", m.MeanWait, m.Ran, s["mean_waiting_time"], m.Jobs)
@@ -127,8 +134,8 @@ func TestComputeAgreesWithBatsimSchedule(t *testing.T) {
 			if !near(m.MaxWait, s["max_waiting_time"], 1e-6) {
 				t.Errorf("max wait %v, Batsim %v", m.MaxWait, s["max_waiting_time"])
 			}
-			if !near(m.Utilization*float64(c.hosts)*m.Makespan, s["time_computing"], 1e-3) {
-				t.Errorf("computing area %v, Batsim time_computing %v", m.Utilization*float64(c.hosts)*m.Makespan, s["time_computing"])
+			if !near(m.Busy, s["time_computing"], 1e-5*float64(m.Ran)) || !near(m.Utilization, m.Busy/(float64(c.hosts)*m.Makespan), 1e-12) {
+				t.Errorf("busy %v host-seconds, utilization %v; Batsim time_computing %v", m.Busy, m.Utilization, s["time_computing"])
 			}
 		})
 	}
@@ -272,5 +279,117 @@ func TestReadTraceBadNumberNamesColumn(t *testing.T) {
 	_, err := ReadTrace(strings.NewReader(in))
 	if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "su_at_submission") {
 		t.Fatalf("error %v, want line 3 and column su_at_submission", err)
+	}
+}
+
+// engineCase is a run through the embedded engine whose summary the
+// report's metrics must agree with.
+type engineCase struct {
+	name, policy string
+	opts         sched.Options
+	plat         *platforms.Platform
+	wl           *workloads.Workload
+	// what the run must show, so that the test keeps exercising it: jobs
+	// sharing a host, a killed job, hosts asleep.
+	shares, kills, sleeps bool
+}
+
+// The engine's summary (bucma simulate's) and the report's metrics of the
+// same run are one definition: makespan, means and utilization agree (to
+// _jobs.csv's 6 decimals), the busy host-time read from _jobs.csv is the
+// engine's time_computing, and the utilization is at most 1, under compute
+// sharing, preemption (killed pieces and resubmitted remainders) and power
+// states (hosts asleep and switching).
+func TestEngineSummaryIsTheReportMetrics(t *testing.T) {
+	speeds, random := testkit.Random(7)
+	var hosts []testkit.Host
+	for _, s := range speeds {
+		hosts = append(hosts, testkit.Host{Speed: s})
+	}
+	var shared []testkit.Job
+	for i, j := range random {
+		j.Res = 1 // the SGE policies run one-host jobs
+		if i%5 == 0 {
+			j.Submit += 3600 // idle hosts between bursts
+		}
+		shared = append(shared, j)
+	}
+	owned := testkit.Platform(t, testkit.PropHosts("owner", testkit.PropHost{Speed: 1e9, Value: "a"}, testkit.PropHost{Speed: 1e9, Value: "b"}))
+	preempted := testkit.Workload(t, []testkit.Job{
+		{Name: "a1", User: "a", Submit: 0, Run: 1000, Res: 1}, {Name: "a2", User: "a", Submit: 0, Run: 1000, Res: 1},
+		{Name: "b1", User: "b", Submit: 100, Run: 100, Res: 1},
+	})
+	bot2, err := platforms.Resolve("bot-2nodes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example, _ := workloads.NamedBoT("example")
+	bots, err := workloads.BotWorkload([]workloads.BotSpec{example}, workloads.BotWorkloadOptions{Hosts: len(bot2.Hosts)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sparse []testkit.Job
+	for i := range 12 {
+		sparse = append(sparse, testkit.Job{Name: strconv.Itoa(i), Submit: float64(2000 * (i / 3)), Run: float64(100 + 50*i), Res: 1 + i%4, Walltime: 2000})
+	}
+	for _, c := range []engineCase{
+		{"plain", "easy", nil, testkit.Platform(t, hosts), testkit.Workload(t, random), false, true, false},
+		{"sharing", "sge-default-rr", sched.Options{"slots": strings.Repeat("3,", len(hosts)-1) + "2", "choice": "least-load"},
+			testkit.Platform(t, hosts), testkit.Workload(t, shared), true, true, false},
+		{"preemption", "osep", sched.Options{"checkpoint": "50"}, owned, preempted, false, true, false},
+		{"power states", "sleeper", nil, bot2, testkit.Workload(t, sparse), false, false, true},
+		// The BoT's 4 VMs packed on one node of 4 cores, the other node
+		// switched off.
+		{"sharing and power states", "threshold-vm-consolidation", sched.Options{"power": "on", "place": "pack"}, bot2, bots, true, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec, err := policies.Builtin().Lookup(c.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := testkit.Simulate(t, testkit.EngineRun{Platform: c.plat, Workloads: []*workloads.Workload{c.wl}, Spec: spec, Options: c.opts})
+			rows, err := ReadJobsFile(res.Prefix + "_jobs.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := res.Sim.Metrics, Compute(rows, len(c.plat.Hosts))
+			tc, err := ScheduleValue(res.Prefix+"_schedule.csv", "time_computing")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 2e-6 * float64(want.Ran)
+			for _, v := range []struct {
+				name     string
+				eng, rep float64
+				tol      float64
+			}{
+				{"makespan", got.Makespan, want.Makespan, 1e-6}, {"mean wait", got.MeanWait, want.MeanWait, 1e-6},
+				{"mean slowdown", got.MeanSlowdown, want.MeanSlowdown, 1e-5}, {"mean bounded slowdown", got.MeanBSLD, want.MeanBSLD, 1e-5},
+				{"busy host-time", got.Busy, want.Busy, tol}, {"time_computing", tc, want.Busy, tol},
+				{"utilization", got.Utilization, want.Utilization, 1e-6},
+			} {
+				if !near(v.eng, v.rep, v.tol) {
+					t.Errorf("%s: engine %v, report %v", v.name, v.eng, v.rep)
+				}
+			}
+			if got.Jobs != want.Jobs || got.Ran != want.Ran || got.Killed != want.Killed || got.Success != want.Success {
+				t.Errorf("counts: engine %+v, report %+v", got, want)
+			}
+			if !(want.Utilization > 0 && want.Utilization <= 1) {
+				t.Errorf("utilization %v", want.Utilization)
+			}
+			area := 0.0
+			for _, r := range rows {
+				area += float64(r.Res) * r.Exec
+			}
+			sleeping, err := ScheduleValue(res.Prefix+"_schedule.csv", "time_sleeping")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.shares != (area > want.Busy+tol) || c.kills != (want.Killed > 0) || c.sleeps != (sleeping > 0) {
+				t.Errorf("res × execution %v against busy %v host-seconds, %d killed, %v s asleep: want sharing %v, kills %v, sleep %v",
+					area, want.Busy, want.Killed, sleeping, c.shares, c.kills, c.sleeps)
+			}
+		})
 	}
 }

@@ -155,6 +155,20 @@ func (c Comparison) Backing() (k, n int) {
 	return c.Diff.N - c.Up - c.Down, c.Diff.N
 }
 
+// Same reports whether the variant and the reference gave the same value
+// (to rounding) on every seed compared: a count that is 0 on both sides, a
+// metric the variant does not change.
+func (c Comparison) Same() bool { return c.Diff.N > 0 && c.Up == 0 && c.Down == 0 }
+
+// SameText is what a report prints for a comparison that is Same, instead
+// of a difference of 0 ± 0, its relative form and its seeds.
+func (c Comparison) SameText() string {
+	if c.Diff.N == 1 {
+		return "0 (one seed)"
+	}
+	return fmt.Sprintf("0 on each of the %d seeds", c.Diff.N)
+}
+
 // SeedsText says how many seeds back the sign and whether the difference
 // is significant: "[9/10]*" (see SeedsNote).
 func (c Comparison) SeedsText() string {
@@ -176,7 +190,7 @@ func (c Comparison) SeedsText() string {
 func SeedsNote() string {
 	return "After a difference, `[k/n]` says on how many of the n seeds the paired difference has the sign of the mean, and `*` that the " +
 		"mean's 95 % interval (Student t over the seeds) excludes 0: the sign is significant at 95 %; `[k/n at 0]`: a mean difference " +
-		"of 0, k seeds giving exactly 0."
+		"of 0, k seeds giving exactly 0; \"0 on each of the n seeds\": the same value on both sides of every pair."
 }
 
 // ChangeText prints the mean of the per-seed relative changes with its
@@ -198,6 +212,9 @@ func (c Comparison) ChangeText(prec int) string {
 func (c Comparison) Cell(prec int, unit string, absPrec int) string {
 	if c.Diff.N == 0 {
 		return "n/a"
+	}
+	if c.Same() {
+		return c.SameText()
 	}
 	if c.NearZero > 0 {
 		return fmt.Sprintf("%s: %s %s %s", NearZero, FmtEst(c.Diff, absPrec, true), unit, c.SeedsText())

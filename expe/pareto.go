@@ -1,7 +1,6 @@
 package expe
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -12,8 +11,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // ParetoFront returns the indices of the points that no other point
@@ -104,66 +101,28 @@ func ParetoFigure(base, title string, panels []ParetoPanel, cols int) error {
 	for i := range grid {
 		grid[i] = make([]*plot.Plot, cols)
 	}
+	f := newGridFigure(title, grid, vg.Points(330*float64(cols)), vg.Points(300*float64(rows)+30))
 	for i, pn := range panels {
-		p, err := paretoPlot(pn)
+		p, err := paretoPlot(pn, f)
 		if err != nil {
 			return fmt.Errorf("figure %s: %w", base, err)
 		}
 		grid[i/cols][i%cols] = p
 	}
-	w, h := vg.Points(330*float64(cols)), vg.Points(300*float64(rows)+30)
-	for _, ext := range FigureFormats {
-		var buf bytes.Buffer
-		var c draw.Canvas
-		var write func() error
-		switch ext {
-		case "svg":
-			sc := vgsvg.New(w, h)
-			c = draw.New(sc)
-			write = func() error { _, err := sc.WriteTo(&buf); return err }
-		default:
-			ic := vgimg.New(w, h)
-			c = draw.New(ic)
-			write = func() error { _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&buf); return err }
-		}
-		c.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: 0, Y: h}, {X: w, Y: h}, {X: w, Y: 0}})
-		top := c
-		top.Min.Y = c.Max.Y - vg.Points(26)
-		tf := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, XAlign: draw.XCenter, YAlign: draw.YCenter}
-		tf.Font.Size = vg.Points(12)
-		tf.Handler = plot.DefaultTextHandler
-		top.FillText(tf, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, title)
-		body := c
-		body.Max.Y = top.Min.Y
-		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(6)}
-		canvases := plot.Align(grid, tiles, body)
-		for i := range grid {
-			for j, p := range grid[i] {
-				if p != nil {
-					p.Draw(canvases[i][j])
-				}
-			}
-		}
-		if err := write(); err != nil {
-			return fmt.Errorf("figure %s.%s: %w", base, ext, err)
-		}
-		if err := WriteFileAtomic(base+"."+ext, buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return f.save(base)
 }
 
 // paretoGlyphs are the glyphs of the labelled points, in order of first
 // appearance.
 var paretoGlyphs = []draw.GlyphDrawer{draw.PyramidGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 
-func paretoPlot(pn ParetoPanel) (*plot.Plot, error) {
+// paretoPlot is one panel; its legend entries go to the figure's, once
+// per name.
+func paretoPlot(pn ParetoPanel, f *figure) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
 	p.X.Label.Text = pn.XLabel
 	p.Y.Label.Text = pn.YLabel
-	p.Legend.Top = true
 	var all, front plotter.XYs
 	labelled := map[string]plotter.XYs{}
 	var labels []string
@@ -195,7 +154,7 @@ func paretoPlot(pn ParetoPanel) (*plot.Plot, error) {
 	sc.GlyphStyle.Radius = vg.Points(1.6)
 	sc.GlyphStyle.Shape = draw.CircleGlyph{}
 	p.Add(sc)
-	p.Legend.Add("weighting", sc)
+	f.add("weighting", sc)
 	if len(front) > 0 {
 		sort.Slice(front, func(i, j int) bool { return front[i].X < front[j].X })
 		l, fs, err := plotter.NewLinePoints(front)
@@ -206,7 +165,7 @@ func paretoPlot(pn ParetoPanel) (*plot.Plot, error) {
 		fs.GlyphStyle.Shape = draw.CircleGlyph{}
 		fs.GlyphStyle.Radius = vg.Points(2.4)
 		p.Add(l, fs)
-		p.Legend.Add("Pareto front", l, fs)
+		f.add("Pareto front", l, fs)
 	}
 	for i, lb := range labels {
 		s, err := plotter.NewScatter(labelled[lb])
@@ -217,7 +176,7 @@ func paretoPlot(pn ParetoPanel) (*plot.Plot, error) {
 		s.GlyphStyle.Radius = vg.Points(4)
 		s.GlyphStyle.Color = palette[(i+1)%len(palette)]
 		p.Add(s)
-		p.Legend.Add(lb, s)
+		f.add(lb, s)
 	}
 	if !math.IsNaN(pn.XRef) {
 		_, _, ymin, ymax := plotter.XYRange(all)
@@ -231,10 +190,9 @@ func paretoPlot(pn ParetoPanel) (*plot.Plot, error) {
 	}
 	p.Add(plotter.NewGrid())
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
-	// Room for the legend above the points.
 	_, _, ymin, ymax := plotter.XYRange(all)
 	span := math.Max(ymax-ymin, 1)
-	p.Y.Min, p.Y.Max = ymin-0.05*span, ymax+0.45*span
+	p.Y.Min, p.Y.Max = ymin-0.05*span, ymax+0.05*span
 	return p, nil
 }
 

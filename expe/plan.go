@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	json "github.com/goccy/go-json"
 )
@@ -186,6 +187,9 @@ type Plan struct {
 	// Quick is what --quick does (not recorded in plan.json: the sizes
 	// used are).
 	Quick QuickSpec `json:"-"`
+
+	// caseAt indexes Cases by name (see Case); nil when not built.
+	caseAt map[string]int
 }
 
 // Run is one simulation of a campaign.
@@ -279,7 +283,19 @@ func (p Plan) clone() Plan {
 	if p.Loads != nil {
 		p.Loads = append([]float64(nil), p.Loads...)
 	}
+	p.indexCases()
 	return p
+}
+
+// indexCases indexes the cases by name, so that looking one up (Case,
+// Recipe, PlatformOf...) costs the same for 20 000 cases as for 2.
+func (p *Plan) indexCases() {
+	p.caseAt = make(map[string]int, len(p.Cases))
+	for i, c := range p.Cases {
+		if _, twice := p.caseAt[c.Name]; !twice {
+			p.caseAt[c.Name] = i
+		}
+	}
 }
 
 // setJobs sizes every recipe of a generator sized by it.
@@ -394,6 +410,9 @@ func caseNames(cs []WorkloadCase) string {
 
 // Case returns the workload case of that name.
 func (p Plan) Case(name string) (WorkloadCase, bool) {
+	if i, ok := p.caseAt[name]; ok && i < len(p.Cases) && p.Cases[i].Name == name {
+		return p.Cases[i], true
+	}
 	for _, c := range p.Cases {
 		if c.Name == name {
 			return c, true
@@ -410,11 +429,16 @@ var caseOnly = map[string]bool{CasePlatform: true, CaseWorkload: true, CaseFacto
 // an empty recipe of that generator). An unknown or empty case name gives
 // the plan's recipe.
 func (p Plan) Recipe(caseName string) WorkloadRecipe {
-	r := p.Workload.Clone()
 	c, ok := p.Case(caseName)
 	if !ok {
-		return r
+		return p.Workload.Clone()
 	}
+	return p.recipeOf(c)
+}
+
+// recipeOf is the workload recipe of case c (see Recipe).
+func (p Plan) recipeOf(c WorkloadCase) WorkloadRecipe {
+	r := p.Workload.Clone()
 	if g := c.Fields.String("generator"); g != "" {
 		r = WorkloadRecipe{Generator: g}
 	}
@@ -436,8 +460,14 @@ func (p Plan) Recipe(caseName string) WorkloadRecipe {
 
 // PlatformOf is the platform of a case's runs: the case's, else the plan's.
 func (p Plan) PlatformOf(caseName string) string {
-	if c, ok := p.Case(caseName); ok && c.Platform() != "" {
-		return c.Platform()
+	c, _ := p.Case(caseName)
+	return p.platformOfCase(c)
+}
+
+// platformOfCase is the platform of case c's runs (see PlatformOf).
+func (p Plan) platformOfCase(c WorkloadCase) string {
+	if pl := c.Platform(); pl != "" {
+		return pl
 	}
 	return p.Platform
 }
@@ -446,18 +476,16 @@ func (p Plan) PlatformOf(caseName string) string {
 // a case's runs: PlatformFile for the plan's platform, else
 // "platform-<name>.xml".
 func (p Plan) PlatformFileOf(caseName string) string {
-	pl := p.PlatformOf(caseName)
+	return p.platformFile(p.PlatformOf(caseName))
+}
+
+// platformFile is the file, in the campaign directory, of platform pl (see
+// PlatformFileOf).
+func (p Plan) platformFile(pl string) string {
 	if pl == p.Platform {
 		return PlatformFile
 	}
-	base := strings.TrimSuffix(filepath.Base(pl), ".xml")
-	safe := []rune(base)
-	for i, r := range safe {
-		if !fileNameRune(r) {
-			safe[i] = '-'
-		}
-	}
-	return "platform-" + string(safe) + ".xml"
+	return "platform-" + platformName(pl) + ".xml"
 }
 
 // PlatformFiles lists the distinct platforms of the plan's runs: file in the
@@ -466,12 +494,13 @@ func (p Plan) PlatformFiles() []struct{ File, Platform string } {
 	out := []struct{ File, Platform string }{{PlatformFile, p.Platform}}
 	seen := map[string]string{PlatformFile: p.Platform}
 	for _, c := range p.Cases {
-		f := p.PlatformFileOf(c.Name)
+		pl := p.platformOfCase(c)
+		f := p.platformFile(pl)
 		if _, ok := seen[f]; ok {
 			continue
 		}
-		seen[f] = p.PlatformOf(c.Name)
-		out = append(out, struct{ File, Platform string }{f, p.PlatformOf(c.Name)})
+		seen[f] = pl
+		out = append(out, struct{ File, Platform string }{f, pl})
 	}
 	return out
 }
@@ -480,6 +509,22 @@ func (p Plan) PlatformFiles() []struct{ File, Platform string } {
 // variants × cases × seeds, × loads when it has both).
 const MaxRuns = 100000
 
+// runCount is the product of a plan's sizes (variants, cases, seeds,
+// loads), computed without overflow: ok is false when it exceeds MaxRuns.
+func runCount(sizes ...int) (n int64, ok bool) {
+	n = 1
+	for _, s := range sizes {
+		if s < 0 || s > MaxRuns {
+			return 0, false
+		}
+		// n ≤ MaxRuns and s ≤ MaxRuns: the product fits in 64 bits.
+		if n *= int64(s); n > MaxRuns {
+			return n, false
+		}
+	}
+	return n, true
+}
+
 // ParsePlan reads a plan in its JSON form (a campaign's plan.json) and
 // checks it.
 func ParsePlan(data []byte) (Plan, error) {
@@ -487,6 +532,7 @@ func ParsePlan(data []byte) (Plan, error) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return Plan{}, fmt.Errorf("not a plan: %w", err)
 	}
+	p.indexCases()
 	if err := p.Check(); err != nil {
 		return Plan{}, err
 	}
@@ -496,6 +542,9 @@ func ParsePlan(data []byte) (Plan, error) {
 // Check validates a plan: its recipes against the generators' declarations
 // (Generators), its load levels, seeds and variants, its size.
 func (p Plan) Check() error {
+	if !fileNameSafe(p.Name) {
+		return fmt.Errorf("plan name %q: it names the campaign's folder and batch jobs: letters, digits, '-' and '.' only", p.Name)
+	}
 	if len(p.Variants) == 0 {
 		return fmt.Errorf("plan %s: no variant", p.Name)
 	}
@@ -511,7 +560,7 @@ func (p Plan) Check() error {
 		if len(p.Loads) == 0 {
 			return fmt.Errorf("plan %s: no load level", p.Name)
 		}
-		if n := len(p.Variants) * len(p.Seeds) * len(p.Loads); len(p.Seeds) > MaxRuns || len(p.Loads) > MaxRuns || n > MaxRuns {
+		if _, ok := runCount(len(p.Variants), len(p.Seeds), len(p.Loads)); !ok {
 			return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), MaxRuns)
 		}
 		if err := checkRecipe(reg, p.Workload); err != nil {
@@ -545,8 +594,8 @@ func (p Plan) Check() error {
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Variants {
-		if v.Name == "" || strings.ContainsAny(v.Name, `/\_ `) {
-			return fmt.Errorf("plan %s: variant name %q: must be non-empty, without '/', '\\', '_' or spaces", p.Name, v.Name)
+		if !variantNameOK(v.Name) {
+			return fmt.Errorf("plan %s: variant name %q: %s", p.Name, v.Name, variantNameRule)
 		}
 		if seen[v.Name] {
 			return fmt.Errorf("plan %s: variant %s given twice", p.Name, v.Name)
@@ -583,10 +632,7 @@ func checkLoads(plan string, loads []float64) error {
 // its own WorkloadMaker) only for its size.
 func checkRecipe(reg *GeneratorRegistry, r WorkloadRecipe) error {
 	if r.Generator == "" {
-		if r.Jobs < 0 {
-			return fmt.Errorf("%d jobs: must be at least 0 (the generator's default)", r.Jobs)
-		}
-		return nil
+		return checkJobs(r.Jobs)
 	}
 	return reg.CheckRecipe(r)
 }
@@ -596,8 +642,7 @@ func checkRecipe(reg *GeneratorRegistry, r WorkloadRecipe) error {
 // every case's recipe is one its generator accepts, and takes a load when
 // the plan has load levels.
 func (p Plan) checkCases() error {
-	nl := max(len(p.Loads), 1)
-	if n := len(p.Variants) * len(p.Cases) * len(p.Seeds) * nl; len(p.Seeds) > MaxRuns || len(p.Cases) > MaxRuns || len(p.Loads) > MaxRuns || n > MaxRuns {
+	if _, ok := runCount(len(p.Variants), len(p.Cases), len(p.Seeds), max(len(p.Loads), 1)); !ok {
 		if len(p.Loads) > 0 {
 			return fmt.Errorf("plan %s: %d variants × %d cases × %d load levels × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Loads), len(p.Seeds), MaxRuns)
 		}
@@ -614,12 +659,13 @@ func (p Plan) checkCases() error {
 			return fmt.Errorf("plan %s: case %s given twice", p.Name, c.Name)
 		}
 		seen[c.Name] = true
-		if f := p.PlatformFileOf(c.Name); platformOf[f] != "" && platformOf[f] != p.PlatformOf(c.Name) {
-			return fmt.Errorf("plan %s, case %s: platforms %s and %s would share the file %s: rename one", p.Name, c.Name, platformOf[f], p.PlatformOf(c.Name), f)
+		pl := p.platformOfCase(c)
+		if f := p.platformFile(pl); platformOf[f] != "" && platformOf[f] != pl {
+			return fmt.Errorf("plan %s, case %s: platforms %s and %s would share the file %s: rename one", p.Name, c.Name, platformOf[f], pl, f)
 		} else {
-			platformOf[f] = p.PlatformOf(c.Name)
+			platformOf[f] = pl
 		}
-		r := p.Recipe(c.Name)
+		r := p.recipeOf(c)
 		if err := checkRecipe(reg, r); err != nil {
 			return fmt.Errorf("plan %s, case %s: %w", p.Name, c.Name, err)
 		}
@@ -628,6 +674,16 @@ func (p Plan) checkCases() error {
 		}
 	}
 	return nil
+}
+
+// variantNameRule is what variantNameOK checks.
+const variantNameRule = "must be non-empty, without '/', '\\', '_', blanks or control characters, and not start with '.'"
+
+// variantNameOK checks a variant's name: it begins the names of its runs
+// (files, lines of a submission's runs.txt).
+func variantNameOK(name string) bool {
+	return name != "" && name[0] != '.' && !strings.ContainsAny(name, `/\_`) &&
+		strings.IndexFunc(name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) < 0
 }
 
 // fileNameRune: the letters, digits, '-' and '.' of names made into files.

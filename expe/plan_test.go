@@ -1,6 +1,7 @@
 package expe
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strconv"
@@ -27,9 +28,19 @@ func TestPlanErrors(t *testing.T) {
 	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate variant: %v", err)
 	}
-	p.Variants = []Variant{{Name: "a_b", Policy: "fcfs"}}
-	if err := p.Check(); err == nil {
-		t.Error("variant name with '_' accepted")
+	for _, name := range []string{"a_b", ".a", "a\nb", "a\tb", "a\x00b", ""} {
+		p.Variants = []Variant{{Name: name, Policy: "fcfs"}}
+		if err := p.Check(); err == nil || !strings.Contains(err.Error(), "variant name") {
+			t.Errorf("variant name %q: %v", name, err)
+		}
+	}
+	// A plan.json's name names its folder and batch jobs.
+	p.Variants = []Variant{{Name: "a", Policy: "fcfs"}}
+	for _, name := range []string{"", "a b", "a\ntouch x", "../x", ".x"} {
+		p.Name = name
+		if err := p.Check(); err == nil || !strings.Contains(err.Error(), "plan name") {
+			t.Errorf("plan name %q: %v", name, err)
+		}
 	}
 }
 
@@ -103,6 +114,26 @@ func TestParsePlanCases(t *testing.T) {
 		if _, err := ParsePlan([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.90s: %v, want %q", c.json, err, c.want)
 		}
+	}
+}
+
+// A plan.json whose sizes multiply past the largest int (65 536 variants,
+// cases and seeds, 32 768 load levels: 2^63 runs) is refused, not expanded.
+func TestParsePlanSizeOverflow(t *testing.T) {
+	list := func(n int, item func(i int) string) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = item(i)
+		}
+		return strings.Join(s, ",")
+	}
+	js := `{"name":"x","workload":{"generator":"lille","jobs":10},"variants":[` +
+		list(1<<16, func(i int) string { return fmt.Sprintf(`{"name":"v%d","policy":"fcfs"}`, i) }) + `],"cases":[` +
+		list(1<<16, func(i int) string { return fmt.Sprintf(`{"name":"c%d"}`, i) }) + `],"seeds":[` + seedsJSON(1<<16) + `],"loads":[` +
+		list(1<<15, func(i int) string { return fmt.Sprintf("%g", float64(i+1)/1000) }) + `]}`
+	_, err := ParsePlan([]byte(js))
+	if err == nil || !strings.Contains(err.Error(), "65536 variants × 65536 cases × 32768 load levels × 65536 seeds: more than 100000 runs") {
+		t.Errorf("got %.200v", err)
 	}
 }
 

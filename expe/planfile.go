@@ -1,7 +1,6 @@
 package expe
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -10,9 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
@@ -72,7 +69,7 @@ func LoadPlanFile(path string, o PlanFileOptions) (Plan, error) {
 	if o.Dir == "" {
 		o.Dir = filepath.Dir(path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, "a plan file", MaxPlanFileBytes)
 	if err != nil {
 		return Plan{}, &PlanFileError{File: o.Name, Msg: fmt.Sprintf("cannot read it: %v", withoutPath(err))}
 	}
@@ -91,113 +88,14 @@ var (
 	workloadKeys = []string{"name", "title"}
 )
 
-// The file's shape, decoded strictly by goccy/go-yaml; recipes, cases,
-// seeds, loads, options and the engine are read from their nodes.
-type rawPlan struct {
-	Name        string       `yaml:"name"`
-	Study       string       `yaml:"study"`
-	Title       string       `yaml:"title"`
-	Description string       `yaml:"description"`
-	Platform    string       `yaml:"platform"`
-	Platforms   []string     `yaml:"platforms"`
-	Workload    *rawFields   `yaml:"workload"`
-	Workloads   []rawFields  `yaml:"workloads"`
-	Cases       []rawFields  `yaml:"cases"`
-	Variants    []rawVariant `yaml:"variants"`
-	Seeds       *rawNode     `yaml:"seeds"`
-	Loads       *rawNode     `yaml:"loads"`
-	Baseline    string       `yaml:"baseline"`
-	Report      *ReportSpec  `yaml:"report"`
-	Engine      *rawNode     `yaml:"engine"`
-	Quick       *QuickSpec   `yaml:"quick"`
-}
-
-type rawVariant struct {
-	Name    string   `yaml:"name"`
-	Policy  string   `yaml:"policy"`
-	Options *rawNode `yaml:"options"`
-	Base    string   `yaml:"base"`
-	Model   string   `yaml:"model"`
-}
-
-// rawNode keeps a value's node, read later.
-type rawNode struct{ node ast.Node }
-
-func (r *rawNode) UnmarshalYAML(n ast.Node) error { r.node = n; return nil }
-
-// rawFields is a mapping read in order.
-type rawFields struct {
-	node  ast.Node
-	items []rawField
-}
-
-type rawField struct {
-	key  string
-	node ast.Node
-}
-
-func (r *rawFields) UnmarshalYAML(n ast.Node) error {
-	r.node = n
-	mn, ok := unwrap(n).(ast.MapNode)
-	if !ok {
-		return errAtNode(n, "want a mapping of keys to values, got %s", nodeWhat(n))
-	}
-	it := mn.MapRange()
-	for it.Next() {
-		r.items = append(r.items, rawField{key: it.Key().GetToken().Value, node: it.Value()})
-	}
-	return nil
-}
-
-// nodeError is an error at a node, before the file's name is known.
-type nodeError struct {
-	line int
-	msg  string
-}
-
-func (e *nodeError) Error() string { return e.msg }
-
-func errAtNode(n ast.Node, format string, args ...any) error {
-	return &nodeError{line: nodeLine(n), msg: fmt.Sprintf(format, args...)}
-}
-
-func nodeLine(n ast.Node) int {
-	if n == nil || n.GetToken() == nil {
-		return 0
-	}
-	return n.GetToken().Position.Line
-}
-
-// unwrap returns the node an anchor or tag wraps.
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch x := n.(type) {
-		case *ast.AnchorNode:
-			n = x.Value
-		case *ast.TagNode:
-			n = x.Value
-		default:
-			return n
-		}
-	}
-}
-
-func nodeWhat(n ast.Node) string {
-	switch unwrap(n).(type) {
-	case *ast.SequenceNode:
-		return "a list"
-	case ast.MapNode:
-		return "a mapping"
-	case *ast.NullNode, nil:
-		return "nothing"
-	}
-	return fmt.Sprintf("%q", strings.TrimSpace(n.String()))
-}
-
 // planFile reads one file.
 type planFile struct {
-	o     PlanFileOptions
-	lines map[string]int // key path ("variants[1].policy") → line
+	o       PlanFileOptions
+	lines   map[string]int              // key path ("variants[1].policy") → line
+	anchors map[string]ast.Node         // anchor name → its node, while indexing
+	aliases map[*ast.AliasNode]ast.Node // alias → the node it stands for
+	merged  map[ast.MapNode][]rawField  // mapping → its items, merges included
+	sums    map[string]string           // file → its SHA-256
 }
 
 // err is an error at a key path: its line, else its parent's.
@@ -217,26 +115,6 @@ func (f *planFile) err(path, format string, args ...any) error {
 	return &PlanFileError{File: f.o.Name, Line: line, Key: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// walk records the line of every key and list item.
-func (f *planFile) walk(n ast.Node, path string) {
-	n = unwrap(n)
-	switch x := n.(type) {
-	case ast.MapNode:
-		it := x.MapRange()
-		for it.Next() {
-			p := joinPath(path, it.Key().GetToken().Value)
-			f.lines[p] = nodeLine(it.Key())
-			f.walk(it.Value(), p)
-		}
-	case *ast.SequenceNode:
-		for i, v := range x.Values {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			f.lines[p] = nodeLine(v)
-			f.walk(v, p)
-		}
-	}
-}
-
 func joinPath(path, key string) string {
 	if path == "" {
 		return key
@@ -253,92 +131,20 @@ func ParsePlanFile(data []byte, o PlanFileOptions) (Plan, error) {
 	if o.Name == "" {
 		o.Name = "plan file"
 	}
-	f := &planFile{o: o, lines: map[string]int{}}
-	file, err := parser.ParseBytes(data, 0)
-	if err != nil {
-		return Plan{}, f.yamlError(err, nil)
-	}
-	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
-		return Plan{}, &PlanFileError{File: o.Name, Msg: fmt.Sprintf("want one YAML document (a mapping of the plan's keys), found %d", len(file.Docs))}
-	}
-	root := file.Docs[0].Body
-	if _, ok := unwrap(root).(ast.MapNode); !ok {
-		return Plan{}, &PlanFileError{File: o.Name, Line: nodeLine(root), Msg: "want a mapping of the plan's keys (" + strings.Join(planKeys, ", ") + ")"}
-	}
-	f.walk(root, "")
-	var raw rawPlan
-	if err := yaml.NodeToValue(root, &raw, yaml.Strict()); err != nil {
-		return Plan{}, f.yamlError(err, root)
-	}
-	p, err := f.plan(raw)
+	f := &planFile{o: o, lines: map[string]int{}, anchors: map[string]ast.Node{}, aliases: map[*ast.AliasNode]ast.Node{},
+		merged: map[ast.MapNode][]rawField{}, sums: map[string]string{}}
+	root, err := f.parseYAML(data)
 	if err != nil {
 		return Plan{}, err
 	}
-	return p, nil
-}
-
-// yamlError turns the YAML library's errors into a PlanFileError; an
-// unknown key lists the valid ones.
-func (f *planFile) yamlError(err error, root ast.Node) error {
-	var ne *nodeError
-	if errors.As(err, &ne) {
-		return &PlanFileError{File: f.o.Name, Line: ne.line, Msg: ne.msg}
+	if err := f.index(root, "", 0); err != nil {
+		return Plan{}, err
 	}
-	var ye yaml.Error
-	if !errors.As(err, &ye) {
-		return &PlanFileError{File: f.o.Name, Msg: err.Error()}
+	raw, err := f.readPlan(root)
+	if err != nil {
+		return Plan{}, err
 	}
-	line := 0
-	if tk := ye.GetToken(); tk != nil {
-		line = tk.Position.Line
-	}
-	msg := ye.GetMessage()
-	var uf *yaml.UnknownFieldError
-	if errors.As(err, &uf) && uf.GetToken() != nil {
-		key := uf.GetToken().Value
-		parent := f.parentOf(root, uf.GetToken().Position.Line, key)
-		if valid := keysAt(parent); valid != nil {
-			return &PlanFileError{File: f.o.Name, Line: line, Key: joinPath(parent, key), Msg: "unknown key (valid: " + strings.Join(valid, ", ") + ")"}
-		}
-		return &PlanFileError{File: f.o.Name, Line: line, Key: joinPath(parent, key), Msg: "unknown key"}
-	}
-	var se *yaml.SyntaxError
-	if errors.As(err, &se) {
-		msg = "not valid YAML: " + msg
-	}
-	return &PlanFileError{File: f.o.Name, Line: line, Msg: msg}
-}
-
-// parentOf finds the path of the mapping holding key at line.
-func (f *planFile) parentOf(root ast.Node, line int, key string) string {
-	for p, l := range f.lines {
-		if l == line && (p == key || strings.HasSuffix(p, "."+key)) {
-			return strings.TrimSuffix(strings.TrimSuffix(p, key), ".")
-		}
-	}
-	return ""
-}
-
-// keysAt lists the keys valid in the mapping at path (nil: not known).
-func keysAt(path string) []string {
-	last := path
-	if i := strings.LastIndex(path, "."); i >= 0 {
-		last = path[i+1:]
-	}
-	base, _, _ := strings.Cut(last, "[")
-	switch {
-	case path == "":
-		return planKeys
-	case base == "variants" && strings.Contains(last, "["):
-		return variantKeys
-	case path == "report":
-		return reportKeys
-	case path == "engine":
-		return engineKeys
-	case path == "quick":
-		return quickKeys
-	}
-	return nil
+	return f.plan(raw)
 }
 
 // plan converts the decoded file into a plan, checking it.
@@ -385,7 +191,7 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 			plats = append(plats, pl)
 		}
 	default:
-		return p, f.err("", "no platform: give platform (a bundled name: %s, or a SimGrid platform file)", bundledList())
+		return p, f.err("", "no platform: give platform (a bundled name: %s, or a SimGrid platform file)", platforms.BundledList())
 	}
 	p.Platform = plats[0]
 
@@ -449,6 +255,7 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 		}
 	case len(ws) > 1 || len(plats) > 1:
 		// Every workload on every platform, each pair a case.
+		seen := map[string]bool{}
 		for _, w := range ws {
 			for _, pl := range plats {
 				name := w.name
@@ -479,9 +286,10 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 				if w.name != "" {
 					c.Fields = append(c.Fields, Field{CaseWorkload, w.name})
 				}
-				if slices.ContainsFunc(p.Cases, func(x WorkloadCase) bool { return x.Name == name }) {
+				if seen[name] {
 					return p, f.err(w.path, "workload %q on platform %s makes the case name %s twice: rename a workload", w.name, pl, name)
 				}
+				seen[name] = true
 				p.Cases = append(p.Cases, c)
 			}
 		}
@@ -496,20 +304,28 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 		return p, err
 	}
 	reg := Generators()
-	recipes := map[string]WorkloadRecipe{"workload": p.Workload}
+	// The recipes, each with where the file gives it, in the file's order.
+	type located struct {
+		at string
+		r  WorkloadRecipe
+	}
+	recipes := []located{{"workload", p.Workload}}
 	if len(p.Cases) > 0 {
-		recipes = map[string]WorkloadRecipe{}
+		recipes = recipes[:0]
 		for i, c := range p.Cases {
 			at := fmt.Sprintf("cases[%d]", i)
 			if len(raw.Cases) == 0 {
+				if i%len(plats) != 0 {
+					continue // the same workload on another platform
+				}
 				at = ws[min(i/len(plats), len(ws)-1)].path
 			}
-			recipes[at] = p.Recipe(c.Name)
+			recipes = append(recipes, located{at, p.recipeOf(c)})
 		}
 	}
 	anyLoad := false
-	for _, at := range SortedKeys(recipes) {
-		r := recipes[at]
+	for _, x := range recipes {
+		at, r := x.at, x.r
 		takes := reg.takesLoad(r)
 		anyLoad = anyLoad || takes
 		if len(p.Loads) > 0 && !takes {
@@ -531,16 +347,16 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 	if len(raw.Variants) == 0 {
 		return p, f.err("variants", "no variant: give at least one (name, policy and options)")
 	}
+	variantSeen := map[string]bool{}
 	for i, rv := range raw.Variants {
 		v, err := f.variant(fmt.Sprintf("variants[%d]", i), rv)
 		if err != nil {
 			return p, err
 		}
-		for j := range p.Variants {
-			if p.Variants[j].Name == v.Name {
-				return p, f.err(fmt.Sprintf("variants[%d].name", i), "variant %s given twice", v.Name)
-			}
+		if variantSeen[v.Name] {
+			return p, f.err(fmt.Sprintf("variants[%d].name", i), "variant %s given twice", v.Name)
 		}
+		variantSeen[v.Name] = true
 		p.Variants = append(p.Variants, v)
 	}
 	if p.Baseline != "" && !slices.ContainsFunc(p.Variants, func(v Variant) bool { return v.Name == p.Baseline }) {
@@ -553,16 +369,14 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 		p.Report = raw.Report
 	}
 	if raw.Engine != nil {
-		if p.Engine, err = f.engine(raw.Engine.node); err != nil {
+		if p.Engine, err = f.engine(raw.Engine); err != nil {
 			return p, err
 		}
 	}
 	if raw.Quick != nil {
-		if raw.Quick.Seeds < 0 || raw.Quick.Jobs < 0 {
-			return p, f.err("quick", "seeds and jobs must be at least 1 (or left out)")
-		}
 		p.Quick = *raw.Quick
 	}
+	p.indexCases()
 	if err := p.Check(); err != nil {
 		return p, &PlanFileError{File: f.o.Name, Msg: err.Error()}
 	}
@@ -590,20 +404,16 @@ func platformName(pl string) string {
 	return string(safe)
 }
 
-// platform checks a platform: a bundled name stays a name, a file becomes
-// an absolute path, and must be a platform bucma reads.
+// platform checks a platform, found as every command finds one
+// (platforms.Locate, relative to the file's folder): a bundled platform
+// becomes its name ("lille" for lille.xml too), a file an absolute path,
+// and must be a platform bucma reads.
 func (f *planFile) platform(path, name string) (string, error) {
-	if slices.Contains(platforms.BundledNames(), name) || slices.Contains(platforms.BundledNames(), name+".xml") {
-		return name, nil
+	pl, err := ResolvePlatform(f.o.Dir, name)
+	if err != nil {
+		return "", f.err(path, "%s", strings.TrimPrefix(err.Error(), "platform "))
 	}
-	file := f.abs(name)
-	if _, err := os.Stat(file); err != nil {
-		return "", f.err(path, "%s: neither a bundled platform (%s) nor a file (%v)", name, bundledList(), withoutPath(err))
-	}
-	if _, err := platforms.Load(file); err != nil {
-		return "", f.err(path, "%s: not a platform bucma reads: %v", name, err)
-	}
-	return file, nil
+	return pl, nil
 }
 
 func (f *planFile) abs(name string) string {
@@ -641,6 +451,8 @@ func (f *planFile) recipe(path string, rf rawFields, extra []string, base *Workl
 			var x float64
 			if x, err = f.number(at, it.node, Int); err == nil && x < 1 {
 				err = f.err(at, "%g: must be at least 1 (or left out: the generator's default)", x)
+			} else if err == nil && x > MaxJobs {
+				err = f.err(at, "%g: at most %d jobs", x, MaxJobs)
 			}
 			r.Jobs = int(x)
 		case it.key == "steps":
@@ -696,7 +508,7 @@ func (f *planFile) recipe(path string, rf rawFields, extra []string, base *Workl
 		}
 		r.Fields = append(r.Fields, Field{it.key, v})
 		if ps[i].Type == Path && !rf.has(it.key+ShaSuffix) {
-			sum, serr := FileSHA256(v.(string))
+			sum, serr := f.sha256(v.(string))
 			if serr != nil {
 				err = f.err(at, "%v", serr)
 				return
@@ -712,8 +524,16 @@ func (f *planFile) recipe(path string, rf rawFields, extra []string, base *Workl
 	return
 }
 
-func (rf rawFields) has(key string) bool {
-	return slices.ContainsFunc(rf.items, func(it rawField) bool { return it.key == key })
+// sha256 is FileSHA256 of path, read once however many recipes name it.
+func (f *planFile) sha256(path string) (string, error) {
+	if sum, ok := f.sums[path]; ok {
+		return sum, nil
+	}
+	sum, err := FileSHA256(path)
+	if err == nil {
+		f.sums[path] = sum
+	}
+	return sum, err
 }
 
 // caseOf reads a case: its own keys, then the recipe keys it changes.
@@ -799,11 +619,7 @@ func (f *planFile) param(at string, p Param, n ast.Node) (any, error) {
 	case Int, Float:
 		v, err = f.number(at, n, p.Type)
 	case Bool:
-		b, ok := unwrap(n).(*ast.BoolNode)
-		if !ok {
-			return nil, f.err(at, "want true or false, got %s", nodeWhat(n))
-		}
-		v = b.Value
+		v, err = f.boolean(at, n)
 	}
 	if err != nil {
 		return nil, err
@@ -817,7 +633,7 @@ func (f *planFile) param(at string, p Param, n ast.Node) (any, error) {
 
 // text reads a scalar as written ("0.5" stays "0.5").
 func (f *planFile) text(at string, n ast.Node) (string, error) {
-	switch x := unwrap(n).(type) {
+	switch x := f.unwrap(n).(type) {
 	case *ast.StringNode:
 		return x.Value, nil
 	case *ast.LiteralNode:
@@ -825,13 +641,13 @@ func (f *planFile) text(at string, n ast.Node) (string, error) {
 	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
 		return x.GetToken().Value, nil
 	}
-	return "", f.err(at, "want a text value, got %s", nodeWhat(n))
+	return "", f.err(at, "want a text value, got %s", f.nodeWhat(n))
 }
 
 // number reads a number; an Int must be integral.
 func (f *planFile) number(at string, n ast.Node, t ParamType) (float64, error) {
 	var x float64
-	switch v := unwrap(n).(type) {
+	switch v := f.unwrap(n).(type) {
 	case *ast.IntegerNode:
 		switch i := v.Value.(type) {
 		case int64:
@@ -842,7 +658,7 @@ func (f *planFile) number(at string, n ast.Node, t ParamType) (float64, error) {
 	case *ast.FloatNode:
 		x = v.Value
 	default:
-		return 0, f.err(at, "want %s, got %s", withArticle(t), nodeWhat(n))
+		return 0, f.err(at, "want %s, got %s", withArticle(t), f.nodeWhat(n))
 	}
 	if t == Int && x != math.Trunc(x) {
 		return 0, f.err(at, "want an integer, got %g", x)
@@ -852,11 +668,11 @@ func (f *planFile) number(at string, n ast.Node, t ParamType) (float64, error) {
 
 // list reads a list of texts (or a single text).
 func (f *planFile) list(at string, n ast.Node) ([]string, error) {
-	seq, ok := unwrap(n).(*ast.SequenceNode)
+	seq, ok := f.unwrap(n).(*ast.SequenceNode)
 	if !ok {
 		s, err := f.text(at, n)
 		if err != nil {
-			return nil, f.err(at, "want a list, got %s", nodeWhat(n))
+			return nil, f.err(at, "want a list, got %s", f.nodeWhat(n))
 		}
 		return []string{s}, nil
 	}
@@ -872,13 +688,12 @@ func (f *planFile) list(at string, n ast.Node) ([]string, error) {
 }
 
 // seeds reads "seeds": a count N (seeds 1..N), a range "A-B" or a list.
-func (f *planFile) seeds(r *rawNode) ([]uint64, error) {
-	if r == nil {
+func (f *planFile) seeds(n ast.Node) ([]uint64, error) {
+	if n == nil {
 		return SeedRange(DefaultSeeds), nil
 	}
-	n := unwrap(r.node)
 	bad := func(format string, args ...any) error { return f.err("seeds", format, args...) }
-	switch x := n.(type) {
+	switch x := f.unwrap(n).(type) {
 	case *ast.IntegerNode:
 		c, err := f.number("seeds", x, Int)
 		if err != nil {
@@ -894,7 +709,7 @@ func (f *planFile) seeds(r *rawNode) ([]uint64, error) {
 		hi, e2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
 		switch {
 		case !ok || e1 != nil || e2 != nil:
-			return nil, bad("%q: want a number of seeds (5), a range (1-5) or a list ([1, 2, 7])", x.Value)
+			return nil, bad("%q: want a number of seeds (5), a range (1-5) or a list ([1, 2, 7]) of seeds from 1 to %d", x.Value, uint64(math.MaxUint64))
 		case lo < 1:
 			return nil, bad("%q: seeds start at 1", x.Value)
 		case hi < lo:
@@ -902,43 +717,67 @@ func (f *planFile) seeds(r *rawNode) ([]uint64, error) {
 		case hi-lo >= MaxRuns:
 			return nil, bad("%q: more than %d seeds", x.Value, MaxRuns)
 		}
-		out := make([]uint64, 0, hi-lo+1)
-		for s := lo; s <= hi; s++ {
-			out = append(out, s)
+		// Counted, not compared with hi: hi may be the largest uint64.
+		out := make([]uint64, hi-lo+1)
+		for i := range out {
+			out[i] = lo + uint64(i)
 		}
 		return out, nil
 	case *ast.SequenceNode:
-		var out []uint64
+		if len(x.Values) == 0 {
+			return nil, bad("no seed")
+		}
+		if len(x.Values) > MaxRuns {
+			return nil, bad("%d seeds: more than %d", len(x.Values), MaxRuns)
+		}
+		out := make([]uint64, 0, len(x.Values))
+		seen := make(map[uint64]bool, len(x.Values))
 		for i, v := range x.Values {
 			at := fmt.Sprintf("seeds[%d]", i)
-			s, err := f.number(at, v, Int)
+			s, err := f.seed(at, v)
 			if err != nil {
 				return nil, err
 			}
-			if s < 1 {
-				return nil, f.err(at, "%g: seeds start at 1", s)
+			if seen[s] {
+				return nil, f.err(at, "seed %d given twice", s)
 			}
-			if slices.Contains(out, uint64(s)) {
-				return nil, f.err(at, "seed %g given twice", s)
-			}
-			out = append(out, uint64(s))
-		}
-		if len(out) == 0 {
-			return nil, bad("no seed")
+			seen[s] = true
+			out = append(out, s)
 		}
 		return out, nil
 	}
-	return nil, bad("want a number of seeds (5), a range (1-5) or a list ([1, 2, 7]), got %s", nodeWhat(n))
+	return nil, bad("want a number of seeds (5), a range (1-5) or a list ([1, 2, 7]), got %s", f.nodeWhat(n))
+}
+
+// seed reads one seed of a list: an integer from 1 to the largest uint64,
+// read exactly (not through a float64, which holds integers exactly only
+// up to 2^53).
+func (f *planFile) seed(at string, n ast.Node) (uint64, error) {
+	if v, ok := f.unwrap(n).(*ast.IntegerNode); ok {
+		switch i := v.Value.(type) {
+		case int64:
+			if i < 1 {
+				return 0, f.err(at, "%d: seeds start at 1", i)
+			}
+			return uint64(i), nil
+		case uint64:
+			if i < 1 {
+				return 0, f.err(at, "%d: seeds start at 1", i)
+			}
+			return i, nil
+		}
+	}
+	return 0, f.err(at, "want a seed (an integer from 1 to %d), got %s", uint64(math.MaxUint64), f.nodeWhat(n))
 }
 
 // loads reads "loads": a number or a list of numbers in (0, 100].
-func (f *planFile) loads(r *rawNode) ([]float64, error) {
-	if r == nil {
+func (f *planFile) loads(n ast.Node) ([]float64, error) {
+	if n == nil {
 		return nil, nil
 	}
-	nodes := []ast.Node{r.node}
+	nodes := []ast.Node{n}
 	paths := []string{"loads"}
-	if seq, ok := unwrap(r.node).(*ast.SequenceNode); ok {
+	if seq, ok := f.unwrap(n).(*ast.SequenceNode); ok {
 		nodes, paths = seq.Values, nil
 		for i := range nodes {
 			paths = append(paths, fmt.Sprintf("loads[%d]", i))
@@ -946,8 +785,12 @@ func (f *planFile) loads(r *rawNode) ([]float64, error) {
 		if len(nodes) == 0 {
 			return nil, f.err("loads", "no load level")
 		}
+		if len(nodes) > MaxRuns {
+			return nil, f.err("loads", "%d load levels: more than %d", len(nodes), MaxRuns)
+		}
 	}
 	var out []float64
+	seen := map[float64]bool{}
 	for i, n := range nodes {
 		l, err := f.number(paths[i], n, Float)
 		if err != nil {
@@ -956,53 +799,49 @@ func (f *planFile) loads(r *rawNode) ([]float64, error) {
 		if !(l > 0) || l > 100 {
 			return nil, f.err(paths[i], "%g: a load level must be > 0 and at most 100", l)
 		}
-		if slices.Contains(out, l) {
+		if seen[l] {
 			return nil, f.err(paths[i], "load %s given twice", FormatLoad(l))
 		}
+		seen[l] = true
 		out = append(out, l)
 	}
 	return out, nil
 }
 
 // variant reads a variant and checks its policy and options against
-// o.Policies.
+// o.Policies: each option's name and value, then the policy built with
+// them all, as each run builds it.
 func (f *planFile) variant(path string, rv rawVariant) (Variant, error) {
 	v := Variant{Name: rv.Name, Policy: rv.Policy, Base: rv.Base, Model: rv.Model, Options: map[string]string{}}
-	if v.Name == "" || strings.ContainsAny(v.Name, `/\_ `) {
-		return v, f.err(path+".name", "%q: a variant's name must be non-empty, without '/', '\\', '_' or spaces", v.Name)
+	if !variantNameOK(v.Name) {
+		return v, f.err(path+".name", "%q: a variant's name %s", v.Name, variantNameRule)
 	}
 	if v.Policy == "" {
 		return v, f.err(path, "no policy")
 	}
 	var keys []string
-	if rv.Options != nil {
-		mn, ok := unwrap(rv.Options.node).(ast.MapNode)
-		if !ok {
-			if _, null := unwrap(rv.Options.node).(*ast.NullNode); !null {
-				return v, f.err(path+".options", "want a mapping of option names to values, got %s", nodeWhat(rv.Options.node))
-			}
-		} else {
-			it := mn.MapRange()
-			for it.Next() {
-				k := it.Key().GetToken().Value
-				at := path + ".options." + k
-				var val string
-				if seq, isList := unwrap(it.Value()).(*ast.SequenceNode); isList {
-					parts, err := f.list(at, seq)
-					if err != nil {
-						return v, err
-					}
-					val = strings.Join(parts, ",")
-				} else {
-					s, err := f.text(at, it.Value())
-					if err != nil {
-						return v, err
-					}
-					val = s
+	if rv.Options != nil && !f.isNull(rv.Options) {
+		if _, ok := f.unwrap(rv.Options).(ast.MapNode); !ok {
+			return v, f.err(path+".options", "want a mapping of option names to values, got %s", f.nodeWhat(rv.Options))
+		}
+		opts, err := f.fields(path+".options", rv.Options, nil)
+		if err != nil {
+			return v, err
+		}
+		for _, it := range opts.items {
+			at := path + ".options." + it.key
+			var val string
+			if seq, isList := f.unwrap(it.node).(*ast.SequenceNode); isList {
+				parts, err := f.list(at, seq)
+				if err != nil {
+					return v, err
 				}
-				v.Options[k] = val
-				keys = append(keys, k)
+				val = strings.Join(parts, ",")
+			} else if val, err = f.text(at, it.node); err != nil {
+				return v, err
 			}
+			v.Options[it.key] = val
+			keys = append(keys, it.key)
 		}
 	}
 	if f.o.Policies == nil {
@@ -1017,27 +856,45 @@ func (f *planFile) variant(path string, rv rawVariant) (Variant, error) {
 			return v, f.err(path+".options."+k, "%v", err)
 		}
 	}
-	if _, err := spec.Resolve(sched.Options(v.Options)); err != nil {
-		return v, f.err(path+".options", "%v", err)
+	if _, err := spec.Build(sched.Options(v.Options)); err != nil {
+		// The option at fault, when it fails alone.
+		for _, k := range keys {
+			if _, kerr := spec.Build(sched.Options{k: v.Options[k]}); kerr != nil {
+				return v, f.err(path+".options."+k, "variant %s: %v", v.Name, kerr)
+			}
+		}
+		return v, f.err(path+".options", "variant %s: %v", v.Name, err)
 	}
 	return v, nil
 }
 
 // engine reads "engine": a name, or a mapping (name, batsim, image,
-// batsim_flags).
+// batsim_flags; name defaults to batsim when one of the others is given).
 func (f *planFile) engine(n ast.Node) (*EngineSpec, error) {
 	e := &EngineSpec{}
-	if _, ok := unwrap(n).(ast.MapNode); ok {
-		var raw struct {
-			Name        string   `yaml:"name"`
-			Batsim      string   `yaml:"batsim"`
-			Image       string   `yaml:"image"`
-			BatsimFlags []string `yaml:"batsim_flags"`
+	if _, ok := f.unwrap(n).(ast.MapNode); ok {
+		rf, err := f.fields("engine", n, engineKeys)
+		if err != nil {
+			return nil, err
 		}
-		if err := yaml.NodeToValue(n, &raw, yaml.Strict()); err != nil {
-			return nil, f.yamlError(err, nil)
+		texts := map[string]*string{"name": &e.Name, "batsim": &e.Batsim, "image": &e.Image}
+		for _, it := range rf.items {
+			at := "engine." + it.key
+			if dst, ok := texts[it.key]; ok {
+				*dst, err = f.optText(at, it.node)
+			} else if !f.isNull(it.node) {
+				e.BatsimFlags, err = f.list(at, it.node)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		*e = EngineSpec{Name: raw.Name, Batsim: raw.Batsim, Image: raw.Image, BatsimFlags: raw.BatsimFlags}
+		if e.Name == "" && (e.Batsim != "" || e.Image != "" || len(e.BatsimFlags) > 0) {
+			e.Name = "batsim"
+		}
+		if e.Name == "" {
+			return nil, f.err("engine", "no engine: give name: embedded, or name: batsim with batsim: EXECUTABLE or image: DOCKER-IMAGE")
+		}
 	} else {
 		s, err := f.text("engine", n)
 		if err != nil {
@@ -1064,13 +921,4 @@ func (f *planFile) engine(n ast.Node) (*EngineSpec, error) {
 		return nil, f.err("engine", "unknown engine %q (valid: embedded, batsim)", e.Name)
 	}
 	return e, nil
-}
-
-// bundledList lists the bundled platforms' names.
-func bundledList() string {
-	var out []string
-	for _, b := range platforms.BundledNames() {
-		out = append(out, strings.TrimSuffix(b, ".xml"))
-	}
-	return strings.Join(out, ", ")
 }

@@ -120,9 +120,9 @@ func TestPlanFileErrors(t *testing.T) {
 		{"unknown policy", "{name: easy, policy: easy}", "{name: easy, policy: esay}", 14, "variants[0].policy", `unknown scheduler "esay"`},
 		{"unknown option", "options: {hosts: first-fit}", "options: {hots: first-fit}", 17, "variants[2].options.hots", `unknown option "hots"`},
 		{"bad option value", "options: {hosts: first-fit}", "options: {hosts: worst-fit}", 17, "variants[2].options.hosts", "worst-fit"},
-		{"unknown platform", "platform: lille", "platform: lile", 4, "platform", "lile: neither a bundled platform (bot-2nodes, bot, lille-cores, lille"},
+		{"unknown platform", "platform: lille", "platform: lile", 4, "platform", `"lile": no such file and no such bundled platform (bundled: bot-2nodes, bot, lille-cores, lille`},
 		{"missing file", "file: cluster.swf", "file: nope.swf", 7, "workload.file", "nope.swf: no such file or directory"},
-		{"missing platform file", "platform: lille", "platform: plats/p.xml", 4, "platform", "plats/p.xml: neither a bundled platform"},
+		{"missing platform file", "platform: lille", "platform: plats/p.xml", 4, "platform", `"plats/p.xml": no such file and no such bundled platform`},
 		{"bad seed range", "seeds: 1-5", "seeds: 5-1", 12, "seeds", `"5-1": bad range: 5 is after 1`},
 		{"seed 0", "seeds: 1-5", "seeds: [0, 1]", 12, "seeds[0]", "seeds start at 1"},
 		{"bad load", "loads: [0.7, 0.9]", "loads: [0.7, 0]", 11, "loads[1]", "must be > 0 and at most 100"},
@@ -137,7 +137,9 @@ func TestPlanFileErrors(t *testing.T) {
 		{"baseline not a variant", "baseline: easy", "baseline: sjf", 18, "baseline", `"sjf" is not one of the variants (easy, fcfs, bf)`},
 		{"unknown study", "name: mine", "name: mine\nstudy: nope", 3, "study", `unknown study "nope"`},
 		{"variant twice", "- name: fcfs", "- name: easy", 15, "variants[1].name", "variant easy given twice"},
-		{"bad variant name", "{name: easy, policy: easy}", "{name: my_easy, policy: easy}", 14, "variants[0].name", "without '/', '\\', '_' or spaces"},
+		{"bad variant name", "{name: easy, policy: easy}", "{name: my_easy, policy: easy}", 14, "variants[0].name", "without '/', '\\', '_', blanks or control characters, and not start with '.'"},
+		{"variant name with a tab", "{name: easy, policy: easy}", "{name: \"my\\teasy\", policy: easy}", 14, "variants[0].name", "without '/', '\\', '_', blanks"},
+		{"hidden variant name", "{name: easy, policy: easy}", "{name: .easy, policy: easy}", 14, "variants[0].name", "not start with '.'"},
 		{"bad engine", "engine: embedded", "engine: simgrid", 22, "engine", `unknown engine "simgrid"`},
 		{"unknown report metric", "breakdowns: [size]", "breakdowns: [size]\n  metrics: [wait]", 19, "report", `metrics: unknown "wait"`},
 		{"malformed YAML", "loads: [0.7, 0.9]", "loads: [0.7, 0.9", 12, "", "not valid YAML"},
@@ -261,5 +263,27 @@ func TestReportSpecLists(t *testing.T) {
 	p, _ = parseTestPlan(dir, strings.Replace(goodPlan, "  breakdowns: [size]\n", "", 1))
 	if s := p.reportSpec(); len(s.Breakdowns) != 2 || len(s.CDF) != 2 {
 		t.Errorf("default report spec %+v", s)
+	}
+}
+
+// The engine block of docs/campaigns.md reads as it says: Batsim, its name
+// left out.
+func TestCampaignsDocEngine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "campaigns.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "```yaml\nengine:\n")
+	if !ok {
+		t.Fatal("docs/campaigns.md has no engine block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	block = strings.Replace(block, "  name: batsim", "", 1) // left out, as the comment says
+	p, err := parseTestPlan(planDir(t), hostileBase+"loads: 0.5\nseeds: 1\nengine:\n"+block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := p.Engine; e == nil || e.Name != "batsim" || e.Batsim != "batsim" || strings.Join(e.BatsimFlags, " ") != "--verbosity quiet" {
+		t.Errorf("engine %+v", p.Engine)
 	}
 }

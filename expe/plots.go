@@ -1,7 +1,6 @@
 package expe
 
 import (
-	"bytes"
 	"fmt"
 	"hash/fnv"
 	"image/color"
@@ -31,29 +30,10 @@ var palette = []color.Color{
 // FigureFormats are the formats every report figure is written in.
 var FigureFormats = []string{"png", "svg"}
 
-// saveFigure writes p as base.png and base.svg.
+// saveFigure writes p as base.png and base.svg, laid out as every report
+// figure (figure).
 func saveFigure(p *plot.Plot, base string, w, h vg.Length) error {
-	for _, ext := range FigureFormats {
-		if err := savePlot(p, w, h, base+"."+ext); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// savePlot renders p in the format of path's extension and writes it
-// atomically.
-func savePlot(p *plot.Plot, w, h vg.Length, path string) error {
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	wt, err := p.WriterTo(w, h, ext)
-	if err != nil {
-		return fmt.Errorf("figure %s: %w", path, err)
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("figure %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return newFigure(p, w, h).save(base)
 }
 
 // GainBoxPlot draws box plots of queue-position gains: one group of boxes
@@ -63,11 +43,8 @@ func GainBoxPlot(base, title string, groups, groupTitles []string, data map[stri
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = "queue-position gain at submission (%)"
-	p.Y.Min, p.Y.Max = -2, 130 // room for the legend above 100 %
-	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
-	p.Legend.Top = true
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Points(4)
+	p.Y.Min, p.Y.Max = -2, 102
+	p.Y.Tick.Marker = percentTicks
 	stride := float64(len(SuBands) + 1)
 	var ticks []plot.Tick
 	for gi, g := range groups {
@@ -96,6 +73,9 @@ func GainBoxPlot(base, title string, groups, groupTitles []string, data map[stri
 	return saveFigure(p, base, vg.Points(560), vg.Points(320))
 }
 
+// percentTicks are the ticks of an axis of percentages from 0 to 100.
+var percentTicks = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+
 // legendSwatch is a legend thumbnail of one colour.
 type legendSwatch struct{ c color.Color }
 
@@ -112,7 +92,7 @@ type Bar struct {
 }
 
 // ChangeBarPlot draws grouped bars of relative changes (%) with 95 %
-// confidence-interval error bars and the published values as diamonds.
+// confidence-interval error bars and the published values as triangles.
 // series names the bars inside each group (one colour each); bars[s] are
 // the bars of series s, in group order.
 func ChangeBarPlot(base, title, ylabel string, groups []string, series []string, bars [][]Bar) error {
@@ -132,10 +112,10 @@ func ChangeBarPlot(base, title, ylabel string, groups []string, series []string,
 		}
 	}
 	span := math.Max(hi-lo, 10)
-	clipLo, clipHi := math.Min(lo, -100)-0.05*span, math.Max(hi, 100)+0.05*span
+	clipLo, clipHi := lo-0.05*span, hi+0.05*span
 	for _, bs := range bars {
 		for _, b := range bs {
-			if !math.IsNaN(b.Paper) && b.Paper < clipHi*3 && b.Paper > clipLo*3 {
+			if !math.IsNaN(b.Paper) && b.Paper < hi+3*span && b.Paper > lo-3*span {
 				clipLo, clipHi = math.Min(clipLo, b.Paper-0.05*span), math.Max(clipHi, b.Paper+0.05*span)
 			}
 		}
@@ -185,8 +165,7 @@ func ChangeBarPlot(base, title, ylabel string, groups []string, series []string,
 		}
 		p.Add(lb)
 	}
-	// Room for the legend above the highest bar.
-	p.Y.Min, p.Y.Max = clipLo, clipHi+0.3*(clipHi-clipLo)
+	p.Y.Min, p.Y.Max = clipLo, clipHi
 	zero := plotter.NewFunction(func(float64) float64 { return 0 })
 	zero.Color = color.Gray{Y: 80}
 	p.Add(zero, plotter.NewGrid())
@@ -199,7 +178,6 @@ func groupedPlot(title, ylabel string, groups []string, n int) (p *plot.Plot, st
 	p = plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
 	stride = float64(n + 1)
 	for gi, g := range groups {
 		ticks = append(ticks, plot.Tick{Value: float64(gi)*stride + float64(n-1)/2, Label: g})
@@ -288,7 +266,7 @@ func GanttChart(rows []JobRow, title, path string) error {
 	default:
 		return fmt.Errorf("gantt: %s: unsupported format %q (use .png or .svg)", path, ext)
 	}
-	return savePlot(p, vg.Points(800), h, path)
+	return newFigure(p, vg.Points(800), h).write(path)
 }
 
 type ganttRect struct {
@@ -367,7 +345,6 @@ func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string,
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
 	lo, hi := 0.0, 0.0
 	for _, es := range ests {
 		for _, e := range es {
@@ -388,7 +365,7 @@ func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string,
 		}
 	}
 	span := math.Max(hi-lo, 1)
-	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.4*span // room for the legend
+	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.05*span
 	if logY {
 		lo, hi = math.Inf(1), 0
 		for _, es := range ests {
@@ -402,7 +379,7 @@ func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string,
 			lo, hi = 1, 10
 		}
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		p.Y.Min, p.Y.Max = lo/1.5, hi*30 // room for the legend
+		p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
 	}
 	for si, s := range series {
 		var pts plotter.XYs
@@ -502,6 +479,9 @@ var signColors = []color.Color{
 	color.RGBA{200, 50, 30, 255},
 }
 
+// signNames name the cell states in the heat map's legend.
+var signNames = []string{"no data", "paper's sign, significant", "paper's sign", "opposite sign", "opposite sign, significant"}
+
 // SignHeatMap draws one row per condition and one column per published
 // change, each cell coloured by its state (SignNone ... SignOpposite):
 // grid[row][col].
@@ -527,9 +507,13 @@ func SignHeatMap(base, title string, rows, cols []string, grid [][]int) error {
 	p.X.Tick.Label.YAlign = draw.YCenter
 	p.X.Min, p.X.Max = 0, float64(len(cols))
 	p.Y.Min, p.Y.Max = 0, float64(len(rows))
-	// The cells fill the plot: the colours are named under the title.
-	p.Title.Text = title + "\ndark green: paper's sign, significant · light green: paper's sign · light red: opposite sign · dark red: opposite, significant · grey: no data"
-	w := vg.Points(math.Max(480, 22*float64(len(cols))+260))
+	p.Title.Text = title
+	// The cells fill the plot: the legend, beside it, names the colours.
+	for st := SignAgree; st <= SignOpposite; st++ {
+		p.Legend.Add(signNames[st], legendSwatch{signColors[st]})
+	}
+	p.Legend.Add(signNames[SignNone], legendSwatch{signColors[SignNone]})
+	w := vg.Points(math.Max(480, 22*float64(len(cols))+300))
 	ht := vg.Points(18*float64(len(rows)) + 260)
 	return saveFigure(p, base, w, ht)
 }

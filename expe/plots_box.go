@@ -3,7 +3,6 @@ package expe
 import (
 	"math"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -16,8 +15,8 @@ import (
 // 1.5 × IQR, the values beyond drawn one by one.
 func BandBoxPlot(base, title, ylabel string, bands, series []string, data map[string]map[string][]float64, paper map[string]map[string]float64) error {
 	p, stride, ticks := groupedPlot(title, ylabel, bands, len(series))
-	p.Y.Min, p.Y.Max = -2, 130 // room for the legend above 100 %
-	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+	p.Y.Min, p.Y.Max = -2, 102
+	p.Y.Tick.Marker = percentTicks
 	var paperPts plotter.XYs
 	for si, s := range series {
 		for bi, band := range bands {

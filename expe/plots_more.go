@@ -1,7 +1,6 @@
 package expe
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -54,8 +53,7 @@ func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [
 		p.Add(l)
 	}
 	p.Add(plotter.NewGrid())
-	// Room for the legend above the highest bar.
-	p.Y.Min, p.Y.Max = 0, math.Max(hi, 1)*1.35
+	p.Y.Min, p.Y.Max = 0, math.Max(hi, 1)*1.05
 	return saveGrouped(p, base, ticks, len(groups), stride)
 }
 
@@ -84,15 +82,12 @@ func SharePlot(base, title string, panels []SharePanel) error {
 		tmax = 1
 	}
 	var plots []*plot.Plot
-	for i, pn := range panels {
+	f := newGridFigure(title, nil, vg.Points(400*float64(len(panels))), vg.Points(340))
+	for _, pn := range panels {
 		p := plot.New()
 		p.Title.Text = pn.Title
-		if i == 0 && title != "" {
-			p.Title.Text = title + "\n" + pn.Title
-		}
 		p.X.Label.Text = "time (h)"
 		p.Y.Label.Text = "share of the grid's power (%)"
-		p.Legend.Top = true
 		for ui, u := range pn.Series.Users {
 			col := palette[ui%len(palette)]
 			var pts plotter.XYs
@@ -108,7 +103,7 @@ func SharePlot(base, title string, panels []SharePanel) error {
 				l.Color = col
 				l.Width = vg.Points(1.2)
 				p.Add(l)
-				p.Legend.Add(u, l)
+				f.add(u, l)
 			}
 			if own, ok := pn.Owned[u]; ok {
 				ref := plotter.NewFunction(func(float64) float64 { return 100 * own })
@@ -120,33 +115,21 @@ func SharePlot(base, title string, panels []SharePanel) error {
 		}
 		p.Add(plotter.NewGrid())
 		p.X.Min, p.X.Max = 0, tmax*1.02
-		p.Y.Min, p.Y.Max = 0, 130 // room for the legend above 100 %
-		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
+		p.Y.Min, p.Y.Max = 0, 102
+		p.Y.Tick.Marker = percentTicks
 		plots = append(plots, p)
 	}
-	w, h := vg.Points(400*float64(len(plots))), vg.Points(320)
-	for _, ext := range FigureFormats {
-		c, err := draw.NewFormattedCanvas(w, h, ext)
-		if err != nil {
-			return fmt.Errorf("figure %s: %w", base, err)
-		}
-		dc := draw.New(c)
-		dc.SetColor(color.White)
-		dc.Fill(dc.Rectangle.Path())
-		tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Points(12), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
-		canvases := plot.Align([][]*plot.Plot{plots}, tiles, dc)
-		for i, p := range plots {
-			p.Draw(canvases[0][i])
-		}
-		var buf bytes.Buffer
-		if _, err := c.WriteTo(&buf); err != nil {
-			return fmt.Errorf("figure %s: %w", base, err)
-		}
-		if err := WriteFileAtomic(base+"."+ext, buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
+	f.add("owned share (dashed)", ownedThumb{})
+	f.grid = [][]*plot.Plot{plots}
+	return f.save(base)
+}
+
+// ownedThumb is the legend thumbnail of the dashed lines of owned shares.
+type ownedThumb struct{}
+
+func (ownedThumb) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 80}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}, c.Min.X, y, c.Max.X, y)
 }
 
 // ShareSeries is each user's share of the grid's power over time, a step
@@ -229,7 +212,7 @@ func PaperBarPlot(base, title, ylabel string, groups, series []string, bars [][]
 		return err
 	}
 	span := hi - lo
-	p.Y.Min, p.Y.Max = lo-0.02*span, hi+0.35*span // room for the legend
+	p.Y.Min, p.Y.Max = lo-0.02*span, hi+0.05*span
 	zero := plotter.NewFunction(func(float64) float64 { return 0 })
 	zero.Color = color.Gray{Y: 80}
 	p.Add(zero, plotter.NewGrid())
@@ -250,8 +233,6 @@ func CDFPlot(base, title, xlabel string, series []string, edges []float64, count
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "share of the jobs (≤ x)"
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = -vg.Points(20)
 	xmax := xmin * 10
 	for si, s := range series {
 		total := 0

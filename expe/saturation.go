@@ -3,18 +3,23 @@ package expe
 import (
 	"fmt"
 	"math"
+
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // Saturation says whether a run kept up with the work its workload offered.
 // A policy's means over a run that did not are the trace's length as much
 // as the policy: every job waits behind a queue that only grows.
 type Saturation struct {
-	// Offered is the offered load as the run shows it: Σ res × execution
-	// time / (hosts × (last submission − first submission)), over the jobs
-	// that ran (NaN when every job is submitted at once or the hosts are
-	// unknown).
+	// Offered is the offered load as the run shows it: the busy host-time
+	// (Metrics.Busy) over hosts × (last submission − first submission) of
+	// the jobs that ran; without compute sharing, Σ res × execution time
+	// over the same (NaN when every job is submitted at once or the busy
+	// host-time is unknown).
 	Offered float64
-	// Utilization is Metrics.Utilization: the same work over the makespan.
+	// Utilization is Metrics.Utilization: the same busy host-time over
+	// hosts × the makespan, so that Utilization / Offered = submission
+	// span / makespan.
 	Utilization float64
 	// EarlyWait and LateWait are the mean waiting times of the jobs
 	// submitted in the first and the last of SaturationParts equal parts of
@@ -51,14 +56,13 @@ const (
 func SaturationOf(rows []JobRow, m Metrics) Saturation {
 	s := Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), MidWait: math.NaN(), LateWait: math.NaN(), MeanExec: math.NaN()}
 	first, last := math.Inf(1), math.Inf(-1)
-	area, exec, n := 0.0, 0.0, 0
+	exec, n := 0.0, 0
 	for i := range rows {
 		j := &rows[i]
 		if j.Rejected() {
 			continue
 		}
 		first, last = math.Min(first, j.Submit), math.Max(last, j.Submit)
-		area += float64(j.Res) * j.Exec
 		exec += j.Exec
 		n++
 	}
@@ -69,9 +73,7 @@ func SaturationOf(rows []JobRow, m Metrics) Saturation {
 		return s
 	}
 	s.Utilization = m.Utilization
-	if m.Hosts > 0 {
-		s.Offered = area / (float64(m.Hosts) * (last - first))
-	}
+	s.Offered = metrics.Utilization(m.Busy, m.Hosts, last-first)
 	span := last - first
 	parts := make([][]float64, SaturationParts)
 	for i := range rows {
@@ -114,6 +116,13 @@ func (s Saturation) Saturated() (bool, string) {
 		return true, fmt.Sprintf("the queue grows: mean wait %.0f s in the first fifth of the submissions, %.0f s in the last, the longest", s.EarlyWait, s.LateWait)
 	}
 	return false, ""
+}
+
+// DefinitionsNote is the sentence a report gives for the definitions of
+// its metrics: those of package metrics, and the offered load.
+func DefinitionsNote() string {
+	return metrics.Definitions() + " Offered load = busy host-time / (hosts × (last submission − first submission)), " +
+		"over the jobs that ran: the utilization the run would have had had it lasted its submission span."
 }
 
 // SaturationNote is the sentence a report gives to say what "saturated"

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	json "github.com/goccy/go-json"
 )
@@ -83,6 +84,34 @@ var slurmOwned = map[string]string{
 	"--mem": "--mem", "--cpus-per-task": "--cpus-per-task", "-c": "--cpus-per-task",
 }
 
+// CheckScriptPath checks a path or name that a submission writes into its
+// batch scripts' #SBATCH lines and comments (the campaign directory, the
+// plan's name). sbatch reads #SBATCH lines itself, not a shell: it splits
+// them at blanks, gives quotes, '\' and '#' meanings of its own, and
+// reads '%' in --output as the start of a file name pattern; a newline
+// would end the line, what follows it becoming a command of the script.
+// Such characters are refused, with what to do. (The commands of the
+// scripts quote what they hold: there, any path is safe.)
+func CheckScriptPath(what, s string) error {
+	for _, r := range s {
+		bad := ""
+		switch {
+		case r == '\n' || r == '\r':
+			bad = "a line break"
+		case unicode.IsSpace(r):
+			bad = "a blank"
+		case !unicode.IsPrint(r):
+			bad = fmt.Sprintf("the control character %U", r)
+		case strings.ContainsRune(`"'\#%`, r):
+			bad = fmt.Sprintf("%q", r)
+		}
+		if bad != "" {
+			return fmt.Errorf("%s %q holds %s, which a batch script's #SBATCH lines cannot hold: use a path without blanks, line breaks, quotes, '\\', '#' or '%%'", what, s, bad)
+		}
+	}
+	return nil
+}
+
 // Check validates the options; the error names the option.
 func (o SlurmOptions) Check() error {
 	for _, f := range []struct{ name, v string }{{"partition", o.Partition}, {"account", o.Account}, {"qos", o.QOS}, {"job-name", o.JobName}} {
@@ -105,8 +134,8 @@ func (o SlurmOptions) Check() error {
 		}
 	}
 	for _, a := range o.Extra {
-		if !strings.HasPrefix(a, "-") || strings.ContainsAny(a, " \t\r\n'\"\\") {
-			return fmt.Errorf("sbatch option %q: want one option with its value, without spaces or quotes (--sbatch=--constraint=haswell)", a)
+		if !strings.HasPrefix(a, "-") || strings.ContainsAny(a, "'\"\\#") || strings.IndexFunc(a, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+			return fmt.Errorf("sbatch option %q: want one option with its value, without spaces, line breaks, quotes, '\\' or '#' (--sbatch=--constraint=haswell)", a)
 		}
 		name, _, _ := strings.Cut(a, "=")
 		if len(name) > 2 && name[1] != '-' {
@@ -160,6 +189,12 @@ func NewSubmission(dir string, p Plan, runs []Run, o SlurmOptions, bucma string,
 	}
 	if !filepath.IsAbs(dir) || !filepath.IsAbs(bucma) {
 		return nil, fmt.Errorf("the campaign directory (%s) and the bucma executable (%s) must be absolute paths", dir, bucma)
+	}
+	if err := CheckScriptPath("the campaign directory", dir); err != nil {
+		return nil, err
+	}
+	if err := CheckScriptPath("the plan's name", p.Name); err != nil {
+		return nil, err
 	}
 	tasks := o.Tasks
 	if tasks == 0 {

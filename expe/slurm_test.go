@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -178,7 +179,8 @@ func TestSubmissionScripts(t *testing.T) {
 	if got := s.SbatchArgs(true, "4242"); !slices.Equal(got, []string{"--parsable", "--dependency=afterany:4242", folder + "/report.sh"}) {
 		t.Errorf("report job's sbatch arguments %q", got)
 	}
-	// A campaign directory whose path needs quoting stays one argument.
+	// A campaign directory whose path needs quoting stays one argument of
+	// the commands (NewSubmission refuses it for the #SBATCH lines).
 	s.Dir = "/data/my campaign"
 	if exec := s.TaskScript(); !strings.Contains(exec, "--workers \"${SLURM_CPUS_PER_TASK:-1}\" '/data/my campaign'\n") {
 		t.Errorf("a directory with a space is not quoted:\n%s", exec)
@@ -203,6 +205,9 @@ func TestSlurmOptionsCheck(t *testing.T) {
 		{SlurmOptions{Extra: []string{"--output=x"}}, "bucma expe submit sets it"},
 		{SlurmOptions{Extra: []string{"--dependency=afterok:1"}}, "sets it"},
 		{SlurmOptions{Extra: []string{"--constraint=a b"}}, "without spaces"},
+		{SlurmOptions{Extra: []string{"--comment=x\ntouch /tmp/owned"}}, "without spaces, line breaks"},
+		{SlurmOptions{Extra: []string{"--comment=x#y"}}, "want one option"},
+		{SlurmOptions{Extra: []string{"--comment=x\x00y"}}, "want one option"},
 		{SlurmOptions{Extra: []string{"constraint=x"}}, "want one option"},
 		{SlurmOptions{Extra: []string{"--gres=gpu:1", "--exclusive"}}, ""},
 	} {
@@ -620,6 +625,212 @@ esac
 		a, k := alive(Claim{Job: c.job})
 		if a != c.alive || k != c.known {
 			t.Errorf("job %q: alive %v known %v, want %v %v", c.job, a, k, c.alive, c.known)
+		}
+	}
+}
+
+// deadPID is the process id of a child process this test started and
+// reaped: no process has it (until the system reuses it).
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if pidAlive(cmd.Process.Pid) {
+		t.Skipf("pid %d of a reaped child is taken again", cmd.Process.Pid)
+	}
+	return cmd.Process.Pid
+}
+
+// What an execution killed as it claimed or ran a run leaves behind is
+// dead at once, not for StaleAfter: the claim of a process gone from this
+// host, a run's temporary directory without a claim or with a claim cut
+// short, and the directory where a claim was being written. The next
+// execution takes the runs over and holds none of them busy.
+func TestClaimsOfKilledExecutions(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	dir, p := preparedCampaign(t, plan)
+	now := time.Now().UTC()
+	ids := []string{p.Pending[0].ID, p.Pending[1].ID, p.Pending[2].ID}
+	writeTestClaim(t, dir, ids[0], Claim{Host: thisHost(), PID: deadPID(t), Token: "a", Started: now, Heartbeat: now})
+	// Killed while it wrote its claim: the claim's own temporary file,
+	// cut short, and no claim.
+	if err := os.MkdirAll(tmpRunDir(dir, ids[1]), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmpRunDir(dir, ids[1]), tmpPrefix+ClaimFile+"-123"), []byte(`{"host":"x","pi`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A claim cut short (written by something else than bucma's atomic
+	// writes).
+	writeTestClaim(t, dir, ids[2], Claim{Host: thisHost(), PID: os.Getpid(), Token: "c", Started: now, Heartbeat: now})
+	if err := os.WriteFile(filepath.Join(tmpRunDir(dir, ids[2]), ClaimFile), []byte(`{"host":"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Directories where claims were being written: by a dead process of
+	// this host, its claim written or not (removed), and just made by a
+	// live process, of this host or of another (left alone: it may be
+	// being written).
+	runs := filepath.Join(dir, RunsDir)
+	stage := func(cl Claim, write bool) string {
+		path := filepath.Join(runs, stageName(&cl))
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if write {
+			if err := writeClaim(path, &cl); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return path
+	}
+	deadStages := []string{
+		stage(Claim{Host: thisHost(), PID: deadPID(t), Token: "d", Started: now, Heartbeat: now}, true),
+		stage(Claim{Host: thisHost(), PID: deadPID(t), Token: "e"}, false),
+	}
+	liveStages := []string{
+		stage(Claim{Host: thisHost(), PID: os.Getpid(), Token: "f"}, false),
+		stage(Claim{Host: "node7", PID: 1, Token: "g"}, false),
+	}
+
+	c := newCampaign(plan, dir, newFakeEngine(), 2)
+	scan, err := c.Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scan.Busy) != 0 || len(scan.Pending) != len(plan.Expand()) {
+		t.Errorf("scan: %d busy, %d pending of %d", len(scan.Busy), len(scan.Pending), len(plan.Expand()))
+	}
+	st, err := ReadStatus(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Counts[string(StateRunning)] != 0 {
+		t.Errorf("status: %v", st.Counts)
+	}
+	eng := newFakeEngine()
+	res, err := newCampaign(plan, dir, eng, 2).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Busy != 0 || res.Done != len(plan.Expand()) {
+		t.Errorf("result %+v", res)
+	}
+	for _, id := range ids {
+		if eng.calls[id] != 1 || !IsDone(dir, id) {
+			t.Errorf("run %s: %d calls, done %v", id, eng.calls[id], IsDone(dir, id))
+		}
+	}
+	for _, path := range deadStages {
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: a dead execution's claim directory is left: %v", filepath.Base(path), err)
+		}
+	}
+	for _, path := range liveStages {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: a claim directory maybe being written was removed: %v", filepath.Base(path), err)
+		}
+	}
+}
+
+// A claim appears whole: the run's temporary directory is renamed into
+// place with the claim in it, and is never seen without it.
+func TestClaimPlacedWhole(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	dir, p := preparedCampaign(t, plan)
+	c := newCampaign(plan, dir, newFakeEngine(), 1)
+	tmp := tmpRunDir(dir, p.Pending[0].ID)
+	token, err := c.claim(tmp)
+	if err != nil || token == "" {
+		t.Fatalf("claim: %q, %v", token, err)
+	}
+	defer c.forget(token)
+	if cl, err := readClaim(tmp); err != nil || cl.Token != token || cl.PID != os.Getpid() {
+		t.Errorf("claim %+v, %v", cl, err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, RunsDir))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), claimPrefix) {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	// Held: another claim of the run is refused, and leaves nothing.
+	if again, err := newCampaign(plan, dir, newFakeEngine(), 1).claim(tmp); err != nil || again != "" {
+		t.Errorf("second claim: %q, %v", again, err)
+	}
+	entries, _ = os.ReadDir(filepath.Join(dir, RunsDir))
+	if len(entries) != 1 {
+		t.Errorf("runs/ holds %d entries", len(entries))
+	}
+}
+
+// Paths and names written into the batch scripts cannot inject anything:
+// a campaign directory or plan name that an #SBATCH line cannot hold
+// (newline, blank, quotes, '\\', '#', '%') is refused with a clear error;
+// any other, and any bucma executable path, is quoted in the commands.
+// Each script written passes bash -n, and running it (bucma being a stub)
+// creates no marker file: nothing in a name ran.
+func TestSubmissionHostileNames(t *testing.T) {
+	plan := testPlan(t, "walltime-trust", 1)
+	base, p := preparedCampaign(t, plan)
+	work := t.TempDir()
+	marker := filepath.Join(work, "owned")
+	inject := []string{"$(touch${IFS}" + marker + ")", "`touch${IFS}" + marker + "`", "x;touch${IFS}" + marker, "x&&touch${IFS}" + marker + "&&", "$HOME|x>y<z"}
+	refused := []struct{ name, why string }{
+		{"a\ntouch " + marker, "a line break"}, {"a\rb", "a line break"}, {"my campaign", "a blank"}, {"a\tb", "a blank"},
+		{"it's", `'\''`}, {`say "hi"`, "a blank"}, {`a"b`, `'"'`}, {`a\b`, `'\\'`}, {"a#b", `'#'`}, {"run%j", `'%'`}, {"a\x00b", "the control character U+0000"},
+		{"a\u2028b", "a blank"}, {"a\u200bb", "the control character U+200B"},
+	}
+	for _, r := range refused {
+		dir := filepath.Join(base, r.name)
+		_, err := NewSubmission(dir, plan, p.Pending, SlurmOptions{}, "/opt/bucma/bin/bucma", nil, []string{"md"})
+		if err == nil || !strings.Contains(err.Error(), "the campaign directory") || !strings.Contains(err.Error(), "holds "+r.why) {
+			t.Errorf("directory %q: %v, want it refused for %s", r.name, err, r.why)
+		}
+		named := plan
+		named.Name = r.name
+		if _, err := NewSubmission(base, named, p.Pending, SlurmOptions{}, "/opt/bucma/bin/bucma", nil, []string{"md"}); err == nil || !strings.Contains(err.Error(), "the plan's name") {
+			t.Errorf("plan name %q: %v, want it refused", r.name, err)
+		}
+	}
+	// The rest is quoted: directories with $, backquotes, ; and &, and a
+	// bucma executable whose path holds anything (a stub that only writes
+	// its arguments).
+	for i, name := range inject {
+		dir := filepath.Join(base, "c"+name)
+		bucma := filepath.Join(work, fmt.Sprintf("bin%d %s", i, strings.ReplaceAll(name, "/", "_")), "bucma")
+		if err := os.MkdirAll(filepath.Dir(bucma), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		args := filepath.Join(work, fmt.Sprintf("args%d", i))
+		if err := os.WriteFile(bucma, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > '"+args+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewSubmission(dir, plan, p.Pending, SlurmOptions{}, bucma, []string{"--batsim-bin=" + bucma}, []string{"md"})
+		if err != nil {
+			t.Fatalf("directory %q: %v", name, err)
+		}
+		for _, script := range []string{s.TaskScript(), s.ReportScript()} {
+			path := filepath.Join(work, "script.sh")
+			if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command("bash", "-n", path).CombinedOutput(); err != nil {
+				t.Fatalf("bash -n: %v\n%s\n%s", err, out, script)
+			}
+			cmd := exec.Command("sh", path)
+			cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("running the script: %v\n%s\n%s", err, out, script)
+			}
+			got, err := os.ReadFile(args)
+			if err != nil || !strings.HasSuffix(string(got), "\n"+dir+"\n") {
+				t.Errorf("the script's bucma got %q (%v), want the directory %q last", got, err, dir)
+			}
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("directory %q: a command of its name ran", name)
 		}
 	}
 }

@@ -129,7 +129,7 @@ func WriteReport(dir string, studies *Studies) (string, error) {
 		return "", err
 	}
 	if len(a.Runs) == 0 {
-		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: bucma expe run %s --out %s)", dir, a.Plan.Name, dir)
+		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: expe run %s --out %s)", dir, a.Plan.Name, dir)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
 		return "", err

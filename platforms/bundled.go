@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -49,13 +50,52 @@ func bundledFile(name string) (string, bool) {
 	return "", false
 }
 
+// BundledName is the name of the bundled platform that name spells: "lille"
+// for "lille", "lille.xml" or "platforms/lille.xml".
+func BundledName(name string) (string, bool) {
+	file, ok := bundledFile(name)
+	return strings.TrimSuffix(file, ".xml"), ok
+}
+
+// BundledList lists the bundled platforms by name ("bot-2nodes, bot, ...,
+// lille, ..."), for messages.
+func BundledList() string {
+	names := BundledNames()
+	for i, n := range names {
+		names[i] = strings.TrimSuffix(n, ".xml")
+	}
+	return strings.Join(names, ", ")
+}
+
+// Locate finds the platform pathOrName names, as every command of bucma
+// reads a platform: the file at that path (relative to dir when dir is
+// given and the path is not absolute) when there is one, else the bundled
+// platform it spells (BundledName); a directory is not a platform file (a
+// folder named osep does not hide the bundled osep). It returns the file's
+// path or the bundled platform's name, the other empty.
+func Locate(dir, pathOrName string) (file, bundled string, err error) {
+	path := pathOrName
+	if dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return path, "", nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("platform %s: %w", pathOrName, err)
+	}
+	if name, ok := BundledName(pathOrName); ok {
+		return "", name, nil
+	}
+	return "", "", fmt.Errorf("platform %q: no such file and no such bundled platform (bundled: %s)", pathOrName, BundledList())
+}
+
 // BundledXML returns the text of a bundled platform ("lille", "lille.xml",
 // "lille-cores", "osep", ...), for instance to write it to a file that a
 // real Batsim reads.
 func BundledXML(name string) ([]byte, error) {
 	file, ok := bundledFile(name)
 	if !ok {
-		return nil, fmt.Errorf("platform %q: no such bundled platform (bundled: %s)", name, strings.Join(BundledNames(), ", "))
+		return nil, fmt.Errorf("platform %q: no such bundled platform (bundled: %s)", name, BundledList())
 	}
 	return bundledFS.ReadFile(file)
 }
@@ -79,18 +119,17 @@ func Resolve(pathOrName string) (*Platform, error) {
 
 // ResolveOptions is Resolve with options.
 func ResolveOptions(pathOrName string, opt Options) (*Platform, error) {
-	if _, err := os.Stat(pathOrName); err == nil {
-		return LoadOptions(pathOrName, opt)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("platform: %w", err)
+	path, name, err := Locate("", pathOrName)
+	if err != nil {
+		return nil, err
 	}
-	if file, ok := bundledFile(pathOrName); ok {
-		data, err := bundledFS.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		return ParseOptions(bytes.NewReader(data), file, opt)
+	if path != "" {
+		return LoadOptions(path, opt)
 	}
-	return nil, fmt.Errorf("platform %q: no such file and no such bundled platform (bundled: %s)",
-		pathOrName, strings.Join(BundledNames(), ", "))
+	file, _ := bundledFile(name)
+	data, err := bundledFS.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOptions(bytes.NewReader(data), file, opt)
 }

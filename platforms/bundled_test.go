@@ -3,6 +3,7 @@ package platforms
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -250,7 +251,7 @@ func TestResolve(t *testing.T) {
 	if err != nil || len(p.Hosts) != 4 {
 		t.Errorf("Resolve(path): %v", err)
 	}
-	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "lille.xml") {
+	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "(bundled: bot-2nodes, bot, lille-cores, lille, mcmca, osep, sge-pi50, sge)") {
 		t.Errorf("Resolve(nope): %v", err)
 	}
 	if _, err := Resolve("/no/such/dir/lille.xml"); err == nil {
@@ -269,5 +270,38 @@ func TestSharesWithoutProperty(t *testing.T) {
 	}
 	if got := (&Platform{}).SharesByProperty("owner"); len(got) != 0 {
 		t.Errorf("empty platform shares %v", got)
+	}
+}
+
+// Every command finds a platform the same way: a file at the path first,
+// else the bundled platform a name spells, with or without .xml.
+func TestLocate(t *testing.T) {
+	for _, spelling := range []string{"lille", "lille.xml", "platforms/lille.xml"} {
+		if name, ok := BundledName(spelling); !ok || name != "lille" {
+			t.Errorf("BundledName(%q) = %q, %v", spelling, name, ok)
+		}
+		file, bundled, err := Locate(t.TempDir(), spelling)
+		if err != nil || file != "" || bundled != "lille" {
+			t.Errorf("Locate(%q) = %q, %q, %v", spelling, file, bundled, err)
+		}
+	}
+	// A file of that name, where the path leads, is the platform.
+	dir := t.TempDir()
+	data, _ := BundledXML("lille-cores")
+	if err := os.WriteFile(filepath.Join(dir, "lille.xml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if file, bundled, err := Locate(dir, "lille.xml"); err != nil || file != filepath.Join(dir, "lille.xml") || bundled != "" {
+		t.Errorf("Locate(dir, lille.xml) = %q, %q, %v", file, bundled, err)
+	}
+	// A folder is not: the bundled platform of its name.
+	if err := os.Mkdir(filepath.Join(dir, "osep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if file, bundled, err := Locate(dir, "osep"); err != nil || file != "" || bundled != "osep" {
+		t.Errorf("Locate(dir, osep) with a folder osep = %q, %q, %v", file, bundled, err)
+	}
+	if _, _, err := Locate(dir, "nope.xml"); err == nil || !strings.Contains(err.Error(), `platform "nope.xml": no such file and no such bundled platform (bundled: bot-2nodes, bot,`) {
+		t.Errorf("Locate(nope.xml): %v", err)
 	}
 }

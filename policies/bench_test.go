@@ -15,6 +15,7 @@ import (
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/bucma"
 	"github.com/bucma-sched/bucma/policies/conservative"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -118,7 +119,7 @@ func benchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Observer) (
 	default:
 		msgs = queueBenchMessages(n)
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Observers: obs, Log: slog.New(slog.DiscardHandler)})
+	sess, err := (&run.Policy{Spec: spec, Observers: obs, Log: slog.New(slog.DiscardHandler)}).NewSession()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func energyBenchSession(b *testing.B, spec *sched.Spec, n int, obs []sched.Obser
 		opts = sched.Options{"power-compute": "190", "power-idle": "95", "power-sleep": "9.75", "pstate-compute": "0", "pstate-sleep": "1",
 			"time-switch-on": "10", "time-switch-off": "5", "energy-switch-on": "1200", "energy-switch-off": "500"}
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Observers: obs, Log: slog.New(slog.DiscardHandler)})
+	sess, err := (&run.Policy{Spec: spec, Options: opts, Observers: obs, Log: slog.New(slog.DiscardHandler)}).NewSession()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func BenchmarkConservativeEnd(b *testing.B) {
 		}
 		for _, n := range c.ns {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
-				sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: c.opts, Log: slog.New(slog.DiscardHandler)})
+				sess, err := (&run.Policy{Spec: spec, Options: c.opts, Log: slog.New(slog.DiscardHandler)}).NewSession()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -429,7 +430,7 @@ func BenchmarkConservativeArrivals(b *testing.B) {
 			var sess *sched.Session
 			for b.Loop() {
 				b.StopTimer()
-				sess, err = sched.NewSession(sched.SessionConfig{Spec: spec, Log: slog.New(slog.DiscardHandler)})
+				sess, err = (&run.Policy{Spec: spec, Log: slog.New(slog.DiscardHandler)}).NewSession()
 				if err != nil {
 					b.Fatal(err)
 				}

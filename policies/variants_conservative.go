@@ -18,8 +18,10 @@ import "github.com/bucma-sched/bucma/sched"
 // keeps its own list too (-o changes nothing) and never reads a walltime
 // (nor -d), but fits the jobs it starts after an end with -p's selector:
 // basic only. easy_bf_plot_liquid_load_horizon is easy_bf (its -o and -p
-// at their defaults, -d shifting every expected end alike) and requires
-// trace_output_filename, the file of its CSV. None of them asks to be
+// at their defaults, -d shifting every expected end alike) but stops on
+// its assertion at a job without walltime where easy_bf rejects it
+// (no-walltime=stop), and requires trace_output_filename, the file of its
+// CSV. None of them asks to be
 // called later, so --call_make_decisions_on_single_nop changes nothing.
 var conservativeVariants = []BatschedVariant{
 	{Name: "conservative_bf", Policy: "conservative", Options: sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}, Proven: "internal/realbatsim TestConservativeMatchesBatsched",
@@ -35,7 +37,7 @@ var conservativeVariants = []BatschedVariant{
 		Flags: map[string]BatschedParam{"queue_order": ignored, "policy": ignored, "call_make_decisions_on_single_nop": ignored}},
 	{Name: "fcfs", Policy: "fcfs", Options: sched.Options{"hosts": "first-fit"}, Proven: "internal/realbatsim TestConservativeMatchesBatsched",
 		Flags: map[string]BatschedParam{"queue_order": ignored, "rjms_delay": ignored, "call_make_decisions_on_single_nop": ignored}},
-	{Name: "easy_bf_plot_liquid_load_horizon", Policy: "easy", Options: sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}, Proven: "internal/realbatsim TestConservativeMatchesBatsched",
+	{Name: "easy_bf_plot_liquid_load_horizon", Policy: "easy", Options: sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "stop"}, Proven: "internal/realbatsim TestConservativeMatchesBatsched",
 		Flags: map[string]BatschedParam{"rjms_delay": ignored, "call_make_decisions_on_single_nop": ignored},
 		VariantOptions: map[string]BatschedParam{
 			// The file of its CSV of the queue's load, which the twin

@@ -10,6 +10,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -28,7 +29,7 @@ func TestBatschedVariantsResolve(t *testing.T) {
 			t.Errorf("variant %s: %v", v.Name, err)
 			continue
 		}
-		if _, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: v.Options}); err != nil {
+		if _, err := (&run.Policy{Spec: spec, Options: v.Options}).NewSession(); err != nil {
 			t.Errorf("variant %s: policy %s with %v: %v", v.Name, v.Policy, v.Options, err)
 		}
 		if v.Proven == "" {
@@ -83,7 +84,7 @@ func TestBatschedVariantResolve(t *testing.T) {
 		{v("fcfs"), map[string]string{"policy": "contiguous"}, "", "--policy contiguous: the twin reproduces this variant at basic only", ""},
 		{v("easy_bf_plot_liquid_load_horizon"), nil, `{}`, `no "trace_output_filename", which the variant requires`, ""},
 		{v("easy_bf_plot_liquid_load_horizon"), map[string]string{"rjms_delay": "0"}, `{"trace_output_filename": "llh.csv"}`,
-			"map[backfill:batsched hosts:first-fit no-walltime:reject]", "[]"},
+			"map[backfill:batsched hosts:first-fit no-walltime:stop]", "[]"},
 		{v("energy_bf_dicho"), map[string]string{"rjms_delay": "0"}, `{"power_compute": 190.5, "power_idle": 95, "power_sleep": 9.75, "pstate_compute": 0, "pstate_sleep": 2,
 			"time_switch_on": 10, "time_switch_off": 2, "energy_switch_on": 1250, "energy_switch_off": 200, "tolerated_slowdown_loss_ratio": 1.5, "comparison_type": "switch_on", "monitoring_period": 60}`,
 			"map[comparison-type:switch_on energy-switch-off:200 energy-switch-on:1250 power-compute:190.5 power-idle:95 power-sleep:9.75 pstate-compute:0 pstate-sleep:2 rjms-delay:0 " +

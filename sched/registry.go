@@ -2,7 +2,9 @@ package sched
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +51,11 @@ type Spec struct {
 	// for policies that read fields of their own from it. Without it Raw
 	// is nil: a million waiting jobs' descriptions take about 150 MB.
 	JobJSON bool
+	// JobFields are the fields of its own the policy reads in a job (with
+	// JobJSON): a workload in which no job has any of them is not one the
+	// policy can schedule (it would refuse every job), and bucma's runners
+	// refuse it before the simulation (CheckJobFields).
+	JobFields []string
 	// Profiles keeps the profiles Batsim tells about (SIMULATION_BEGINS,
 	// forwarded on submission) for State.Profile and State.JobWork;
 	// DynamicJobs implies it. Without it they are not kept: a million-job
@@ -57,24 +64,6 @@ type Spec struct {
 }
 
 func (s *Spec) keepsProfiles() bool { return s.Profiles || s.DynamicJobs }
-
-// BatsimFlags are the flags Batsim (and "bucma simulate") must run with
-// for the policy: --enable-dynamic-jobs and --acknowledge-dynamic-jobs for
-// one that registers dynamic jobs, --enable-compute-sharing for one that
-// shares hosts, --energy for one that switches power states.
-func (s *Spec) BatsimFlags() []string {
-	var out []string
-	if s.DynamicJobs {
-		out = append(out, "--enable-dynamic-jobs", "--acknowledge-dynamic-jobs")
-	}
-	if s.ComputeSharing {
-		out = append(out, "--enable-compute-sharing")
-	}
-	if s.Energy {
-		out = append(out, "--energy")
-	}
-	return out
-}
 
 // Base is what a re-ranking policy needs to wrap a base policy: the base's
 // queue order (whose ranks it mixes into its own), and the start rule that
@@ -209,18 +198,13 @@ func (r *Registry) Lookup(name string) (*Spec, error) {
 // and values outside an enumeration are errors listing the valid ones.
 func (s *Spec) Resolve(opts Options) (Options, error) {
 	out := Options{}
-	valid := make([]string, 0, len(s.Options))
 	for _, o := range s.Options {
-		valid = append(valid, o.Name)
 		out[o.Name] = o.Default
 	}
 	for k, v := range opts {
 		o := s.Option(k)
 		if o == nil {
-			if len(valid) == 0 {
-				return nil, &OptionError{fmt.Sprintf("scheduler %s: unknown option %q (it takes no option)", s.Name, k)}
-			}
-			return nil, &OptionError{fmt.Sprintf("scheduler %s: unknown option %q (valid: %s)", s.Name, k, strings.Join(valid, ", "))}
+			return nil, s.unknownOption("", k)
 		}
 		if len(o.Values) > 0 && !contains(o.Values, v) {
 			return nil, &OptionError{fmt.Sprintf("scheduler %s: option %s=%q: valid values are %s", s.Name, k, v, strings.Join(o.Values, ", "))}
@@ -228,6 +212,78 @@ func (s *Spec) Resolve(opts Options) (Options, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// CheckJobFields checks the descriptions of a workload's jobs against
+// JobFields: an error, naming the fields, when the policy reads fields of
+// its own and no job has any of them. It stops at the first job that has
+// one.
+func (s *Spec) CheckJobFields(jobs iter.Seq[[]byte]) error {
+	if len(s.JobFields) == 0 {
+		return nil
+	}
+	n := 0
+	for desc := range jobs {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(desc, &fields) == nil {
+			for _, f := range s.JobFields {
+				if _, ok := fields[f]; ok {
+					return nil
+				}
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("scheduler %s reads the job fields %s, and none of the %d jobs has any of them: it would reject every job (see 'bucma list %s')",
+		s.Name, strings.Join(s.JobFields, ", "), n, s.Name)
+}
+
+// unknownOption is the error for key, which is not an option of the
+// policy; where, when not empty, says where the key was given.
+func (s *Spec) unknownOption(where, key string) *OptionError {
+	if where != "" {
+		where += ": "
+	}
+	if len(s.Options) == 0 {
+		return &OptionError{fmt.Sprintf("%sscheduler %s: unknown option %q (it takes no option)", where, s.Name, key)}
+	}
+	valid := make([]string, len(s.Options))
+	for i, o := range s.Options {
+		valid[i] = o.Name
+	}
+	return &OptionError{fmt.Sprintf("%sscheduler %s: unknown option %q (valid: %s)", where, s.Name, key, strings.Join(valid, ", "))}
+}
+
+// BuildWithSchedConfig builds the policy from Batsim's sched-config cfg
+// (ParseSchedConfig) and the command line's options, which win. A key of
+// cfg that is not an option of the policy is an error naming it and the
+// valid ones, as on the command line: a misspelt key would otherwise leave
+// the option at its default without a word. reserved holds the reserved
+// keys cfg gives (the caller reports one naming another policy).
+func (s *Spec) BuildWithSchedConfig(cfg string, cmdline Options) (p Policy, reserved map[string]string, err error) {
+	cfgOpts, reserved, err := ParseSchedConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := make([]string, 0, len(cfgOpts))
+	for k := range cfgOpts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if s.Option(k) == nil {
+			return nil, nil, s.unknownOption("sched-config", k)
+		}
+	}
+	p, err = s.Build(MergeOptions(cfgOpts, cmdline))
+	var oe *OptionError
+	if len(cfgOpts) > 0 && errors.As(err, &oe) {
+		err = &OptionError{"sched-config: " + oe.Msg}
+	}
+	return p, reserved, err
 }
 
 // Option is the declaration of option name, nil when the policy has none.

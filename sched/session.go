@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +34,10 @@ type SessionConfig struct {
 	Spec *Spec
 	// Options from the command line; they win over Batsim's sched-config.
 	Options Options
+	// IgnoreSchedConfig builds the policy from Options alone, whatever
+	// Batsim's sched-config holds (batsched's command line: batsched
+	// ignores it).
+	IgnoreSchedConfig bool
 	// Validate audits the whole state after every decision (host/job
 	// consistency) on top of the per-decision checks that always run.
 	Validate bool
@@ -67,6 +72,12 @@ type Session struct {
 	killedJobs map[string]*Job
 	// queries holds the message's estimate_waiting_time requests.
 	queries []waitQuery
+	// nrefused counts the jobs the policy refused (logRefusal).
+	nrefused int
+	// dec is the Decider of the message being handled.
+	dec Decider
+	// reply is HandleReusing's.
+	reply *batsim.Reply
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -89,6 +100,20 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	return &Session{cfg: cfg, log: log}, nil
 }
 
+// NeedsJobJSON reports whether the session reads more of a submitted
+// job's JSON description (JobSubmitted.Job) than its fields
+// (JobSubmitted.Fields, which an engine in the session's process hands
+// over as values): before the policy is built, for a policy that keeps the
+// jobs' JSON (Spec.JobJSON) and for one that sees the events
+// (EventObserver).
+func (s *Session) NeedsJobJSON() bool {
+	if s.policy == nil || s.cfg.Spec.JobJSON {
+		return true
+	}
+	_, ok := s.policy.(EventObserver)
+	return ok
+}
+
 // Ended reports whether SIMULATION_ENDS was received.
 func (s *Session) Ended() bool { return s.ended }
 
@@ -102,6 +127,22 @@ func (s *Session) Policy() Policy { return s.policy }
 // the conversation cannot go on (bad message order, invalid decision, bad
 // sched-config): the caller must stop, as answering would make Batsim abort.
 func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
+	return s.handle(msg, batsim.NewReply(msg.Now))
+}
+
+// HandleReusing is Handle with the session's own reply, reset and reused
+// by the next call: the reply and its events' data are valid until then
+// (an engine in the session's process, which applies a reply before it
+// sends the next message, need not allocate one a message).
+func (s *Session) HandleReusing(msg *batsim.Message) (*batsim.Reply, error) {
+	if s.reply == nil {
+		s.reply = batsim.NewReply(msg.Now)
+	}
+	s.reply.Reset(msg.Now)
+	return s.handle(msg, s.reply)
+}
+
+func (s *Session) handle(msg *batsim.Message, reply *batsim.Reply) (*batsim.Reply, error) {
 	if s.messages > 0 && msg.Now < s.now {
 		return nil, fmt.Errorf("now=%v is earlier than the previous message's now=%v (Batsim's time never goes back)", msg.Now, s.now)
 	}
@@ -110,7 +151,6 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 	if s.state != nil {
 		s.state.killed = s.state.killed[:0]
 	}
-	reply := batsim.NewReply(msg.Now)
 	if s.state != nil && len(s.state.jobs) == 0 && len(msg.Events) > 1024 {
 		// Many jobs at once (a whole workload submitted at time 0):
 		// the map is made at their number, not grown to it.
@@ -134,7 +174,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		if eo, ok := s.policy.(EventObserver); ok && !s.ended {
 			s.state.now, s.state.lastEvent = msg.Now, ev.Timestamp
 			if d == nil {
-				d = &Decider{s: s.state, sess: s, reply: reply}
+				d = s.decider(reply)
 			}
 			eo.Event(s.state, d, ev)
 			if d.err != nil {
@@ -151,7 +191,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		s.state.lastEvent = msg.Events[n-1].Timestamp
 	}
 	if d == nil {
-		d = &Decider{s: s.state, sess: s, reply: reply}
+		d = s.decider(reply)
 	}
 	// Refused jobs are rejected before the policy decides, unless the
 	// policy places their rejections itself; those it leaves are rejected
@@ -193,6 +233,14 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		}
 	}
 	return reply, nil
+}
+
+// decider is the message's Decider: one per session, reset for each
+// message (a policy does not keep it beyond its call).
+func (s *Session) decider(reply *batsim.Reply) *Decider {
+	d := &s.dec
+	*d = Decider{s: s.state, sess: s, reply: reply, submitted: d.submitted[:0], started: d.started[:0], rejected: d.rejected[:0]}
+	return d
 }
 
 // rejectRefused rejects the refused jobs still waiting, in arrival order.
@@ -239,7 +287,7 @@ func (s *Session) submit(j *Job, info *pendingPiece) {
 	if a, ok := s.policy.(Admitter); ok && !j.refused {
 		j.refused = !a.Admits(s.state, j)
 		if e, ok := s.policy.(RefusalExplainer); ok && j.refused {
-			s.log.Warn("the scheduler refuses a job: it will be rejected", "job", j.id, "reason", e.Refusal(j))
+			s.logRefusal(j, e.Refusal(j))
 		}
 	}
 	if j.refused {
@@ -250,6 +298,25 @@ func (s *Session) submit(j *Job, info *pendingPiece) {
 	}
 	for _, o := range s.cfg.Observers {
 		o.Submitted(s.state, j)
+	}
+}
+
+// refusalsLogged is how many of the policy's refusals a session logs as
+// warnings, each with its job and reason; the others, logged at debug
+// level, are summed up in one warning at SIMULATION_ENDS (a workload the
+// policy cannot use made a warning per job, thousands of them).
+const refusalsLogged = 5
+
+// logRefusal logs the policy's refusal of j.
+func (s *Session) logRefusal(j *Job, reason string) {
+	s.nrefused++
+	level := slog.LevelWarn
+	if s.nrefused > refusalsLogged {
+		level = slog.LevelDebug
+	}
+	s.log.Log(context.Background(), level, "the scheduler refuses a job: it will be rejected", "job", j.id, "reason", reason)
+	if s.nrefused == refusalsLogged+1 {
+		s.log.Warn("the scheduler refuses more jobs: counted, not logged one by one (-v logs each)")
 	}
 }
 
@@ -274,6 +341,9 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 		return s.begin(d, reply)
 	case *batsim.SimulationEnds:
 		s.ended = true
+		if s.nrefused > refusalsLogged {
+			s.log.Warn("the scheduler refused jobs, which were rejected", "refused", s.nrefused, "logged", refusalsLogged)
+		}
 	case *batsim.JobSubmitted:
 		j, err := parseJob(d, ev.Timestamp)
 		if err != nil {
@@ -300,7 +370,7 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 		if !ok {
 			return fmt.Errorf("JOB_COMPLETED %s: job is not running", d.JobID)
 		}
-		if err := checkCompletedAlloc(j, d.Alloc); err != nil {
+		if err := checkCompletedAlloc(j, d); err != nil {
 			return fmt.Errorf("JOB_COMPLETED %s: %w", d.JobID, err)
 		}
 		for _, h := range j.alloc {
@@ -384,7 +454,11 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 
 // checkCompletedAlloc checks that the allocation a JOB_COMPLETED reports
 // is the one the job was started on.
-func checkCompletedAlloc(j *Job, alloc string) error {
+func checkCompletedAlloc(j *Job, d *batsim.JobCompleted) error {
+	if d.AllocSet != nil && slices.Equal(d.AllocSet, j.alloc) {
+		return nil // handed over as a value
+	}
+	alloc := d.Alloc
 	var buf [64]byte
 	if string(batsim.IntervalSet(j.alloc).Append(buf[:0])) == alloc {
 		return nil // the canonical form, as Batsim writes it
@@ -431,22 +505,19 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 	}
 	s.state.config = d.Config
 	s.state.schedConfig = d.Config.SchedConfig
-	cfgOpts, reserved, err := ParseSchedConfig(d.Config.SchedConfig)
-	if err != nil {
-		return err
-	}
-	for k, v := range reserved {
-		if v != s.cfg.Spec.Name {
-			s.log.Warn("sched-config names another scheduler; using the one given on the command line", "key", k, "value", v, "scheduler", s.cfg.Spec.Name)
+	var p Policy
+	var err error
+	if s.cfg.IgnoreSchedConfig {
+		p, err = s.cfg.Spec.Build(s.cfg.Options)
+	} else {
+		var reserved map[string]string
+		p, reserved, err = s.cfg.Spec.BuildWithSchedConfig(d.Config.SchedConfig, s.cfg.Options)
+		for k, v := range reserved {
+			if v != s.cfg.Spec.Name {
+				s.log.Warn("sched-config names another scheduler; using the one given on the command line", "key", k, "value", v, "scheduler", s.cfg.Spec.Name)
+			}
 		}
 	}
-	for k := range cfgOpts {
-		if s.cfg.Spec.Option(k) == nil {
-			s.log.Warn("ignoring sched-config key that is not an option of the scheduler", "key", k, "scheduler", s.cfg.Spec.Name)
-			delete(cfgOpts, k)
-		}
-	}
-	p, err := s.cfg.Spec.Build(MergeOptions(cfgOpts, s.cfg.Options))
 	if err != nil {
 		return err
 	}

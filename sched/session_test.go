@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -244,5 +245,130 @@ func TestBUCMAUserFields(t *testing.T) {
 		if j.User() != want {
 			t.Errorf("%s: user %q, want %q", raw, j.User(), want)
 		}
+	}
+}
+
+// Batsim's sched-config names options as the command line does: a key that
+// is no option of the policy is an error naming it (the first in
+// alphabetical order, so that the message is the same from run to run) and
+// the valid ones; the command line wins over a bad value it also gives; with
+// IgnoreSchedConfig (batsched's command line) none of it is read.
+func TestSchedConfigKeysChecked(t *testing.T) {
+	spec := testSpec("easy")
+	for _, c := range []struct {
+		cfg     string
+		cmdline Options
+		want    string
+	}{
+		{`{"zz": 1, "backfil": "count", "hosts": "first-fit"}`, nil, `sched-config: scheduler easy: unknown option "backfil" (valid: `},
+		{`{"hosts": "slowest"}`, nil, `sched-config: scheduler easy: option hosts="slowest"`},
+		{`{"hosts": "slowest"}`, Options{"hosts": "first-fit"}, ""},
+		{`{"scheduler": "fcfs", "hosts": "first-fit"}`, nil, ""},
+		{``, nil, ""},
+	} {
+		_, _, err := spec.BuildWithSchedConfig(c.cfg, c.cmdline)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: error %v, want %q", c.cfg, err, c.want)
+		}
+		if _, ok := err.(*OptionError); err != nil && !ok {
+			t.Errorf("%s: %T is not an OptionError (a usage error)", c.cfg, err)
+		}
+	}
+	begins := func(ignore bool) error {
+		sess, err := NewSession(SessionConfig{Spec: spec, Log: quietLog(), IgnoreSchedConfig: ignore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sess.Handle(&batsim.Message{Events: []batsim.Event{{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
+			NbResources: 1, NbComputeResources: 1, ComputeResources: []batsim.Resource{{ID: 0, Name: "h0"}},
+			Config: batsim.Config{SchedConfig: `{"frobnicate": 1}`}}}}})
+		return err
+	}
+	if err := begins(false); err == nil || !strings.Contains(err.Error(), `unknown option "frobnicate"`) {
+		t.Errorf("SIMULATION_BEGINS with a key of no option: %v", err)
+	}
+	if err := begins(true); err != nil {
+		t.Errorf("SIMULATION_BEGINS ignoring the sched-config: %v", err)
+	}
+}
+
+// refuseAll refuses every job, saying why.
+type refuseAll struct{}
+
+func (refuseAll) Decide(*State, *Decider)  {}
+func (refuseAll) Admits(*State, *Job) bool { return false }
+func (refuseAll) Refusal(j *Job) string    { return "no job is welcome" }
+
+// A policy that refuses many jobs (a workload it cannot use) makes a few
+// warnings, one per job, then one saying the rest is counted, and one at
+// SIMULATION_ENDS with the count; -v (debug) still logs each.
+func TestRefusalsSummedUp(t *testing.T) {
+	const jobs = 40
+	for _, debug := range []bool{false, true} {
+		var logs strings.Builder
+		level := slog.LevelInfo
+		if debug {
+			level = slog.LevelDebug
+		}
+		spec := &Spec{Name: "refuse-all", New: func(Options) (Policy, error) { return refuseAll{}, nil }}
+		sess, err := NewSession(SessionConfig{Spec: spec, Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: level}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := []*batsim.Message{{Events: []batsim.Event{{Type: batsim.TypeSimulationBegins, Data: &batsim.SimulationBegins{
+			NbResources: 1, NbComputeResources: 1, ComputeResources: []batsim.Resource{{ID: 0, Name: "h0"}}}}}}}
+		for i := range jobs {
+			id := fmt.Sprintf("w0!%d", i)
+			msgs = append(msgs, &batsim.Message{Now: float64(i), Events: []batsim.Event{{Timestamp: float64(i), Type: batsim.TypeJobSubmitted,
+				Data: &batsim.JobSubmitted{JobID: id, Job: []byte(`{"id":"` + id + `","res":1,"subtime":0,"profile":"p"}`)}}}})
+		}
+		msgs = append(msgs, &batsim.Message{Now: jobs, Events: []batsim.Event{{Timestamp: jobs, Type: batsim.TypeSimulationEnds, Data: &batsim.SimulationEnds{}}}})
+		for _, m := range msgs {
+			if _, err := sess.Handle(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := logs.String()
+		warnings, each := strings.Count(out, "level=WARN"), strings.Count(out, "the scheduler refuses a job")
+		wantEach := refusalsLogged
+		if debug {
+			wantEach = jobs
+		}
+		if warnings != refusalsLogged+2 || each != wantEach || !strings.Contains(out, "refused=40 logged=5") {
+			t.Errorf("debug %v: %d warnings, %d refusals logged one by one (want %d and %d):\n%s", debug, warnings, each, refusalsLogged+2, wantEach, out)
+		}
+	}
+}
+
+// CheckJobFields refuses a workload none of whose jobs has any field the
+// policy reads, and stops at the first job that has one.
+func TestCheckJobFields(t *testing.T) {
+	spec := &Spec{Name: "bags", JobFields: []string{"bot", "vms"}}
+	seq := func(descs ...string) func(func([]byte) bool) {
+		return func(yield func([]byte) bool) {
+			for _, d := range descs {
+				if !yield([]byte(d)) {
+					return
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		descs []string
+		want  string
+	}{
+		{[]string{`{"id":1,"res":1}`, `{"id":2,"user":"a"}`}, "scheduler bags reads the job fields bot, vms, and none of the 2 jobs has any of them: it would reject every job (see 'bucma list bags')"},
+		{[]string{`{"id":1}`, `{"id":2,"vms":3}`}, ""},
+		{[]string{`{"id":1,"bot":"background"}`, `not json`}, ""},
+		{[]string{`not json`}, "none of the 1 jobs"},
+		{nil, ""},
+	} {
+		err := spec.CheckJobFields(seq(c.descs...))
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: %v, want %q", c.descs, err, c.want)
+		}
+	}
+	if err := (&Spec{Name: "any"}).CheckJobFields(seq(`{}`)); err != nil {
+		t.Errorf("a policy that reads no field of its own: %v", err)
 	}
 }

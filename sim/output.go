@@ -15,6 +15,7 @@ import (
 	"github.com/bucma-sched/bucma/internal/batsimfmt"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // JobsColumns is the header of PREFIX_jobs.csv, as Batsim 4.2.1 writes it.
@@ -28,8 +29,9 @@ type stats struct {
 	sumWait, sumTurn, sumSlow ld
 	maxWait, maxTurn, maxSlow ld
 	makespan                  ld
-	busy                      float64 // host-seconds of finished jobs
 	byState                   map[string]int
+	// metrics accumulates the jobs for Result.Metrics.
+	metrics metrics.Acc
 	// scratch
 	start, sub, wait, end, turn, slow ld
 }
@@ -289,8 +291,13 @@ func (e *engine) writeJob(j *job) error {
 		if s.slow.cmp(&s.maxSlow) > 0 {
 			s.maxSlow.set(&s.slow)
 		}
-		s.busy += j.runtimeLD.float64() * float64(len(j.run.alloc))
 	}
+	mj := metrics.Job{Submit: j.subtime, State: j.state.String(), Ran: !rejected, Success: success}
+	if !rejected {
+		mj.Start, mj.Exec, mj.Finish = j.start, j.runtimeLD.float64(), s.end.float64()
+		mj.Wait, mj.Turnaround = s.wait.float64(), s.turn.float64()
+	}
+	s.metrics.Add(&mj)
 	if e.cfg.Progress != nil && s.nbJobs == e.staticJobs {
 		e.cfg.Progress(s.nbJobs, e.staticJobs)
 	}
@@ -416,14 +423,16 @@ func (e *engine) scheduleValues(wall time.Duration) (keys, values []string) {
 
 // Result summarises a simulation.
 type Result struct {
-	Jobs     int            // jobs that ended or were rejected
-	ByState  map[string]int // final state -> count
-	Makespan float64        // latest finish time
-	EndTime  float64        // simulated time of SIMULATION_ENDS' acknowledgment (or of the stop)
-	MeanWait float64        // over every job, rejected ones counting 0 (Batsim's mean_waiting_time)
-	MeanSlow float64        // Batsim's mean_slowdown
-	// Utilization is the host-seconds used by jobs over hosts × makespan.
-	Utilization float64
+	Jobs    int            // jobs that ended or were rejected
+	ByState map[string]int // final state -> count
+	// Metrics are the run's metrics with the definitions of package
+	// metrics, those of the campaign reports (makespan = last finish −
+	// first submission, means over the jobs that ran, utilization = busy
+	// host-time / (hosts × makespan)); the busy host-time is the compute
+	// hosts' time computing (_schedule.csv's time_computing). Batsim's own
+	// summary is _schedule.csv.
+	Metrics metrics.Summary
+	EndTime float64 // simulated time of SIMULATION_ENDS' acknowledgment (or of the stop)
 	// Energy is, with -E, consumed_joules (the energy from the first
 	// submission to the last job end); 0 without.
 	Energy    float64
@@ -435,18 +444,12 @@ type Result struct {
 
 func (e *engine) result(wall time.Duration) *Result {
 	s := &e.stats
-	r := &Result{Jobs: s.nbJobs, ByState: map[string]int{}, Makespan: s.makespan.float64(), EndTime: e.k.now,
+	r := &Result{Jobs: s.nbJobs, ByState: map[string]int{}, EndTime: e.k.now,
 		Messages: e.messages, Wall: wall, SchedWall: e.schedWall}
 	for k, v := range s.byState {
 		r.ByState[k] = v
 	}
-	if s.nbJobs > 0 {
-		r.MeanWait = s.sumWait.float64() / float64(s.nbJobs)
-		r.MeanSlow = s.sumSlow.float64() / float64(s.nbJobs)
-	}
-	if m := s.makespan.float64(); m > 0 {
-		r.Utilization = s.busy / (float64(e.nhosts) * m)
-	}
+	r.Metrics = s.metrics.Summary(sumLD(e.hostComp), e.nhosts)
 	if en := e.en; en != nil {
 		var j ld
 		j.sub(&en.lastCompletion, &en.firstSubmit)

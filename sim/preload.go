@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,6 +119,22 @@ func (p *Preloaded) Jobs() int {
 	return len(p.wl.static)
 }
 
+// JobDescriptions yields each job's description, as JOB_SUBMITTED
+// forwards it (the fields of the job's object included), in submission
+// order.
+func (p *Preloaded) JobDescriptions() iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		if p.wl == nil {
+			return
+		}
+		for _, j := range p.wl.static {
+			if !yield(j.desc) {
+				return
+			}
+		}
+	}
+}
+
 // markUsed marks p and, for a sequence, its parts.
 func markUsed(p *profile, used map[*profile]bool) {
 	if used[p] {
@@ -210,7 +227,7 @@ func (p *preloader) Job(src *workloads.Job) bool {
 	if len(p.block) == cap(p.block) {
 		p.block = make([]job, 0, 4096)
 	}
-	p.block = append(p.block, job{desc: fwd, subtime: src.Subtime, res: src.Res, walltime: wt, ret: -1})
+	p.block = append(p.block, job{desc: fwd, subtime: src.Subtime, res: src.Res, walltime: wt, ret: -1, typed: typedJob(src)})
 	p.jobs = append(p.jobs, &p.block[len(p.block)-1])
 	p.profNames = append(p.profNames, src.Profile)
 	return true

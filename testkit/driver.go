@@ -21,6 +21,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -127,7 +128,8 @@ func NewDriver(t testing.TB, sc Scenario) *Driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sc.Options, Validate: !sc.NoAudit, Observers: sc.Observers})
+	pol := run.Policy{Spec: spec, Options: sc.Options, Validate: !sc.NoAudit, Observers: sc.Observers}
+	sess, err := pol.NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

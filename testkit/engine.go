@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
@@ -23,7 +24,7 @@ type EngineRun struct {
 	Workloads []*workloads.Workload
 	// Spec is the policy, with its Options and Batsim's SchedConfig
 	// string. The engine gets the features the spec asks for (dynamic
-	// jobs, compute sharing, energy) as the project's runners give them.
+	// jobs, compute sharing, energy) as every run does (run.Needs).
 	Spec        *sched.Spec
 	Options     sched.Options
 	SchedConfig string
@@ -49,16 +50,6 @@ type Result struct {
 	Sim     *sim.Result
 }
 
-// ConfigFor is the engine configuration a run of spec needs: the features
-// it declares (Spec.DynamicJobs, ComputeSharing, Energy), as bucma's
-// runners give them to Batsim.
-func ConfigFor(spec *sched.Spec) sim.Config {
-	return sim.Config{
-		DynamicJobs: spec.DynamicJobs, AcknowledgeDynamicJob: spec.DynamicJobs,
-		ComputeSharing: spec.ComputeSharing, Energy: spec.Energy,
-	}
-}
-
 // RunEngine runs r with its outputs under dir and returns them; with dir
 // "" nothing is written (Result.Jobs is then empty: Result.Sim counts the
 // jobs by final state).
@@ -66,28 +57,23 @@ func RunEngine(ctx context.Context, r EngineRun, dir string) (*Result, error) {
 	if r.Spec == nil || r.Platform == nil {
 		return nil, fmt.Errorf("engine run: a Spec and a Platform are needed")
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: r.Spec, Options: r.Options, Validate: !r.NoAudit, Observers: r.Observers})
-	if err != nil {
-		return nil, err
-	}
 	prefix := ""
 	if dir != "" {
 		prefix = filepath.Join(dir, "out")
 	}
-	cfg := ConfigFor(r.Spec)
-	cfg.Platform, cfg.Workloads, cfg.ExportPrefix, cfg.SchedConfig = r.Platform, r.Workloads, prefix, r.SchedConfig
-	if r.Configure != nil {
-		r.Configure(&cfg)
-	}
-	res, err := sim.Run(ctx, cfg, sim.InProcess(sess))
+	res, err := run.Simulate(ctx, run.Simulation{
+		Inputs: run.Inputs{PlatformData: r.Platform, WorkloadData: r.Workloads},
+		Policy: &run.Policy{Spec: r.Spec, Options: r.Options, Validate: !r.NoAudit, Observers: r.Observers},
+		Export: prefix, SchedConfig: r.SchedConfig, Configure: r.Configure,
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Prefix: cfg.ExportPrefix, Session: sess, Sim: res, ByID: map[string]map[string]string{}}
-	if cfg.ExportPrefix == "" {
+	out := &Result{Prefix: prefix, Session: res.Session, Sim: res.Result, ByID: map[string]map[string]string{}}
+	if prefix == "" {
 		return out, nil
 	}
-	out.Jobs, err = ReadCSV(cfg.ExportPrefix + "_jobs.csv")
+	out.Jobs, err = ReadCSV(prefix + "_jobs.csv")
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -82,7 +83,8 @@ func NewState(sp StateSpec) (*Hand, error) {
 	spec := base
 	spec.Options = nil
 	spec.New = func(sched.Options) (sched.Policy, error) { return pl, nil }
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: &spec})
+	pol := run.Policy{Spec: &spec}
+	sess, err := pol.NewSession()
 	if err != nil {
 		return nil, err
 	}

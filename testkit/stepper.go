@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -42,8 +42,8 @@ func NewStepper(t testing.TB, spec *sched.Spec, n int, opts sched.Options) *Step
 func NewStepperHosts(t testing.TB, spec *sched.Spec, props []map[string]string, opts sched.Options) *Stepper {
 	t.Helper()
 	n := len(props)
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: true,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	pol := run.Policy{Spec: spec, Options: opts, Validate: true, Log: slog.New(slog.DiscardHandler)}
+	sess, err := pol.NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

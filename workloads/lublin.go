@@ -179,6 +179,10 @@ type LublinOptions struct {
 	// anum, bnum) for every class, or "batch.NAME" / "interactive.NAME"
 	// for one class of the typed model.
 	Set string
+	// Profiles makes the Batsim workload's profiles (Workload): delay
+	// profiles by default, or compute profiles at a reference speed. The
+	// SWF output has run times only.
+	Profiles RuntimeProfiles
 }
 
 // LublinJob is one job drawn from the model.
@@ -563,6 +567,9 @@ func prepareLublin(o LublinOptions) (*LublinTrace, []*lublinClass, error) {
 	if o.WalltimeFactor == 0 {
 		o.WalltimeFactor = 4
 	}
+	if err := o.Profiles.check(); err != nil {
+		return nil, nil, fmt.Errorf("lublin: %w", err)
+	}
 	switch {
 	case o.Jobs < 1:
 		return nil, nil, fmt.Errorf("lublin: jobs must be at least 1 (got %d)", o.Jobs)
@@ -840,11 +847,9 @@ func (t *LublinTrace) Workload() (*Workload, error) {
 	t0 := t.Jobs[0].Submit
 	for _, j := range t.Jobs {
 		rt := float64(j.Runtime)
-		pname := "d" + fmtNum(rt)
+		pname := t.Options.Profiles.name(rt)
 		if _, ok := w.Profiles[pname]; !ok {
-			var pb objBuilder
-			pb.str("type", TypeDelay).num("delay", rt)
-			w.AddProfile(Profile{Name: pname, Type: TypeDelay, Delay: rt, Repeat: 1, Raw: pb.bytes()})
+			w.AddProfile(t.Options.Profiles.profile(rt))
 		}
 		sub := float64(j.Submit - t0)
 		var jb objBuilder
@@ -866,14 +871,16 @@ func (t *LublinTrace) Workload() (*Workload, error) {
 	for _, j := range t.Jobs {
 		counts[t.className(j.Class)]++
 	}
+	params := map[string]any{
+		"jobs": o.Jobs, "hosts": o.Hosts, "max_size": o.MaxSize, "model": o.Model, "load": o.Load,
+		"users": o.Users, "walltime": o.Walltime, "walltime_factor": o.WalltimeFactor, "set": o.Set,
+	}
+	o.Profiles.describe(params)
 	meta := map[string]any{
-		"generator": "lublin",
-		"seed":      o.Seed,
-		"model":     "Lublin and Feitelson, JPDC 63(11) 2003 (m_lublin99.c)",
-		"params": map[string]any{
-			"jobs": o.Jobs, "hosts": o.Hosts, "max_size": o.MaxSize, "model": o.Model, "load": o.Load,
-			"users": o.Users, "walltime": o.Walltime, "walltime_factor": o.WalltimeFactor, "set": o.Set,
-		},
+		"generator":     "lublin",
+		"seed":          o.Seed,
+		"model":         "Lublin and Feitelson, JPDC 63(11) 2003 (m_lublin99.c)",
+		"params":        params,
 		"classes":       classes,
 		"class_jobs":    counts,
 		"arrival_scale": round6(t.ArrivalScale),

@@ -243,6 +243,8 @@ func FromV5(data []byte, name string) (*Workload, error) {
 		bad("", "", "the document is not a JSON object")
 		return nil, ce
 	}
+	var v5Findings []Finding
+	var formatProfile, formatType string
 	var b bytes.Buffer
 	b.WriteByte('{')
 	first := true
@@ -265,6 +267,9 @@ func FromV5(data []byte, name string) (*Workload, error) {
 			}
 			var ps objBuilder
 			for _, pm := range m.val.members {
+				if t := pm.val.get("type"); formatProfile == "" && pm.val.kind == jObject && t != nil && t.kind == jString && v5Types[t.str] {
+					formatProfile, formatType = pm.key, t.str
+				}
 				raw, err := profileFromV5(pm.val)
 				if err != nil {
 					bad("", pm.key, "%v", err)
@@ -285,6 +290,7 @@ func FromV5(data []byte, name string) (*Workload, error) {
 					js.WriteByte(',')
 				}
 				js.Write(jobFromV5(jn))
+				v5Findings = append(v5Findings, v5JobFindings(name, jn)...)
 			}
 			js.WriteByte(']')
 			member(m.key, js.Bytes())
@@ -301,7 +307,50 @@ func FromV5(data []byte, name string) (*Workload, error) {
 		return nil, err
 	}
 	w.V5 = true
+	w.v5Findings, w.formatProfile, w.formatType = v5Findings, formatProfile, formatType
 	return w, nil
+}
+
+// v5JobKeys are the job fields Batsim 5 reads; it forwards them all to its
+// decision component (extra_data as a string).
+var v5JobKeys = map[string]bool{"id": true, "subtime": true, "walltime": true, "res": true, "profile": true, "extra_data": true}
+
+// v5JobFindings is what Batsim 5 reads differently from Batsim 4 in a job
+// of a file in its format: a walltime that is not strictly positive
+// aborts, an extra_data that is neither a string, an object nor an array
+// aborts, and the job's other fields are read by no one (bucma's commands,
+// which read them, then decide otherwise than a policy run by batsim5).
+func v5JobFindings(file string, n *jnode) []Finding {
+	if n.kind != jObject {
+		return nil // Parse names the problem
+	}
+	label := ""
+	if id := n.get("id"); id != nil {
+		label = id.str
+		if id.kind != jString {
+			label = string(id.raw())
+		}
+	}
+	var out []Finding
+	add := func(sev Severity, format string, args ...any) {
+		out = append(out, Finding{Severity: sev, File: file, Job: label, Msg: fmt.Sprintf(format, args...)})
+	}
+	for _, m := range n.members {
+		switch {
+		case m.key == "walltime":
+			// Validate refuses the other values that are not positive.
+			if v, ok := m.val.float(); ok && v == -1 {
+				add(Error, "walltime %s: Batsim 5 aborts on a walltime that is not strictly positive (leave the field out for no walltime)", m.val.raw())
+			}
+		case m.key == "extra_data":
+			if k := m.val.kind; k != jString && k != jObject && k != jArray {
+				add(Error, "extra_data %s: Batsim 5 aborts on an extra_data that is neither a string nor an object", m.val.raw())
+			}
+		case !v5JobKeys[m.key]:
+			add(Warning, "field %q is outside extra_data: Batsim 5 forwards only id, subtime, walltime, res, profile and extra_data to its decision component, so a policy run by batsim5 never sees it (bucma's own commands read it); move it into extra_data", m.key)
+		}
+	}
+	return out
 }
 
 func profileFromV5(n *jnode) ([]byte, error) {

@@ -23,6 +23,12 @@ type Workload struct {
 	// parseWarnings holds what Parse noticed but Batsim tolerates
 	// (duplicate keys); Validate reports them.
 	parseWarnings []Finding
+	// v5Findings holds what Batsim 5 reads differently in a file of its
+	// format (FromV5); CheckFor reports them for Batsim 5.
+	v5Findings []Finding
+	// formatProfile is a profile whose type tells the format apart (its
+	// name and its type as the file writes it), "" without profiles.
+	formatProfile, formatType string
 }
 
 // KeyValue is one JSON object member kept verbatim.
@@ -42,6 +48,10 @@ type Job struct {
 	// Raw is the job object exactly as the file has it (key order, custom
 	// fields, number spelling).
 	Raw json.RawMessage
+	// Plain says that Raw has no member but id, subtime, res, profile and
+	// walltime, each once (set by the readers of workload files; false
+	// for a job made otherwise tells nothing).
+	Plain bool
 }
 
 // Profile is one profile of a workload.

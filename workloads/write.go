@@ -49,6 +49,20 @@ func compactJSON(raw []byte) []byte {
 // their Raw text with insignificant whitespace removed, so custom fields and
 // number spellings are kept. The output is deterministic.
 func (w *Workload) Write(out io.Writer) error {
+	return w.WriteJobs(out, func(yield func(Job) error) error {
+		for _, j := range w.Jobs {
+			if err := yield(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteJobs is Write with the jobs that jobs gives to yield, in order,
+// instead of w.Jobs: a workload too large to hold is written as its jobs
+// are made.
+func (w *Workload) WriteJobs(out io.Writer, jobs func(yield func(Job) error) error) error {
 	bw := bufio.NewWriterSize(out, 1<<16)
 	fmt.Fprintf(bw, "{\n  \"nb_res\": %d,\n", w.NbRes)
 	for _, kv := range w.Extra {
@@ -56,17 +70,23 @@ func (w *Workload) Write(out io.Writer) error {
 		fmt.Fprintf(bw, "  %s: %s,\n", k, compactJSON(kv.Value))
 	}
 	bw.WriteString("  \"jobs\": [")
-	for i, j := range w.Jobs {
-		if i > 0 {
+	n := 0
+	err := jobs(func(j Job) error {
+		if n > 0 {
 			bw.WriteByte(',')
 		}
+		n++
 		bw.WriteString("\n    ")
 		if len(j.Raw) == 0 {
 			return fmt.Errorf("workload: job '%s' has no JSON description", j.ID)
 		}
 		bw.Write(compactJSON(j.Raw))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if len(w.Jobs) > 0 {
+	if n > 0 {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("],\n  \"profiles\": {")
@@ -113,13 +133,24 @@ func (w *Workload) WriteFile(path string) error {
 // WriteFileAtomic writes data to path through a temporary file renamed
 // into place, so readers never see a partial file.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(f io.Writer) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic writes to path what write writes, through a temporary file
+// in the same directory renamed into place once write succeeded, so
+// readers never see a partial file (on failure the temporary file is
+// removed and path is untouched).
+func WriteAtomic(path string, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)

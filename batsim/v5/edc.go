@@ -16,8 +16,15 @@ type EDC struct {
 	Handler batsim.Handler
 	// Observe, when set, sees every raw message: Batsim's (FromBatsim) and
 	// the replies (FromScheduler), without their final NUL.
-	Observe  func(dir batsim.Direction, raw []byte)
-	messages int
+	Observe func(dir batsim.Direction, raw []byte)
+	// StopOnError, when set, answers a message the decision component
+	// cannot go on from as Fail does, instead of returning the error at
+	// once: for a transport whose Batsim waits for an answer whatever
+	// happens (ZeroMQ). The shared library leaves it unset: its failure
+	// status makes Batsim stop.
+	StopOnError bool
+	messages    int
+	failed      error
 }
 
 // NewEDC serves h to Batsim 5 with an adapter configured by cfg.
@@ -37,10 +44,45 @@ func (e *EDC) Hello() []byte {
 	return b
 }
 
+// Fail makes the decision component stop the simulation because of err
+// (its init string was refused, or it cannot go on): from then on, Take
+// answers every message with ForceSimulationStopEvent, after which Batsim
+// drops the rest of the simulation and sends SimulationEndsEvent alone,
+// and answers SimulationEndsEvent with an empty message, done, and err.
+// Batsim then ends as it does at the end of a simulation, writing its
+// output files (the jobs done so far).
+func (e *EDC) Fail(err error) { e.failed = err }
+
+// stop answers m as Fail says.
+func (e *EDC) stop(m *Message) ([]byte, bool, error) {
+	now := NotAfter(m.Now)
+	out := &Message{Now: now}
+	ends := false
+	for _, ev := range m.Events {
+		ends = ends || ev.Type == TypeSimulationEnds
+	}
+	if !ends {
+		out.Events = []Event{{Timestamp: now, Type: TypeForceSimulationStop, Data: &ForceSimulationStop{}}}
+	}
+	b, err := out.Encode()
+	if err != nil {
+		return nil, false, fmt.Errorf("reply to message %d (now=%v): %w", e.messages, m.Now, err)
+	}
+	if e.Observe != nil {
+		e.Observe(batsim.FromScheduler, b)
+	}
+	if ends {
+		return b, true, e.failed
+	}
+	return b, false, nil
+}
+
 // Take answers one message from Batsim (JSON, a final NUL allowed) with the
 // reply (JSON, without the final NUL); done is set once the reply answers
 // SimulationEndsEvent. An error means the conversation cannot go on:
-// answering would make Batsim abort or run on wrong decisions.
+// answering would make Batsim abort or run on wrong decisions (with
+// StopOnError, such an error stops the simulation, as Fail says, and Take
+// returns it with the answer to SimulationEndsEvent).
 func (e *EDC) Take(raw []byte) (reply []byte, done bool, err error) {
 	e.messages++
 	raw = TrimNUL(raw)
@@ -51,6 +93,20 @@ func (e *EDC) Take(raw []byte) (reply []byte, done bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("message %d from Batsim: %w", e.messages, err)
 	}
+	if e.failed != nil {
+		return e.stop(m)
+	}
+	reply, done, err = e.take(m)
+	if err != nil && e.StopOnError {
+		e.Adapter.log.Error("the decision component cannot go on: it asks Batsim to stop the simulation", "error", err)
+		e.failed = err
+		return e.stop(m)
+	}
+	return reply, done, err
+}
+
+// take answers a message that decoded.
+func (e *EDC) take(m *Message) (reply []byte, done bool, err error) {
 	v4, err := e.Adapter.ToV4(m)
 	if err != nil {
 		return nil, false, fmt.Errorf("message %d from Batsim (now=%v): %w", e.messages, m.Now, err)

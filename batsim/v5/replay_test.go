@@ -10,7 +10,8 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/internal/corpus"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 )
 
 func transcript(t testing.TB, name string) []corpus.Line { return corpus.ReadBatsim5Session(t, name) }
@@ -29,7 +30,7 @@ func TestReplayTranscripts(t *testing.T) {
 			if len(init) < 4 || int(binary.NativeEndian.Uint32(init)) != len(init)-4 {
 				t.Fatalf("first line is not an init message: %q", ls[0].Raw)
 			}
-			e, _, err := edc.New(init[4:], "test", slog.New(slog.DiscardHandler))
+			e, _, err := run.New(init[4:], policies.Builtin(), "test", slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}

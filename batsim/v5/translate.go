@@ -155,9 +155,7 @@ func (a *Adapter) ToV4(m *Message) (*batsim.Message, error) {
 			if err != nil {
 				return nil, fmt.Errorf("event %d (%s): %w", i, e.Type, err)
 			}
-			for _, c := range changed {
-				add(e, batsim.TypeResourceStateChanged, c)
-			}
+			add(e, batsim.TypeResourceStateChanged, changed)
 		case *Unknown:
 			add(e, e.Type, &batsim.Unknown{Raw: d.Raw})
 		default:
@@ -450,12 +448,16 @@ func CallMeLaterMillis(t float64) float64 { return math.Ceil(t*1000 - 1e-6) }
 // NotAfter is the earliest time a time printed by Batsim as p (JSON, 12
 // decimals, rounded to nearest) can stand for: p less 5e-13, rounded down
 // to a double; p itself where doubles are coarser than the 12th decimal
-// (there the print is exact).
+// (there the print is exact); never before 0, where Batsim's clock starts.
 func NotAfter(p float64) float64 {
 	if math.Nextafter(p, math.Inf(1))-p >= 1e-12 {
 		return p
 	}
-	return math.Nextafter(p-5e-13, math.Inf(-1))
+	n := math.Nextafter(p-5e-13, math.Inf(-1))
+	if n < 0 && p >= 0 {
+		return 0
+	}
+	return n
 }
 
 func (a *Adapter) decision(e batsim.Event) (any, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,6 +92,20 @@ func TestJobsBothWays(t *testing.T) {
 	}
 }
 
+// translated is a's translation of r and its JSON.
+func translated(t *testing.T, a *Adapter, r *batsim.Reply) (*Message, []byte) {
+	t.Helper()
+	out, err := a.FromV4(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := out.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, b
+}
+
 func TestTimes(t *testing.T) {
 	for _, c := range []struct{ at, ms float64 }{{300.000004, 300001}, {60, 60000}, {1.0000000001, 1000}, {0.0015, 2}, {1e-5, 1}} {
 		if got := CallMeLaterMillis(c.at); got != c.ms {
@@ -105,6 +120,25 @@ func TestTimes(t *testing.T) {
 	}
 	if NotAfter(1e10) != 1e10 {
 		t.Error("NotAfter must be exact where doubles are coarser than 1e-12")
+	}
+	// Batsim's clock starts at 0: a now printed as 0 is 0, and nothing is
+	// dated before it.
+	for _, p := range []float64{0, 1e-12, 4e-13} {
+		if n := NotAfter(p); n < 0 || n > p {
+			t.Errorf("NotAfter(%v) = %v, want a time in [0, %v]", p, n, p)
+		}
+	}
+	a := NewAdapter(Config{Log: quiet()})
+	if _, err := a.ToV4(begins()); err != nil {
+		t.Fatal(err)
+	}
+	r := batsim.NewReply(0)
+	if err := r.RejectJob("w0!1"); err != nil {
+		t.Fatal(err)
+	}
+	out, b := translated(t, a, r)
+	if out.Now != 0 || out.Events[0].Timestamp != 0 || bytes.Contains(b, []byte("-")) {
+		t.Errorf("a rejection at 0 is dated %v in a message at %v: %s", out.Events[0].Timestamp, out.Now, b)
 	}
 }
 
@@ -161,13 +195,7 @@ func TestPowerStates(t *testing.T) {
 			t.Errorf("acknowledgment %d: %+v, want %+v", i, *got, want)
 		}
 	}
-	// Waking: back to pstate 0, the one they slept from; another pstate
-	// has no Batsim 5 equivalent.
-	r = batsim.NewReply(8)
-	_ = r.SetResourceState(batsim.IntervalSet{0}, 3)
-	if _, err := a.FromV4(r); !errors.Is(err, ErrNoEquivalent) {
-		t.Errorf("waking into another pstate: %v", err)
-	}
+	// Waking: back to pstate 0.
 	r = batsim.NewReply(8)
 	_ = r.SetResourceState(batsim.IntervalSet{0, 1}, 0)
 	out, err = a.FromV4(r)
@@ -183,6 +211,81 @@ func TestPowerStates(t *testing.T) {
 	}
 	if got := back.Events[0].Data.(*batsim.ResourceStateChanged); *got != (batsim.ResourceStateChanged{Resources: "0-1", State: "0"}) {
 		t.Errorf("woken: %+v", *got)
+	}
+}
+
+// TestPowerStatesAnyLayout follows hosts through a switch-off, a switch-on
+// and a pstate change on platforms whose sleep pstate is not 1: Batsim 5's
+// TurnOnOffHosts takes the pstate to reach (the sleep pstate to switch off,
+// the computation pstate to switch on) and its HostsTurnedOnOff gives it
+// back.
+func TestPowerStatesAnyLayout(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		pstates          uint32
+		sleep            string // sleep_pstates
+		initial, sleepTo int
+		wakeTo, changeTo int
+	}{
+		// Batsim's energy_platform_homogeneous_no_net_128.xml: 13
+		// computation pstates, sleep 13, switching 14 and 15.
+		{name: "sleep13", pstates: 16, sleep: "13:14:15", initial: 0, sleepTo: 13, wakeTo: 2, changeTo: 5},
+		// sleep first, then the computation pstates, then the switching.
+		{name: "sleep0", pstates: 5, sleep: "0:3:4", initial: 1, sleepTo: 0, wakeTo: 2, changeTo: 1},
+		// two sleep pstates, each with its switching pstates.
+		{name: "two-sleeps", pstates: 8, sleep: "2:4:5, 3:6:7", initial: 0, sleepTo: 3, wakeTo: 1, changeTo: 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			props := []HostProperty{{"sleep_pstates", c.sleep}}
+			hosts := []Host{
+				{ID: 0, Name: "a", State: HostIdle, PState: uint32(c.initial), PStateCount: c.pstates, CoreCount: 1, Properties: props},
+				{ID: 1, Name: "b", State: HostIdle, PState: uint32(c.initial), PStateCount: c.pstates, CoreCount: 1, Properties: props},
+			}
+			a := NewAdapter(Config{Log: quiet()})
+			if _, err := a.ToV4(&Message{Events: []Event{{Type: TypeSimulationBegins, Data: &SimulationBegins{ComputationHostNumber: 2, HostNumber: 2, ComputationHosts: hosts}}}}); err != nil {
+				t.Fatal(err)
+			}
+			step := func(now float64, hosts batsim.IntervalSet, ps int) Event {
+				t.Helper()
+				r := batsim.NewReply(now)
+				if err := r.SetResourceState(hosts, ps); err != nil {
+					t.Fatal(err)
+				}
+				out, err := a.FromV4(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(out.Events) != 1 {
+					t.Fatalf("SET_RESOURCE_STATE %v to %d: %d decisions, want one", hosts, ps, len(out.Events))
+				}
+				return out.Events[0]
+			}
+			ack := func(now float64, ids string, ps int) {
+				t.Helper()
+				m, err := a.ToV4(&Message{Now: now, Events: []Event{{Timestamp: now, Type: TypeHostsTurnedOnOff, Data: &HostsTurnedOnOff{HostIDs: ids, State: uint32(ps)}}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := batsim.ResourceStateChanged{Resources: ids, State: strconv.Itoa(ps)}
+				if len(m.Events) != 1 || *m.Events[0].Data.(*batsim.ResourceStateChanged) != want {
+					t.Errorf("HostsTurnedOnOff %s to %d: %+v, want %+v", ids, ps, m.Events, want)
+				}
+			}
+			if o, ok := step(1, batsim.IntervalSet{0, 1}, c.sleepTo).Data.(*TurnOnOffHosts); !ok || o.HostIDs != "0-1" || o.State != uint32(c.sleepTo) {
+				t.Errorf("switch-off to %d: %+v, want TurnOnOffHosts 0-1 to %d", c.sleepTo, o, c.sleepTo)
+			}
+			ack(2, "0-1", c.sleepTo)
+			if o, ok := step(3, batsim.IntervalSet{1}, c.wakeTo).Data.(*TurnOnOffHosts); !ok || o.HostIDs != "1" || o.State != uint32(c.wakeTo) {
+				t.Errorf("switch-on to %d: %+v, want TurnOnOffHosts 1 to %d", c.wakeTo, o, c.wakeTo)
+			}
+			ack(4, "1", c.wakeTo)
+			if o, ok := step(5, batsim.IntervalSet{1}, c.changeTo).Data.(*ChangeHostsPState); !ok || o.HostIDs != "1" || o.PState != uint32(c.changeTo) {
+				t.Errorf("pstate change of a host that is on: %+v, want ChangeHostsPState 1 to %d", o, c.changeTo)
+			}
+			if o, ok := step(6, batsim.IntervalSet{0}, c.initial).Data.(*TurnOnOffHosts); !ok || o.HostIDs != "0" || o.State != uint32(c.initial) {
+				t.Errorf("switch-on to %d: %+v, want TurnOnOffHosts 0 to %d", c.initial, o, c.initial)
+			}
+		})
 	}
 }
 
@@ -211,14 +314,7 @@ func TestDecisions(t *testing.T) {
 	must(r.RegisterJob("dyn!j", json.RawMessage(`{"id":"dyn!j","subtime":2,"res":1,"profile":"p","user":"u"}`)))
 	r.RegistrationFinished()
 	must(r.SetJobMetadata("w0!2", "vm=1"))
-	out, err := a.FromV4(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := out.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := translated(t, a, r)
 	want := `{"now":2.0000010008,"events":[` +
 		`{"timestamp":2.0000010008,"event_type":"ExecuteJobEvent","event":{"job_id":"w0!1","allocation":{"host_allocation":"0-1","executor_placement_type":"PredefinedExecutorPlacementStrategyWrapper","executor_placement":{"strategy":"SpreadOverHostsFirst"}}}},` +
 		`{"timestamp":2.0000010008,"event_type":"ExecuteJobEvent","event":{"job_id":"w0!2","allocation":{"host_allocation":"2","executor_placement_type":"CustomExecutorToHostMapping","executor_placement":{"mapping":[0,0]}}}},` +

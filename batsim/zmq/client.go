@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	zmq "github.com/pebbe/zmq4"
 )
 
 // Client plays Batsim's side of the conversation: a REQ socket that
@@ -20,29 +18,54 @@ type Client struct {
 	// Context, when set, interrupts the wait for a reply once cancelled.
 	Context context.Context
 
-	zctx *zmq.Context
-	sock *zmq.Socket
+	conn reqConn
 }
 
-// Dial connects a Client to endpoint (e.g. "tcp://127.0.0.1:28000"). Like
-// Batsim's, the connection is made in the background: the scheduler may
-// bind after Dial. Close it when done.
-func Dial(endpoint string) (*Client, error) {
-	zctx, err := zmq.NewContext()
+// reqConn is the REQ socket of one transport.
+type reqConn interface {
+	// send sends msg; a connection made on the way is bounded by c's
+	// Timeout and Context.
+	send(c *Client, msg []byte) error
+	// recv waits for the reply (within c's Timeout, until c's Context is
+	// cancelled) and returns it.
+	recv(c *Client) ([]byte, error)
+	close() error
+}
+
+// Dial connects a Client to endpoint (e.g. "tcp://127.0.0.1:28000")
+// through the build's default transport: libzmq where the build has it
+// (HasLibzmq), bucma's own ZMTP (tcp:// only) otherwise. Like Batsim's,
+// the connection is made in the background: the scheduler may bind after
+// Dial. Close it when done.
+func Dial(endpoint string) (*Client, error) { return DialTransport(endpoint, "") }
+
+// DialTransport is Dial through the transport named: TransportNative
+// (bucma's own ZMTP 3.0, tcp:// endpoints), TransportLibzmq (libzmq's
+// REQ socket, every endpoint; only where HasLibzmq) or "" (the build's
+// default, as Dial).
+func DialTransport(endpoint, transport string) (*Client, error) {
+	if transport == "" {
+		transport = TransportNative
+		if HasLibzmq {
+			transport = TransportLibzmq
+		}
+	}
+	var (
+		conn reqConn
+		err  error
+	)
+	switch transport {
+	case TransportNative:
+		conn, err = dialNative(endpoint)
+	case TransportLibzmq:
+		conn, err = dialLibzmq(endpoint)
+	default:
+		err = fmt.Errorf("transport %q: want %s or %s", transport, TransportNative, TransportLibzmq)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("zeromq context: %w", err)
+		return nil, err
 	}
-	sock, err := zctx.NewSocket(zmq.REQ)
-	if err != nil {
-		_ = zctx.Term()
-		return nil, fmt.Errorf("zeromq socket: %w", err)
-	}
-	if err := sock.Connect(endpoint); err != nil {
-		_ = sock.Close()
-		_ = zctx.Term()
-		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
-	}
-	return &Client{Endpoint: endpoint, zctx: zctx, sock: sock}, nil
+	return &Client{Endpoint: endpoint, conn: conn}, nil
 }
 
 // Exchange sends one message and returns the raw reply.
@@ -56,79 +79,32 @@ func (c *Client) Exchange(msg []byte) ([]byte, error) {
 // Send sends one message (a REQ socket then waits for its reply: call
 // Receive before the next Send).
 func (c *Client) Send(msg []byte) error {
-	if c.sock == nil {
+	if c.conn == nil {
 		return errors.New("connection closed")
 	}
-	if _, err := c.sock.SendBytes(msg, 0); err != nil {
-		return fmt.Errorf("sending to %s: %w", c.Endpoint, err)
-	}
-	return nil
+	return c.conn.send(c, msg)
 }
 
 // Receive waits for the reply to the message sent (at most Timeout, when
 // set) and returns it.
 func (c *Client) Receive() ([]byte, error) {
-	if c.sock == nil {
+	if c.conn == nil {
 		return nil, errors.New("connection closed")
 	}
-	if c.Timeout > 0 || c.Context != nil {
-		if err := c.wait(); err != nil {
-			return nil, err
-		}
-	}
-	raw, err := c.sock.RecvBytes(0)
-	if err != nil {
-		return nil, fmt.Errorf("receiving from %s: %w", c.Endpoint, err)
-	}
-	return raw, nil
-}
-
-// wait polls for the reply in short slices, so that a cancelled context or
-// the timeout is noticed promptly.
-func (c *Client) wait() error {
-	p := zmq.NewPoller()
-	p.Add(c.sock, zmq.POLLIN)
-	var deadline time.Time
-	if c.Timeout > 0 {
-		deadline = time.Now().Add(c.Timeout)
-	}
-	for {
-		if c.Context != nil && c.Context.Err() != nil {
-			return c.Context.Err()
-		}
-		slice := pollSlice
-		if c.Timeout > 0 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return fmt.Errorf("no reply from %s within %v", c.Endpoint, c.Timeout)
-			}
-			if left < slice {
-				slice = left
-			}
-		}
-		ready, err := p.Poll(slice)
-		if err != nil {
-			if c.Context != nil && c.Context.Err() != nil {
-				return c.Context.Err()
-			}
-			return fmt.Errorf("waiting for %s: %w", c.Endpoint, err)
-		}
-		if len(ready) > 0 {
-			return nil
-		}
-	}
+	return c.conn.recv(c)
 }
 
 // Close closes the socket.
 func (c *Client) Close() error {
-	if c.sock == nil {
+	if c.conn == nil {
 		return nil
 	}
-	_ = c.sock.SetLinger(0)
-	err := c.sock.Close()
-	c.sock = nil
-	if terr := c.zctx.Term(); terr != nil && err == nil {
-		err = terr
-	}
+	err := c.conn.close()
+	c.conn = nil
 	return err
+}
+
+// errNoReply is the error of a reply that did not come within c.Timeout.
+func (c *Client) errNoReply() error {
+	return fmt.Errorf("no reply from %s within %v", c.Endpoint, c.Timeout)
 }

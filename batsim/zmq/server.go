@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/batsim"
-	zmq "github.com/pebbe/zmq4"
 )
 
 // DefaultEndpoint is where a scheduler listens unless told otherwise: every
@@ -42,7 +41,9 @@ type ServeConfig struct {
 	Bound func(endpoint string)
 	// Transport is TransportNative (or "": tcp:// endpoints are served by
 	// bucma's own ZMTP implementation, others by libzmq) or
-	// TransportLibzmq (every endpoint through libzmq's REP socket).
+	// TransportLibzmq (every endpoint through libzmq's REP socket). A
+	// bucma built without cgo has no libzmq (HasLibzmq is false): it serves
+	// tcp:// endpoints natively and refuses the others.
 	Transport string
 }
 
@@ -56,8 +57,13 @@ const (
 // otherwise take modulo 65536 ("tcp://127.0.0.1:99999" listens on port
 // 34463): it must be a number in 1..65535, or "*" (any free port) for an
 // endpoint to bind. Other transports (ipc://, inproc://, ...) are left to
-// libzmq.
+// libzmq. An endpoint without a transport ("127.0.0.1:28000", which libzmq
+// refuses as an "invalid argument") is refused with the tcp:// one it
+// most likely means.
 func CheckEndpoint(endpoint string, bind bool) error {
+	if !strings.Contains(endpoint, "://") {
+		return fmt.Errorf("endpoint %q: no transport (want TRANSPORT://ADDRESS: tcp://%s?)", endpoint, endpoint)
+	}
 	rest, ok := strings.CutPrefix(endpoint, "tcp://")
 	if !ok {
 		return nil
@@ -132,9 +138,8 @@ func Serve(ctx context.Context, cfg ServeConfig, h batsim.Handler) error {
 type Listener struct {
 	cfg      ServeConfig
 	log      *slog.Logger
-	zctx     *zmq.Context
-	sock     *zmq.Socket
-	ln       *net.TCPListener // a native tcp:// endpoint (zmtp.go); then zctx and sock are nil
+	rep      *libzmqRep       // an endpoint served by libzmq (libzmq.go)
+	ln       *net.TCPListener // or a native tcp:// endpoint (zmtp.go)
 	endpoint string
 }
 
@@ -165,28 +170,12 @@ func Listen(cfg ServeConfig) (*Listener, error) {
 		}
 		l.ln = ln.(*net.TCPListener)
 		l.endpoint = "tcp://" + l.ln.Addr().String()
-		l.log.Info("waiting for Batsim", "endpoint", l.endpoint)
-		return l, nil
-	}
-	var err error
-	if l.zctx, err = zmq.NewContext(); err != nil {
-		return nil, fmt.Errorf("zeromq context: %w", err)
-	}
-	if l.sock, err = l.zctx.NewSocket(zmq.REP); err != nil {
-		_ = l.zctx.Term()
-		return nil, fmt.Errorf("zeromq socket: %w", err)
-	}
-	// Until the final reply is sent, closing drops anything pending.
-	if err := l.sock.SetLinger(0); err != nil {
-		_ = l.close(0)
-		return nil, fmt.Errorf("zeromq socket: %w", err)
-	}
-	if err := l.sock.Bind(l.endpoint); err != nil {
-		_ = l.close(0)
-		return nil, fmt.Errorf("cannot listen on %s: %w", l.endpoint, err)
-	}
-	if last, lerr := l.sock.GetLastEndpoint(); lerr == nil && last != "" {
-		l.endpoint = last
+	} else {
+		rep, endpoint, err := listenLibzmq(l.endpoint, cfg.Transport)
+		if err != nil {
+			return nil, err
+		}
+		l.rep, l.endpoint = rep, endpoint
 	}
 	l.log.Info("waiting for Batsim", "endpoint", l.endpoint)
 	return l, nil
@@ -205,14 +194,7 @@ func (l *Listener) close(linger time.Duration) (err error) {
 	if l.ln != nil {
 		return l.ln.Close()
 	}
-	_ = l.sock.SetLinger(linger)
-	if cerr := l.sock.Close(); cerr != nil {
-		err = fmt.Errorf("closing the socket: %w", cerr)
-	}
-	if terr := l.zctx.Term(); terr != nil && err == nil {
-		err = fmt.Errorf("closing the zeromq context: %w", terr)
-	}
-	return err
+	return l.rep.close(linger)
 }
 
 // Serve serves one Batsim simulation, then closes the listener: each
@@ -271,8 +253,7 @@ func (l *Listener) v4Step(h batsim.Handler) func(raw []byte) ([]byte, bool, erro
 // transport (a replay of recorded replies). Its errors, cancellation and
 // timeouts are Serve's.
 func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []byte, done bool, err error)) (err error) {
-	cfg, sock := l.cfg, l.sock
-	linger := cfg.Linger
+	linger := l.cfg.Linger
 	if linger <= 0 {
 		linger = 3 * time.Second
 	}
@@ -285,36 +266,11 @@ func (l *Listener) ServeRaw(ctx context.Context, step func(raw []byte) (reply []
 	if l.ln != nil {
 		return l.zmtpServe(ctx, step)
 	}
-	received := 0
-	poller := zmq.NewPoller()
-	poller.Add(sock, zmq.POLLIN)
-	for {
-		if err := waitReadable(ctx, poller, cfg.Timeout); err != nil {
-			if te, ok := err.(*TimeoutError); ok {
-				te.Endpoint, te.Messages = l.endpoint, received
-			}
-			return err
-		}
-		frames, err := sock.RecvMessageBytes(0)
-		if err != nil {
-			return fmt.Errorf("receiving from Batsim: %w", err)
-		}
-		if len(frames) != 1 {
-			return fmt.Errorf("message %d from Batsim has %d frames, expected one", received+1, len(frames))
-		}
-		received++
-		out, done, err := step(frames[0])
-		if err != nil && out == nil {
-			return err
-		}
-		if _, serr := sock.SendBytes(out, 0); serr != nil && err == nil {
-			return fmt.Errorf("replying to Batsim: %w", serr)
-		}
-		if done || err != nil {
-			finalLinger = linger
-			return err
-		}
+	flush, err := l.rep.serve(ctx, l, step)
+	if flush {
+		finalLinger = linger
 	}
+	return err
 }
 
 func endsSimulation(m *batsim.Message) bool {
@@ -324,38 +280,4 @@ func endsSimulation(m *batsim.Message) bool {
 		}
 	}
 	return false
-}
-
-// waitReadable waits until the socket has a message, ctx is cancelled
-// (ErrInterrupted) or timeout (if > 0) elapses (*TimeoutError).
-func waitReadable(ctx context.Context, p *zmq.Poller, timeout time.Duration) error {
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
-	for {
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		wait := pollSlice
-		if timeout > 0 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return &TimeoutError{Timeout: timeout}
-			}
-			if left < wait {
-				wait = left
-			}
-		}
-		polled, err := p.Poll(wait)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ErrInterrupted
-			}
-			return fmt.Errorf("waiting for Batsim: %w", err)
-		}
-		if len(polled) > 0 {
-			return nil
-		}
-	}
 }

@@ -38,7 +38,14 @@ type peer struct {
 
 func dialBatsim(t *testing.T, endpoint string) *peer {
 	t.Helper()
-	c, err := zmq.Dial(endpoint)
+	return dialBatsimVia(t, endpoint, "")
+}
+
+// dialBatsimVia is dialBatsim through the client transport named ("": the
+// build's default).
+func dialBatsimVia(t *testing.T, endpoint, transport string) *peer {
+	t.Helper()
+	c, err := zmq.DialTransport(endpoint, transport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +96,16 @@ func startServe(t *testing.T, ctx context.Context, cfg zmq.ServeConfig, h batsim
 	return "", nil
 }
 
+// needTransports skips a test that needs libzmq in a build without it.
+func needTransports(t *testing.T, transports ...string) {
+	t.Helper()
+	for _, tr := range transports {
+		if tr == zmq.TransportLibzmq && !zmq.HasLibzmq {
+			t.Skip("this build has no libzmq (built without cgo)")
+		}
+	}
+}
+
 func wait(t *testing.T, done <-chan error) error {
 	t.Helper()
 	select {
@@ -106,7 +123,9 @@ func fcfsFirstFit(t *testing.T) *sched.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, Log: discard()})
+	// users_fields' sched-config holds BUCMA's options, which the
+	// reference scheduler ignored: so does this one.
+	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, Log: discard(), IgnoreSchedConfig: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +135,20 @@ func fcfsFirstFit(t *testing.T) *sched.Session {
 // TestServeTranscripts plays the Batsim side of recorded conversations
 // against the real REP loop serving fcfs hosts=first-fit (the policy that
 // made them): every reply must carry the recorded decisions at the recorded
-// now, and Serve must return nil once SIMULATION_ENDS is answered.
+// now, and Serve must return nil once SIMULATION_ENDS is answered. The
+// Batsim side is the build's default client, or the native or libzmq one
+// named, against either server transport.
 func TestServeTranscripts(t *testing.T) {
-	for _, c := range []struct{ name, transport string }{
-		{"hetero4_delays", ""}, {"hetero8_compute", ""}, {"users_fields", ""},
-		{"hetero4_delays", zmq.TransportLibzmq}, // the same through libzmq's REP socket
+	for _, c := range []struct{ name, transport, client string }{
+		{"hetero4_delays", "", ""}, {"hetero8_compute", "", ""}, {"users_fields", "", ""},
+		{"hetero4_delays", zmq.TransportLibzmq, ""}, // the same through libzmq's REP socket
+		{"hetero8_compute", zmq.TransportNative, zmq.TransportNative},
+		{"hetero8_compute", zmq.TransportLibzmq, zmq.TransportNative},
+		{"hetero8_compute", zmq.TransportNative, zmq.TransportLibzmq},
 	} {
 		name := c.name
-		t.Run(name+"/"+c.transport, func(t *testing.T) {
+		t.Run(name+"/"+c.transport+"/"+c.client, func(t *testing.T) {
+			needTransports(t, c.transport, c.client)
 			lines := corpus.ReadTranscript(t, name, "transcript.jsonl")
 			var mu sync.Mutex
 			observed := map[batsim.Direction]int{}
@@ -133,7 +158,7 @@ func TestServeTranscripts(t *testing.T) {
 				mu.Unlock()
 			}}
 			ep, done := startServe(t, context.Background(), cfg, fcfsFirstFit(t))
-			b := dialBatsim(t, ep)
+			b := dialBatsimVia(t, ep, c.client)
 			exchanges := 0
 			for i := 0; i+1 < len(lines); i += 2 {
 				in, want := lines[i], lines[i+1]
@@ -242,6 +267,7 @@ func TestServeCancelledFirst(t *testing.T) {
 	for _, transport := range []string{zmq.TransportNative, zmq.TransportLibzmq} {
 		for _, timeout := range []time.Duration{0, time.Hour} {
 			t.Run(fmt.Sprintf("%s/timeout=%v", transport, timeout), func(t *testing.T) {
+				needTransports(t, transport)
 				l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Transport: transport, Timeout: timeout, Logger: discard()})
 				if err != nil {
 					t.Fatal(err)
@@ -364,7 +390,8 @@ func TestListenEphemeralPort(t *testing.T) {
 }
 
 // TestCheckEndpoint: a tcp port outside 1..65535 (which libzmq would take
-// modulo 65536) is refused; "*" only for an endpoint to bind.
+// modulo 65536) is refused; "*" only for an endpoint to bind; an endpoint
+// without a transport is refused with the tcp:// one it means.
 func TestCheckEndpoint(t *testing.T) {
 	cases := []struct {
 		ep   string
@@ -388,6 +415,10 @@ func TestCheckEndpoint(t *testing.T) {
 		{"tcp://127.0.0.1:", true, `port ""`},
 		{"tcp://127.0.0.1", true, "no port"},
 		{"tcp://127.0.0.1:*", false, "connect to must be a number"},
+		{"127.0.0.1:28000", true, `endpoint "127.0.0.1:28000": no transport (want TRANSPORT://ADDRESS: tcp://127.0.0.1:28000?)`},
+		{"localhost:28000", false, "tcp://localhost:28000?"},
+		{"*:28000", true, "tcp://*:28000?"},
+		{"", true, "no transport"},
 	}
 	for _, c := range cases {
 		err := zmq.CheckEndpoint(c.ep, c.bind)

@@ -6,12 +6,18 @@ import (
 	"errors"
 	"fmt"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 )
 
 // EDCStarter builds the Batsim 5 decision component once Batsim's
 // initialization data (the init string of its -s or -S option) is known.
+// When it refuses the init string, it may return a decision component with
+// its error, one that stops the simulation (v5.EDC.Fail): its hello
+// answers the initialization, and Batsim ends instead of waiting for an
+// answer.
 type EDCStarter func(init []byte) (*v5.EDC, error)
 
 // IsV5Init reports whether a first message is Batsim 5's initialization: a
@@ -38,15 +44,23 @@ func (l *Listener) v5Step(start EDCStarter) func(raw []byte) ([]byte, bool, erro
 	return func(raw []byte) ([]byte, bool, error) {
 		if edc == nil {
 			if !IsV5Init(raw) {
-				return nil, false, fmt.Errorf("the first message from Batsim is not Batsim 5's initialization (a u32 size and the init string): %q", excerpt(raw, 80))
+				// Batsim 4 (served by ServeAuto): its stop.
+				return batsim.StopReply(nowOf(raw)), true, fmt.Errorf("the first message from Batsim is not Batsim 5's initialization (a u32 size and the init string): %q", excerpt(raw, 80))
 			}
-			var err error
-			if edc, err = start(raw[4:]); err != nil {
-				return nil, false, fmt.Errorf("initialization (init string %q): %w", excerpt(raw[4:], 200), err)
+			e, err := start(raw[4:])
+			if err != nil {
+				err = fmt.Errorf("initialization (init string %q): %w", excerpt(raw[4:], 200), err)
+				if e == nil {
+					return nil, false, err
+				}
+				l.log.Error("Batsim 5's init string is refused: the decision component asks Batsim to stop the simulation", "error", err)
+				e.Fail(err)
 			}
-			if edc == nil {
+			if e == nil {
 				return nil, false, errors.New("initialization: no decision component")
 			}
+			edc = e
+			edc.StopOnError = true
 			if l.cfg.Observe != nil {
 				l.cfg.Observe(batsim.FromBatsim, raw)
 				if edc.Observe == nil {
@@ -56,15 +70,26 @@ func (l *Listener) v5Step(start EDCStarter) func(raw []byte) ([]byte, bool, erro
 			return helloFrame(edc.Hello()), false, nil
 		}
 		out, done, err := edc.Take(raw)
-		if err != nil {
+		if err != nil && out == nil {
 			l.log.Error("Batsim 5 conversation stopped", "error", err)
 			return nil, false, err
 		}
-		if done {
+		if done && err == nil {
 			l.log.Info("simulation ended", "messages", edc.Messages())
 		}
-		return append(out, 0), done, nil
+		return append(out, 0), done, err
 	}
+}
+
+// nowOf is the now of a Batsim 4 message (0 when it has none).
+func nowOf(raw []byte) float64 {
+	var m struct {
+		Now float64 `json:"now"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return 0
+	}
+	return m.Now
 }
 
 // ServeV5 serves one Batsim 5 simulation (see ServeAuto), refusing a Batsim

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,7 +19,8 @@ import (
 // without libzmq's I/O thread in between. That hop, and the calls into C
 // around it, were most of the scheduler's cost per message. Other
 // transports (ipc://, inproc://, an interface name as host) go through
-// libzmq.
+// libzmq, in a build with cgo. The REQ side (zmtp_client.go) shares the
+// wire format.
 //
 // The wire format (rfc.zeromq.org/spec/23): a 64-byte greeting each way
 // (signature 0xFF ... 0x7F, version 3.0, mechanism "NULL", as-server 0),
@@ -52,16 +54,19 @@ var zmtpGreeting = func() []byte {
 	return g
 }()
 
-// zmtpReady is this side's READY command.
-var zmtpReady = func() []byte {
+// zmtpReady is the READY command of a socket of type socketType.
+func zmtpReady(socketType string) []byte {
 	body := []byte{5}
 	body = append(body, "READY"...)
 	body = append(body, byte(len("Socket-Type")))
 	body = append(body, "Socket-Type"...)
-	body = binary.BigEndian.AppendUint32(body, 3)
-	body = append(body, "REP"...)
+	body = binary.BigEndian.AppendUint32(body, uint32(len(socketType)))
+	body = append(body, socketType...)
 	return append([]byte{zmtpCommand, byte(len(body))}, body...)
-}()
+}
+
+// The READY commands of the server (REP) and of the client (REQ).
+var zmtpReadyREP, zmtpReadyREQ = zmtpReady("REP"), zmtpReady("REQ")
 
 // nativeEndpoint tells whether a bind endpoint is served natively, and
 // the address to listen on: tcp:// with "*", an IP address or localhost
@@ -115,7 +120,7 @@ func zmtpAccept(ctx context.Context, ln *net.TCPListener, deadline time.Time) (*
 		z := &zmtpConn{c: c, r: bufio.NewReaderSize(c, 64<<10)}
 		_ = c.SetDeadline(deadline)
 		stopConn := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
-		err = z.handshake()
+		err = z.handshake(zmtpReadyREP, "REQ", "DEALER")
 		stopConn()
 		if err == nil {
 			err = ctx.Err() // cancelled during or right after the handshake
@@ -135,8 +140,9 @@ func zmtpAccept(ctx context.Context, ln *net.TCPListener, deadline time.Time) (*
 	}
 }
 
-// handshake exchanges greetings and READY commands.
-func (z *zmtpConn) handshake() error {
+// handshake exchanges greetings and READY commands: this side's, ready,
+// and the peer's, whose socket type must be one of peers.
+func (z *zmtpConn) handshake(ready []byte, peers ...string) error {
 	if _, err := z.c.Write(zmtpGreeting); err != nil {
 		return err
 	}
@@ -153,7 +159,7 @@ func (z *zmtpConn) handshake() error {
 	if mech := strings.TrimRight(string(g[12:32]), "\x00"); mech != "NULL" {
 		return fmt.Errorf("ZMTP security mechanism %q: only NULL is served", mech)
 	}
-	if _, err := z.c.Write(zmtpReady); err != nil {
+	if _, err := z.c.Write(ready); err != nil {
 		return err
 	}
 	flags, body, err := z.frame()
@@ -170,8 +176,8 @@ func (z *zmtpConn) handshake() error {
 	if name != "READY" {
 		return fmt.Errorf("expected READY, got %s", name)
 	}
-	if st := props["Socket-Type"]; st != "REQ" && st != "DEALER" {
-		return fmt.Errorf("peer socket type %q cannot talk to REP", st)
+	if st := props["Socket-Type"]; !slices.Contains(peers, st) {
+		return fmt.Errorf("peer socket type %q: want %s", st, strings.Join(peers, " or "))
 	}
 	return nil
 }
@@ -253,8 +259,9 @@ func (z *zmtpConn) frame() (flags byte, body []byte, err error) {
 	return flags, body[:n], err
 }
 
-// recv reads one request: the envelope up to the empty delimiter, then
-// exactly one body frame (Batsim's messages have one).
+// recv reads one message (a request, or a reply on the REQ side): the
+// envelope up to the empty delimiter, then exactly one body frame
+// (Batsim's messages have one).
 func (z *zmtpConn) recv() ([]byte, error) {
 	delimited := false
 	var parts [][]byte
@@ -274,7 +281,7 @@ func (z *zmtpConn) recv() ([]byte, error) {
 				delimited = true
 			}
 			if flags&zmtpMore == 0 {
-				return nil, errors.New("a request without its empty delimiter frame")
+				return nil, errors.New("a message without its empty delimiter frame")
 			}
 			continue
 		}

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	zmq4 "github.com/pebbe/zmq4"
-
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 )
@@ -41,49 +39,6 @@ func TestZMTPStrayConnection(t *testing.T) {
 	}
 }
 
-// TestZMTPHeartbeats: a REQ socket that sends ZMTP PINGs (heartbeats)
-// between its requests is answered with PONGs (else it drops the
-// connection) and served. Batsim sets no heartbeat; PINGs are read while
-// waiting for a message, so a peer's heartbeat timeout must exceed the
-// longest decision (--transport libzmq answers them meanwhile too).
-func TestZMTPHeartbeats(t *testing.T) {
-	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
-	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
-	zc, err := zmq4.NewContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zc.Term()
-	s, err := zc.NewSocket(zmq4.REQ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	_ = s.SetLinger(0)
-	_ = s.SetHeartbeatIvl(2 * time.Millisecond)
-	_ = s.SetHeartbeatTimeout(300 * time.Millisecond) // generous: a loaded machine delays the PONGs
-	_ = s.SetRcvtimeo(guard)
-	if err := s.Connect(ep); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3; i++ {
-		msg := `{"now":0.5,"events":[]}`
-		if i == 2 {
-			msg = endMsg
-		}
-		if _, err := s.Send(msg, 0); err != nil {
-			t.Fatal(err)
-		}
-		if r, err := s.Recv(0); err != nil || !strings.HasPrefix(r, `{"now":`) {
-			t.Fatalf("reply %d: %q, %v (a missing PONG makes the REQ socket drop the connection)", i, r, err)
-		}
-		time.Sleep(600 * time.Millisecond) // PINGs, and PONGs, meanwhile: longer than the timeout
-	}
-	if err := wait(t, done); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // rawPeer is a hand-driven ZMTP peer.
 type rawPeer struct {
 	t *testing.T
@@ -98,19 +53,11 @@ func dialRaw(t *testing.T, ep string) *rawPeer {
 	_ = c.SetDeadline(time.Now().Add(guard))
 	t.Cleanup(func() { _ = c.Close() })
 	p := &rawPeer{t, c}
-	g := make([]byte, 64)
-	g[0], g[9], g[10] = 0xFF, 0x7F, 3
-	copy(g[12:], "NULL")
-	p.write(g)
+	p.write(zmtpHello("REQ"))
 	got := make([]byte, 64)
 	if _, err := io.ReadFull(c, got); err != nil || got[0] != 0xFF || got[9] != 0x7F || got[10] != 3 {
 		t.Fatalf("greeting %x, %v", got, err)
 	}
-	ready := []byte{5, 'R', 'E', 'A', 'D', 'Y', 11}
-	ready = append(ready, "Socket-Type"...)
-	ready = binary.BigEndian.AppendUint32(ready, 3)
-	ready = append(ready, "REQ"...)
-	p.write(append([]byte{0x04, byte(len(ready))}, ready...))
 	return p
 }
 

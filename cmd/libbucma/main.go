@@ -5,13 +5,19 @@
 //	go build -buildmode=c-shared -o libbucma.so ./cmd/libbucma
 //	batsim5 -p platform.xml -w workload.json -l ./libbucma.so '{"policy": "easy", "options": {"hosts": "first-fit"}}'
 //
+// A C shared library needs cgo by nature (a C compiler, CGO_ENABLED=1):
+// with CGO_ENABLED=0 the go command finds no file to build here ("build
+// constraints exclude all Go files"), while the bucma command builds
+// without cgo.
+//
 // It exports Batsim's C interface (test/edc-lib/batsim_edc.h):
 // batsim_edc_init, batsim_edc_take_decisions and batsim_edc_deinit, C
 // functions (trampoline.c) that hand each call to one worker thread, which
 // runs bucmaInit, bucmaTakeDecisions and bucmaDeinit below. Messages
 // are batprotocol's JSON form (the init answers with the JSON flag). The
-// init string is package edc's: a policy, its options, "validate" and
-// "verbose" (warnings only by default, on standard error).
+// init string is package edc's, read as bucma run reads it (run.Resolve): a
+// policy, its options, "validate" and "verbose" (warnings only by default,
+// on standard error).
 //
 // Limits: the library carries a Go runtime, and a process holds one. One
 // bucma decision component runs at a time per Batsim process (a second
@@ -19,7 +25,8 @@
 // the library (two paths) into one process is not supported. Batsim's
 // default loading method (dlopen) is the one to use. The decisions buffer
 // lives in C memory until the next call or batsim_edc_deinit, as
-// batsim_edc.h asks.
+// batsim_edc.h asks. A fault of Batsim's own code ends Batsim as it would
+// without the library (signals.c).
 package main
 
 /*
@@ -38,7 +45,8 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -102,20 +110,22 @@ func bucmaInit(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t, repl
 	if initSize > 0 && initData != nil {
 		init = C.GoBytes(unsafe.Pointer(initData), C.int(initSize))
 	}
-	in, err := edc.ParseInit(init)
+	// The init string is read as bucma run reads it (run.Resolve), without
+	// a command line: it names the policy.
+	st, err := run.Resolve(init, policies.Builtin(), run.Defaults{})
 	if err != nil {
 		return fail(err)
 	}
 	level := slog.LevelWarn
-	if in.Verbose {
+	if st.Init.Verbose {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	e, _, err := edc.New(init, version, log)
+	e, err := run.Start(st, version, false, log)
 	if err != nil {
 		return fail(err)
 	}
-	if in.Verbose {
+	if st.Init.Verbose {
 		e.Observe = func(d batsim.Direction, raw []byte) { log.Debug("message", "dir", d.String(), "raw", string(raw)) }
 	}
 	*flags = C.uint32_t(v5.FormatJSON)

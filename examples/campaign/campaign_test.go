@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/cli"
+	"github.com/bucma-sched/bucma/examples/preempt"
 	"github.com/bucma-sched/bucma/examples/sjf"
 	"github.com/bucma-sched/bucma/policies"
 )
@@ -37,6 +38,10 @@ func TestSJFCampaign(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sjf")
 	if code := cli.Main([]string{"mybucma", "expe", "run", file, "--out", out, "--report", "--format", "md,csv", "--no-progress"}, reg); code != 0 {
 		t.Fatalf("expe run: exit %d", code)
+	}
+	// Each run's command line names the binary that ran it.
+	if cmd, err := os.ReadFile(filepath.Join(out, "runs", "sjf_s001_l0.7", "cmd.txt")); err != nil || !strings.HasPrefix(string(cmd), "mybucma simulate ") {
+		t.Errorf("cmd.txt: %q, %v", cmd, err)
 	}
 	report, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil {
@@ -66,4 +71,48 @@ func TestSJFCampaign(t *testing.T) {
 	if len(rows) != 1+30*15 || sjfRows != 10*15 {
 		t.Errorf("results.csv: %d rows, %d of sjf", len(rows), sjfRows)
 	}
+}
+
+// A bad value of a user policy's own option (preempt's short) is refused
+// when the file is checked, naming the variant, before any run.
+func TestUserPolicyOptionCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "preempt.yaml")
+	text := "name: p\nplatform: lille\nworkload: {generator: lille, jobs: 20}\nloads: 0.5\nseeds: 1\n" +
+		"variants:\n  - {name: easy, policy: easy}\n  - {name: eager, policy: preempt, options: {short: soon}}\n"
+	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := policies.Builtin()
+	reg.Add(preempt.Spec())
+	out := filepath.Join(dir, "out")
+	var code int
+	stderr := captureStderr(t, func() {
+		code = cli.Main([]string{"mybucma", "expe", "run", plan, "--out", out, "--no-progress"}, reg)
+	})
+	if code != 2 || !strings.Contains(stderr, `preempt.yaml:8: variants[1].options.short: variant eager: scheduler preempt: short="soon": want a positive number of seconds`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the campaign directory was made")
+	}
+}
+
+// captureStderr runs f with the process's standard error going to a file,
+// and returns what was written.
+func captureStderr(t *testing.T, f func()) string {
+	t.Helper()
+	tmp, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = tmp
+	f()
+	os.Stderr = saved
+	data, err := os.ReadFile(tmp.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

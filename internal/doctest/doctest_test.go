@@ -118,6 +118,7 @@ func TestDocs(t *testing.T) {
 	if out, err := runIn(work, []string{"make", "build"}, nil, makeGuard); err != nil {
 		t.Fatalf("make build in a fresh copy: %v\n%s", err, out)
 	}
+	tracked := trackFiles(t, work)
 	skippedBatsim := 0
 	for _, b := range blocks {
 		switch {
@@ -146,8 +147,51 @@ func TestDocs(t *testing.T) {
 		t.Logf("%s (%s): passed in %s", b, b.Kind, time.Since(start).Round(10*time.Millisecond))
 	}
 	if skippedBatsim > 0 {
-		t.Logf("%d batsim blocks skipped: batsim is not on PATH (see README: Testing against the real Batsim)", skippedBatsim)
+		t.Logf("%d batsim blocks skipped: batsim is not on PATH (see docs/testing.md)", skippedBatsim)
 	}
+	if left := tracked.untracked(t); len(left) > 0 {
+		t.Errorf("the blocks leave files in the repository that git would show: %s (write them under out/ or results/, which git ignores, or remove them in the block)", strings.Join(left, ", "))
+	}
+}
+
+// gitFiles is the copy of the repository as git sees it, to tell the files
+// the documentation's commands leave in it.
+type gitFiles struct{ dir string }
+
+// trackFiles makes dir a git repository holding its files (those
+// .gitignore does not ignore); nil where git is absent.
+func trackFiles(t *testing.T, dir string) *gitFiles {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Log("git is not on PATH: the files the blocks leave are not checked")
+		return nil
+	}
+	for _, argv := range [][]string{{"git", "init", "-q"}, {"git", "add", "-A"}} {
+		if out, err := runIn(dir, argv, nil, makeGuard); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+	}
+	return &gitFiles{dir: dir}
+}
+
+// untracked lists the files git does not ignore that appeared since
+// trackFiles.
+func (g *gitFiles) untracked(t *testing.T) []string {
+	t.Helper()
+	if g == nil {
+		return nil
+	}
+	out, err := runIn(g.dir, []string{"git", "status", "--porcelain", "--untracked-files=all"}, nil, makeGuard)
+	if err != nil {
+		t.Fatalf("git status: %v\n%s", err, out)
+	}
+	var left []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if f, ok := strings.CutPrefix(l, "?? "); ok {
+			left = append(left, f)
+		}
+	}
+	return left
 }
 
 // copyRepo copies the files of the repository at root (those git tracks

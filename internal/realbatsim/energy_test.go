@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
@@ -107,7 +108,7 @@ func sleeperSession(t *testing.T, idleOff float64, dvfs bool, seed uint64) *sche
 	spec := &sched.Spec{Name: "test-sleeper", Energy: true, New: func(sched.Options) (sched.Policy, error) {
 		return &sleeper{idleOff: idleOff, dvfs: dvfs, rng: rand.New(rand.NewPCG(seed, 0x64766673))}, nil
 	}}
-	s, err := sched.NewSession(sched.SessionConfig{Spec: spec})
+	s, err := (&run.Policy{Spec: spec}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
@@ -58,7 +59,7 @@ func session(t *testing.T, policy string, opts sched.Options) *sched.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts})
+	s, err := (&run.Policy{Spec: spec, Options: opts}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -88,6 +89,7 @@ func TestComputeSharingMatchesBatsim(t *testing.T) {
 							t.Fatal(err)
 						}
 						shared.add(overlapping(t, real.Jobs))
+						busyIsTimeComputing(t, real, len(p.Hosts))
 						ours, err := simulate(t, dir, plat, wl, pol.policy, opts, withSharing)
 						if err != nil {
 							t.Fatalf("engine: %v", err)
@@ -189,6 +191,31 @@ func scheduleDiff(t *testing.T, real []byte, oursPath string) string {
 	}
 	sort.Strings(diffs)
 	return strings.Join(diffs, "; ")
+}
+
+// busyIsTimeComputing checks the reports' busy host-time, read from
+// Batsim's _jobs.csv (a host busy while at least one job runs on it), against
+// Batsim's own time_computing, and the utilization against its bound of 1.
+func busyIsTimeComputing(t *testing.T, real *batsimrun.Result, hosts int) {
+	t.Helper()
+	rows, err := expe.ReadJobsCSV(bytes.NewReader(real.Jobs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(real.Schedule)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("_schedule.csv: %v", err)
+	}
+	tc := math.NaN()
+	for i, k := range recs[0] {
+		if k == "time_computing" {
+			tc, _ = strconv.ParseFloat(recs[1][i], 64)
+		}
+	}
+	m := expe.Compute(rows, hosts)
+	if math.Abs(m.Busy-tc) > 1e-5*float64(m.Ran+1) || m.Utilization > 1 {
+		t.Errorf("busy host-time %v from _jobs.csv, Batsim's time_computing %v; utilization %v", m.Busy, tc, m.Utilization)
+	}
 }
 
 // overlapping reports whether two jobs of a _jobs.csv ran on a common host

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/policies"
-	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
 
@@ -31,7 +32,7 @@ func TestStopReplyEndsBatsim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec})
+	sess, err := (&run.Policy{Spec: spec}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +80,55 @@ func TestStopReplyEndsBatsim(t *testing.T) {
 		t.Errorf("Batsim's jobs file: %v %q", err, jobs)
 	}
 	t.Logf("Batsim ended after the stop reply: %v", ee)
+}
+
+// TestRunStopsBatsim4: bucma run answers a Batsim 4 it cannot serve (no
+// --scheduler, which Batsim 4 has no init string to replace, or --batsim5)
+// with its stop reply, so that Batsim ends on its own, and exits with the
+// error: status 2 for the missing --scheduler (a bad command line), 1 for
+// the peer that is not Batsim 5 (a protocol error).
+func TestRunStopsBatsim4(t *testing.T) {
+	bin := batsimrun.Batsim(t)
+	root := corpus.ModuleRoot()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		run  []string
+		code int
+		want string
+	}{
+		{nil, 2, "--scheduler is required to serve Batsim 4"},
+		{[]string{"--scheduler", "fcfs", "--batsim5"}, 1, "not Batsim 5's initialization"},
+	} {
+		dir := filepath.Join(t.TempDir(), strconv.Itoa(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ep := filepath.Join(dir, "endpoint")
+		// A guard against a hang (what the test pins), not a timing.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		run := append([]string{"env", asBucmaEnv + "=1", self, "run", "-s", "tcp://127.0.0.1:*", "--endpoint-file", ep}, c.run...)
+		r, err := batsimrun.Pair(ctx, run, ep, func(endpoint string) []string {
+			return []string{bin, "-p", filepath.Join(root, "platforms", "lille.xml"), "-w", filepath.Join(root, "workloads", "tiny.json"),
+				"-e", filepath.Join(dir, "out"), "-s", endpoint}
+		})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Hung {
+			t.Fatalf("%v: bucma run or Batsim did not end\nbucma: %s\nBatsim: %s", c.run, tailOf(r.SchedLog), tailOf(r.BatsimLog))
+		}
+		var ee *exec.ExitError
+		if !errors.As(r.BatsimErr, &ee) || !strings.Contains(r.BatsimLog, "bucma_stopped_on_an_error") {
+			t.Errorf("%v: Batsim: %v, want its end on bucma's stop reply\n%s", c.run, r.BatsimErr, tailOf(r.BatsimLog))
+		}
+		if !errors.As(r.SchedErr, &ee) || ee.ExitCode() != c.code || !strings.Contains(r.SchedLog, c.want) {
+			t.Errorf("%v: bucma run: %v, want exit status %d and %q\n%s", c.run, r.SchedErr, c.code, c.want, r.SchedLog)
+		}
+	}
 }
 
 func tailOf(s string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -141,23 +142,12 @@ func TestPolicies(t *testing.T) {
 		c := c
 		t.Run(c.name(), func(t *testing.T) {
 			dir := filepath.Join(tmpRoot, "policies", fmt.Sprint(i))
-			w, err := workloads.Load(c.workload)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wl := writeV5(t, c.workload, dir)
+			w, wl := c.load(t, dir)
 			plat := platformPath(c.platform)
 			init := initString(t, c.policy, c.opts)
 			var outs [2][]byte
-			for k, via := range []string{"zmq", "library"} {
-				out := filepath.Join(dir, via)
-				var r *result
-				var switches int
-				if via == "zmq" {
-					r, switches, err = viaZMQ(t, plat, wl, out, init, c.args...)
-				} else {
-					r, switches, err = viaLibrary(t, lib, plat, wl, out, init, c.args...)
-				}
+			for k, via := range transports {
+				r, switches, err := runVia(t, via, lib, plat, wl, filepath.Join(dir, via), init, c.args...)
 				if err != nil {
 					t.Errorf("%s: %v", via, err)
 					continue
@@ -191,6 +181,17 @@ func TestPolicies(t *testing.T) {
 		len(covered), len(cases), zmqOK, len(cases), libOK, len(cases), same, len(cases))
 }
 
+// load reads the case's workload and writes it in Batsim 5's format into
+// dir.
+func (c policyCase) load(t *testing.T, dir string) (w *workloads.Workload, v5 string) {
+	t.Helper()
+	w, err := workloads.Load(c.workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, writeV5Workload(t, w, dir)
+}
+
 func checkFeatures(c policyCase, rows []row, switches int) error {
 	killed, pieces := 0, 0
 	for _, r := range rows {
@@ -211,4 +212,29 @@ func checkFeatures(c policyCase, rows []row, switches int) error {
 		return fmt.Errorf("expected hosts switched off and on: Batsim logged no switch")
 	}
 	return nil
+}
+
+// TestPolicyCountsInDocs: the counts docs/batsim5.md gives
+// of the built-in policies and of TestPolicies' cases are the code's (they
+// went stale as policies were added). It needs no Batsim.
+func TestPolicyCountsInDocs(t *testing.T) {
+	nPolicies, nCases := len(policies.Builtin().Names()), len(policyCases())
+	for _, c := range []struct {
+		file  string
+		wants []string
+	}{
+		{"docs/batsim5.md", []string{fmt.Sprintf("the %d policies run Batsim 5", nPolicies), fmt.Sprintf("(%d\ncases,", nCases),
+			fmt.Sprintf("shows the %d built-in policies only", nPolicies),
+			fmt.Sprintf("the %d built-in policies, %d cases", nPolicies, nCases), fmt.Sprintf("%d/%d, %d/%d, %d/%d", nCases, nCases, nCases, nCases, nCases, nCases)}},
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "..", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s does not say %q (%d built-in policies, %d cases in TestPolicies)", c.file, w, nPolicies, nCases)
+			}
+		}
+	}
 }

@@ -23,7 +23,9 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/cli"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -33,7 +35,14 @@ const Version = "5.0.0-rc2"
 
 var tmpRoot string
 
+// asBucmaEnv, set to 1, makes this test binary bucma's command line: the
+// tests start it as bucma run.
+const asBucmaEnv = "BUCMA_REALBATSIM5_AS_BUCMA"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asBucmaEnv) == "1" {
+		os.Exit(cli.Main(append([]string{"bucma"}, os.Args[1:]...), policies.Builtin()))
+	}
 	dir, err := os.MkdirTemp("", "realbatsim5-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -196,7 +205,7 @@ func serveZMQ(t testing.TB, observe func(batsim.Direction, []byte), plat, wl, di
 	served := make(chan error, 1)
 	go func() {
 		served <- l.ServeV5(ctx, func(b []byte) (*v5.EDC, error) {
-			e, _, err := edc.New(b, "test", quiet)
+			e, _, err := run.New(b, policies.Builtin(), "test", quiet)
 			return e, err
 		})
 	}()
@@ -218,6 +227,19 @@ func serveZMQ(t testing.TB, observe func(batsim.Direction, []byte), plat, wl, di
 		return collect(dir, log, fmt.Errorf("batsim5: %w", runErr))
 	}
 	return collect(dir, log, nil)
+}
+
+// transports are the two ways bucma serves Batsim 5, as runVia names them.
+var transports = []string{"zmq", "library"}
+
+// runVia runs Batsim 5 with bucma's decision component over transport via
+// ("zmq": viaZMQ; "library": viaLibrary with lib).
+func runVia(t testing.TB, via, lib, plat, wl, dir, init string, extra ...string) (*result, int, error) {
+	t.Helper()
+	if via == "zmq" {
+		return viaZMQ(t, plat, wl, dir, init, extra...)
+	}
+	return viaLibrary(t, lib, plat, wl, dir, init, extra...)
 }
 
 // initString is bucma's init string for a policy and its options.

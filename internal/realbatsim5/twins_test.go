@@ -100,13 +100,8 @@ func TestTwins(t *testing.T) {
 					continue
 				}
 				init := initString(t, tw.policy, tw.opts)
-				for _, via := range []string{"zmq", "library"} {
-					var r *result
-					if via == "zmq" {
-						r, _, err = viaZMQ(t, c.plat, c.wl, filepath.Join(out, via), init)
-					} else {
-						r, _, err = viaLibrary(t, lib, c.plat, c.wl, filepath.Join(out, via), init)
-					}
+				for _, via := range transports {
+					r, _, err := runVia(t, via, lib, c.plat, c.wl, filepath.Join(out, via), init)
 					n++
 					if err != nil {
 						t.Errorf("%s: bucma %s over %s: %v", c.name, tw.policy, via, err)

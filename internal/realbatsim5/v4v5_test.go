@@ -17,7 +17,8 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
-	"github.com/bucma-sched/bucma/internal/edc"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
@@ -100,7 +101,7 @@ func v4v5Cases() []policyCase {
 func TestBatsim4Versus5(t *testing.T) {
 	batsim5(t)
 	b4 := batsimrun.Batsim(t)
-	reg := edc.Registry()
+	reg := policies.Builtin()
 	quiet := slog.New(slog.DiscardHandler)
 	cases := v4v5Cases()
 	var jobs, sameJobs, sameCases, allocOK, sameRounded, callers, progress, unexplained int
@@ -114,7 +115,8 @@ func TestBatsim4Versus5(t *testing.T) {
 				t.Fatal(err)
 			}
 			run4 := func(sub string, wrap func(batsim.Handler) batsim.Handler) *batsimrun.Result {
-				sess, err := edc.NewSession(spec, c.opts, false, quiet)
+				pol := run.Policy{Spec: spec, Options: c.opts, Log: quiet}
+				sess, err := pol.NewSession()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -311,7 +313,7 @@ func closeDecisions(a, b map[string]decision, tol float64) (ok bool, shift float
 func TestSimultaneousCallAndSubmissions(t *testing.T) {
 	batsim5(t)
 	b4 := batsimrun.Batsim(t)
-	reg := edc.Registry()
+	reg := policies.Builtin()
 	quiet := slog.New(slog.DiscardHandler)
 	const arrival = 360.0
 	near := func(x float64) bool { return x >= arrival && x < arrival+1e-3 }
@@ -330,7 +332,8 @@ func TestSimultaneousCallAndSubmissions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sess, err := edc.NewSession(spec, c.opts, false, quiet)
+			pol := run.Policy{Spec: spec, Options: c.opts, Log: quiet}
+			sess, err := pol.NewSession()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,8 +24,9 @@ var easyBackfillOption = sched.OptionSpec{
 var easyNoWalltimeOption = sched.OptionSpec{
 	Name:    "no-walltime",
 	Default: "extra-hosts",
-	Help:    "jobs without walltime: extra-hosts (queued; they backfill on hosts no reservation needs) or reject (at submission, as batsched's easy_bf)",
-	Values:  []string{"extra-hosts", "reject"},
+	Help: "jobs without walltime: extra-hosts (queued; they backfill on hosts no reservation needs), reject (at submission, as batsched's easy_bf) " +
+		"or stop (the simulation, with an error naming the job, as batsched's easy_bf_plot_liquid_load_horizon stops on its assertion; with backfill=batsched)",
+	Values: []string{"extra-hosts", "reject", "stop"},
 }
 
 // registerEASY adds easy.
@@ -39,12 +40,15 @@ func registerEASY(r *sched.Registry) {
 			if err != nil {
 				return nil, err
 			}
-			reject := opts["no-walltime"] == "reject"
+			reject, stop := opts["no-walltime"] == "reject", opts["no-walltime"] == "stop"
+			if stop && opts["backfill"] != "batsched" {
+				return nil, fmt.Errorf("no-walltime=stop: with backfill=batsched only (batsched's easy_bf_plot_liquid_load_horizon), not backfill=%s", opts["backfill"])
+			}
 			switch opts["backfill"] {
 			case "count":
 				return &sched.Composite{Order: easyBase.Order, Rule: easyBase.Rule, Hosts: sel, RejectNoWalltime: reject}, nil
 			case "batsched":
-				return &BatschedEASY{Hosts: sel, Recent: batsched.Recent{RejectNoWalltime: reject}}, nil
+				return &BatschedEASY{Hosts: sel, Recent: batsched.Recent{RejectNoWalltime: reject, StopNoWalltime: stop}}, nil
 			case "batsched-fast":
 				return &BatschedEASYFast{Hosts: sel, Delay: batsched.DefaultRJMSDelay, Recent: batsched.Recent{RejectNoWalltime: reject}}, nil
 			}

@@ -83,6 +83,10 @@ type runningEnd struct {
 
 // Decide implements Policy.
 func (b *BatschedEASY) Decide(s *sched.State, d *sched.Decider) {
+	if err := b.NoWalltimeStop(); err != nil {
+		d.Fail(err)
+		return
+	}
 	if len(b.inRes) != s.NbHosts() {
 		b.inRes, b.mark = make([]bool, s.NbHosts()), make([]bool, s.NbHosts())
 	}

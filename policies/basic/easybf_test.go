@@ -3,6 +3,7 @@ package basic_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bucma-sched/bucma/batsim"
@@ -34,6 +35,29 @@ func TestEASYNoWalltime(t *testing.T) {
 	for _, backfill := range []string{"count", "batsched"} {
 		b := testkit.NewStepper(t, spec(t, "easy"), 2, sched.Options{"hosts": "first-fit", "backfill": backfill, "no-walltime": "reject"})
 		b.Expect(0, []string{"R a", "X b 0"}, testkit.Submit("a", 1, 0), testkit.Submit("b", 1, 10))
+	}
+}
+
+// TestEASYNoWalltimeStop: no-walltime=stop (batsched's
+// easy_bf_plot_liquid_load_horizon, which asserts that every job has a
+// walltime) decides as reject's easy_bf while every job has one, and stops
+// the simulation, naming the job and batsched's assertion, at the message
+// that submits one without; with another backfilling it is refused.
+func TestEASYNoWalltimeStop(t *testing.T) {
+	stop := sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "stop"}
+	b := testkit.NewStepper(t, spec(t, "easy"), 2, stop)
+	b.Expect(0, []string{"X a 0"}, testkit.Submit("a", 1, 10))
+	_, err := b.Session().Handle(&batsim.Message{Now: 1, Events: []batsim.Event{{Timestamp: 1, Type: batsim.TypeJobSubmitted,
+		Data: testkit.Submit("b", 1, 0).Data}}})
+	want := "batsched stops here on its assertion: new_job->has_walltime (this scheduler only supports jobs with walltimes): job w0!b has no walltime"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	for _, backfill := range []string{"count", "batsched-fast"} {
+		_, err := spec(t, "easy").Build(sched.Options{"backfill": backfill, "no-walltime": "stop"})
+		if err == nil || !strings.Contains(err.Error(), "no-walltime=stop: with backfill=batsched only") {
+			t.Errorf("backfill=%s: %v", backfill, err)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/corpus/replies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -19,7 +20,9 @@ func TestReplayFCFSFirstFit(t *testing.T) {
 	for _, name := range []string{"hetero4_delays", "hetero8_compute", "users_fields"} {
 		t.Run(name, func(t *testing.T) {
 			spec, _ := reg.Get("fcfs")
-			sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true})
+			// users_fields' sched-config holds BUCMA's options, which the
+			// reference scheduler ignored: so does the replay.
+			sess, err := (&run.Policy{Spec: spec, Options: sched.Options{"hosts": "first-fit"}, Validate: true, IgnoreSchedConfig: true}).NewSession()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +72,7 @@ func TestReplayBatsched(t *testing.T) {
 		for _, name := range []string{"hetero4_delays", "hetero8_compute"} {
 			t.Run(c.variant+"/"+name, func(t *testing.T) {
 				spec, _ := reg.Get(c.policy)
-				sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: c.opts, Validate: true, Log: quietLog()})
+				sess, err := (&run.Policy{Spec: spec, Options: c.opts, Validate: true, Log: quietLog()}).NewSession()
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,8 @@
 package batsched
 
 import (
+	"fmt"
+
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/sched"
 )
@@ -13,6 +15,10 @@ import (
 type Recent struct {
 	// RejectNoWalltime refuses jobs without walltime at submission.
 	RejectNoWalltime bool
+	// StopNoWalltime stops the simulation at a job without walltime
+	// (NoWalltimeStop), as batsched's variants that assert that every job
+	// has one.
+	StopNoWalltime bool
 	// Released are the jobs submitted since the last decision, in arrival
 	// order (refused ones included: they are rejected before the policy
 	// decides, check Job.Waiting).
@@ -25,6 +31,22 @@ type Recent struct {
 // Admits implements sched.Admitter.
 func (r *Recent) Admits(_ *sched.State, j *sched.Job) bool {
 	return !r.RejectNoWalltime || j.HasWalltime()
+}
+
+// NoWalltimeStop is, with StopNoWalltime, batsched's stop at the first job
+// released without walltime (its assertion new_job->has_walltime, "This
+// scheduler only supports jobs with walltimes."), nil otherwise: a twin
+// fails its decision with it before deciding anything.
+func (r *Recent) NoWalltimeStop() error {
+	if !r.StopNoWalltime {
+		return nil
+	}
+	for _, j := range r.Released {
+		if !j.HasWalltime() {
+			return fmt.Errorf("batsched stops here on its assertion: new_job->has_walltime (this scheduler only supports jobs with walltimes): job %s has no walltime", j.ID())
+		}
+	}
+	return nil
 }
 
 // JobSubmitted implements sched.SubmitObserver.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/bucma-sched/bucma/sched"
 
@@ -58,6 +59,10 @@ type botFields struct {
 	VMs  *int   `json:"vms"`
 	Host *int   `json:"host"`
 }
+
+// botJobFields are the fields a BoT job has (a background job has bot,
+// host, step and c): a workload without any of them is no BoT workload.
+var botJobFields = []string{"bot", "quad", "task", "step", "a", "d", "b", "c", "vms"}
 
 // botJob is what the policies know of one job.
 type botJob struct {
@@ -195,7 +200,7 @@ func (b *botBase) Admits(s *sched.State, j *sched.Job) bool {
 	}
 	for _, p := range []*int{f.Quad, f.Task, f.Step, f.A, f.D, f.B, f.C, f.VMs} {
 		if p == nil || *p < 0 {
-			b.refusal[j.ID()] = "a BoT job needs the fields bot, quad, task, step, a, d, b, c and vms (non-negative integers)"
+			b.refusal[j.ID()] = "a BoT job needs the fields " + strings.Join(botJobFields, ", ") + " (non-negative integers)"
 			return false
 		}
 	}
@@ -399,7 +404,7 @@ func Register(r *sched.Registry) {
 	r.Add(sched.Spec{
 		Name:           "bot-consolidation",
 		Description:    "bag-of-tasks consolidation (the BoT thesis, Algorithm 1): each BoT planned on its VMs step by step, each VM replaying its column on a core; jobs share cores (compute sharing)",
-		ComputeSharing: true, Energy: true, JobJSON: true,
+		ComputeSharing: true, Energy: true, JobJSON: true, JobFields: botJobFields,
 		Options: botCommonOptions(true),
 		New: func(opts sched.Options) (sched.Policy, error) {
 			return newBotConsolidation(opts, nil)
@@ -416,7 +421,7 @@ func Register(r *sched.Registry) {
 	r.Add(sched.Spec{
 		Name:           "threshold-vm-consolidation",
 		Description:    "bot-consolidation plus threshold VM consolidation every step (the BoT thesis, Algorithm 5): VMs leave overloaded and idle nodes; optionally nodes are switched off and on (power states)",
-		ComputeSharing: true, Energy: true, JobJSON: true,
+		ComputeSharing: true, Energy: true, JobJSON: true, JobFields: botJobFields,
 		Options: sysOpts,
 		New: func(opts sched.Options) (sched.Policy, error) {
 			sys := &BotSystem{}
@@ -442,7 +447,7 @@ func Register(r *sched.Registry) {
 	r.Add(sched.Spec{
 		Name:           "bot-packing-online",
 		Description:    "online bag-of-tasks packing: at every decision the tasks' next steps that may run, by the priority criterion, packed onto the cores' free CPU (lote or ciclico); jobs share cores (compute sharing)",
-		ComputeSharing: true, Energy: true, JobJSON: true,
+		ComputeSharing: true, Energy: true, JobJSON: true, JobFields: botJobFields,
 		Options: botCommonOptions(false),
 		New: func(opts sched.Options) (sched.Policy, error) {
 			p := &BotPacking{}

@@ -83,7 +83,7 @@ func TestBotPoliciesContention(t *testing.T) {
 				if len(rows) != b.Jobs() || res.ByState["COMPLETED_SUCCESSFULLY"] != b.Jobs() {
 					t.Fatalf("%d rows, %v, want %d successes", len(rows), res.ByState, b.Jobs())
 				}
-				t.Logf("%s %s makespan %.0f s", name, policy, res.Makespan)
+				t.Logf("%s %s makespan %.0f s", name, policy, res.Metrics.Makespan)
 			})
 		}
 	}

@@ -392,19 +392,19 @@ func bucmaSpecs(bases []*sched.Spec) []sched.Spec {
 	return []sched.Spec{
 		{
 			Name:        "bucma",
-			Description: "BUCMA: re-rank a base policy's queue by user trust in walltimes (Sf of Eq. 2) before its start rule runs",
+			Description: "BUCMA: re-rank a base policy's queue by user trust in walltimes (Sf of Eq. 2) before its start rule runs; the base is fcfs (blocking) unless -o base= names another (easy, conservative, minmin, maxmin)",
 			Options:     append([]sched.OptionSpec{bucmaWeightsOption(Weights5302)}, common...),
 			New:         newBUCMAFromOptions(bases, nil),
 		},
 		{
 			Name:        "bucma5302",
-			Description: "BUCMA with weights α=0.5 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.2 (walltime)",
+			Description: "BUCMA with weights α=0.5 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.2 (walltime), over fcfs (blocking) unless -o base= names another base",
 			Options:     common,
 			New:         newBUCMAFromOptions(bases, &w5302),
 		},
 		{
 			Name:        "bucma4303",
-			Description: "BUCMA with weights α=0.4 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.3 (walltime)",
+			Description: "BUCMA with weights α=0.4 (Su), β=0.3 (base rank), γ=0 (waiting time), δ=0.3 (walltime), over fcfs (blocking) unless -o base= names another base",
 			Options:     common,
 			New:         newBUCMAFromOptions(bases, &w4303),
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies/edctwins"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
@@ -26,9 +27,9 @@ const doc = `{"nb_res":12,"jobs":[
 
 type row struct{ state, start, finish, alloc string }
 
-// run drives a twin through bucma's engine on the OSEP platform (12 hosts)
+// simulate drives a twin through bucma's engine on the OSEP platform (12 hosts)
 // and returns the jobs' rows and the replies.
-func run(t *testing.T, policy string, opts sched.Options) (map[string]row, []*batsim.Message) {
+func simulate(t *testing.T, policy string, opts sched.Options) (map[string]row, []*batsim.Message) {
 	t.Helper()
 	var spec *sched.Spec
 	for _, s := range edctwins.Specs() {
@@ -40,10 +41,6 @@ func run(t *testing.T, policy string, opts sched.Options) (map[string]row, []*ba
 	if spec == nil {
 		t.Fatalf("no twin %s", policy)
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: true, Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w, err := workloads.Parse([]byte(doc), "w.json")
 	if err != nil {
 		t.Fatal(err)
@@ -54,13 +51,19 @@ func run(t *testing.T, policy string, opts sched.Options) (map[string]row, []*ba
 	}
 	var replies []*batsim.Message
 	prefix := filepath.Join(t.TempDir(), "out")
-	cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix,
-		Observe: func(d batsim.Direction, m *batsim.Message) {
-			if d == batsim.FromScheduler {
-				replies = append(replies, m)
+	_, err = run.Simulate(context.Background(), run.Simulation{
+		Inputs: run.Inputs{PlatformData: p, WorkloadData: []*workloads.Workload{w}},
+		Policy: &run.Policy{Spec: spec, Options: opts, Validate: true, Log: slog.New(slog.DiscardHandler)},
+		Export: prefix,
+		Configure: func(cfg *sim.Config) {
+			cfg.Observe = func(d batsim.Direction, m *batsim.Message) {
+				if d == batsim.FromScheduler {
+					replies = append(replies, m)
+				}
 			}
-		}}
-	if _, err := sim.Run(context.Background(), cfg, sim.InProcess(sess)); err != nil {
+		},
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(prefix + "_jobs.csv")
@@ -82,7 +85,7 @@ func run(t *testing.T, policy string, opts sched.Options) (map[string]row, []*ba
 func secs(s string) float64 { f, _ := strconv.ParseFloat(s, 64); return f }
 
 func TestExec1by1(t *testing.T) {
-	rows, _ := run(t, "edc-exec1by1", nil)
+	rows, _ := simulate(t, "edc-exec1by1", nil)
 	if rows["2"].state != batsim.StateRejected {
 		t.Errorf("the job bigger than the platform: %+v", rows["2"])
 	}
@@ -99,7 +102,7 @@ func TestExec1by1(t *testing.T) {
 }
 
 func TestKiller(t *testing.T) {
-	rows, replies := run(t, "edc-killer", sched.Options{"kill-delay": "4"})
+	rows, replies := simulate(t, "edc-killer", sched.Options{"kill-delay": "4"})
 	for _, id := range []string{"1", "3", "4"} {
 		r := rows[id]
 		want := batsim.StateKilled
@@ -141,7 +144,7 @@ func edctwinsSpec(name string) sched.Spec {
 }
 
 func TestRejecter(t *testing.T) {
-	rows, _ := run(t, "edc-rejecter", nil)
+	rows, _ := simulate(t, "edc-rejecter", nil)
 	for id, r := range rows {
 		if r.state != batsim.StateRejected {
 			t.Errorf("job %s: %+v", id, r)
@@ -155,7 +158,7 @@ func TestRejecter(t *testing.T) {
 // edc-fcfs places the rejection of the job bigger than the platform before
 // the starts of the same reply; bucma's fcfs where its walk meets it.
 func TestFCFSRejectionPlacement(t *testing.T) {
-	_, replies := run(t, "edc-fcfs", nil)
+	_, replies := simulate(t, "edc-fcfs", nil)
 	first := replies[1]
 	for _, m := range replies {
 		for _, e := range m.Events {

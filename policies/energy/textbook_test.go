@@ -237,14 +237,7 @@ func TestInertialShutdown(t *testing.T) {
 // switched on at 110, and b starts at 120; at 160 both hosts are idle
 // again and switched off.
 func TestSwitchingDelaysInEngine(t *testing.T) {
-	p, err := platforms.Load("testdata/sleep2.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := workloads.Load("testdata/wake.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, w := loadInputs(t, "testdata/sleep2.xml", "testdata/wake.json")
 	res := testkit.Simulate(t, testkit.EngineRun{Platform: p, Workloads: []*workloads.Workload{w}, Spec: textbookSpec(t),
 		Options:   sched.Options{"switch-on": "10", "switch-off": "5", "hosts": "first-fit"},
 		Configure: func(c *sim.Config) { c.Latency = sim.LatencyNone }})

@@ -124,11 +124,26 @@ type schedule struct {
 }
 
 // assertion is where batsched stops on one of its assertions (PPK_ASSERT).
-type assertion struct{ msg string }
+// assertion is batsched's stop: one of its assertions, or (crash) a step
+// where it reads outside its data and crashes.
+type assertion struct {
+	msg   string
+	crash bool
+}
 
-func (a *assertion) Error() string { return "batsched's assertion: " + a.msg }
+func (a *assertion) Error() string {
+	if a.crash {
+		return "batsched crashes where " + a.msg
+	}
+	return "batsched's assertion: " + a.msg
+}
 
-func fail(format string, args ...any) { panic(&assertion{fmt.Sprintf(format, args...)}) }
+func fail(format string, args ...any) { panic(&assertion{msg: fmt.Sprintf(format, args...)}) }
+
+// crash stops where batsched crashes.
+func crash(format string, args ...any) {
+	panic(&assertion{msg: fmt.Sprintf(format, args...), crash: true})
+}
 
 func newSchedule(n int, t xtime.Time) *schedule {
 	return &schedule{n: n, sl: []tslice{{begin: t, end: horizon, length: horizon.Sub(t), avail: fullMset(n), navail: n}}}

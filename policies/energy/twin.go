@@ -117,6 +117,10 @@ func catch(d *sched.Decider) {
 		return
 	}
 	if a, ok := r.(*assertion); ok {
+		if a.crash {
+			d.Fail(fmt.Errorf("batsched stops here: it crashes (a segmentation fault) where %s", a.msg))
+			return
+		}
 		d.Fail(fmt.Errorf("batsched stops here on its assertion: %s", a.msg))
 		return
 	}
@@ -504,6 +508,13 @@ func (b *energyBF) updateFirstSlice(date xtime.Time) {
 			}
 		}
 		for i := 0; !date.Less(sc.sl[i].end); i++ {
+			if i+1 == len(sc.sl) {
+				// batsched's loop goes on past its last slice (of
+				// end 1e19, its horizon): Batsim's wake-up at t=1e19,
+				// when jobs without walltime are left, reads past the
+				// end of a std::list.
+				crash("update_first_slice_taking_sleep_jobs_into_account at t=%g reaches the end of the schedule (its horizon, 1e19) and goes on past its last time slice", date.Float())
+			}
 			inSlice := newMset(b.n)
 			n := 0
 			for _, sj := range sc.sl[i].jobs {

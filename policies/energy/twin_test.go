@@ -1,13 +1,17 @@
 package energy
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sched/xtime"
 	"github.com/bucma-sched/bucma/testkit"
+	"github.com/bucma-sched/bucma/workloads"
 )
 
 func x(f float64) xtime.Time { return xtime.Of(f) }
@@ -144,7 +148,7 @@ func TestTwinOptions(t *testing.T) {
 	if _, err := spec.Build(sched.Options{"variant": "energy_bf_dicho"}); err != nil {
 		t.Fatalf("the variant alone builds (its values come later): %v", err)
 	}
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"variant": "energy_bf_dicho", "power-idle": "95"}})
+	sess, err := (&run.Policy{Spec: spec, Options: sched.Options{"variant": "energy_bf_dicho", "power-idle": "95"}}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +157,7 @@ func TestTwinOptions(t *testing.T) {
 		t.Fatalf("begin without the required options: %v", err)
 	}
 	// energy_watcher reads no option.
-	sess, err = sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"variant": "energy_watcher"}})
+	sess, err = (&run.Policy{Spec: spec, Options: sched.Options{"variant": "energy_watcher"}}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,4 +200,45 @@ func TestVariantKeys(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Jobs without walltime take their machines up to the schedule's horizon
+// (1e19), and Batsim wakes the scheduler up at t=1e19 once nothing else is
+// left: energy_bf's update of its first slice then goes on past the last
+// slice, where batsched crashes (a segmentation fault, through the real
+// Batsim 4.2.1 on this platform and workload). The twin stops there too, with
+// an error naming the step, never with a panic (which was an index out of
+// range, exit status 2).
+func TestTwinStopsWhereBatschedCrashes(t *testing.T) {
+	p, w := loadInputs(t, "testdata/sleep2.xml", "testdata/nowalltime.json")
+	r := sched.NewRegistry()
+	Register(r)
+	spec, err := r.Lookup("batsched-energy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	machine := sched.Options{"power-compute": "190", "power-idle": "95", "power-sleep": "9.75", "pstate-compute": "0", "pstate-sleep": "1",
+		"time-switch-on": "10", "time-switch-off": "5", "energy-switch-on": "1200", "energy-switch-off": "500"}
+	for _, variant := range []sched.Options{{"variant": "energy_bf"}, {"variant": "energy_bf_dicho", "tolerated-slowdown-loss-ratio": "1.5"}} {
+		opts := sched.MergeOptions(machine, variant)
+		_, err := testkit.RunEngine(context.Background(), testkit.EngineRun{Platform: p, Workloads: []*workloads.Workload{w}, Spec: spec, Options: opts}, "")
+		want := "batsched stops here: it crashes (a segmentation fault) where update_first_slice_taking_sleep_jobs_into_account at t=1e+19 reaches the end of the schedule"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", variant["variant"], err, want)
+		}
+	}
+}
+
+// loadInputs loads a platform and a workload of testdata.
+func loadInputs(t *testing.T, platform, workload string) (*platforms.Platform, *workloads.Workload) {
+	t.Helper()
+	p, err := platforms.Load(platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workloads.Load(workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, w
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
-	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -25,11 +25,11 @@ func BenchmarkGangAFCFS(b *testing.B) {
 	}
 	spec, _ := policies.Builtin().Get("gang")
 	for i := 0; i < b.N; i++ {
-		sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: sched.Options{"queue": "afcfs"}})
+		_, err := run.Simulate(context.Background(), run.Simulation{
+			Inputs: run.Inputs{PlatformData: plat, WorkloadData: []*workloads.Workload{w}},
+			Policy: &run.Policy{Spec: spec, Options: sched.Options{"queue": "afcfs"}},
+		})
 		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := sim.Run(context.Background(), sim.Config{Platform: plat, Workloads: []*workloads.Workload{w}}, sim.InProcess(sess)); err != nil {
 			b.Fatal(err)
 		}
 	}

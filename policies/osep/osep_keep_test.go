@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -16,7 +17,7 @@ import (
 // every message.
 func TestOSEPStandingsKept(t *testing.T) {
 	spec, _ := reg.Get("osep")
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Validate: true})
+	sess, err := (&run.Policy{Spec: spec, Validate: true}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

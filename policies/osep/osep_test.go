@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/testkit"
 
 	"github.com/bucma-sched/bucma/platforms"
@@ -166,7 +167,7 @@ func TestOSEPRefusals(t *testing.T) {
 		{plat, false, "--enable-dynamic-jobs"},
 		{genericPlatform(t), true, `no compute host has the property "owner"`},
 	} {
-		sess, err := sched.NewSession(sched.SessionConfig{Spec: spec})
+		sess, err := (&run.Policy{Spec: spec}).NewSession()
 		if err != nil {
 			t.Fatal(err)
 		}

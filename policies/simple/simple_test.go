@@ -9,6 +9,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/testkit"
@@ -115,8 +116,8 @@ func TestContiguousHosts(t *testing.T) {
 // session answers messages with policy and options.
 func session(t *testing.T, policy string, opts sched.Options, hosts int) *sched.Session {
 	t.Helper()
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec(t, policy), Options: opts, Validate: true,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	sess, err := (&run.Policy{Spec: spec(t, policy), Options: opts, Validate: true,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}

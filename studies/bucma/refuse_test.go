@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
@@ -249,4 +250,50 @@ func lineWith(t *testing.T, text, s string) string {
 	}
 	t.Fatalf("no line with %q in:\n%s", s, text)
 	return ""
+}
+
+// Each main report lists the known causes of its own plan (the BUCMA
+// model's inserted requests, δ term and Table 3 denominators are not
+// walltime-trust's), and says why its load level is above the offered load
+// its runs show: the generator's level is at the slowest Lille host's
+// speed, and jobs on faster hosts run shorter.
+func TestReportsKnownCausesAndLoadLevel(t *testing.T) {
+	s := studytest.Studies(RegisterPaper)
+	lille, err := platforms.Resolve("lille")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		plan      string
+		synthetic func(*testing.T, *expe.Studies, string) *expe.Analysis
+		want, not []string
+	}{
+		{WtrustPlan, wtrustSynthetic, []string{"*Precise walltimes.*", "*The threshold.*", "Algorithm 1's \"free resources > 80 %\""},
+			[]string{"δ", "inserted", "Table 3", "Su = 0", "*Model decisions.*"}},
+		{ModelPlan, bucmaSynthetic, []string{"*The walltime term.*", "δ·(1 − W/MaxW)", "*Small denominators.*", "*Model decisions.*"},
+			[]string{"*Precise walltimes.*", "*The threshold.*", "Algorithm 1"}},
+	} {
+		a := c.synthetic(t, s, c.plan)
+		a.Platform = lille
+		st, _ := s.Study(c.plan)
+		text := studytest.ReportOn(t, st, a)
+		causes := text[strings.Index(text, "**Known causes of differences.**"):]
+		for _, w := range c.want {
+			if !strings.Contains(causes, w) {
+				t.Errorf("%s: known causes lack %q:\n%s", c.plan, w, causes)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(causes, w) {
+				t.Errorf("%s: known causes name %q, another plan's:\n%s", c.plan, w, causes)
+			}
+		}
+		note := lineWith(t, text, "- A load level is the generator's")
+		for _, w := range []string{"563.2 Gflop/s, the platform's slowest host", "up to 1997 Gflop/s, 3.55 times the reference",
+			"is below the level: 0.80 to 0.80 at level 0.85 in these runs"} {
+			if !strings.Contains(note, w) {
+				t.Errorf("%s: load note lacks %q: %s", c.plan, w, note)
+			}
+		}
+	}
 }

@@ -37,29 +37,10 @@ func (r *reporter) write() error {
 	case pl.Kind == ThresholdPlan:
 		return r.threshold()
 	}
-	r.p("# %s\n\n", pl.Title)
-	r.p("%s\n\n", pl.Description)
-	jobs := "the generator's default number of"
-	if pl.Workload.Jobs > 0 {
-		jobs = fmt.Sprint(pl.Workload.Jobs)
-	}
-	steps := "none"
-	if len(pl.Workload.Steps) > 0 {
-		steps = strings.Join(pl.Workload.Steps, ", ")
-	}
-	r.p("- Plan `%s`: %d variants × %d seeds × %d load level(s) = %d runs; %d completed", pl.Name, len(pl.Variants), len(pl.Seeds), len(pl.Loads), len(pl.Expand()), len(a.Runs))
-	if len(a.Missing) > 0 {
-		r.p(" (**%d missing**: the numbers below use the completed runs only)", len(a.Missing))
-	}
-	r.p(".\n")
-	r.p("- Platform `%s` (%d compute hosts); workload: `%s` generator with %s jobs, then %s; seeds %s; load levels %s.\n",
-		pl.Platform, a.Hosts, pl.Workload.Generator, jobs, steps, expe.SeedList(pl.Seeds), expe.LoadList(pl.Loads))
-	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
+	r.planHeader()
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed: ")
 	r.p("a change is computed on each seed's pair of runs, same workload, then averaged). The paper's value follows in parentheses.\n\n")
-	r.p("Definitions: makespan = last finish − first submission (Batsim's `makespan` is max(finish_time)); waiting time = start − submission; ")
-	r.p("slowdown = turnaround / execution; bounded slowdown = max(1, turnaround / max(execution, 10 s)); ")
-	r.p("utilization = Σ res × execution / (hosts × makespan). Means are over the jobs that ran (rejected jobs excluded).\n\n")
+	r.p("Definitions: %s\n\n", expe.DefinitionsNote())
 
 	for _, load := range pl.Loads {
 		if len(pl.Loads) > 1 {
@@ -381,24 +362,38 @@ func (r *reporter) differences() {
 	}
 	r.p("**Known causes of differences.**\n\n")
 	r.p("- *Synthetic workload.* The Lille 2020 trace (7056 requests) is not public; a seeded synthetic stand-in with the same shape ")
-	r.p("(sizes, run times, walltime accuracy per user class, daily cycle) replaces it. Queue lengths at the inserted requests' submissions, ")
-	r.p("and therefore every waiting-time ratio, depend on the exact arrival pattern.\n")
+	r.p("(sizes, run times, walltime accuracy per user class, daily cycle) replaces it. Queue lengths, and therefore every waiting-time ")
+	r.p("ratio, depend on the exact arrival pattern.\n")
 	r.p("- *Load level.* The changes, above all makespan gains, only appear when the platform is saturated; the paper does not state the load of ")
-	r.p("its trace. Compare load levels with `--loads` (e.g. `--loads 0.7,0.85,1.0`).\n")
-	r.p("- *The walltime term.* The inserted requests ask for 1 h, short next to most walltimes of the workload, so BUCMA's δ·(1 − W/MaxW) term ")
-	r.p("moves them forward whatever their owner's score: where the base policy alone lets the queue grow long (FCFS, EASY at high load), even ")
-	r.p("the Su = 0 requests can wait less under BUCMA than under the base alone.\n")
-	r.p("- *The scores of the trace's users.* An inserted imprecise request (Su = 0) is overtaken by every job whose owner scores higher: ")
-	r.p("the more precise the trace's users, the longer it waits under BUCMA. `bucma expe run bucma-sensitivity` maps this: with a ")
-	r.p("mostly precise user population the imprecise row takes the paper's sign (docs/reproducing.md).\n")
-	r.p("- *Small denominators.* Table 3 divides by the mean waiting time of 100 requests under the base policy alone; when that mean is a few ")
-	r.p("seconds (MIN-MIN starts the short inserted requests almost at once), the relative change is huge and noisy, as the paper's +2053 %% shows; ")
-	r.p("below %g s on a seed it is not computed at all (%s) and the cell gives the difference in seconds.\n", expe.FloorWait, expe.NearZero)
+	r.p("its trace. Compare load levels with `--loads` (e.g. `--loads 0.7,0.85,1.0`); the offered load the runs show is below the level (see above).\n")
+	if r.a.Plan.Kind == "bucma-model" {
+		r.p("- *The walltime term.* The inserted requests ask for 1 h, short next to most walltimes of the workload, so BUCMA's δ·(1 − W/MaxW) term ")
+		r.p("moves them forward whatever their owner's score: where the base policy alone lets the queue grow long (FCFS, EASY at high load), even ")
+		r.p("the Su = 0 requests can wait less under BUCMA than under the base alone.\n")
+		r.p("- *The scores of the trace's users.* An inserted imprecise request (Su = 0) is overtaken by every job whose owner scores higher: ")
+		r.p("the more precise the trace's users, the longer it waits under BUCMA. `bucma expe run bucma-sensitivity` maps this: with a ")
+		r.p("mostly precise user population the imprecise row takes the paper's sign (docs/reproducing.md).\n")
+		r.p("- *Small denominators.* Table 3 divides by the mean waiting time of 100 requests under the base policy alone; when that mean is a few ")
+		r.p("seconds (MIN-MIN starts the short inserted requests almost at once), the relative change is huge and noisy, as the paper's +2053 %% shows; ")
+		r.p("below %g s on a seed it is not computed at all (%s) and the cell gives the difference in seconds.\n", expe.FloorWait, expe.NearZero)
+	} else {
+		r.p("- *Precise walltimes.* The workload's walltimes are drawn precise (W = Te / U(0.85, 1.0): P between 85 and 100, the platform ")
+		r.p("walltime-trust is designed for); the W × res order, hence every change, depends on the drawn walltimes and sizes. ")
+		r.p("`bucma expe run walltime-trust-sensitivity` varies the workload's conditions.\n")
+		r.p("- *The threshold.* Algorithm 1's 80 %% of free hosts was chosen on the paper's trace; `bucma expe run walltime-trust-threshold` ")
+		r.p("sweeps it on ours.\n")
+	}
 	r.p("- *Saturation.* A base policy that does not keep up with the offered load (%s in the tables) lets its queue grow with the trace: ", expe.SaturatedMark)
 	r.p("its mean wait, and every change against it, then measures the trace's length as much as the policies.\n")
-	r.p("- *Model decisions.* Where the paper is silent (the base policy's priority term Ab, ties, host choice, Su of unseen users = 50, gain not ")
-	r.p("recorded for a queue of one), bucma follows the decisions documented in its algorithm specification; the paper's extended Batsim ")
-	r.p("and Python scheduler may have made others.\n")
+	if r.a.Plan.Kind == "bucma-model" {
+		r.p("- *Model decisions.* Where the paper is silent (the base policy's priority term Ab, ties, host choice, Su of unseen users = 50, gain not ")
+		r.p("recorded for a queue of one), bucma follows the decisions documented in its algorithm specification; the paper's extended Batsim ")
+		r.p("and Python scheduler may have made others.\n")
+	} else {
+		r.p("- *Algorithm decisions.* Where the paper is ambiguous or silent (Algorithm 1's \"free resources > 80 %%\" against its prose's ")
+		r.p("\"80 %% or more\", read as at least 80 %%; a running job's expected end is its start + W whatever its hosts' speed), bucma follows ")
+		r.p("the decisions documented in its algorithm specification; the paper's extended Batsim and Python scheduler may have made others.\n")
+	}
 	r.p("- *Seeds.* With few seeds (`--quick`) the confidence intervals are wide; a sign disagreement inside an interval that contains 0 is not significant.\n")
 	r.starvation()
 }

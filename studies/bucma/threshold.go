@@ -59,6 +59,7 @@ func (r *reporter) sweepVariants() (names []string, ts []int) {
 func (r *reporter) threshold() error {
 	pl := r.a.Plan
 	r.planHeader()
+	r.p("\n")
 	r.p("Algorithm 1 (walltime-trust) orders the queue by W × res, the largest first when at least the threshold of the hosts are free, the ")
 	r.p("smallest first otherwise; the paper chose 80 %% \"based on the best results among several ranges tested empirically\". At 0 %% the ")
 	r.p("largest always go first; at 100 %% only an idle platform puts them first. Each cell: the change of the metric against the base alone, ")

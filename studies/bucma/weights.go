@@ -226,6 +226,7 @@ func (r *reporter) weightPoints(base string, load float64) []weightPoint {
 func (r *reporter) weights() error {
 	pl := r.a.Plan
 	r.planHeader()
+	r.p("\n")
 	r.p("The paper chose its two models \"through the results that brought the most interesting gains in queue positioning and ")
 	r.p("improvements in the performance metrics\" of a preliminary test of the weights (section 3), without giving that test. ")
 	r.p("Here every weighting of Eq. 2 on the 10 %% grid of α + β + γ + δ = 1 runs over each base policy:\n\n")
@@ -592,7 +593,8 @@ func (r *reporter) chosenWeightings(all map[string][]weightPoint) {
 }
 
 // planHeader writes the title, description and sizes of a plan with load
-// levels and no cases (the explorations' reports).
+// levels and no cases (the main reports' and the explorations'), as a
+// list the caller may go on with.
 func (r *reporter) planHeader() {
 	a := r.a
 	pl := a.Plan
@@ -601,7 +603,56 @@ func (r *reporter) planHeader() {
 	if len(a.Missing) > 0 {
 		r.p(" (**%d missing**: the numbers below use the completed runs only)", len(a.Missing))
 	}
+	steps := "none"
+	if len(pl.Workload.Steps) > 0 {
+		steps = strings.Join(pl.Workload.Steps, ", ")
+	}
 	r.p(".\n- Platform `%s` (%d compute hosts); workload: `%s` generator with %s jobs, then %s; seeds %s; load levels %s.\n",
-		pl.Platform, a.Hosts, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), expe.SeedList(pl.Seeds), expe.LoadList(pl.Loads))
-	r.p("- Engines: %s.\n\n", strings.Join(r.engineNames(), ", "))
+		pl.Platform, a.Hosts, pl.Workload.Generator, jobsText(pl), steps, expe.SeedList(pl.Seeds), expe.LoadList(pl.Loads))
+	r.loadNote()
+	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
+}
+
+// loadNote says what a load level of the lille generator is beside the
+// offered load the runs show: the generator spaces the arrivals so that Σ
+// res × run time at its reference speed (the platform's slowest host
+// unless the plan sets ref_speed) over hosts × the span of the arrivals is
+// the level, and a job on a faster host runs for less than its run time.
+func (r *reporter) loadNote() {
+	a := r.a
+	pl := a.Plan
+	if pl.Workload.Generator != "lille" || a.Platform == nil || len(a.Platform.Hosts) == 0 {
+		return
+	}
+	slow, fast := math.Inf(1), 0.0
+	for _, h := range a.Platform.Hosts {
+		slow, fast = math.Min(slow, h.Speed), math.Max(fast, h.Speed)
+	}
+	ref, which := pl.Workload.Fields.Float("ref_speed"), "the plan's ref_speed"
+	if !(ref > 0) {
+		ref, which = slow, "the platform's slowest host"
+	}
+	r.p("- A load level is the generator's: Σ res × run time at its reference speed (%.4g Gflop/s, %s) over %d hosts × the span of ", ref/1e9, which, a.Hosts)
+	r.p("the arrivals.")
+	if !(fast > ref) {
+		r.p("\n")
+		return
+	}
+	var levels []string
+	for _, l := range pl.Loads {
+		var xs []float64
+		for _, v := range pl.Variants {
+			xs = append(xs, a.Values(v.Name, l, func(x *expe.RunData) float64 { return x.Saturation.Offered })...)
+		}
+		xs = slices.DeleteFunc(xs, func(x float64) bool { return math.IsNaN(x) })
+		if len(xs) > 0 {
+			levels = append(levels, fmt.Sprintf("%.2f to %.2f at level %s", slices.Min(xs), slices.Max(xs), expe.FormatLoad(l)))
+		}
+	}
+	r.p(" A job on a faster host (up to %.4g Gflop/s, %.2f times the reference) runs for less than its run time, so the offered load the ", fast/1e9, fast/ref)
+	r.p("runs show (busy host-time over hosts × submission span, the tables' *offered load*) is below the level")
+	if len(levels) > 0 {
+		r.p(": %s in these runs", strings.Join(levels, ", "))
+	}
+	r.p("; it depends on the hosts each policy gives the jobs.\n")
 }

@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,9 +12,10 @@ import (
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
+// jobRow is a job on the hosts 0 to res − 1.
 func jobRow(submit, start, finish float64, res int) expe.JobRow {
 	return expe.JobRow{Submit: submit, Start: start, Finish: finish, Exec: finish - start, Wait: start - submit,
-		Turnaround: finish - submit, Res: res, HasTimes: true, FinalState: expe.SuccessState, Success: true}
+		Turnaround: finish - submit, Res: res, Alloc: fmt.Sprintf("0-%d", res-1), HasTimes: true, FinalState: expe.SuccessState, Success: true}
 }
 
 // TestGangMetrics: on 4 processors, A (2 tasks) runs 0-10; B (4) waits

@@ -74,6 +74,36 @@ func TestSGECampaignReport(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	checkUtilization(t, s, dir)
+}
+
+// checkUtilization: under compute sharing (up to 5 tasks a host) every
+// run's utilization is the busy fraction of the hosts, at most 1: its busy
+// host-time, read from _jobs.csv, is Batsim's time_computing of the
+// engine's _schedule.csv. Scenario sw-13 load-balanced keeps the 4 hosts
+// busy 541.2 host-seconds over its makespan of 158.400005 s: 0.854; res ×
+// execution over the same gave 2.8125.
+func checkUtilization(t *testing.T, s *expe.Studies, dir string) {
+	t.Helper()
+	st, _ := s.Study(SGEPlan)
+	a, err := expe.Analyze(dir, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range a.RunIDs() {
+		m := a.Runs[id].Metrics
+		tc, err := expe.ScheduleValue(filepath.Join(expe.RunDir(dir, id), expe.ScheduleFile), "time_computing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(m.Utilization > 0 && m.Utilization <= 1) || math.Abs(m.Busy-tc) > 1e-5*float64(m.Ran) {
+			t.Errorf("run %s: utilization %v, busy %v host-seconds, time_computing %v", id, m.Utilization, m.Busy, tc)
+		}
+	}
+	m := a.Runs["loadbalanced_sw-13_s001"].Metrics
+	if want := 541.2 / (4 * 158.400005); math.Abs(m.Utilization-want) > 1e-9 {
+		t.Errorf("sw-13 load-balanced: utilization %v, want %v", m.Utilization, want)
+	}
 }
 
 // The SGE report refuses a gain over a near-zero load-balanced makespan and

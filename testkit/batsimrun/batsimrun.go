@@ -7,13 +7,13 @@
 // Batsim must give the same _jobs.csv. Batsim and batsched are found
 // through the BATSIM and BATSCHED environment variables (paths to the
 // executables) or on PATH; Batsim and Batsched skip a test where there is
-// none. It links libzmq (cgo), as package batsim/zmq does.
+// none. It serves over package batsim/zmq (bucma's own ZeroMQ for its
+// loopback tcp:// endpoints, so it needs no cgo).
 package batsimrun
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/batsim"
-	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 )
 
@@ -55,7 +55,7 @@ func Batsim(t testing.TB) string {
 	t.Helper()
 	p, err := Find("BATSIM", "batsim")
 	if err != nil {
-		t.Skipf("real-Batsim tier skipped: %v (install Batsim %s, see README: Testing against the real Batsim)", err, Version)
+		t.Skipf("real-Batsim tier skipped: %v (install Batsim %s, see docs/testing.md)", err, Version)
 	}
 	out, err := exec.Command(p, "--version").Output()
 	if err != nil {
@@ -110,11 +110,15 @@ func (o Options) timeout() time.Duration {
 	return 10 * time.Minute
 }
 
+// batsimOf is the Batsim of o, its outputs' tracing off (the tier
+// compares the jobs).
+func batsimOf(o Options) run.Batsim {
+	return run.Batsim{Binary: o.Batsim, Prefix: o.Prefix,
+		Args: append([]string{"--disable-schedule-tracing", "--disable-machine-state-tracing"}, o.Args...)}
+}
+
 func batsimCmd(ctx context.Context, o Options, platform, workload, dir, endpoint string) *exec.Cmd {
-	args := []string{"-p", platform, "-w", workload, "-e", filepath.Join(dir, "out"), "-s", endpoint,
-		"--disable-schedule-tracing", "--disable-machine-state-tracing"}
-	argv := append(append(append([]string(nil), o.Prefix...), o.Batsim), args...)
-	argv = append(argv, o.Args...)
+	argv := batsimOf(o).Command(platform, workload, filepath.Join(dir, "out"), endpoint, run.Features{})
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
@@ -148,25 +152,10 @@ func WithHandler(ctx context.Context, o Options, platform, workload, dir string,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	l, err := zmq.Listen(zmq.ServeConfig{Endpoint: "tcp://127.0.0.1:*", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return nil, err
-	}
-	served := make(chan error, 1)
-	go func() { served <- l.Serve(ctx, h) }()
 	var log bytes.Buffer
-	cmd := batsimCmd(ctx, o, platform, workload, dir, l.Endpoint())
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		cancel()
-		<-served
-		return nil, fmt.Errorf("starting batsim: %w", err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- cmd.Wait() }()
-	runErr, serveErr := Await(ran, served, cancel)
+	runErr, serveErr := batsimOf(o).Against(ctx, h, platform, workload, filepath.Join(dir, "out"), run.Features{}, &log)
 	switch {
-	case serveErr != nil && !errors.Is(serveErr, zmq.ErrInterrupted):
+	case serveErr != nil:
 		return collect(dir, log.Bytes(), fmt.Errorf("scheduler: %w", serveErr))
 	case runErr != nil:
 		return collect(dir, log.Bytes(), fmt.Errorf("batsim: %w", runErr))
@@ -191,25 +180,9 @@ func Seeds(t testing.TB, def int) int {
 
 // Await waits for a Batsim process (its Wait's result on ran) and the
 // scheduler served in this process (its Serve's result on served): when one
-// fails, cancel stops the other (a scheduler that stopped leaves Batsim
-// waiting forever, and a Batsim that stopped leaves the scheduler waiting).
+// fails, cancel stops the other (run.Await).
 func Await(ran, served <-chan error, cancel func()) (runErr, serveErr error) {
-	select {
-	case runErr = <-ran:
-		if runErr != nil {
-			cancel()
-		}
-		serveErr = <-served
-	case serveErr = <-served:
-		if serveErr != nil {
-			// A scheduler that stopped answered with
-			// batsim.StopReply, which ends Batsim; stop it at once
-			// anyway (nor is a failed run's output compared).
-			cancel()
-		}
-		runErr = <-ran
-	}
-	return runErr, serveErr
+	return run.Await(ran, served, cancel)
 }
 
 // FirstDiff describes the first differing line of two text files, a the
@@ -343,15 +316,15 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Policy runs Batsim against spec with options opts (Batsim's flags from
-// Spec.BatsimFlags added, the Session's audit on), on the platform and
+// Policy runs Batsim against spec with options opts (Batsim's flags for
+// the features it needs added, run.Needs; the Session's audit on), on the platform and
 // workload files, with its outputs in dir (out_jobs.csv, ...).
 func Policy(ctx context.Context, o Options, spec *sched.Spec, opts sched.Options, platform, workload, dir string) (*Result, error) {
-	sess, err := sched.NewSession(sched.SessionConfig{Spec: spec, Options: opts, Validate: true,
-		Log: slog.New(slog.DiscardHandler)})
+	pol := run.Policy{Spec: spec, Options: opts, Validate: true, Log: slog.New(slog.DiscardHandler)}
+	sess, err := pol.NewSession()
 	if err != nil {
 		return nil, err
 	}
-	o.Args = append(spec.BatsimFlags(), o.Args...)
+	o.Args = append(run.Needs(spec, run.Given{}).BatsimArgs(), o.Args...)
 	return WithHandler(ctx, o, platform, workload, dir, sess)
 }

@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"errors"
@@ -11,44 +11,36 @@ import (
 	"github.com/bucma-sched/bucma/sim"
 )
 
-// traceFile is the decision trace of a run (one CSV row per job, written
+// TraceFile is the decision trace of a run (one CSV row per job, written
 // and flushed as each job ends; columns in sched.TraceColumns). It is
 // written to a staged file: published at its path when the run succeeds,
 // kept as PATH.partial when it fails, so that a failed run leaves the trace
 // of an earlier run in place.
-type traceFile struct {
+type TraceFile struct {
 	*sched.Trace
 	f *sim.StagedFile
 }
 
-// newSession builds the session of an in-process policy whose options the
-// caller has checked already (sched.NewSession). With a trace path,
-// the decision trace is created and observes the session.
-func newSession(cfg sched.SessionConfig, tracePath string) (*sched.Session, *traceFile, error) {
-	if tracePath == "" {
-		s, err := sched.NewSession(cfg)
-		return s, nil, err
+// OpenTrace creates the decision trace at path (nil without a path), for
+// the sessions to come to be observed by.
+func OpenTrace(path string) (*TraceFile, error) {
+	if path == "" {
+		return nil, nil
 	}
-	f, err := sim.CreateStaged(tracePath)
+	f, err := sim.CreateStaged(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("decision trace %s: %w", tracePath, withoutPath(err))
+		return nil, fmt.Errorf("decision trace %s: %w", path, withoutPath(err))
 	}
-	tr := &traceFile{Trace: sched.NewTrace(f), f: f}
+	tr := &TraceFile{Trace: sched.NewTrace(f), f: f}
 	if err := tr.Err(); err != nil {
 		f.Discard()
-		return nil, nil, fmt.Errorf("decision trace %s: %w", tracePath, withoutPath(err))
+		return nil, fmt.Errorf("decision trace %s: %w", path, withoutPath(err))
 	}
-	cfg.Observers = append(append([]sched.Observer(nil), cfg.Observers...), tr)
-	s, err := sched.NewSession(cfg)
-	if err != nil {
-		f.Discard()
-		return nil, nil, err
-	}
-	return s, tr, nil
+	return tr, nil
 }
 
-// commit publishes the trace. A nil trace does nothing.
-func (t *traceFile) commit() error {
+// Commit publishes the trace. A nil trace does nothing.
+func (t *TraceFile) Commit() error {
 	if t == nil {
 		return nil
 	}
@@ -62,9 +54,9 @@ func (t *traceFile) commit() error {
 	return nil
 }
 
-// abort keeps the rows written so far as PATH.partial and returns that
+// Abort keeps the rows written so far as PATH.partial and returns that
 // path ("" for a nil trace or when it could not be kept).
-func (t *traceFile) abort() string {
+func (t *TraceFile) Abort() string {
 	if t == nil {
 		return ""
 	}
@@ -75,28 +67,29 @@ func (t *traceFile) abort() string {
 	return partial
 }
 
-// discard removes the trace unless it was committed or aborted. A nil
+// Discard removes the trace unless it was committed or aborted. A nil
 // trace does nothing.
-func (t *traceFile) discard() {
+func (t *TraceFile) Discard() {
 	if t != nil {
 		t.f.Discard()
 	}
 }
 
-// partialWatch tells whether a run left a partial output file: one that
+// PartialWatch tells whether a run left a partial output file: one that
 // did not exist before the run, or was replaced during it.
-type partialWatch struct {
+type PartialWatch struct {
 	path   string
 	before os.FileInfo
 }
 
-func watchPartial(path string) partialWatch {
+// WatchPartial watches path, a partial output file a run may write.
+func WatchPartial(path string) PartialWatch {
 	st, _ := os.Stat(path)
-	return partialWatch{path: path, before: st}
+	return PartialWatch{path: path, before: st}
 }
 
-// written returns the path when the run wrote the file, else "".
-func (w partialWatch) written() string {
+// Written returns the path when the run wrote the file, else "".
+func (w PartialWatch) Written() string {
 	if w.path == "" {
 		return ""
 	}
@@ -107,10 +100,10 @@ func (w partialWatch) written() string {
 	return w.path
 }
 
-// partialNote tells, after a failed run, where the rows written before the
+// PartialNote tells, after a failed run, where the rows written before the
 // failure were kept, and that the outputs of earlier runs were left as
 // they were ("" when nothing was kept).
-func partialNote(partials ...string) string {
+func PartialNote(partials ...string) string {
 	var kept []string
 	for _, p := range partials {
 		if p != "" {

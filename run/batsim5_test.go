@@ -1,4 +1,4 @@
-package sim
+package run_test
 
 import (
 	"context"
@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
-	"github.com/bucma-sched/bucma/internal/edc"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/run"
+	"github.com/bucma-sched/bucma/sim"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -56,21 +58,18 @@ func TestBatsim5Jobs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := edc.ParseInit([]byte(c.init))
+			in, err := run.ParseInit([]byte(c.init))
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, err := edc.Registry().Lookup(in.Policy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := edc.NewSession(spec, nil, true, slog.New(slog.DiscardHandler))
+			pol := run.Policy{Name: in.Policy, Registry: policies.Builtin(), Validate: true, Log: slog.New(slog.DiscardHandler)}
+			sess, err := pol.NewSession()
 			if err != nil {
 				t.Fatal(err)
 			}
 			prefix := filepath.Join(t.TempDir(), "out")
-			cfg := Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix, Batsim5Jobs: true}
-			if _, err := Run(context.Background(), cfg, InProcess(sess)); err != nil {
+			cfg := sim.Config{Platform: p, Workloads: []*workloads.Workload{w}, ExportPrefix: prefix, Batsim5Jobs: true}
+			if _, err := sim.Run(context.Background(), cfg, sim.InProcess(sess)); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(prefix + "_jobs.csv")
