@@ -12,13 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
-
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/sched"
 	studiespkg "github.com/bucma-sched/bucma/studies"
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 func expeCommand() *cli.Command {

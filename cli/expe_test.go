@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bucma-sched/bucma/policies"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // TestMain lets the test binary act as the bucma command when
@@ -144,7 +144,7 @@ func TestOSEPCampaignWorkloadIsTheWorkloadCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := studies.Plan("osep")
-	got, err := expe.GenerateWorkload(p.Recipe("user4-late-large"), 3, 0, plat)
+	got, err := gen.Generate(p.Recipe("user4-late-large"), 3, 0, plat)
 	if err != nil {
 		t.Fatal(err)
 	}

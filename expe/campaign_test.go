@@ -14,12 +14,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
 )
 
 // fakeWorkload is a deterministic stand-in for the generators: jobs of
 // three precision classes plus unclassified ones.
-func fakeWorkload(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
+func fakeWorkload(r gen.Recipe, seed uint64, load float64, platform string) ([]byte, error) {
 	if _, err := os.Stat(platform); err != nil {
 		return nil, fmt.Errorf("platform not written before the workloads: %w", err)
 	}
@@ -316,7 +317,7 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	var mu sync.Mutex
 	made := map[string]int{}
 	camp := newCampaign(plan, dir, newFakeEngine(), 2)
-	camp.MakeWorkload = func(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
+	camp.MakeWorkload = func(r gen.Recipe, seed uint64, load float64, platform string) ([]byte, error) {
 		mu.Lock()
 		made[WorkloadKey(seed, load)]++
 		mu.Unlock()
@@ -356,28 +357,11 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	}
 	// Workload generation errors name the workload.
 	camp = newCampaign(plan, t.TempDir(), newFakeEngine(), 2)
-	camp.MakeWorkload = func(WorkloadRecipe, uint64, float64, string) ([]byte, error) { return nil, errors.New("no generator") }
+	camp.MakeWorkload = func(gen.Recipe, uint64, float64, string) ([]byte, error) {
+		return nil, errors.New("no generator")
+	}
 	if _, err := camp.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "workload s001_l0.7") {
 		t.Errorf("err = %v", err)
-	}
-}
-
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f.txt")
-	if err := WriteFileAtomic(p, []byte("one")); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFileAtomic(p, []byte("two")); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(p)
-	entries, _ := os.ReadDir(dir)
-	if string(data) != "two" || len(entries) != 1 {
-		t.Errorf("content %q, %d files", data, len(entries))
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), nil); err == nil {
-		t.Error("writing into a missing directory succeeded")
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/bucma-sched/bucma/internal/atomicfile"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // The comparison report: what a campaign of no study gets (a plan file
@@ -313,7 +316,7 @@ func compareReport(r *Report) error {
 
 // workloadsText describes a plan's workloads.
 func workloadsText(p Plan) string {
-	recipes := []WorkloadRecipe{p.Workload}
+	recipes := []gen.Recipe{p.Workload}
 	if len(p.Cases) > 0 {
 		recipes = nil
 		for _, c := range p.Cases {
@@ -620,7 +623,7 @@ func WriteResultsCSV(dir string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, ResultsFile)
-	return path, WriteFileAtomic(path, b.Bytes())
+	return path, atomicfile.Write(path, b.Bytes())
 }
 
 // workloadName is a run's workload in results.csv: the plan file's name

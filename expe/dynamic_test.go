@@ -8,10 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bucma-sched/bucma/policies"
-
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // configSpy is FCFS recording the simulation's configuration.
@@ -83,7 +83,7 @@ func TestEmbeddedEngineDynamicJobs(t *testing.T) {
 		}
 		os.WriteFile(spec.Platform, xml, 0o644)
 		p := builtinPlan(t, "osep")
-		w, err := GenerateWorkload(p.Recipe("user4-late-small"), 1, 0, spec.Platform)
+		w, err := gen.Generate(p.Recipe("user4-late-small"), 1, 0, spec.Platform)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestComputeSharingFlags(t *testing.T) {
 	}
 	os.WriteFile(spec.Platform, xml, 0o644)
 	p := builtinPlan(t, "sge")
-	w, err := GenerateWorkload(p.Recipe("sw-13"), 1, 0, spec.Platform)
+	w, err := gen.Generate(p.Recipe("sw-13"), 1, 0, spec.Platform)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bucma-sched/bucma/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -193,7 +194,7 @@ func (f *figure) write(path string) error {
 	if err != nil {
 		return fmt.Errorf("figure %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, b)
+	return atomicfile.Write(path, b)
 }
 
 // save writes base.png and base.svg (FigureFormats).

@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-
-	json "github.com/goccy/go-json"
-	"github.com/goccy/go-yaml/lexer"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/internal/fuzzguard"
 	"github.com/bucma-sched/bucma/policies"
+	json "github.com/goccy/go-json"
+	"github.com/goccy/go-yaml/lexer"
 )
 
 func FuzzReadJobsCSV(f *testing.F) {
@@ -82,7 +83,7 @@ func addFiles(f *testing.F, pattern string) {
 // FuzzParsePlan: a plan.json ParsePlan accepts expands to at most MaxRuns
 // runs with distinct ids, and survives a JSON round trip.
 func FuzzParsePlan(f *testing.F) {
-	for _, name := range SortedKeys(builtinPlanFiles) {
+	for _, name := range slices.Sorted(maps.Keys(builtinPlanFiles)) {
 		p := builtinPlan(f, name)
 		data, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
@@ -108,7 +109,7 @@ touch y","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1],"loads":[0.5]}`))
 // panic; one accepted gives a plan.json ParsePlan accepts (see
 // checkParsePlan).
 func FuzzParsePlanFile(f *testing.F) {
-	for _, name := range SortedKeys(builtinPlanFiles) {
+	for _, name := range slices.Sorted(maps.Keys(builtinPlanFiles)) {
 		data, err := os.ReadFile(builtinPlanFiles[name])
 		if err != nil {
 			f.Fatal(err)

@@ -2,7 +2,9 @@ package expe
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -310,7 +312,7 @@ func SaturationSummary(a *Analysis, marked bool) string {
 	s := fmt.Sprintf("**Saturation.** %d of %d runs saturated", sat, total)
 	if sat > 0 {
 		var parts []string
-		for _, v := range SortedKeys(byVariant) {
+		for _, v := range slices.Sorted(maps.Keys(byVariant)) {
 			parts = append(parts, fmt.Sprintf("%s: %d", v, byVariant[v]))
 		}
 		s += " (" + strings.Join(parts, ", ")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bucma-sched/bucma/workloads/gen"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/lexer"
@@ -495,11 +496,11 @@ func (f *planFile) quick(at string, n ast.Node) (*QuickSpec, error) {
 		if f.isNull(it.node) {
 			continue
 		}
-		x, err := f.number(k, it.node, Int)
+		x, err := f.number(k, it.node, gen.Int)
 		if err != nil {
 			return nil, err
 		}
-		limit := map[string]int{"seeds": MaxRuns, "jobs": MaxJobs}[it.key]
+		limit := map[string]int{"seeds": MaxRuns, "jobs": gen.MaxJobs}[it.key]
 		if x < 1 || x > float64(limit) {
 			return nil, f.err(k, "%g: must be in 1..%d (or left out)", x, limit)
 		}

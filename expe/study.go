@@ -3,12 +3,15 @@ package expe
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bucma-sched/bucma/internal/atomicfile"
 )
 
 // Study is a kind of campaign with a report of its own: a paper's
@@ -78,7 +81,7 @@ func (s *Studies) Study(kind string) (Study, bool) {
 }
 
 // Kinds lists the registered kinds, sorted (the comparison report's "" first).
-func (s *Studies) Kinds() []string { return SortedKeys(s.kinds) }
+func (s *Studies) Kinds() []string { return slices.Sorted(maps.Keys(s.kinds)) }
 
 // PlanNames lists the built-in plans in the order they were added.
 func (s *Studies) PlanNames() []string { return append([]string(nil), s.names...) }
@@ -139,7 +142,7 @@ func WriteReport(dir string, studies *Studies) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, ReportFile)
-	return path, WriteFileAtomic(path, r.buf.Bytes())
+	return path, atomicfile.Write(path, r.buf.Bytes())
 }
 
 // Report is a report being written: the analysis it reports on and the
@@ -190,7 +193,7 @@ func (r *Report) RunInfos() (engines []string, wall float64, n int) {
 		wall += rd.Info.WallSeconds
 		n++
 	}
-	engines = SortedKeys(seen)
+	engines = slices.Sorted(maps.Keys(seen))
 	if len(engines) == 0 {
 		engines = []string{"unknown"}
 	}

@@ -42,9 +42,6 @@ type reporter struct {
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
-// BotStep is the thesis' step, in seconds (5 minutes).
-const BotStep = expe.BotStep
-
 // The variants of plan bot.
 const (
 	BotConsolidationVariant  = "consolidation"

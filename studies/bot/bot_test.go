@@ -12,9 +12,10 @@ import (
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/bot"
-	"github.com/bucma-sched/bucma/studies/internal/studytest"
-
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
+	"github.com/bucma-sched/bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // TestBotPlan: the published BoTs of Tables 7 (36 cores) and 8 (8 cores),
@@ -64,11 +65,11 @@ func TestBotPlan(t *testing.T) {
 	}
 	bad := p
 	bad.Cases = append([]expe.WorkloadCase(nil), p.Cases...)
-	bad.Cases[0].Fields = expe.Fields{{Key: "bots", Value: "H9-9"}}
+	bad.Cases[0].Fields = gen.Fields{{Key: "bots", Value: "H9-9"}}
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "H9-9") {
 		t.Errorf("unknown BoT: %v", err)
 	}
-	bad.Cases[0].Fields = expe.Fields{{Key: "bots", Value: "H1-1,H1-2"}, {Key: "bot_arrivals", Value: "0"}}
+	bad.Cases[0].Fields = gen.Fields{{Key: "bots", Value: "H1-1,H1-2"}, {Key: "bot_arrivals", Value: "0"}}
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "1 arrival steps for 2") {
 		t.Errorf("arrivals: %v", err)
 	}
@@ -243,35 +244,39 @@ func TestBotCampaignReport(t *testing.T) {
 // TestBotSpecs: the published BoTs do not depend on the seed; a profile is
 // the same BoT under every external load; arrivals are given or drawn.
 func TestBotSpecs(t *testing.T) {
-	a, err := expe.BotSpecs(expe.Values{"bots": "h2-3"}, 1)
+	specs := func(v gen.Values, seed uint64) ([]workloads.BotSpec, error) {
+		bots, _, err := botSpecs(v, seed)
+		return bots, err
+	}
+	a, err := specs(gen.Values{"bots": "h2-3"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := expe.BotSpecs(expe.Values{"bots": "H2-3"}, 7)
+	b, _ := specs(gen.Values{"bots": "H2-3"}, 7)
 	if len(a) != 1 || a[0].Name != "H2-3" || a[0].VMs != 24 || !slices.Equal(a[0].Quads, b[0].Quads) {
 		t.Errorf("H2-3: %+v / %+v", a, b)
 	}
-	plan, err := expe.BotPredict(a[0].Quads, a[0].VMs)
+	plan, err := Predict(a[0].Quads, a[0].VMs)
 	if err != nil || plan.T != 9 || len(plan.Contention) != 1 {
 		t.Errorf("H2-3 on 24 VMs: %v, T %d, contention %v (want 9 steps, one contention row)", err, plan.T, plan.Contention)
 	}
-	x, _ := expe.BotSpecs(expe.Values{"bots": "pesado"}, 3)
-	y, _ := expe.BotSpecs(expe.Values{"bots": "pesado", "background": 75}, 3)
-	z, _ := expe.BotSpecs(expe.Values{"bots": "pesado"}, 4)
+	x, _ := specs(gen.Values{"bots": "pesado"}, 3)
+	y, _ := specs(gen.Values{"bots": "pesado", "background": 75}, 3)
+	z, _ := specs(gen.Values{"bots": "pesado"}, 4)
 	if !slices.Equal(x[0].Quads, y[0].Quads) || slices.Equal(x[0].Quads, z[0].Quads) || x[0].VMs != 24 || len(x[0].Quads) != 10 {
 		t.Errorf("pesado: the seed must draw it, the external load must not change it")
 	}
 	r := studytest.Plan(t, studytest.Studies(Register), BotPlan).Recipe(BotProductionCase)
-	up, err := expe.BotSpecs(expe.Values{"bots": r.Fields.String("bots"), "bot_arrivals": r.Fields.String("bot_arrivals")}, 1)
+	up, err := specs(gen.Values{"bots": r.Fields.String("bots"), "bot_arrivals": r.Fields.String("bot_arrivals")}, 1)
 	if err != nil || len(up) != 10 || up[0].Name != "UP-10" || up[0].Arrival != 0 || up[9].Name != "UP-2" || up[9].Arrival != 106 || up[9].VMs != 4 {
 		t.Fatalf("production: %v %+v", err, up)
 	}
-	drawn, err := expe.BotSpecs(expe.Values{"bots": "UP-1,UP-2,UP-3", "bot_arrivals": "I4^8"}, 1)
+	drawn, err := specs(gen.Values{"bots": "UP-1,UP-2,UP-3", "bot_arrivals": "I4^8"}, 1)
 	if err != nil || drawn[0].Arrival != 0 || drawn[1].Arrival < 0 || drawn[2].Arrival < drawn[1].Arrival {
 		t.Errorf("drawn arrivals: %v %+v", err, drawn)
 	}
-	for _, v := range []expe.Values{{}, {"bots": "H1-1", "background": 120}, {"bots": "H1-1", "bot_arrivals": "x"}, {"bots": "H1-1", "bot_arrivals": "I0^8"}} {
-		if _, err := expe.BotSpecs(v, 1); err == nil {
+	for _, v := range []gen.Values{{}, {"bots": "H1-1", "background": 120}, {"bots": "H1-1", "bot_arrivals": "x"}, {"bots": "H1-1", "bot_arrivals": "I0^8"}} {
+		if _, err := specs(v, 1); err == nil {
 			t.Errorf("%+v accepted", v)
 		}
 	}
@@ -289,7 +294,7 @@ func TestBotWorkload(t *testing.T) {
 	if err := os.WriteFile(plat, xml, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	data, err := expe.GenerateWorkload(expe.WorkloadRecipe{Generator: "bot", Fields: expe.Fields{{Key: "bots", Value: "H1-1"}, {Key: "background", Value: 50.0}}}, 1, 0, plat)
+	data, err := gen.Generate(gen.Recipe{Generator: "bot", Fields: gen.Fields{{Key: "bots", Value: "H1-1"}, {Key: "background", Value: 50.0}}}, 1, 0, plat)
 	if err != nil {
 		t.Fatal(err)
 	}

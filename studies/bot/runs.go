@@ -11,11 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies/bot"
+	json "github.com/goccy/go-json"
 )
 
 // Reading the runs: what a run of bags of tasks shows.
@@ -126,7 +125,7 @@ type botInfo struct {
 	vms         int
 	quads       []bot.BotQuad
 	tasks, jobs int
-	plan        *bot.BotPlan // the thesis' consolidation (BotPredict)
+	plan        *bot.BotPlan // the thesis' consolidation (Predict)
 	uncontended int          // steps of the uncontended execution
 }
 
@@ -190,7 +189,7 @@ func readBotWorkload(path string) (*botWorkloadInfo, error) {
 			b.tasks += q.B
 		}
 		b.uncontended = bot.BotUncontendedSteps(b.quads)
-		if b.plan, err = expe.BotPredict(b.quads, b.vms); err != nil {
+		if b.plan, err = Predict(b.quads, b.vms); err != nil {
 			return nil, fmt.Errorf("workload %s, BoT %s: %w", path, b.name, err)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
-
 	"github.com/bucma-sched/bucma/workloads"
 )
 

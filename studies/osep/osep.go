@@ -3,8 +3,10 @@ package osep
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -240,7 +242,7 @@ func OwnerAloneCompletion(jobs []OSEPJob, g *OSEPGrid) (map[string]float64, erro
 		byUser[j.User] = append(byUser[j.User], j)
 	}
 	out := make(map[string]float64, len(jobs))
-	for _, u := range expe.SortedKeys(byUser) {
+	for _, u := range slices.Sorted(maps.Keys(byUser)) {
 		owned := g.Owned(u)
 		if len(owned) == 0 {
 			continue

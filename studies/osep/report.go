@@ -2,8 +2,10 @@ package osep
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,7 +77,7 @@ func (r *reporter) osep() error {
 // osepAnomalies reports runs whose rows do not match their workload.
 func (r *reporter) osepAnomalies() {
 	var orphans, dups []string
-	for _, id := range expe.SortedKeys(r.a.Runs) {
+	for _, id := range slices.Sorted(maps.Keys(r.a.Runs)) {
 		s := extra(r.a.Runs[id])
 		if s.Orphans > 0 {
 			orphans = append(orphans, fmt.Sprintf("%s (%d)", id, s.Orphans))

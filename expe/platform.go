@@ -1,13 +1,12 @@
 package expe
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // PlatformXML returns the XML of a plan's platform: a bundled platform's
@@ -58,38 +57,9 @@ func samePlatform(a, b string) bool {
 	return canon(a) == canon(b)
 }
 
-// GenerateWorkload is the default WorkloadMaker: the recipe's generator,
-// then its steps, all seeded with seed (Generators().Make), sized for the
-// compute hosts of the platform file.
-func GenerateWorkload(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
-	p, err := platforms.Load(platform)
-	if err != nil {
-		return nil, err
-	}
-	speeds := make([]float64, len(p.Hosts))
-	for i, h := range p.Hosts {
-		speeds[i] = h.Speed
-	}
-	w, err := Generators().Make(r, seed, load, speeds)
-	if err != nil {
-		return nil, err
-	}
-	return w.Bytes()
-}
-
-// FileSHA256 is the checksum a recipe records for a file it names.
-func FileSHA256(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
-}
-
 // checkFiles refuses a plan whose files changed since the campaign began.
 func (p Plan) checkFiles() error {
-	recipes := []WorkloadRecipe{p.Workload}
+	recipes := []gen.Recipe{p.Workload}
 	if len(p.Cases) > 0 {
 		recipes = recipes[:0]
 		for _, c := range p.Cases {
@@ -100,7 +70,7 @@ func (p Plan) checkFiles() error {
 		if r.Generator == "" {
 			continue
 		}
-		if err := Generators().CheckFiles(r); err != nil {
+		if err := gen.Default().CheckFiles(r); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package expe
+package bot
 
 import (
 	"fmt"
@@ -7,37 +7,36 @@ import (
 
 	"github.com/bucma-sched/bucma/policies/bot"
 	"github.com/bucma-sched/bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // BotStep is the bag-of-tasks thesis' step, in seconds (5 minutes).
 const BotStep = 300.0
 
-// botGenerator is the "bot" generator: bags of tasks of the consolidation
-// thesis, one job per task step (see botSpecs).
-func botGenerator() Generator {
-	return Generator{
+// The bot generator is the study's: it sizes the external load of its
+// workloads with the thesis' prediction (Predict). A program that links
+// this package can name it in its plans.
+func init() { gen.Default().Register(Generator()) }
+
+// Generator is the "bot" workload generator: bags of tasks of the
+// consolidation thesis, one job per task step (see botSpecs).
+func Generator() gen.Generator {
+	return gen.Generator{
 		Name: "bot",
 		Usage: "bags of tasks (the BoT consolidation thesis): one job per task step, the published BoTs (" +
 			strings.Join(workloads.BotNames(), ", ") + ") or BoTs drawn from the thesis' classes",
-		Params: []Param{
-			{Name: "bots", Type: String, Required: true, Usage: "comma-separated published BoTs (" + strings.Join(workloads.BotNames(), ", ") +
+		Params: []gen.Param{
+			{Name: "bots", Type: gen.String, Required: true, Usage: "comma-separated published BoTs (" + strings.Join(workloads.BotNames(), ", ") +
 				") and/or classes to draw a BoT from (" + strings.Join(workloads.BotProfileNames(), ", ") + "), in arrival order"},
-			{Name: "bot_arrivals", Type: String, Usage: `arrival steps, one per BoT ("0,13,22"), or a Weibull law of the steps between two arrivals ("I4^8"); default: every BoT at step 0`},
-			{Name: "background", Type: Int, Default: 0, Check: Within(0, 100, false), Usage: "external load, percent of every host during the whole run (0: none)"},
+			{Name: "bot_arrivals", Type: gen.String, Usage: `arrival steps, one per BoT ("0,13,22"), or a Weibull law of the steps between two arrivals ("I4^8"); default: every BoT at step 0`},
+			{Name: "background", Type: gen.Int, Default: 0, Check: gen.Within(0, 100, false), Usage: "external load, percent of every host during the whole run (0: none)"},
 		},
 		Seeded: true,
-		Check:  func(v Values) error { _, _, err := botSpecs(v, 1); return err },
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Check:  func(v gen.Values) error { _, _, err := botSpecs(v, 1); return err },
+		Make: func(in gen.Input) (*workloads.Workload, error) {
 			return botWorkload(in.Values, in.Seed, in.Hosts)
 		},
 	}
-}
-
-// BotSpecs returns the bags of tasks of the bot generator's parameters for
-// a seed (see botSpecs).
-func BotSpecs(v Values, seed uint64) ([]workloads.BotSpec, error) {
-	bots, _, err := botSpecs(v, seed)
-	return bots, err
 }
 
 // botSpecs returns the bags of tasks of the bot generator's parameters for
@@ -50,7 +49,7 @@ func BotSpecs(v Values, seed uint64) ([]workloads.BotSpec, error) {
 // under every external load. "bot_arrivals" gives the arrival steps, one
 // per BoT ("0,13,22"), or a Weibull law of the intervals between them in
 // the thesis' notation ("I4^8", the first BoT at 0), drawn after the BoTs.
-func botSpecs(v Values, seed uint64) ([]workloads.BotSpec, map[string]any, error) {
+func botSpecs(v gen.Values, seed uint64) ([]workloads.BotSpec, map[string]any, error) {
 	if strings.TrimSpace(v.String("bots")) == "" {
 		return nil, nil, fmt.Errorf("bot: no bag of tasks (bots)")
 	}
@@ -116,10 +115,11 @@ func botSpecs(v Values, seed uint64) ([]workloads.BotSpec, map[string]any, error
 	return out, meta, nil
 }
 
-// BotPredict is the thesis' consolidated plan of a BoT on vms VMs: cíclico,
+// Predict is the thesis' consolidated plan of a BoT on vms VMs: cíclico,
 // the lowest cost first, the application-wide shift (its "Consolidado" is
-// T × 5 minutes).
-func BotPredict(quads []bot.BotQuad, vms int) (*bot.BotPlan, error) {
+// T × 5 minutes). The report sets every BoT's run beside it, and the bot
+// generator's external load lasts twice its end.
+func Predict(quads []bot.BotQuad, vms int) (*bot.BotPlan, error) {
 	return bot.PlanBoT(quads, bot.BotPlanOptions{VMs: vms, Alloc: bot.BotCyclic, Priority: bot.BotPrioCost})
 }
 
@@ -129,7 +129,7 @@ func BotPredict(quads []bot.BotQuad, vms int) (*bot.BotPlan, error) {
 func botBackgroundSteps(bots []workloads.BotSpec) (int, error) {
 	end := 0
 	for _, b := range bots {
-		p, err := BotPredict(b.Quads, b.VMs)
+		p, err := Predict(b.Quads, b.VMs)
 		if err != nil {
 			return 0, fmt.Errorf("bot %s: %w", b.Name, err)
 		}
@@ -141,7 +141,7 @@ func botBackgroundSteps(bots []workloads.BotSpec) (int, error) {
 // botWorkload makes the bot generator's workload: the one "bucma workload
 // bot --bots ... --seed S --hosts H" writes (with --background L
 // --background-steps N under an external load), given arrival steps aside.
-func botWorkload(v Values, seed uint64, hosts int) (*workloads.Workload, error) {
+func botWorkload(v gen.Values, seed uint64, hosts int) (*workloads.Workload, error) {
 	bots, meta, err := botSpecs(v, seed)
 	if err != nil {
 		return nil, err

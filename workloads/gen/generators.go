@@ -1,20 +1,20 @@
-package expe
+package gen
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/bucma-sched/bucma/workloads"
 )
 
-// GenInput is what a generator or step gets to make one workload: its
+// Input is what a generator or step gets to make one workload: its
 // parameters (checked, defaults filled) and the campaign's side of the
 // recipe: seed, load, the platform's hosts.
-type GenInput struct {
+type Input struct {
 	Values Values
 	// Jobs is the number of jobs of a generator sized by the recipe (0:
 	// the generator's default).
@@ -44,15 +44,15 @@ type Generator struct {
 	// Jobs is the default size of a generator sized by the recipe's
 	// "jobs" (and by --jobs, --quick); 0 for a generator of fixed size.
 	Jobs int
-	// Load says the generator takes an offered load (GenInput.Load): the
+	// Load says the generator takes an offered load (Input.Load): the
 	// plan's load levels, or the recipe's "load".
 	Load bool
-	// Seeded says the generator draws with the seed (GenInput.Seed).
+	// Seeded says the generator draws with the seed (Input.Seed).
 	Seeded bool
 	// Check checks the parameters together (optional), before any
 	// workload is made.
 	Check func(v Values) error
-	Make  func(in GenInput) (*workloads.Workload, error)
+	Make  func(in Input) (*workloads.Workload, error)
 }
 
 // Step is a transformation a recipe applies to the generated workload, in
@@ -63,50 +63,50 @@ type Step struct {
 	Params []Param
 	// Load says the step takes an offered load, as Generator.Load.
 	Load  bool
-	Apply func(w *workloads.Workload, in GenInput) (*workloads.Workload, error)
+	Apply func(w *workloads.Workload, in Input) (*workloads.Workload, error)
 }
 
-// GeneratorRegistry holds the generators and steps plans may name.
-type GeneratorRegistry struct {
+// Registry holds the generators and steps plans may name.
+type Registry struct {
 	mu    sync.RWMutex
 	gens  map[string]Generator
 	steps map[string]Step
 }
 
-// NewGeneratorRegistry returns an empty registry.
-func NewGeneratorRegistry() *GeneratorRegistry {
-	return &GeneratorRegistry{gens: map[string]Generator{}, steps: map[string]Step{}}
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{gens: map[string]Generator{}, steps: map[string]Step{}}
 }
 
 // Register adds a generator; it panics on a name already taken or a
 // declaration without Make (a programming error).
-func (r *GeneratorRegistry) Register(g Generator) {
+func (r *Registry) Register(g Generator) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if g.Name == "" || g.Make == nil {
-		panic("expe: a generator needs a name and Make")
+		panic("gen: a generator needs a name and Make")
 	}
 	if _, dup := r.gens[g.Name]; dup {
-		panic("expe: generator " + g.Name + " registered twice")
+		panic("gen: generator " + g.Name + " registered twice")
 	}
 	r.gens[g.Name] = g
 }
 
 // RegisterStep adds a step (same rules as Register).
-func (r *GeneratorRegistry) RegisterStep(s Step) {
+func (r *Registry) RegisterStep(s Step) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.Name == "" || s.Apply == nil {
-		panic("expe: a step needs a name and Apply")
+		panic("gen: a step needs a name and Apply")
 	}
 	if _, dup := r.steps[s.Name]; dup {
-		panic("expe: step " + s.Name + " registered twice")
+		panic("gen: step " + s.Name + " registered twice")
 	}
 	r.steps[s.Name] = s
 }
 
 // Generator returns a generator by name.
-func (r *GeneratorRegistry) Generator(name string) (Generator, bool) {
+func (r *Registry) Generator(name string) (Generator, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	g, ok := r.gens[name]
@@ -114,7 +114,7 @@ func (r *GeneratorRegistry) Generator(name string) (Generator, bool) {
 }
 
 // Step returns a step by name.
-func (r *GeneratorRegistry) Step(name string) (Step, bool) {
+func (r *Registry) Step(name string) (Step, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	s, ok := r.steps[name]
@@ -122,24 +122,24 @@ func (r *GeneratorRegistry) Step(name string) (Step, bool) {
 }
 
 // Names lists the generators, sorted.
-func (r *GeneratorRegistry) Names() []string {
+func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return SortedKeys(r.gens)
+	return slices.Sorted(maps.Keys(r.gens))
 }
 
 // StepNames lists the steps, sorted.
-func (r *GeneratorRegistry) StepNames() []string {
+func (r *Registry) StepNames() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return SortedKeys(r.steps)
+	return slices.Sorted(maps.Keys(r.steps))
 }
 
-var generators = BuiltinGenerators()
+var generators = Builtin()
 
-// Generators is the registry campaigns use: the built-in generators and
+// Default is the registry campaigns use: the built-in generators and
 // steps, and those a program adds (Register, before its campaigns run).
-func Generators() *GeneratorRegistry { return generators }
+func Default() *Registry { return generators }
 
 // LoadParam is the "load" key of a recipe or case: the offered load of a
 // generator or step that takes one, when the plan has no load levels.
@@ -149,10 +149,10 @@ var LoadParam = Param{Name: "load", Type: Float, Usage: "offered load when the p
 // ("file_sha256").
 const ShaSuffix = "_sha256"
 
-// recipeParams are the parameters a recipe may give: its generator's, its
+// Params are the parameters a recipe may give: its generator's, its
 // steps', "load" when one of them takes a load, and NAME_sha256 for each
 // Path parameter.
-func (r *GeneratorRegistry) recipeParams(rec WorkloadRecipe) ([]Param, error) {
+func (r *Registry) Params(rec Recipe) ([]Param, error) {
 	g, ok := r.Generator(rec.Generator)
 	if !ok {
 		return nil, fmt.Errorf("unknown workload generator %q (valid: %s)", rec.Generator, strings.Join(r.Names(), ", "))
@@ -198,9 +198,9 @@ func (r *GeneratorRegistry) recipeParams(rec WorkloadRecipe) ([]Param, error) {
 	return ps, nil
 }
 
-// takesLoad reports whether a recipe's generator or one of its steps takes
+// TakesLoad reports whether a recipe's generator or one of its steps takes
 // an offered load.
-func (r *GeneratorRegistry) takesLoad(rec WorkloadRecipe) bool {
+func (r *Registry) TakesLoad(rec Recipe) bool {
 	if g, ok := r.Generator(rec.Generator); ok && g.Load {
 		return true
 	}
@@ -215,34 +215,34 @@ func (r *GeneratorRegistry) takesLoad(rec WorkloadRecipe) bool {
 // CheckRecipe checks a recipe against the declarations: known generator
 // and steps, every field a parameter of one of them with a valid value, a
 // size only for a generator sized by it, and the generator's own check.
-func (r *GeneratorRegistry) CheckRecipe(rec WorkloadRecipe) error {
-	ps, err := r.recipeParams(rec)
+func (r *Registry) CheckRecipe(rec Recipe) error {
+	ps, err := r.Params(rec)
 	if err != nil {
 		return err
 	}
 	for _, f := range rec.Fields {
 		i := slices.IndexFunc(ps, func(p Param) bool { return p.Name == f.Key })
 		if i < 0 {
-			return fmt.Errorf("unknown parameter %q of %s (valid: %s)", f.Key, recipeWhat(rec), strings.Join(paramNames(ps), ", "))
+			return fmt.Errorf("unknown parameter %q of %s (valid: %s)", f.Key, rec.What(), strings.Join(ParamNames(ps), ", "))
 		}
-		if _, err := ps[i].canon(f.Value); err != nil {
+		if _, err := ps[i].Canon(f.Value); err != nil {
 			return err
 		}
 	}
 	g, _ := r.Generator(rec.Generator)
-	if err := checkJobs(rec.Jobs); err != nil {
+	if err := CheckJobs(rec.Jobs); err != nil {
 		return err
 	}
 	if g.Jobs == 0 && rec.Jobs != 0 {
 		return fmt.Errorf("%d jobs: the %s generator has a fixed number of jobs (give 0)", rec.Jobs, g.Name)
 	}
-	v, err := values(g.Params, rec.Fields)
+	v, err := ValuesOf(g.Params, rec.Fields)
 	if err != nil {
 		return err
 	}
 	for _, name := range rec.Steps {
 		s, _ := r.Step(name)
-		if _, err := values(s.Params, rec.Fields); err != nil {
+		if _, err := ValuesOf(s.Params, rec.Fields); err != nil {
 			return fmt.Errorf("step %s: %w", name, err)
 		}
 	}
@@ -252,7 +252,8 @@ func (r *GeneratorRegistry) CheckRecipe(rec WorkloadRecipe) error {
 	return nil
 }
 
-func recipeWhat(rec WorkloadRecipe) string {
+// What names the recipe in messages ("generator lille with steps precise").
+func (rec Recipe) What() string {
 	s := "generator " + rec.Generator
 	if len(rec.Steps) > 0 {
 		s += " with steps " + strings.Join(rec.Steps, ", ")
@@ -265,8 +266,8 @@ func recipeWhat(rec WorkloadRecipe) string {
 // a job held, 1.3 to 1.6 KB allocated while it is made).
 const MaxJobs = 1000000
 
-// checkJobs checks a recipe's jobs: 0 (the generator's default) to MaxJobs.
-func checkJobs(n int) error {
+// CheckJobs checks a recipe's jobs: 0 (the generator's default) to MaxJobs.
+func CheckJobs(n int) error {
 	switch {
 	case n < 0:
 		return fmt.Errorf("%d jobs: must be at least 0 (the generator's default)", n)
@@ -280,7 +281,7 @@ func checkJobs(n int) error {
 // of the given hosts: the generator, then each step, all with the seed.
 // Files the recipe names are checked against their recorded checksums
 // first.
-func (r *GeneratorRegistry) Make(rec WorkloadRecipe, seed uint64, load float64, speeds []float64) (*workloads.Workload, error) {
+func (r *Registry) Make(rec Recipe, seed uint64, load float64, speeds []float64) (*workloads.Workload, error) {
 	g, ok := r.Generator(rec.Generator)
 	if !ok {
 		return nil, fmt.Errorf("unknown workload generator %q (valid: %s)", rec.Generator, strings.Join(r.Names(), ", "))
@@ -291,9 +292,9 @@ func (r *GeneratorRegistry) Make(rec WorkloadRecipe, seed uint64, load float64, 
 	if load == 0 {
 		load = rec.Fields.Float(LoadParam.Name)
 	}
-	in := GenInput{Jobs: rec.Jobs, Seed: seed, Load: load, Hosts: len(speeds), HostSpeeds: speeds}
+	in := Input{Jobs: rec.Jobs, Seed: seed, Load: load, Hosts: len(speeds), HostSpeeds: speeds}
 	var err error
-	if in.Values, err = values(g.Params, rec.Fields); err != nil {
+	if in.Values, err = ValuesOf(g.Params, rec.Fields); err != nil {
 		return nil, err
 	}
 	w, err := g.Make(in)
@@ -305,7 +306,7 @@ func (r *GeneratorRegistry) Make(rec WorkloadRecipe, seed uint64, load float64, 
 		if !ok {
 			return nil, fmt.Errorf("unknown workload step %q (valid: %s)", name, strings.Join(r.StepNames(), ", "))
 		}
-		if in.Values, err = values(s.Params, rec.Fields); err != nil {
+		if in.Values, err = ValuesOf(s.Params, rec.Fields); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if w, err = s.Apply(w, in); err != nil {
@@ -317,8 +318,8 @@ func (r *GeneratorRegistry) Make(rec WorkloadRecipe, seed uint64, load float64, 
 
 // CheckFiles refuses a recipe whose files changed since their checksums
 // were recorded (a campaign begun on another version of a trace).
-func (r *GeneratorRegistry) CheckFiles(rec WorkloadRecipe) error {
-	ps, err := r.recipeParams(rec)
+func (r *Registry) CheckFiles(rec Recipe) error {
+	ps, err := r.Params(rec)
 	if err != nil {
 		return err
 	}
@@ -344,11 +345,11 @@ func (r *GeneratorRegistry) CheckFiles(rec WorkloadRecipe) error {
 	return nil
 }
 
-// BuiltinGenerators returns a registry with bucma's generators (lille,
-// osep, sge, gang, lublin, bot, file, swf) and steps (bucma-insert, precise,
+// Builtin returns a registry with bucma's generators (lille,
+// osep, sge, gang, lublin, file, swf) and steps (bucma-insert, precise,
 // scale-load, window).
-func BuiltinGenerators() *GeneratorRegistry {
-	r := NewGeneratorRegistry()
+func Builtin() *Registry {
+	r := NewRegistry()
 	r.Register(Generator{
 		Name:  "lille",
 		Usage: "a synthetic stand-in for the Lille 2020 Grid'5000 trace (workloads/README.md)",
@@ -361,7 +362,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 			{Name: "user_mix", Type: String, Default: "6/10/24", Usage: "precise/medium/imprecise users (40 in all)",
 				Check: func(v any) error { _, err := workloads.ParseUserMix(v.(string)); return err }},
 		},
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Make: func(in Input) (*workloads.Workload, error) {
 			mix, err := workloads.ParseUserMix(in.Values.String("user_mix"))
 			if err != nil {
 				return nil, err
@@ -386,7 +387,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 			{Name: "late", Type: String, Default: "user1", Choices: []string{"user1", "user4"}, Usage: "the user who submits late: user1 or user4"},
 			{Name: "late_by", Type: Float, Default: 360.0, Check: AtLeast(0), Usage: "submission time of the late user (seconds)"},
 		},
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Make: func(in Input) (*workloads.Workload, error) {
 			return workloads.GenerateOSEP(workloads.OSEPOptions{Demand: in.Values.String("demand"), Late: in.Values.String("late"),
 				LateBy: in.Values.Float("late_by"), Seed: in.Seed, NbRes: in.Hosts})
 		},
@@ -398,7 +399,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 			{Name: "app", Type: String, Default: "pi80", Choices: sgeAppNames(), Usage: "pi50, pi80 or sw"},
 			{Name: "tasks", Type: Int, Default: 13, Check: AtLeast(1), Usage: "number of tasks (the paper: 5, 9, 13; sw also 17)"},
 		},
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Make: func(in Input) (*workloads.Workload, error) {
 			return workloads.GenerateSGE(workloads.SGEOptions{App: in.Values.String("app"), Tasks: in.Values.Int("tasks")})
 		},
 	})
@@ -406,19 +407,18 @@ func BuiltinGenerators() *GeneratorRegistry {
 		Name:  "gang",
 		Usage: "a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
 		Jobs:  workloads.DefaultGangJobs, Load: true, Seeded: true,
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Make: func(in Input) (*workloads.Workload, error) {
 			return workloads.GenerateGang(workloads.GangOptions{Jobs: in.Jobs, Hosts: in.Hosts, Load: in.Load, Seed: in.Seed})
 		},
 	})
 	r.Register(lublinGenerator())
-	r.Register(botGenerator())
 	r.Register(Generator{
 		Name:  "file",
 		Usage: "a Batsim workload file (a real trace, e.g. converted by bucma workload from-swf), checked against the platform",
 		Params: []Param{
 			{Name: "file", Type: Path, Required: true, Usage: "the workload file"},
 		},
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Make: func(in Input) (*workloads.Workload, error) {
 			path := in.Values.String("file")
 			w, _, err := workloads.LoadChecked(path, workloads.ValidateOptions{PlatformHosts: in.Hosts})
 			if err != nil {
@@ -431,7 +431,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 		Name:   "swf",
 		Usage:  "a Standard Workload Format trace (Parallel Workloads Archive), converted as bucma workload from-swf does",
 		Params: SWFParams,
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Make: func(in Input) (*workloads.Workload, error) {
 			path := in.Values.String("file")
 			w, st, err := ImportSWF(path, in.Values)
 			if err != nil {
@@ -453,7 +453,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 		Params: []Param{
 			{Name: "bursts", Type: Int, Default: 0, Check: AtLeast(0), Usage: "submit the requests in this many bursts at random times instead of spreading them (0: spread)"},
 		},
-		Apply: func(w *workloads.Workload, in GenInput) (*workloads.Workload, error) {
+		Apply: func(w *workloads.Workload, in Input) (*workloads.Workload, error) {
 			return workloads.BucmaInsert(w, workloads.InsertOptions{Seed: in.Seed, Bursts: in.Values.Int("bursts")})
 		},
 	})
@@ -463,7 +463,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 		Params: []Param{
 			{Name: "p_min", Type: Float, Default: 0.85, Check: Within(0, 1, true), Usage: "lower bound of the precision P = Te/W"},
 		},
-		Apply: func(w *workloads.Workload, in GenInput) (*workloads.Workload, error) {
+		Apply: func(w *workloads.Workload, in Input) (*workloads.Workload, error) {
 			return workloads.MakePrecise(w, workloads.PreciseOptions{Seed: in.Seed, PMin: in.Values.Float("p_min")})
 		},
 	})
@@ -475,7 +475,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 		Params: []Param{
 			{Name: "ref_speed", Type: Float, Default: 0.0, Check: AtLeast(0), Usage: "speed (flop/s) computation profiles run at (0: the platform's slowest host)"},
 		},
-		Apply: func(w *workloads.Workload, in GenInput) (*workloads.Workload, error) {
+		Apply: func(w *workloads.Workload, in Input) (*workloads.Workload, error) {
 			if in.Load == 0 {
 				return nil, fmt.Errorf("no offered load to reach: give the plan load levels, or the recipe a load")
 			}
@@ -492,7 +492,7 @@ func BuiltinGenerators() *GeneratorRegistry {
 		Params: []Param{
 			{Name: "window_jobs", Type: Int, Required: true, Check: AtLeast(1), Usage: "jobs of the window"},
 		},
-		Apply: func(w *workloads.Workload, in GenInput) (*workloads.Workload, error) {
+		Apply: func(w *workloads.Workload, in Input) (*workloads.Workload, error) {
 			return workloads.Window(w, workloads.WindowOptions{Jobs: in.Values.Int("window_jobs"), Seed: in.Seed})
 		},
 	})
@@ -536,7 +536,7 @@ func lublinGenerator() Generator {
 			o.Hosts = max(o.MaxSize, workloads.LublinModelHosts)
 			return workloads.CheckLublin(o)
 		},
-		Make: func(in GenInput) (*workloads.Workload, error) {
+		Make: func(in Input) (*workloads.Workload, error) {
 			t, err := workloads.GenerateLublin(LublinOptionsFrom(in.Values, in.Jobs, in.Seed, in.Load, in.Hosts))
 			if err != nil {
 				return nil, err
@@ -586,15 +586,5 @@ func sgeAppNames() []string {
 	for _, a := range workloads.SGEApps {
 		out = append(out, a.Name)
 	}
-	return out
-}
-
-// SortedKeys lists a map's keys, sorted.
-func SortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

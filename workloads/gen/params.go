@@ -1,4 +1,4 @@
-package expe
+package gen
 
 import (
 	"bytes"
@@ -42,8 +42,8 @@ func (f Fields) Has(key string) bool {
 	return ok
 }
 
-// String is the value of key as text ("" when absent; numbers as written
-// by FormatLoad).
+// String is the value of key as text ("" when absent; numbers in the
+// shortest decimal form that reads back the same, without exponent).
 func (f Fields) String(key string) string {
 	v, _ := f.Get(key)
 	return valueText(v)
@@ -92,7 +92,7 @@ func valueText(v any) string {
 	case string:
 		return x
 	case float64:
-		return FormatLoad(x)
+		return numberText(x)
 	case bool:
 		return strconv.FormatBool(x)
 	case []string:
@@ -101,9 +101,9 @@ func valueText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// appendJSON writes the fields as members of a JSON object under
+// AppendJSON writes the fields as members of a JSON object under
 // construction (each preceded by a comma).
-func (f Fields) appendJSON(b *bytes.Buffer) error {
+func (f Fields) AppendJSON(b *bytes.Buffer) error {
 	for _, x := range f {
 		k, err := json.Marshal(x.Key)
 		if err != nil {
@@ -121,20 +121,24 @@ func (f Fields) appendJSON(b *bytes.Buffer) error {
 	return nil
 }
 
+// numberText prints a number in the shortest decimal form that reads back
+// the same, without exponent (a plan's load levels are printed alike).
+func numberText(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
 func marshalValue(v any) ([]byte, error) {
 	if x, ok := v.(float64); ok {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%g is not a number JSON can hold", x)
 		}
-		return []byte(strconv.FormatFloat(x, 'f', -1, 64)), nil
+		return []byte(numberText(x)), nil
 	}
 	return json.Marshal(v)
 }
 
-// decodeObject reads a JSON object in member order: fixed gets the members
+// DecodeObject reads a JSON object in member order: fixed gets the members
 // fixed names (decoded into the pointer it maps them to), the others are
 // returned as fields.
-func decodeObject(data []byte, fixed map[string]any) (Fields, error) {
+func DecodeObject(data []byte, fixed map[string]any) (Fields, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -237,20 +241,20 @@ type Param struct {
 // Flag is the parameter's flag name in "bucma workload" ("runtime-scale").
 func (p Param) Flag() string { return strings.ReplaceAll(p.Name, "_", "-") }
 
-// canon checks a value given for the parameter (a plan's string, float64
+// Canon checks a value given for the parameter (a plan's string, float64
 // or bool; a YAML scalar's text for a String) and returns it in the form
 // plans keep: string, float64 or bool.
-func (p Param) canon(v any) (any, error) {
+func (p Param) Canon(v any) (any, error) {
 	switch p.Type {
 	case String, Path:
 		s, ok := v.(string)
 		if !ok {
 			if f, isNum := v.(float64); isNum && p.Type == String {
-				s, ok = FormatLoad(f), true
+				s, ok = numberText(f), true
 			}
 		}
 		if !ok || (p.Type == Path && s == "") {
-			return nil, fmt.Errorf("%s: want %s, got %v", p.Name, withArticle(p.Type), v)
+			return nil, fmt.Errorf("%s: want %s, got %v", p.Name, p.Type.WithArticle(), v)
 		}
 		if len(p.Choices) > 0 && !slices.Contains(p.Choices, s) {
 			return nil, fmt.Errorf("%s: %q is not one of %s", p.Name, s, strings.Join(p.Choices, ", "))
@@ -288,7 +292,9 @@ func (p Param) check(v any) error {
 	return nil
 }
 
-func withArticle(t ParamType) string {
+// WithArticle names the type with its article, as messages do ("an
+// integer").
+func (t ParamType) WithArticle() string {
 	if t == Int {
 		return "an integer"
 	}
@@ -301,7 +307,7 @@ func CheckParam(p Param, v any) error {
 	if i, ok := v.(int); ok {
 		v = float64(i)
 	}
-	_, err := p.canon(v)
+	_, err := p.Canon(v)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), p.Name+": "))
 	}
@@ -340,9 +346,9 @@ func (v Values) Float(name string) float64 {
 // Bool is a true/false parameter.
 func (v Values) Bool(name string) bool { b, _ := v[name].(bool); return b }
 
-// values checks the fields of a recipe against params and returns the
+// ValuesOf checks the fields of a recipe against params and returns the
 // values with defaults.
-func values(params []Param, f Fields) (Values, error) {
+func ValuesOf(params []Param, f Fields) (Values, error) {
 	out := Values{}
 	for _, p := range params {
 		raw, ok := f.Get(p.Name)
@@ -355,7 +361,7 @@ func values(params []Param, f Fields) (Values, error) {
 			}
 			continue
 		}
-		v, err := p.canon(raw)
+		v, err := p.Canon(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -415,8 +421,8 @@ func toFloat(v any) float64 {
 	return math.NaN()
 }
 
-// paramNames lists the names of params, sorted.
-func paramNames(ps []Param) []string {
+// ParamNames lists the names of params, sorted.
+func ParamNames(ps []Param) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.Name
