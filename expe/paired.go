@@ -2,10 +2,7 @@ package expe
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
-	"strings"
 )
 
 // Paired comparisons as every report prints them: a variant against a
@@ -94,19 +91,6 @@ func Compare(x, ref []float64, floor float64) Comparison {
 		c.Change = Estimate{N: c.Change.N, Mean: math.NaN(), Half: math.NaN()}
 	}
 	return c
-}
-
-// CompareRuns compares f over paired runs (x, ref: the runs of one seed
-// each, nil where a run is missing; pairs with a missing side are left
-// out).
-func CompareRuns(x, ref []*RunData, f func(*RunData) float64, floor float64) Comparison {
-	var xs, rs []float64
-	for i := range x {
-		if i < len(ref) && x[i] != nil && ref[i] != nil {
-			xs, rs = append(xs, f(x[i])), append(rs, f(ref[i]))
-		}
-	}
-	return Compare(xs, rs, floor)
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -229,104 +213,11 @@ func (c Comparison) Cell(prec int, unit string, absPrec int) string {
 // SaturatedMark marks a value computed over a saturated run.
 const SaturatedMark = "†"
 
-// SaturationCount counts the saturated runs among rds (nil runs are left
-// out) and gives the first one's reason.
-func SaturationCount(rds []*RunData) (n, of int, why string) {
-	for _, x := range rds {
-		if x == nil {
-			continue
-		}
-		of++
-		if sat, reason := x.Saturation.Saturated(); sat {
-			n++
-			if why == "" {
-				why = fmt.Sprintf("seed %d: %s", x.Run.Seed, reason)
-			}
-		}
-	}
-	return n, of, why
-}
-
-// SaturationText says how many runs were saturated, and why (the first
-// one's reason): "no", or "**yes**, 3 of 10 runs (seed 2: ...)".
-func SaturationText(rds []*RunData) string {
-	n, of, why := SaturationCount(rds)
-	if n == 0 {
-		return "no"
-	}
-	return fmt.Sprintf("**yes**, %d of %d runs (%s)", n, of, why)
-}
-
-// MarkSaturated returns SaturatedMark when any of the runs is saturated,
-// else "".
-func MarkSaturated(runs ...[]*RunData) string {
-	for _, rs := range runs {
-		if n, _, _ := SaturationCount(rs); n > 0 {
-			return SaturatedMark
-		}
-	}
-	return ""
-}
-
 // SaturatedMarkNote is the sentence a report gives to explain
 // SaturatedMark.
 func SaturatedMarkNote() string {
 	return SaturatedMark + " after a value: it involves a saturated run (of the variant or of its reference); it depends on the trace's length " +
 		"as much as on the policies."
-}
-
-// ConditionRuns lists the runs of a variant under a condition, one per
-// seed of the plan (nil where the run is not done).
-func (a *Analysis) ConditionRuns(variant string, c Condition) []*RunData {
-	out := make([]*RunData, len(a.Plan.Seeds))
-	for i, s := range a.Plan.Seeds {
-		out[i] = a.Lookup(variant, c.Case, c.Load, s)
-	}
-	return out
-}
-
-// CompareVariants compares f of variant x with reference ref under a
-// condition, on each seed's pair of runs.
-func (a *Analysis) CompareVariants(x, ref string, c Condition, f func(*RunData) float64, floor float64) Comparison {
-	return CompareRuns(a.ConditionRuns(x, c), a.ConditionRuns(ref, c), f, floor)
-}
-
-// SaturationSummary is a paragraph on the saturation of every run of the
-// analysis: how many runs are saturated and of which variants, and how
-// many have every job submitted at once (no submission span: the test does
-// not apply); marked says whether the report marks the values over a
-// saturated run (SaturatedMark).
-func SaturationSummary(a *Analysis, marked bool) string {
-	var sat, noSpan, total int
-	byVariant := map[string]int{}
-	for _, rd := range a.Runs {
-		total++
-		if math.IsNaN(rd.Saturation.Offered) {
-			noSpan++
-		}
-		if s, _ := rd.Saturation.Saturated(); s {
-			sat++
-			byVariant[rd.Run.Variant.Name]++
-		}
-	}
-	s := fmt.Sprintf("**Saturation.** %d of %d runs saturated", sat, total)
-	if sat > 0 {
-		var parts []string
-		for _, v := range slices.Sorted(maps.Keys(byVariant)) {
-			parts = append(parts, fmt.Sprintf("%s: %d", v, byVariant[v]))
-		}
-		s += " (" + strings.Join(parts, ", ")
-		if marked {
-			s += "; values over them are marked " + SaturatedMark
-		}
-		s += ")"
-	}
-	s += "."
-	if noSpan > 0 {
-		s += fmt.Sprintf(" %d of them have every job submitted at once or no known host count: no submission span, so the test does not apply "+
-			"(their workload is a fixed demand, not a trace whose length the means could follow).", noSpan)
-	}
-	return s + " " + SaturationNote()
 }
 
 // SeedsOf says how many of per-seed values back the sign of their mean and

@@ -529,7 +529,7 @@ func (p Plan) Check() error {
 				if p.Workload.Generator == "file" {
 					what = "a workload file keeps its own load"
 				}
-				return fmt.Errorf("plan %s: load levels %s: %s (give the single level 0)", p.Name, loadList(p.Loads), what)
+				return fmt.Errorf("plan %s: load levels %s: %s (give the single level 0)", p.Name, LoadList(p.Loads), what)
 			}
 		} else if err := checkLoads(p.Name, p.Loads); err != nil {
 			return err
@@ -627,7 +627,7 @@ func (p Plan) checkCases() error {
 			return fmt.Errorf("plan %s, case %s: %w", p.Name, c.Name, err)
 		}
 		if len(p.Loads) > 0 && r.Generator != "" && !reg.TakesLoad(r) {
-			return fmt.Errorf("plan %s: load levels (%s) do not apply to case %s: its %s workload takes no load", p.Name, loadList(p.Loads), c.Name, r.Generator)
+			return fmt.Errorf("plan %s: load levels (%s) do not apply to case %s: its %s workload takes no load", p.Name, LoadList(p.Loads), c.Name, r.Generator)
 		}
 	}
 	return nil
@@ -778,4 +778,16 @@ func (v Variant) OptionArgs() []string {
 		out[i] = k + "=" + v.Options[k]
 	}
 	return out
+}
+
+// LoadList prints load levels ("the trace's own" for 0).
+func LoadList(l []float64) string {
+	parts := make([]string, len(l))
+	for i, v := range l {
+		parts[i] = FormatLoad(v)
+		if v == 0 {
+			parts[i] = "the trace's own"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
