@@ -127,7 +127,13 @@ baseline: base
 // report has no "By user" table of one user; asked for by the plan, a
 // sentence says why there is none.
 func TestComparisonReportWithoutUsers(t *testing.T) {
-	rows := rowsOf([3]float64{0, 0, 10}, [3]float64{0, 10, 10}, [3]float64{5, 20, 5})
+	// Three jobs on host 0: (submit, start, execution) (0, 0, 10), (0,
+	// 10, 10), (5, 20, 5).
+	job := func(id string, submit, start, exec float64) JobRow {
+		return JobRow{ID: id, Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: SuccessState,
+			Submit: submit, Start: start, Exec: exec, Finish: start + exec, Wait: start - submit, Turnaround: start + exec - submit}
+	}
+	rows := []JobRow{job("a", 0, 0, 10), job("b", 0, 10, 10), job("c", 5, 20, 5)}
 	in := &RunInput{Rows: rows, Jobs: map[string]JobInfo{"a": {User: "-1"}, "b": {User: "-1"}, "c": {}}}
 	for _, breakdowns := range []string{"", "report: {breakdowns: [user]}\n"} {
 		p, err := ParsePlanFile([]byte("name: nousers\nplatform: lille\nworkload: {generator: lille, jobs: 3}\nloads: [0.8]\nseeds: 1-2\n"+
