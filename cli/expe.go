@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/sched"
 	studiespkg "github.com/bucma-sched/bucma/studies"
@@ -526,7 +528,7 @@ func expeGanttCommand() *cli.Command {
 					jobs = matches[0]
 				}
 			}
-			rows, err := expe.ReadJobsFile(jobs)
+			rows, err := analysis.ReadJobsFile(jobs)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/platforms"
 )
 
@@ -17,10 +19,10 @@ import (
 // (Extra, set by Study.ReadRun).
 type RunData struct {
 	Run     Run
-	Metrics Metrics
+	Metrics analysis.Metrics
 	// Saturation says whether the run kept up with its workload (every
 	// report flags the runs that did not, SaturationOf).
-	Saturation Saturation
+	Saturation analysis.Saturation
 	Info       RunInfo
 	Extra      any
 }
@@ -48,13 +50,13 @@ type Analysis struct {
 // returned for the run's workload.
 type RunInput struct {
 	Dir      string // the run's directory
-	Rows     []JobRow
-	Hosts    int                // compute hosts of the run's platform
-	Workload string             // the workload file
-	Jobs     map[string]JobInfo // by job id
+	Rows     []analysis.JobRow
+	Hosts    int                         // compute hosts of the run's platform
+	Workload string                      // the workload file
+	Jobs     map[string]analysis.JobInfo // by job id
 	// WorkloadData is what Study.ReadWorkload returned (nil without it).
 	WorkloadData any
-	trace        []TraceRow
+	trace        []analysis.TraceRow
 	traceRead    bool
 	hasTrace     bool
 	traceErr     error
@@ -62,13 +64,13 @@ type RunInput struct {
 
 // Trace reads the run's decision trace (trace.csv) once; ok is false when
 // the run has none.
-func (in *RunInput) Trace() (rows []TraceRow, ok bool, err error) {
+func (in *RunInput) Trace() (rows []analysis.TraceRow, ok bool, err error) {
 	if !in.traceRead {
 		in.traceRead = true
 		p := filepath.Join(in.Dir, TraceFile)
 		if _, err := os.Stat(p); err == nil {
 			in.hasTrace = true
-			in.trace, in.traceErr = ReadTraceFile(p)
+			in.trace, in.traceErr = analysis.ReadTraceFile(p)
 		}
 	}
 	return in.trace, in.hasTrace, in.traceErr
@@ -135,14 +137,14 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 		}
 	}
 	// Job information per workload, shared by the runs of that workload.
-	infos := map[string]map[string]JobInfo{}
+	infos := map[string]map[string]analysis.JobInfo{}
 	wdata := map[string]any{}
 	for _, r := range todo {
 		if _, ok := infos[r.Workload]; ok {
 			continue
 		}
 		path := WorkloadPath(dir, r.Workload)
-		ji, err := ReadJobInfo(path)
+		ji, err := analysis.ReadJobInfo(path)
 		if err != nil {
 			return nil, err
 		}
@@ -169,8 +171,8 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 				return
 			}
 			hosts := a.HostsOf(r)
-			m := Compute(rows, hosts)
-			rd := &RunData{Run: r, Metrics: m, Saturation: SaturationOf(rows, m), Info: info}
+			m := analysis.Compute(rows, hosts)
+			rd := &RunData{Run: r, Metrics: m, Saturation: analysis.SaturationOf(rows, m), Info: info}
 			if st.ReadRun != nil {
 				in := &RunInput{Dir: RunDir(dir, r.ID), Rows: rows, Hosts: hosts, Workload: WorkloadPath(dir, r.Workload),
 					Jobs: infos[r.Workload], WorkloadData: wdata[r.Workload]}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
@@ -138,7 +140,7 @@ func TestBatsimEngineRunsBothProcesses(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(spec.Dir, EndpointFile)); !os.IsNotExist(err) {
 		t.Errorf("endpoint file left in the run directory: %v", err)
 	}
-	if rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 13 {
+	if rows, err := analysis.ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 13 {
 		t.Errorf("outputs: %d rows, %v", len(rows), err)
 	}
 	log := strings.Join(readLines(t, spec.Log), "\n")

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/internal/atomicfile"
 	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
@@ -588,8 +590,8 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (outcome, *Fai
 	}
 	if err == nil {
 		// The outputs must hold every job; their checksums go to run.json.
-		var jobs map[string]JobInfo
-		if jobs, err = ReadJobInfo(spec.Workload); err == nil {
+		var jobs map[string]analysis.JobInfo
+		if jobs, err = analysis.ReadJobInfo(spec.Workload); err == nil {
 			err = recordOutputs(tmp, len(jobs), &info)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
 )
@@ -68,7 +70,7 @@ func (f *fakeEngine) Run(ctx context.Context, spec RunSpec) error {
 			return err
 		}
 	}
-	info, err := ReadJobInfo(spec.Workload)
+	info, err := analysis.ReadJobInfo(spec.Workload)
 	if err != nil {
 		return err
 	}

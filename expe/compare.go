@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/internal/atomicfile"
 	"github.com/bucma-sched/bucma/workloads/gen"
 )
@@ -33,14 +35,14 @@ type reportMetric struct {
 }
 
 var reportMetricDefs = []reportMetric{
-	{"waiting", "mean waiting time", "s", 0, FloorWait, func(x *RunData) float64 { return x.Metrics.MeanWait }},
-	{"bsld", "mean bounded slowdown", "", 2, FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
-	{"turnaround", "mean turnaround", "s", 0, FloorSeconds, func(x *RunData) float64 { return x.Metrics.MeanTurnaround }},
-	{"slowdown", "mean slowdown", "", 2, FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
-	{"utilization", "utilization", "", 3, FloorUtilization, func(x *RunData) float64 { return x.Metrics.Utilization }},
-	{"makespan", "makespan", "s", 0, FloorSeconds, func(x *RunData) float64 { return x.Metrics.Makespan }},
-	{"rejected", "rejected jobs", "", 1, FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Rejected) }},
-	{"killed", "killed jobs", "", 1, FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Killed) }},
+	{"waiting", "mean waiting time", "s", 0, analysis.FloorWait, func(x *RunData) float64 { return x.Metrics.MeanWait }},
+	{"bsld", "mean bounded slowdown", "", 2, analysis.FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
+	{"turnaround", "mean turnaround", "s", 0, analysis.FloorSeconds, func(x *RunData) float64 { return x.Metrics.MeanTurnaround }},
+	{"slowdown", "mean slowdown", "", 2, analysis.FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanSlowdown }},
+	{"utilization", "utilization", "", 3, analysis.FloorUtilization, func(x *RunData) float64 { return x.Metrics.Utilization }},
+	{"makespan", "makespan", "s", 0, analysis.FloorSeconds, func(x *RunData) float64 { return x.Metrics.Makespan }},
+	{"rejected", "rejected jobs", "", 1, analysis.FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Rejected) }},
+	{"killed", "killed jobs", "", 1, analysis.FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Killed) }},
 }
 
 // ReportMetrics are the metrics the comparison report can show, by name.
@@ -157,10 +159,10 @@ func histogram(vals []float64, edges []float64) []int {
 type compareRun struct {
 	WaitHist []int
 	BSLDHist []int
-	BySize   map[string]GroupStats
-	ByUser   map[string]GroupStats
+	BySize   map[string]analysis.GroupStats
+	ByUser   map[string]analysis.GroupStats
 	// Rows are kept for the runs a Gantt chart is drawn of.
-	Rows []JobRow
+	Rows []analysis.JobRow
 }
 
 // ComparisonStudy is the report of a campaign of no study (kind "").
@@ -197,11 +199,11 @@ func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
 		user[j.ID] = u
 		if !j.Rejected() {
 			waits = append(waits, j.Wait)
-			bslds = append(bslds, JobBSLD(j))
+			bslds = append(bslds, analysis.JobBSLD(j))
 		}
 	}
 	cr.WaitHist, cr.BSLDHist = histogram(waits, waitEdges), histogram(bslds, bsldEdges)
-	cr.BySize, cr.ByUser = ByGroup(in.Rows, size), ByGroup(in.Rows, user)
+	cr.BySize, cr.ByUser = analysis.ByGroup(in.Rows, size), analysis.ByGroup(in.Rows, user)
 	if a.Plan.Report != nil && a.Plan.Report.Gantt && ganttRun(a.Plan, rd.Run) {
 		cr.Rows = in.Rows
 	}
@@ -267,23 +269,23 @@ func compareReport(r *Report) error {
 	for _, f := range pl.PlatformFiles() {
 		plats = append(plats, "`"+platformName(f.Platform)+"`")
 	}
-	r.P("- Platforms: %s; workloads: %s; seeds %s", strings.Join(plats, ", "), workloadsText(pl), SeedList(pl.Seeds))
+	r.P("- Platforms: %s; workloads: %s; seeds %s", strings.Join(plats, ", "), workloadsText(pl), analysis.SeedList(pl.Seeds))
 	if pl.HasLoads() {
 		r.P("; load levels %s (%s)", LoadList(pl.Loads), LoadLevelNote)
 	}
 	r.P(".\n")
 	engines, wall, n := r.RunInfos()
-	r.P("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), FmtDuration(wall))
+	r.P("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), analysis.FmtDuration(wall))
 	if n > 0 {
-		r.P(" (%s per run on average)", FmtDuration(wall/float64(n)))
+		r.P(" (%s per run on average)", analysis.FmtDuration(wall/float64(n)))
 	}
 	r.P(".\n")
 	r.P("- Baseline of the paired differences: `%s`.\n", base)
 	r.P("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed). ")
 	r.P("A *paired difference* is computed on each seed's pair of runs (same workload), then averaged; its relative form divides it by the ")
-	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for waiting times, %g s for other times, %g for utilization, %g job for counts. ", NearZero, FloorWait, FloorSeconds, FloorUtilization, FloorCount)
-	r.P("%s %s\n\n", SeedsNote(), SaturatedMarkNote())
-	r.P("Definitions: %s %s\n\n", DefinitionsNote(), SaturationNote())
+	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for waiting times, %g s for other times, %g for utilization, %g job for counts. ", analysis.NearZero, analysis.FloorWait, analysis.FloorSeconds, analysis.FloorUtilization, analysis.FloorCount)
+	r.P("%s %s\n\n", analysis.SeedsNote(), analysis.SaturatedMarkNote())
+	r.P("Definitions: %s %s\n\n", analysis.DefinitionsNote(), analysis.SaturationNote())
 
 	var metrics []reportMetric
 	for _, name := range spec.Metrics {
@@ -360,10 +362,10 @@ func (r *Report) compareMeans(h string, c Condition, metrics []reportMetric) {
 		runs := a.ConditionValues(v.Name, c, func(*RunData) float64 { return 0 })
 		r.P("| %s | %s | %d |", v.Name, policyText(v), len(runs))
 		for _, m := range metrics {
-			r.P(" %s |", FmtEst(Estimate95(a.ConditionValues(v.Name, c, m.get)), m.prec, false))
+			r.P(" %s |", analysis.FmtEst(analysis.Estimate95(a.ConditionValues(v.Name, c, m.get)), m.prec, false))
 		}
-		offered := Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 { return x.Saturation.Offered }))
-		r.P(" %s | %s |\n", FmtEst(offered, 2, false), SaturationText(a.ConditionRuns(v.Name, c)))
+		offered := analysis.Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 { return x.Saturation.Offered }))
+		r.P(" %s | %s |\n", analysis.FmtEst(offered, 2, false), SaturationText(a.ConditionRuns(v.Name, c)))
 	}
 	r.P("\n")
 }
@@ -382,7 +384,7 @@ func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetri
 	r.P("%s Paired differences against `%s`\n\n", h, base)
 	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval; in parentheses, the change relative to the ")
 	r.P("baseline on each seed, averaged over the seeds ± 95 %% interval; then the seeds that back the sign of that change (`[k/n]`, `*`: ")
-	r.P("its interval excludes 0, significant at 95 %%; over a near-zero baseline, of the difference); %s: the variant or the baseline saturated.\n\n| variant |", SaturatedMark)
+	r.P("its interval excludes 0, significant at 95 %%; over a near-zero baseline, of the difference); %s: the variant or the baseline saturated.\n\n| variant |", analysis.SaturatedMark)
 	for _, m := range metrics {
 		r.P(" %s |", unitText(m))
 	}
@@ -399,7 +401,7 @@ func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetri
 				r.P(" %s%s |", cp.SameText(), mark)
 				continue
 			}
-			r.P(" %s (%s) %s%s |", FmtEst(cp.Diff, m.prec, true), cp.ChangeText(1), cp.SeedsText(), mark)
+			r.P(" %s (%s) %s%s |", analysis.FmtEst(cp.Diff, m.prec, true), cp.ChangeText(1), cp.SeedsText(), mark)
 		}
 		r.P("\n")
 	}
@@ -451,9 +453,9 @@ const maxUsers = 10
 // for by the plan (asked), replaced by a sentence saying so.
 func (r *Report) compareBreakdown(h string, c Condition, by string, asked bool) {
 	a := r.A
-	group := func(x *RunData) map[string]GroupStats { return cmp(x).BySize }
+	group := func(x *RunData) map[string]analysis.GroupStats { return cmp(x).BySize }
 	if by == "user" {
-		group = func(x *RunData) map[string]GroupStats { return cmp(x).ByUser }
+		group = func(x *RunData) map[string]analysis.GroupStats { return cmp(x).ByUser }
 	}
 	var keys []string
 	jobs := map[string]int{}
@@ -505,13 +507,13 @@ func (r *Report) compareBreakdown(h string, c Condition, by string, asked bool) 
 	for _, k := range keys {
 		r.P("| %s | %.0f |", k, float64(jobs[k])/math.Max(1, float64(runs)))
 		for _, v := range a.Plan.Variants {
-			e := Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 {
+			e := analysis.Estimate95(a.ConditionValues(v.Name, c, func(x *RunData) float64 {
 				if st, ok := group(x)[k]; ok {
 					return st.MeanWait
 				}
 				return math.NaN()
 			}))
-			r.P(" %s |", FmtEst(e, 0, false))
+			r.P(" %s |", analysis.FmtEst(e, 0, false))
 		}
 		r.P("\n")
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/bucma-sched/bucma/expe/analysis"
 )
 
 func TestSizeClassAndHistogram(t *testing.T) {
@@ -60,20 +62,20 @@ baseline: base
 	if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	kept := Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 10, LateWait: 12, MeanExec: 100}
+	kept := analysis.Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 10, LateWait: 12, MeanExec: 100}
 	for _, r := range p.Expand() {
 		f := float64(r.Seed)
-		m := Metrics{Jobs: 100, Ran: 100, MeanWait: 100 + f, MeanTurnaround: 200 + f, MeanBSLD: 2, MeanSlowdown: 2, Utilization: 0.78, Makespan: 1e4, Hosts: 39}
+		m := analysis.Metrics{Jobs: 100, Ran: 100, MeanWait: 100 + f, MeanTurnaround: 200 + f, MeanBSLD: 2, MeanSlowdown: 2, Utilization: 0.78, Makespan: 1e4, Hosts: 39}
 		sat := kept
 		switch r.Variant.Name {
 		case "base":
 			m.MeanWait = 0.4
-			sat = Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 10, LateWait: 9000, MeanExec: 100}
+			sat = analysis.Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 10, LateWait: 9000, MeanExec: 100}
 		case "third":
 			m.MeanWait = 2.4 + 0.1*f // above the base on every seed: +2.1, +2.2, +2.3 s
 		}
 		a.Runs[r.ID] = &RunData{Run: r, Metrics: m, Saturation: sat,
-			Extra: &compareRun{WaitHist: make([]int, len(waitEdges)+1), BSLDHist: make([]int, len(bsldEdges)+1), BySize: map[string]GroupStats{}, ByUser: map[string]GroupStats{}}}
+			Extra: &compareRun{WaitHist: make([]int, len(waitEdges)+1), BSLDHist: make([]int, len(bsldEdges)+1), BySize: map[string]analysis.GroupStats{}, ByUser: map[string]analysis.GroupStats{}}}
 	}
 	rep := NewReport(a)
 	if err := ComparisonStudy().Report(rep); err != nil {
@@ -100,21 +102,21 @@ baseline: base
 	}
 	// Differences: waiting (first metric) over the 0.4 s base.
 	other := line("| other |")
-	if !strings.Contains(other[2], NearZero) || !strings.Contains(other[2], "[3/3]*"+SaturatedMark) {
+	if !strings.Contains(other[2], analysis.NearZero) || !strings.Contains(other[2], "[3/3]*"+analysis.SaturatedMark) {
 		t.Errorf("other's waiting difference: %q", other[2])
 	}
-	if third := line("| third |"); !strings.Contains(third[2], "+2 ± 0 ("+NearZero+") [3/3]*"+SaturatedMark) {
+	if third := line("| third |"); !strings.Contains(third[2], "+2 ± 0 ("+analysis.NearZero+") [3/3]*"+analysis.SaturatedMark) {
 		t.Errorf("third's waiting difference: %q", third[2])
 	}
 	// Turnaround (third column) is the same for both on every seed, and
 	// so are the counts of rejected and killed jobs, 0 everywhere (the
 	// last two columns): no "+0.0 ± 0.0 (n/a (base ≈ 0)) [3/3 at 0]".
 	for _, i := range []int{4, 7, 8} {
-		if strings.TrimSpace(other[i]) != "0 on each of the 3 seeds"+SaturatedMark {
+		if strings.TrimSpace(other[i]) != "0 on each of the 3 seeds"+analysis.SaturatedMark {
 			t.Errorf("column %d: %q, want the same value on each seed", i, other[i])
 		}
 	}
-	if strings.Contains(text, "± 0.0 ("+NearZero+")") || strings.Contains(text, "[3/3 at 0]") {
+	if strings.Contains(text, "± 0.0 ("+analysis.NearZero+")") || strings.Contains(text, "[3/3 at 0]") {
 		t.Errorf("a difference of 0 ± 0 printed in full:\n%s", text)
 	}
 	if m := regexp.MustCompile(`[+-][0-9]{4,}(\.[0-9]+)? (± [0-9.]+ )?%`).FindString(text); m != "" {
@@ -129,12 +131,12 @@ baseline: base
 func TestComparisonReportWithoutUsers(t *testing.T) {
 	// Three jobs on host 0: (submit, start, execution) (0, 0, 10), (0,
 	// 10, 10), (5, 20, 5).
-	job := func(id string, submit, start, exec float64) JobRow {
-		return JobRow{ID: id, Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: SuccessState,
+	job := func(id string, submit, start, exec float64) analysis.JobRow {
+		return analysis.JobRow{ID: id, Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: analysis.SuccessState,
 			Submit: submit, Start: start, Exec: exec, Finish: start + exec, Wait: start - submit, Turnaround: start + exec - submit}
 	}
-	rows := []JobRow{job("a", 0, 0, 10), job("b", 0, 10, 10), job("c", 5, 20, 5)}
-	in := &RunInput{Rows: rows, Jobs: map[string]JobInfo{"a": {User: "-1"}, "b": {User: "-1"}, "c": {}}}
+	rows := []analysis.JobRow{job("a", 0, 0, 10), job("b", 0, 10, 10), job("c", 5, 20, 5)}
+	in := &RunInput{Rows: rows, Jobs: map[string]analysis.JobInfo{"a": {User: "-1"}, "b": {User: "-1"}, "c": {}}}
 	for _, breakdowns := range []string{"", "report: {breakdowns: [user]}\n"} {
 		p, err := ParsePlanFile([]byte("name: nousers\nplatform: lille\nworkload: {generator: lille, jobs: 3}\nloads: [0.8]\nseeds: 1-2\n"+
 			"variants:\n  - {name: a, policy: fcfs}\n  - {name: b, policy: easy}\n"+breakdowns), PlanFileOptions{Name: "nousers.yaml"})
@@ -147,7 +149,7 @@ func TestComparisonReportWithoutUsers(t *testing.T) {
 		}
 		a := &Analysis{Dir: dir, Plan: p, Hosts: 39, Runs: map[string]*RunData{}}
 		for _, r := range p.Expand() {
-			rd := &RunData{Run: r, Metrics: Compute(rows, 39)}
+			rd := &RunData{Run: r, Metrics: analysis.Compute(rows, 39)}
 			if err := compareReadRun(a, in, rd); err != nil {
 				t.Fatal(err)
 			}

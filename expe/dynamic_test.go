@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
@@ -96,7 +98,7 @@ func TestEmbeddedEngineDynamicJobs(t *testing.T) {
 				t.Errorf("the policy saw dynamic jobs enabled %v, acknowledged %v", cfg.DynamicJobsEnabled, cfg.DynamicJobsAcknowledged)
 			}
 		}
-		if rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 40 {
+		if rows, err := analysis.ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 40 {
 			t.Errorf("%s: %d rows, %v", c.policy, len(rows), err)
 		}
 	}
@@ -162,7 +164,7 @@ func TestComputeSharingFlags(t *testing.T) {
 	if err := e.Run(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv")
+	rows, err := analysis.ReadJobsFile(spec.Prefix + "_jobs.csv")
 	if err != nil || len(rows) != 13 {
 		t.Fatalf("%d rows, %v", len(rows), err)
 	}

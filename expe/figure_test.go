@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -91,11 +93,11 @@ func whiteBorder(t *testing.T, path string, px int) bool {
 func TestFigureMargins(t *testing.T) {
 	dir := t.TempDir()
 	base := func(name string) string { return filepath.Join(dir, name) }
-	est := func(m, h float64) Estimate { return Estimate{N: 3, Mean: m, Half: h} }
+	est := func(m, h float64) analysis.Estimate { return analysis.Estimate{N: 3, Mean: m, Half: h} }
 	nan := math.NaN()
 	groups, series := []string{"FCFS", "MIN-MIN", "MAX-MIN", "EASY"}, []string{"imprecise", "medium", "precise"}
 	bars := make([][]Bar, len(series))
-	ests := make([][]Estimate, len(series))
+	ests := make([][]analysis.Estimate, len(series))
 	for si := range series {
 		for gi, g := range groups {
 			bars[si] = append(bars[si], Bar{Group: g, Est: est(float64(20*gi-30*si), 15), Paper: []float64{2053, -40, nan}[si]})
@@ -103,14 +105,14 @@ func TestFigureMargins(t *testing.T) {
 		}
 	}
 	xs := []float64{0.7, 0.85, 1, 1.15}
-	rows, err := ReadJobsFile(corpus.Path("hetero4_delays", "out_jobs.csv"))
+	rows, err := analysis.ReadJobsFile(corpus.Path("hetero4_delays", "out_jobs.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	gains := map[string]map[string][]float64{}
 	for _, g := range groups {
 		gains[g] = map[string][]float64{}
-		for _, b := range SuBands {
+		for _, b := range analysis.SuBands {
 			gains[g][b] = []float64{0, 10, 50, 90, 100}
 		}
 	}
@@ -127,7 +129,7 @@ func TestFigureMargins(t *testing.T) {
 		"estimate": func() error { return EstimateBarPlot(base("estimate"), "Satisfaction", "%", groups, series, ests, 100) },
 		"gain":     func() error { return GainBoxPlot(base("gain"), "Gains", groups, groups, gains) },
 		"band": func() error {
-			return BandBoxPlot(base("band"), "Gains by band", "gain (%)", SuBands, groups, gains, map[string]map[string]float64{})
+			return BandBoxPlot(base("band"), "Gains by band", "gain (%)", analysis.SuBands, groups, gains, map[string]map[string]float64{})
 		},
 		"line": func() error {
 			return ChangeLinePlot(base("line"), "Against load", "load", "change (%)", xs, series, ests)

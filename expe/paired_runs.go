@@ -6,19 +6,21 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/bucma-sched/bucma/expe/analysis"
 )
 
 // CompareRuns compares f over paired runs (x, ref: the runs of one seed
 // each, nil where a run is missing; pairs with a missing side are left
 // out).
-func CompareRuns(x, ref []*RunData, f func(*RunData) float64, floor float64) Comparison {
+func CompareRuns(x, ref []*RunData, f func(*RunData) float64, floor float64) analysis.Comparison {
 	var xs, rs []float64
 	for i := range x {
 		if i < len(ref) && x[i] != nil && ref[i] != nil {
 			xs, rs = append(xs, f(x[i])), append(rs, f(ref[i]))
 		}
 	}
-	return Compare(xs, rs, floor)
+	return analysis.Compare(xs, rs, floor)
 }
 
 // SaturationCount counts the saturated runs among rds (nil runs are left
@@ -54,7 +56,7 @@ func SaturationText(rds []*RunData) string {
 func MarkSaturated(runs ...[]*RunData) string {
 	for _, rs := range runs {
 		if n, _, _ := SaturationCount(rs); n > 0 {
-			return SaturatedMark
+			return analysis.SaturatedMark
 		}
 	}
 	return ""
@@ -72,7 +74,7 @@ func (a *Analysis) ConditionRuns(variant string, c Condition) []*RunData {
 
 // CompareVariants compares f of variant x with reference ref under a
 // condition, on each seed's pair of runs.
-func (a *Analysis) CompareVariants(x, ref string, c Condition, f func(*RunData) float64, floor float64) Comparison {
+func (a *Analysis) CompareVariants(x, ref string, c Condition, f func(*RunData) float64, floor float64) analysis.Comparison {
 	return CompareRuns(a.ConditionRuns(x, c), a.ConditionRuns(ref, c), f, floor)
 }
 
@@ -102,7 +104,7 @@ func SaturationSummary(a *Analysis, marked bool) string {
 		}
 		s += " (" + strings.Join(parts, ", ")
 		if marked {
-			s += "; values over them are marked " + SaturatedMark
+			s += "; values over them are marked " + analysis.SaturatedMark
 		}
 		s += ")"
 	}
@@ -111,5 +113,5 @@ func SaturationSummary(a *Analysis, marked bool) string {
 		s += fmt.Sprintf(" %d of them have every job submitted at once or no known host count: no submission span, so the test does not apply "+
 			"(their workload is a fixed demand, not a trace whose length the means could follow).", noSpan)
 	}
-	return s + " " + SaturationNote()
+	return s + " " + analysis.SaturationNote()
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -45,12 +47,12 @@ func GainBoxPlot(base, title string, groups, groupTitles []string, data map[stri
 	p.Y.Label.Text = "queue-position gain at submission (%)"
 	p.Y.Min, p.Y.Max = -2, 102
 	p.Y.Tick.Marker = percentTicks
-	stride := float64(len(SuBands) + 1)
+	stride := float64(len(analysis.SuBands) + 1)
 	var ticks []plot.Tick
 	for gi, g := range groups {
-		center := float64(gi)*stride + float64(len(SuBands)-1)/2
+		center := float64(gi)*stride + float64(len(analysis.SuBands)-1)/2
 		ticks = append(ticks, plot.Tick{Value: center, Label: groupTitles[gi]})
-		for bi, band := range SuBands {
+		for bi, band := range analysis.SuBands {
 			vals := data[g][band]
 			if len(vals) == 0 {
 				continue
@@ -64,7 +66,7 @@ func GainBoxPlot(base, title string, groups, groupTitles []string, data map[stri
 			p.Add(bp)
 		}
 	}
-	for bi, band := range SuBands {
+	for bi, band := range analysis.SuBands {
 		p.Legend.Add("Su "+band, legendSwatch{palette[bi%len(palette)]})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
@@ -87,7 +89,7 @@ func (s legendSwatch) Thumbnail(c *draw.Canvas) {
 // Bar is one bar of a ChangeBarPlot.
 type Bar struct {
 	Group string // x group label
-	Est   Estimate
+	Est   analysis.Estimate
 	Paper float64 // published value (NaN: none)
 }
 
@@ -230,7 +232,7 @@ func (e errPoints) YError(i int) (float64, float64) { return e[i].half, e[i].hal
 // GanttChart draws a run's schedule: hosts on y, time on x, one rectangle
 // per job and contiguous host interval. Rejected jobs are not drawn. The
 // format follows the file extension (.png, .svg, .pdf).
-func GanttChart(rows []JobRow, title, path string) error {
+func GanttChart(rows []analysis.JobRow, title, path string) error {
 	g := &ganttPlotter{}
 	maxHost := -1
 	for i := range rows {
@@ -312,7 +314,7 @@ func jobColor(id string) color.Color {
 // ChangeLinePlot draws relative changes (%) against a numeric x (the load
 // level), one line per series with 95 % confidence-interval error bars.
 // ests[s][i] is the estimate of series s at xs[i].
-func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate) error {
+func ChangeLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]analysis.Estimate) error {
 	return linePlot(base, title, xlabel, ylabel, xs, series, ests, false, nil)
 }
 
@@ -329,18 +331,18 @@ type PaperPoints struct {
 
 // ChangeLinePlotWithPaper is ChangeLinePlot with the paper's values marked
 // as triangles.
-func ChangeLinePlotWithPaper(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate, paper PaperPoints) error {
+func ChangeLinePlotWithPaper(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]analysis.Estimate, paper PaperPoints) error {
 	return linePlot(base, title, xlabel, ylabel, xs, series, ests, false, &paper)
 }
 
 // LogLinePlot draws positive values (a response time) against a numeric x
 // on a logarithmic y axis, one line per series, without error bars (the
 // report's tables give the intervals).
-func LogLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate) error {
+func LogLinePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]analysis.Estimate) error {
 	return linePlot(base, title, xlabel, ylabel, xs, series, ests, true, nil)
 }
 
-func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]Estimate, logY bool, paper *PaperPoints) error {
+func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string, ests [][]analysis.Estimate, logY bool, paper *PaperPoints) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel

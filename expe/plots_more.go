@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -15,7 +17,7 @@ import (
 // confidence intervals as error bars), one colour per series, from 0 up,
 // with a dashed horizontal reference line at ref (NaN: none). ests[s][g]
 // is the estimate of series s in group g.
-func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [][]Estimate, ref float64) error {
+func EstimateBarPlot(base, title, ylabel string, groups, series []string, ests [][]analysis.Estimate, ref float64) error {
 	p, stride, ticks := groupedPlot(title, ylabel, groups, len(series))
 	hi := 0.0
 	if !math.IsNaN(ref) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/internal/atomicfile"
 )
 
@@ -25,7 +27,7 @@ type Study struct {
 	Prepare func(a *Analysis) (any, error)
 	// ReadWorkload runs once per workload of the completed runs
 	// (optional); its result is RunInput.WorkloadData.
-	ReadWorkload func(a *Analysis, path string, jobs map[string]JobInfo) (any, error)
+	ReadWorkload func(a *Analysis, path string, jobs map[string]analysis.JobInfo) (any, error)
 	// ReadRun reads what the report needs from one run (optional) and
 	// keeps it in rd.Extra. Runs are read in parallel: it may only write
 	// rd.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/bot"
@@ -94,7 +96,7 @@ B-x-q0-t0-s1,w0,c90,0,1,-1,1,COMPLETED_SUCCESSFULLY,950,300,1250,0,300,1,0,-1,"v
 B-x-q0-t1-s0,w0,c90,0,1,-1,1,COMPLETED_SUCCESSFULLY,950,300,1250,0,300,1,3,-1,""
 bg-h4-s0,w0,c50,0,1,-1,1,COMPLETED_SUCCESSFULLY,0,300,300,0,300,1,4,-1,""
 `
-	rows, err := expe.ReadJobsCSV(strings.NewReader(csv))
+	rows, err := analysis.ReadJobsCSV(strings.NewReader(csv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,15 +230,15 @@ func TestBotCampaignReport(t *testing.T) {
 			mediano = l
 		}
 	}
-	if !strings.HasSuffix(h11, "| "+expe.NearZero+" |") {
+	if !strings.HasSuffix(h11, "| "+analysis.NearZero+" |") {
 		t.Errorf("energy saved over 0.2 J: %q", h11)
 	}
-	if !strings.HasSuffix(h23, "]"+expe.SaturatedMark+" |") || strings.Contains(mediano, expe.SaturatedMark) {
+	if !strings.HasSuffix(h23, "]"+analysis.SaturatedMark+" |") || strings.Contains(mediano, analysis.SaturatedMark) {
 		t.Errorf("energy saved over a saturated run: %q; over none: %q", h23, mediano)
 	}
 	// A difference over a Consolidado of 0 steps is refused too.
 	b := &botBoTRun{info: &botInfo{plan: &bot.BotPlan{T: 0}}, end: 600}
-	if !math.IsNaN(b.diff()) || fmtBotDiff(expe.Estimate95([]float64{b.diff()}), 1) != expe.NearZero {
+	if !math.IsNaN(b.diff()) || fmtBotDiff(analysis.Estimate95([]float64{b.diff()}), 1) != analysis.NearZero {
 		t.Errorf("difference over a zero Consolidado: %v", b.diff())
 	}
 }
@@ -309,7 +311,7 @@ func TestBotWorkload(t *testing.T) {
 	if len(info.bots) != 1 || !info.background || info.bots[0].plan.T != 9 || info.bots[0].jobs != 3*5+7*6 || info.bots[0].vms != 10 {
 		t.Fatalf("workload info %+v", info.bots[0])
 	}
-	ji, err := expe.ReadJobInfo(path)
+	ji, err := analysis.ReadJobInfo(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies/bot"
@@ -67,7 +69,7 @@ type BotMoves struct {
 // jobs of one VM row start together on the VM's core, so only a change of
 // core between rows counts. Jobs without a vm (background, packing) and
 // jobs that did not run are left out.
-func BotVMMoves(rows []expe.JobRow, nodeOf func(host int) string) (map[string]BotMoves, error) {
+func BotVMMoves(rows []analysis.JobRow, nodeOf func(host int) string) (map[string]BotMoves, error) {
 	type ev struct {
 		start float64
 		host  int
@@ -239,7 +241,7 @@ func (b *botBoTRun) consolidated() float64 { return float64(b.info.plan.T) * Bot
 // diff is the thesis' difference (%): (makespan − Consolidado) / Consolidado;
 // NaN over a Consolidado below expe.FloorSeconds.
 func (b *botBoTRun) diff() float64 {
-	if b.consolidated()*60 < expe.FloorSeconds {
+	if b.consolidated()*60 < analysis.FloorSeconds {
 		return math.NaN()
 	}
 	return 100 * (b.makespan() - b.consolidated()) / b.consolidated()
@@ -261,7 +263,7 @@ func botSatMark(runs ...[]*botRun) string {
 	for _, rs := range runs {
 		for _, br := range rs {
 			if br.sat {
-				return expe.SaturatedMark
+				return analysis.SaturatedMark
 			}
 		}
 	}
@@ -318,7 +320,7 @@ func nodesOf(a *expe.Analysis) (any, error) {
 }
 
 // readWorkload reads the BoTs of a workload.
-func readWorkload(_ *expe.Analysis, path string, _ map[string]expe.JobInfo) (any, error) {
+func readWorkload(_ *expe.Analysis, path string, _ map[string]analysis.JobInfo) (any, error) {
 	return readBotWorkload(path)
 }
 
@@ -335,7 +337,7 @@ func readRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 }
 
 // readBotRun reads one run directory.
-func readBotRun(dir string, rows []expe.JobRow, info *botWorkloadInfo, nodeOf []string) (*botRun, error) {
+func readBotRun(dir string, rows []analysis.JobRow, info *botWorkloadInfo, nodeOf []string) (*botRun, error) {
 	br := &botRun{bots: map[string]*botBoTRun{}, joules: math.NaN()}
 	for _, b := range info.bots {
 		br.bots[b.name] = &botBoTRun{info: b}
@@ -389,7 +391,7 @@ func readBotRun(dir string, rows []expe.JobRow, info *botWorkloadInfo, nodeOf []
 			}
 		}
 	}
-	if j, err := expe.ScheduleValue(filepath.Join(dir, expe.ScheduleFile), "consumed_joules"); err == nil {
+	if j, err := analysis.ScheduleValue(filepath.Join(dir, expe.ScheduleFile), "consumed_joules"); err == nil {
 		br.joules = j
 	}
 	return br, nil
@@ -406,7 +408,7 @@ type botVMRow struct {
 
 // botVMRows lists the VM rows of a run's jobs (jobs with a vm in their
 // metadata) and marks those that shared their core with another VM's row.
-func botVMRows(rows []expe.JobRow) []botVMRow {
+func botVMRows(rows []analysis.JobRow) []botVMRow {
 	type key struct {
 		bot       string
 		vm, host  int

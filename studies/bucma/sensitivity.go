@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 	"gonum.org/v1/gonum/stat"
 )
@@ -39,7 +41,7 @@ const (
 	cellOpposite   = expe.SignOpposite
 )
 
-func cellState(c expe.Comparison, paper float64) int {
+func cellState(c analysis.Comparison, paper float64) int {
 	e := c.Primary()
 	if e.N == 0 || math.IsNaN(e.Mean) {
 		return cellNone
@@ -66,7 +68,7 @@ func table3Cells() []signCell {
 				out = append(out, signCell{
 					Label: fmt.Sprintf("%s %s %s", strings.TrimPrefix(m, "bucma"), c[:3], BaseTitle(b)),
 					Row:   c, Paper: PaperTable3[m][c][b], x: m + "-" + b, ref: b,
-					get: classWait(c), floor: expe.FloorWait, unit: "s",
+					get: classWait(c), floor: analysis.FloorWait, unit: "s",
 				})
 			}
 		}
@@ -93,7 +95,7 @@ func wtrustCells() []signCell {
 // sensCase is what the report computes for one case.
 type sensCase struct {
 	c      expe.WorkloadCase
-	cmps   []expe.Comparison
+	cmps   []analysis.Comparison
 	marks  []string // SaturatedMark where a run of the cell saturated
 	states []int
 }
@@ -143,11 +145,11 @@ func (r *reporter) sensitivity() error {
 		r.p(" (**%d missing**: the numbers below use the completed runs only)", len(a.Missing))
 	}
 	r.p(".\n- Platform `%s` unless the condition says otherwise; workload: `%s` generator with %s jobs, then %s; seeds %s.\n",
-		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), expe.SeedList(pl.Seeds))
+		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), analysis.SeedList(pl.Seeds))
 	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
 	r.p("- For each condition, %s are computed as in the main report (one change per seed's pair of runs, then the mean and its 95 %% interval) ", what)
 	r.p("and compared in sign with the paper's. A cell *agrees* when our mean has the paper's sign; it is *significant* when the 95 %% interval excludes 0. ")
-	r.p("%s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("%s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 
 	var sc []sensCase
 	for _, c := range pl.Cases {
@@ -168,7 +170,7 @@ func (r *reporter) sensitivity() error {
 	for _, row := range rows {
 		r.p(" %s: same sign |", row)
 	}
-	r.p(" cells over a saturated run (%s) | cells over a near-zero base |", expe.SaturatedMark)
+	r.p(" cells over a saturated run (%s) | cells over a near-zero base |", analysis.SaturatedMark)
 	r.p("\n|---|---|---|---|---|%s---|---|\n", strings.Repeat("---|", len(rows)))
 	best := -1.0
 	for _, s := range sc {
@@ -217,7 +219,7 @@ func (r *reporter) sensitivity() error {
 	r.p("## Our changes per condition (%%; the paper's in the header)\n\n")
 	r.p("| condition |")
 	for _, c := range cells {
-		r.p(" %s (%s) |", c.Label, expe.FmtSigned(c.Paper, 1))
+		r.p(" %s (%s) |", c.Label, analysis.FmtSigned(c.Paper, 1))
 	}
 	r.p("\n|---|%s\n", strings.Repeat("---|", len(cells)))
 	for _, s := range sc {
@@ -327,7 +329,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	r.p("Columns (means over seeds; BUCMA = BUCMA5302): the share of the trace's jobs asking for at most 1 h; the mean Su of their owners at submission ")
 	r.p("under BUCMA over FCFS; the median queue-position gain of the imprecise requests at submission under BUCMA over FCFS and over EASY; ")
 	r.p("the mean waiting time of the imprecise requests under FCFS alone and under BUCMA over FCFS; the utilization of FCFS alone and of BUCMA over FCFS; ")
-	r.p("the change of that wait (the Table 3 cell BUCMA5302 / imprecise / FCFS, paper %s %%); and the imprecise row's cells in the paper's sign.\n\n", expe.FmtSigned(PaperTable3["bucma5302"]["imprecise"]["fcfs"], 1))
+	r.p("the change of that wait (the Table 3 cell BUCMA5302 / imprecise / FCFS, paper %s %%); and the imprecise row's cells in the paper's sign.\n\n", analysis.FmtSigned(PaperTable3["bucma5302"]["imprecise"]["fcfs"], 1))
 	r.p("| condition | trace jobs ≤ 1 h | their owners' Su | imprecise gain, FCFS (%%) | imprecise gain, EASY (%%) | imprecise wait FCFS (s) | imprecise wait BUCMA-FCFS (s) | utilization FCFS | utilization BUCMA-FCFS | change (%%) | imprecise row |\n")
 	r.p("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	cellIdx := -1
@@ -341,7 +343,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	for _, s := range sc {
 		c := s.c.Name
 		mean := func(v string, f func(*expe.RunData) float64) float64 {
-			return expe.Estimate95(a.CaseValues(v, c, f)).Mean
+			return analysis.Estimate95(a.CaseValues(v, c, f)).Mean
 		}
 		gain := func(v string) float64 {
 			var all []float64
@@ -350,7 +352,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 					all = append(all, extra(rd).ClassGains["imprecise"]...)
 				}
 			}
-			return expe.Quantile(all, 0.5)
+			return analysis.Quantile(all, 0.5)
 		}
 		short := mean("fcfs", func(x *expe.RunData) float64 { return extra(x).OtherShortWall })
 		su := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return extra(x).OtherSu })
@@ -425,7 +427,7 @@ func (r *reporter) wtrustWhy(sc []sensCase) {
 	a := r.a
 	r.p("## Why: how saturated each base is, per condition\n\n")
 	r.p("Utilization and mean waiting time (s) of each base alone and of walltime-trust, and walltime-trust's median and longest wait (means over seeds; ")
-	r.p("%s: the variant saturated in at least one seed).\n\n", expe.SaturatedMark)
+	r.p("%s: the variant saturated in at least one seed).\n\n", analysis.SaturatedMark)
 	r.p("| condition |")
 	for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
 		r.p(" %s util. | %s wait |", BaseTitle(b), BaseTitle(b))
@@ -434,7 +436,7 @@ func (r *reporter) wtrustWhy(sc []sensCase) {
 	for _, s := range sc {
 		c := s.c.Name
 		mean := func(v string, f func(*expe.RunData) float64) float64 {
-			return expe.Estimate95(a.CaseValues(v, c, f)).Mean
+			return analysis.Estimate95(a.CaseValues(v, c, f)).Mean
 		}
 		r.p("| %s |", s.c.Title)
 		for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {

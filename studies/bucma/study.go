@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 )
 
@@ -83,7 +85,7 @@ func report(r *expe.Report) error {
 type runData struct {
 	// Classes are the statistics per precision profile (profile_class of
 	// the workload's jobs).
-	Classes map[string]expe.GroupStats
+	Classes map[string]analysis.GroupStats
 	// Gains are the queue-position gains by Su band at submission (empty
 	// without a decision trace).
 	Gains map[string][]float64
@@ -106,15 +108,15 @@ type runData struct {
 func extra(rd *expe.RunData) *runData { return rd.Extra.(*runData) }
 
 // readWorkload maps a workload's job ids to their precision profile.
-func readWorkload(_ *expe.Analysis, _ string, jobs map[string]expe.JobInfo) (any, error) {
-	return expe.ClassOf(jobs), nil
+func readWorkload(_ *expe.Analysis, _ string, jobs map[string]analysis.JobInfo) (any, error) {
+	return analysis.ClassOf(jobs), nil
 }
 
 // readRun reads a run's statistics per precision profile and, from its
 // decision trace, the queue-position gains and waits by Su band.
 func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 	classes := in.WorkloadData.(map[string]string)
-	d := &runData{Classes: expe.ByGroup(in.Rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{},
+	d := &runData{Classes: analysis.ByGroup(in.Rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{},
 		ClassGains: map[string][]float64{}, OtherSu: math.NaN(), OtherShortWall: math.NaN()}
 	rd.Extra = d
 	if len(classes) > 0 {
@@ -137,7 +139,7 @@ func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 		return err
 	}
 	d.HasTrace = true
-	d.Gains = expe.GainsByBand(tr)
+	d.Gains = analysis.GainsByBand(tr)
 	su, nsu := 0.0, 0
 	for _, t := range tr {
 		id := t.JobID // "w0!7" in a trace, "7" in _jobs.csv
@@ -156,7 +158,7 @@ func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 	if nsu > 0 {
 		d.OtherSu = su / float64(nsu)
 	}
-	for b, w := range expe.WaitsByBand(tr) {
+	for b, w := range analysis.WaitsByBand(tr) {
 		sum := 0.0
 		for _, x := range w {
 			sum += x

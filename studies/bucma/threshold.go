@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 )
 
@@ -64,7 +66,7 @@ func (r *reporter) threshold() error {
 	r.p("smallest first otherwise; the paper chose 80 %% \"based on the best results among several ranges tested empirically\". At 0 %% the ")
 	r.p("largest always go first; at 100 %% only an idle platform puts them first. Each cell: the change of the metric against the base alone, ")
 	r.p("computed on each seed's pair of runs and averaged over the seeds, ± its 95 %% interval, as in Figures 3–4 (negative = reduction). ")
-	r.p("%s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("%s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 	names, ts := r.sweepVariants()
 	if len(names) == 0 {
 		r.p("The plan has no walltime-trust variant.\n\n")
@@ -84,7 +86,7 @@ func (r *reporter) threshold() error {
 
 // sweepCmp compares walltime-trust variant v with base b on a Figures 3–4
 // metric.
-func (r *reporter) sweepCmp(v, b, metric string, load float64) expe.Comparison {
+func (r *reporter) sweepCmp(v, b, metric string, load float64) analysis.Comparison {
 	return r.a.CompareVariants(v, b, expe.Condition{Load: load}, func(x *expe.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
 }
 
@@ -96,7 +98,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 		r.p(" %s |", wtrustTitles[m])
 	}
 	r.p("\n|---|%s\n", strings.Repeat("---|", len(WtrustMetrics)))
-	ests := make([][]expe.Estimate, len(WtrustMetrics))
+	ests := make([][]analysis.Estimate, len(WtrustMetrics))
 	xs := make([]float64, len(ts))
 	for i, v := range names {
 		xs[i] = float64(ts[i])
@@ -156,7 +158,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 		get := func(x *expe.RunData) float64 { return wtrustMetric(m, x) }
 		vals := make([]float64, len(names))
 		for i, v := range names {
-			vals[i] = expe.Estimate95(r.a.ConditionValues(v, c, get)).Mean
+			vals[i] = analysis.Estimate95(r.a.ConditionValues(v, c, get)).Mean
 		}
 		best, rank := -1, 1
 		for i := range vals {

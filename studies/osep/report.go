@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 )
 
@@ -28,11 +30,11 @@ func (r *reporter) osep() error {
 	g := grid(a)
 	r.Intro(fmt.Sprintf("%d variants × %d workload cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
 	r.p("- Platform `%s` (%d compute hosts, owners read from the host property `%s`); workload: `%s` generator, one demand per case and seed, the late user submitting at %g s; seeds %s.\n",
-		pl.Platform, a.Hosts, OwnerProperty(pl), pl.Workload.Generator, pl.Workload.Fields.Float("late_by"), expe.SeedList(pl.Seeds))
+		pl.Platform, a.Hosts, OwnerProperty(pl), pl.Workload.Generator, pl.Workload.Fields.Float("late_by"), analysis.SeedList(pl.Seeds))
 	engines, wall, nInfo := r.RunInfos()
-	r.p("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), expe.FmtDuration(wall))
+	r.p("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), analysis.FmtDuration(wall))
 	if nInfo > 0 {
-		r.p(" (%s per run on average; runs in parallel take less elapsed time)", expe.FmtDuration(wall/float64(nInfo)))
+		r.p(" (%s per run on average; runs in parallel take less elapsed time)", analysis.FmtDuration(wall/float64(nInfo)))
 	}
 	r.p(".\n")
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed; ")
@@ -59,7 +61,7 @@ func (r *reporter) osep() error {
 	r.p("(list scheduling: the smallest waiting job to the fastest free host). 100 %% means as soon as alone on one's own hosts; above 100 %%, sooner ")
 	r.p("(the user got more than their own hosts). Jobs that never completed are left out of SU and counted in the *jobs not completed* column. ")
 	r.p("*Share of the grid's power*: the sum of the speeds of the hosts running a user's jobs (killed ones included, until they were killed) over ")
-	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, expe.KilledState)
+	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, analysis.KilledState)
 	r.p("except the whole checkpoint blocks a checkpointing variant keeps.\n\n")
 	r.osepAnomalies()
 
@@ -200,7 +202,7 @@ func (r *reporter) shareDistance(x *expe.RunData) float64 {
 	return 100 * d
 }
 
-func significant(e expe.Estimate) bool {
+func significant(e analysis.Estimate) bool {
 	return e.N >= 2 && !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
 }
 
@@ -221,8 +223,8 @@ func (r *reporter) osepSatisfaction() error {
 			for _, v := range a.Plan.Variants {
 				r.p("| %s | %s | %s |", c.Param("demand"), checkpointTitle(v), variantTitle(v))
 				for _, u := range users {
-					est := expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) }))
-					r.p(" %s |", expe.FmtEst(est, 1, false))
+					est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) }))
+					r.p(" %s |", analysis.FmtEst(est, 1, false))
 				}
 				unfinished, runs := 0, 0
 				for _, s := range a.Plan.Seeds {
@@ -240,12 +242,12 @@ func (r *reporter) osepSatisfaction() error {
 		}
 		r.p("\n")
 		for _, c := range byLate[late] {
-			ests := make([][]expe.Estimate, len(a.Plan.Variants))
+			ests := make([][]analysis.Estimate, len(a.Plan.Variants))
 			var series []string
 			for vi, v := range a.Plan.Variants {
 				series = append(series, variantLegend(v))
 				for _, u := range users {
-					ests[vi] = append(ests[vi], expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) })))
+					ests[vi] = append(ests[vi], analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) })))
 				}
 			}
 			name := "osep_su_" + c.Name
@@ -335,10 +337,10 @@ func (r *reporter) osepShares() error {
 		for _, v := range a.Plan.Variants {
 			r.p("| %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v))
 			for _, u := range users {
-				est := expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return 100 * extra(x).ContentionShare[u] }))
-				r.p(" %s |", expe.FmtEst(est, 1, false))
+				est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return 100 * extra(x).ContentionShare[u] }))
+				r.p(" %s |", analysis.FmtEst(est, 1, false))
 			}
-			r.p(" %s |\n", expe.FmtEst(expe.Estimate95(a.CaseValues(v.Name, c.Name, r.shareDistance)), 1, false))
+			r.p(" %s |\n", analysis.FmtEst(analysis.Estimate95(a.CaseValues(v.Name, c.Name, r.shareDistance)), 1, false))
 		}
 	}
 	r.p("\n")
@@ -375,8 +377,8 @@ func (r *reporter) osepShares() error {
 // the mean speed (Gflop/s) of the hosts their jobs ran on, under variant v
 // on case c, means over the seeds (NaN when no run has data).
 func (r *reporter) ranOn(v expe.Variant, c, u string) (own, speed float64) {
-	o := expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return 100 * extra(x).OwnHostTime[u] }))
-	sp := expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return extra(x).HostSpeed[u] / 1e9 }))
+	o := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return 100 * extra(x).OwnHostTime[u] }))
+	sp := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return extra(x).HostSpeed[u] / 1e9 }))
 	return o.Mean, sp.Mean
 }
 
@@ -400,7 +402,7 @@ func (r *reporter) osepPreemptions() {
 	for _, c := range a.Plan.Cases {
 		for _, v := range a.Plan.Variants {
 			vals := func(f func(*expe.RunData) float64) string {
-				return expe.FmtEst(expe.Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
+				return analysis.FmtEst(analysis.Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
 			}
 			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 			for _, u := range users {
@@ -437,10 +439,10 @@ func verdict(agree, contra, unsure int) string {
 // estSeeds prints per-seed differences: their mean ± 95 % interval, then
 // the seeds that back its sign.
 func estSeeds(xs []float64) string {
-	return expe.FmtEst(expe.Estimate95(xs), 1, true) + " " + expe.SeedsOf(xs)
+	return analysis.FmtEst(analysis.Estimate95(xs), 1, true) + " " + analysis.SeedsOf(xs)
 }
 
-func tally(e expe.Estimate, sign float64, agree, contra, unsure *int) {
+func tally(e analysis.Estimate, sign float64, agree, contra, unsure *int) {
 	switch {
 	case e.N == 0 || math.IsNaN(e.Mean):
 	case !significant(e):
@@ -484,12 +486,12 @@ func (r *reporter) osepThesis() {
 
 	// 1. and 2.: "than it should" is read as against 100 %, the satisfaction
 	// of a user served exactly as by their own hosts.
-	suEst := func(v expe.Variant, c, u string) expe.Estimate {
-		return expe.Estimate95(a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) }))
+	suEst := func(v expe.Variant, c, u string) analysis.Estimate {
+		return analysis.Estimate95(a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) }))
 	}
 	r.p("Findings 1 and 2 say how much more or less satisfied a user is *than they should be*; we read that as against 100 %%, the ")
 	r.p("satisfaction of a user served exactly as well as by their own hosts alone, and give the heterogeneous OSEP's value next to it. ")
-	r.p("%s\n\n", expe.SeedsNote())
+	r.p("%s\n\n", analysis.SeedsNote())
 
 	// 1. user1 under-served, large demand, user1 late.
 	c1 := OSEPCaseName("user1", "large")
@@ -502,9 +504,9 @@ func (r *reporter) osepThesis() {
 				continue
 			}
 			xs := below100(o, c1, "user1")
-			e := expe.Estimate95(xs)
+			e := analysis.Estimate95(xs)
 			r.p("- checkpointing %s: %s points (SU %s %%; heterogeneous OSEP: %s %%, difference %s points)\n", checkpointTitle(o), estSeeds(xs),
-				expe.FmtEst(suEst(o, c1, "user1"), 1, false), expe.FmtEst(suEst(h, c1, "user1"), 1, false), estSeeds(suDiff(o, h, c1, "user1")))
+				analysis.FmtEst(suEst(o, c1, "user1"), 1, false), analysis.FmtEst(suEst(h, c1, "user1"), 1, false), estSeeds(suDiff(o, h, c1, "user1")))
 			tally(e, -1, &ag, &co, &un)
 		}
 	}
@@ -526,7 +528,7 @@ func (r *reporter) osepThesis() {
 				continue
 			}
 			xs := below100(o, c.Name, "user4")
-			e := expe.Estimate95(xs)
+			e := analysis.Estimate95(xs)
 			r.p("- %s, checkpointing %s: %s points (heterogeneous OSEP: %s)\n", c.Title, checkpointTitle(o), estSeeds(xs), estSeeds(below100(h, c.Name, "user4")))
 			tally(e, +1, &ag, &co, &un)
 			if e.N > 0 && e.Mean > best {
@@ -552,7 +554,7 @@ func (r *reporter) osepThesis() {
 				gap := func(v expe.Variant) []float64 {
 					return a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) })
 				}
-				eo, eh := expe.Estimate95(gap(o)), expe.Estimate95(gap(h))
+				eo, eh := analysis.Estimate95(gap(o)), analysis.Estimate95(gap(h))
 				r.p("| %s | (%s, %s) | %s | %s |\n", c.Title, pr[0], pr[1], estSeeds(gap(o)), estSeeds(gap(h)))
 				if eo.N == 0 || math.IsNaN(eo.Mean) {
 					continue
@@ -592,7 +594,7 @@ func (r *reporter) osepThesis() {
 	if ok {
 		for _, c := range a.Plan.Cases {
 			xs := a.CasePaired(h.Name, o.Name, c.Name, func(x, y *expe.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) })
-			e := expe.Estimate95(xs)
+			e := analysis.Estimate95(xs)
 			r.p("- %s: %s points\n", c.Title, estSeeds(xs))
 			tally(e, -1, &ag, &co, &un)
 		}
@@ -638,7 +640,7 @@ func (r *reporter) osepThesis() {
 // guardCause compares, in case c, the heterogeneous OSEP with the default
 // guard and with the guard as printed: preemptions per run and user1's
 // satisfaction.
-func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) expe.Estimate) {
+func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) analysis.Estimate) {
 	h, ok := r.osepVariant("osep-hetero", 0)
 	var ap expe.Variant
 	for _, v := range r.a.Plan.Variants {
@@ -650,12 +652,12 @@ func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) 
 	if _, has := r.a.Plan.Case(c); !ok || ap.Name == "" || !has {
 		return
 	}
-	pre := func(v expe.Variant) expe.Estimate {
-		return expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
+	pre := func(v expe.Variant) analysis.Estimate {
+		return analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 	}
 	r.p("- *The heterogeneous OSEP's preemption guard.* The thesis prints it as PR_Aloc(u_i,y) > PR_Preemp(u_j,y); bucma's default reads it ")
-	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, expe.FmtEst(pre(h), 1, false))
-	r.p("SU(user1) %s %% with the default; %s preemptions per run and SU(user1) %s %% with the guard as printed, ", expe.FmtEst(suEst(h, c, "user1"), 1, false), expe.FmtEst(pre(ap), 1, false), expe.FmtEst(suEst(ap, c, "user1"), 1, false))
+	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, analysis.FmtEst(pre(h), 1, false))
+	r.p("SU(user1) %s %% with the default; %s preemptions per run and SU(user1) %s %% with the guard as printed, ", analysis.FmtEst(suEst(h, c, "user1"), 1, false), analysis.FmtEst(pre(ap), 1, false), analysis.FmtEst(suEst(ap, c, "user1"), 1, false))
 	r.p("which lets two users take a host from each other round after round (the table \"Preemptions\"). ")
 	r.p("Either way the victim is the least powerful host that passes the guard, so a late owner of fast hosts is given slow ones first.\n")
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies"
@@ -76,19 +78,19 @@ func (f osepFake) Run(ctx context.Context, spec expe.RunSpec) error {
 		switch {
 		case j.User == victim && !first[j.User]:
 			kill := start + dur/2
-			row(j.ID, "w0", j.Submit, false, expe.KilledState, start, kill, h.ID)
+			row(j.ID, "w0", j.Submit, false, analysis.KilledState, start, kill, h.ID)
 			kept := 0.0
 			if ckpt > 0 {
 				kept = math.Floor(dur/2/ckpt) * ckpt
 			}
 			free[h.ID] = kill + dur - kept
-			row(j.ID+".1", "w0.r", kill, true, expe.SuccessState, kill, free[h.ID], h.ID)
+			row(j.ID+".1", "w0.r", kill, true, analysis.SuccessState, kill, free[h.ID], h.ID)
 		case spec.Run.ID == f.unfinished && j.ID == last["user3"]:
 			free[h.ID] = start + dur/3
-			row(j.ID, "w0", j.Submit, false, expe.KilledState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, false, analysis.KilledState, start, free[h.ID], h.ID)
 		default:
 			free[h.ID] = start + dur
-			row(j.ID, "w0", j.Submit, true, expe.SuccessState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, true, analysis.SuccessState, start, free[h.ID], h.ID)
 		}
 		first[j.User] = true
 	}
@@ -176,17 +178,17 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("%d verdicts", n)
 	}
 	// The satisfaction table's cells are the runs' means.
-	est := expe.Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *expe.RunData) float64 { return extra(x).Satisfaction["user2"].SU }))
+	est := analysis.Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *expe.RunData) float64 { return extra(x).Satisfaction["user2"].SU }))
 	lines := strings.Split(text[strings.Index(text, "### user4 late"):], "\n")
 	found := false
 	for _, l := range lines {
 		if strings.HasPrefix(l, "| large | none | heterogeneous OSEP |") {
-			found = strings.Contains(l, "| "+expe.FmtEst(est, 1, false)+" |")
+			found = strings.Contains(l, "| "+analysis.FmtEst(est, 1, false)+" |")
 			break
 		}
 	}
 	if !found {
-		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", expe.FmtEst(est, 1, false))
+		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", analysis.FmtEst(est, 1, false))
 	}
 	for _, c := range p.Cases {
 		for _, ext := range expe.FigureFormats {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 )
 
@@ -79,7 +81,7 @@ type osepWorkload struct {
 
 // readWorkload reads an OSEP workload and computes its owner-alone
 // completion times on the grid.
-func readWorkload(a *expe.Analysis, path string, _ map[string]expe.JobInfo) (any, error) {
+func readWorkload(a *expe.Analysis, path string, _ map[string]analysis.JobInfo) (any, error) {
 	jobs, err := ReadOSEPJobs(path)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
@@ -92,7 +94,7 @@ func checkUtilization(t *testing.T, s *expe.Studies, dir string) {
 	}
 	for _, id := range a.RunIDs() {
 		m := a.Runs[id].Metrics
-		tc, err := expe.ScheduleValue(filepath.Join(expe.RunDir(dir, id), expe.ScheduleFile), "time_computing")
+		tc, err := analysis.ScheduleValue(filepath.Join(expe.RunDir(dir, id), expe.ScheduleFile), "time_computing")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,8 +116,8 @@ func TestSGEReportNearZeroAndSaturation(t *testing.T) {
 	s := studytest.Studies(Register)
 	p := studytest.Plan(t, s, SGEPlan)
 	a := studytest.Synthetic(t, p, 4)
-	noSpan := expe.Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN(), MeanExec: 10}
-	studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+	noSpan := analysis.Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN(), MeanExec: 10}
+	studytest.FillRuns(a, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		mk := 100.0
 		if r.Variant.Name == SGELoadBalancedVariant && r.Case == "pi50-5" {
 			mk = 0.4
@@ -124,12 +126,12 @@ func TestSGEReportNearZeroAndSaturation(t *testing.T) {
 		if r.Variant.Name == sgeRRPrefix+"3" && r.Case == "sw-5" {
 			sat = studytest.Saturated
 		}
-		return expe.Metrics{Makespan: mk, Hosts: 4}, sat, &sgeCell{makespan: mk, perHost: []int{1, 1, 1, 2}}
+		return analysis.Metrics{Makespan: mk, Hosts: 4}, sat, &sgeCell{makespan: mk, perHost: []int{1, 1, 1, 2}}
 	})
 	st, _ := s.Study(SGEPlan)
 	text := studytest.ReportOn(t, st, a)
 	for _, want := range []string{
-		"| 5 | 100.0 (25) | 100.0 (24) | 100.0 (23) | 0.4 (23) | " + expe.NearZero + " (8.70) | " + expe.NearZero + " (4.35) |",
+		"| 5 | 100.0 (25) | 100.0 (24) | 100.0 (23) | 0.4 (23) | " + analysis.NearZero + " (8.70) | " + analysis.NearZero + " (4.35) |",
 		"**Saturation.** 1 of 110 runs saturated (rr-start3: 1; values over them are marked †). 109 of them have every job submitted at once",
 		// The gains of sw-5 involve the saturated start at h4; the other
 		// rows' do not.

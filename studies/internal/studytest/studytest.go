@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
 )
@@ -109,8 +111,8 @@ func Synthetic(t testing.TB, p expe.Plan, hosts int) *expe.Analysis {
 // workload and of one that did not (utilization far below the offered
 // load).
 var (
-	Kept      = expe.Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 100, LateWait: 110, MeanExec: 3000}
-	Saturated = expe.Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 100, LateWait: 90000, MeanExec: 3000}
+	Kept      = analysis.Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 100, LateWait: 110, MeanExec: 3000}
+	Saturated = analysis.Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 100, LateWait: 90000, MeanExec: 3000}
 )
 
 // ReportOn writes study st's report on analysis a and returns its text.
@@ -125,7 +127,7 @@ func ReportOn(t testing.TB, st expe.Study, a *expe.Analysis) string {
 
 // FillRuns adds every run of the synthetic analysis's plan, with what f
 // gives for it (its metrics, saturation and study data).
-func FillRuns(a *expe.Analysis, f func(r expe.Run) (expe.Metrics, expe.Saturation, any)) {
+func FillRuns(a *expe.Analysis, f func(r expe.Run) (analysis.Metrics, analysis.Saturation, any)) {
 	for _, r := range a.Plan.Expand() {
 		m, sat, extra := f(r)
 		a.Runs[r.ID] = &expe.RunData{Run: r, Metrics: m, Saturation: sat, Extra: extra}

@@ -1,4 +1,4 @@
-package expe
+package analysis
 
 import (
 	"math"
