@@ -121,8 +121,11 @@ func TestFigureMargins(t *testing.T) {
 		{Title: "EASY", XLabel: "spread", YLabel: "wait", XRef: nan, Points: []ParetoPoint{{X: 3, Y: 1, Front: true, Label: "BUCMA5302"}}}}
 	for name, draw := range map[string]func() error{
 		"cdf": func() error {
-			counts := [][]int{histogram([]float64{0, 5, 100, 1e5}, waitEdges), histogram([]float64{0, 0, 3e3}, waitEdges), histogram(nil, waitEdges)}
-			return CDFPlot(base("cdf"), "Distribution", "waiting time (s)", series, waitEdges, counts, 1)
+			// A count per bin: the bin of a value is the first edge ≥ it (one
+			// more bin above the last edge).
+			edges := []float64{0, 1, 10, 100, 1e3, 1e4, 1e5}
+			counts := [][]int{{1, 0, 1, 0, 1, 0, 1, 0}, {2, 0, 0, 0, 0, 1, 0, 0}, make([]int, len(edges)+1)}
+			return CDFPlot(base("cdf"), "Distribution", "waiting time (s)", series, edges, counts, 1)
 		},
 		"change":   func() error { return ChangeBarPlot(base("change"), "Change", "change (%)", groups, series, bars) },
 		"paper":    func() error { return PaperBarPlot(base("paper"), "Values", "minutes", groups, series, bars, "thesis") },

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe/analysis"
@@ -446,7 +447,7 @@ func linePlot(base, title, xlabel, ylabel string, xs []float64, series []string,
 	}
 	ticks := make([]plot.Tick, len(xs))
 	for i, x := range xs {
-		ticks[i] = plot.Tick{Value: x, Label: FormatLoad(x)}
+		ticks[i] = plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', -1, 64)} // as a plan prints a load level
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	if len(xs) > 0 {
@@ -548,9 +549,6 @@ func (h *heatPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 func (h *heatPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return 0, float64(h.ncols), 0, float64(len(h.grid))
 }
-
-// joinFig is the base path of a report figure.
-func joinFig(dir, name string) string { return filepath.Join(dir, FigDir, name) }
 
 // addPaperMarks draws a source's published values as black triangles,
 // named label in the legend (nothing when pts is empty).
