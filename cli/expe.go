@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -536,7 +538,7 @@ func expeGanttCommand() *cli.Command {
 			if out == "" {
 				out = filepath.Join(filepath.Dir(jobs), "gantt.png")
 			}
-			if err := expe.GanttChart(rows, filepath.Base(filepath.Dir(jobs)), out); err != nil {
+			if err := figures.GanttChart(rows, filepath.Base(filepath.Dir(jobs)), out); err != nil {
 				return err
 			}
 			fmt.Fprintln(c.App.Writer, out)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/internal/atomicfile"
@@ -437,7 +439,7 @@ func (r *Report) compareCDFs(h string, c Condition, which []string) error {
 		}
 		name := "cdf_" + what + "_" + a.Plan.conditionKey(c)
 		t := fmt.Sprintf("Distribution of the %s (%s)", title, a.Plan.conditionTitle(c))
-		if err := CDFPlot(r.Fig(name), t, xlabel, series, edges, counts, xmin); err != nil {
+		if err := figures.CDFPlot(r.Fig(name), t, xlabel, series, edges, counts, xmin); err != nil {
 			return err
 		}
 		r.P("![%s](%s/%s.png)\n\n", t, FigDir, name)
@@ -537,7 +539,7 @@ func (r *Report) compareGantts() error {
 			continue
 		}
 		name := "gantt_" + v.Name
-		if err := GanttChart(cmp(x).Rows, fmt.Sprintf("%s, seed %d", v.Name, seed), r.Fig(name)+".png"); err != nil {
+		if err := figures.GanttChart(cmp(x).Rows, fmt.Sprintf("%s, seed %d", v.Name, seed), r.Fig(name)+".png"); err != nil {
 			return fmt.Errorf("run %s: %w", x.Run.ID, err)
 		}
 		r.P("![Gantt chart of %s](%s/%s.png)\n\n", v.Name, FigDir, name)

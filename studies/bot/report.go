@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -235,7 +237,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 	for _, v := range variants {
 		series = append(series, v.Name)
 	}
-	bars := make([][]expe.Bar, len(series))
+	bars := make([][]figures.Bar, len(series))
 	for _, c := range cases {
 		name := botSingle(c)
 		paper := botPaperTrivial[name]
@@ -251,13 +253,13 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 		if info == nil {
 			r.p("| %s | (runs missing) |%s\n", name, strings.Repeat(" |", 5+len(variants)))
 			for i := range bars {
-				bars[i] = append(bars[i], expe.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: math.NaN()})
+				bars[i] = append(bars[i], figures.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: math.NaN()})
 			}
 			continue
 		}
 		cons := float64(info.plan.T) * BotStep / 60
 		r.p("| %s | %d (%d) | %d | %d | %.0f (%.0f) | %.0f (%+.2f %%) |", name, info.vms, paper.vms, info.tasks, info.plan.T, cons, paper.cons, paper.real, paper.diff)
-		bars[0] = append(bars[0], expe.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: cons, Half: math.NaN()}, Paper: paper.cons})
+		bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: cons, Half: math.NaN()}, Paper: paper.cons})
 		for vi, v := range variants {
 			mk := botCell(rs[v.Name], botOf(name, (*botBoTRun).makespan))
 			df := botCell(rs[v.Name], botOf(name, (*botBoTRun).diff))
@@ -266,7 +268,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 			if v.Name == BotConsolidationVariant || v.Name == BotThresholdVariant {
 				p = paper.real
 			}
-			bars[vi+1] = append(bars[vi+1], expe.Bar{Group: name, Est: mk, Paper: p})
+			bars[vi+1] = append(bars[vi+1], figures.Bar{Group: name, Est: mk, Paper: p})
 		}
 		mig := botCell(rs[BotThresholdVariant], botOf(name, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
 		if paper.migrations >= 0 {
@@ -278,7 +280,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 	r.p("\n")
 	fig := fmt.Sprintf("bot-table%d", table)
 	title := map[int]string{7: "Trivial case 1: light BoTs on 36 cores", 8: "Trivial case 2: heavy BoTs on 8 cores"}[table]
-	if err := expe.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
+	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
 		return err
 	}
 	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, expe.FigDir, fig)
@@ -341,7 +343,7 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 	var groups []string
 	series := []string{"without system level", "with system level"}
 	series = append(series, others...)
-	bars := make([][]expe.Bar, len(series))
+	bars := make([][]figures.Bar, len(series))
 	for _, p := range profiles {
 		paper := botPaperProfiles[p]
 		for bi, bg := range BotBackgrounds {
@@ -359,20 +361,20 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 			r.p("| %s | %d %% | %s (%.0f) | %s (%+.1f) | %s (%.0f) | %s (%+.1f) | %s (%d) |", p, bg,
 				fmtBotEst(wo, 1, false), paper.without[bi], fmtBotDiff(wod, 1), paper.diffWithout[bi],
 				fmtBotEst(wi, 1, false), paper.with[bi], fmtBotDiff(wid, 1), paper.diffWith[bi], fmtBotEst(mig, 1, false), paper.migrations[bi])
-			bars[0] = append(bars[0], expe.Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
-			bars[1] = append(bars[1], expe.Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
+			bars[0] = append(bars[0], figures.Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
+			bars[1] = append(bars[1], figures.Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
 			for oi, o := range others {
 				mk := botCell(rs[o], botOf(p, (*botBoTRun).makespan))
 				df := botCell(rs[o], botOf(p, (*botBoTRun).diff))
 				r.p(" %s | %s |", fmtBotEst(mk, 1, false), fmtBotDiff(df, 1))
-				bars[2+oi] = append(bars[2+oi], expe.Bar{Group: c, Est: df, Paper: math.NaN()})
+				bars[2+oi] = append(bars[2+oi], figures.Bar{Group: c, Est: df, Paper: math.NaN()})
 			}
 			r.p("\n")
 		}
 	}
 	r.p("\n")
 	fig := "bot-profiles"
-	if err := expe.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
+	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
 		return err
 	}
 	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", expe.FigDir, fig)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
@@ -123,7 +125,7 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			if strings.Contains(string(text), "| n/a") && name == "walltime-trust" {
 				t.Errorf("report has missing values:\n%s", text)
 			}
-			for _, ext := range expe.FigureFormats {
+			for _, ext := range figures.Formats {
 				figs, _ := filepath.Glob(filepath.Join(dirs[0], expe.FigDir, "*."+ext))
 				if len(figs) == 0 {
 					t.Errorf("no %s figure", ext)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -87,7 +89,7 @@ func (r *reporter) figures12(load float64) (bool, error) {
 		if like != b {
 			title += fmt.Sprintf("; triangles: the paper's %s medians", BaseTitle(like))
 		}
-		if err := expe.BandBoxPlot(r.Fig(name), title, "queue-position gain at submission (%)", analysis.SuBands, series, data, paperMed); err != nil {
+		if err := figures.BandBoxPlot(r.Fig(name), title, "queue-position gain at submission (%)", analysis.SuBands, series, data, paperMed); err != nil {
 			return true, err
 		}
 		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
@@ -101,7 +103,7 @@ func (r *reporter) figures12(load float64) (bool, error) {
 		}
 		name := r.figName("gains_"+m, load)
 		title := fmt.Sprintf("%s: queue-position gain by Su band (load %s)", BaseTitle(m), expe.FormatLoad(load))
-		if err := expe.GainBoxPlot(r.Fig(name), title, BaseNames, titles(BaseNames), data); err != nil {
+		if err := figures.GainBoxPlot(r.Fig(name), title, BaseNames, titles(BaseNames), data); err != nil {
 			return true, err
 		}
 		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -104,19 +106,19 @@ func (r *reporter) bucmaModel(load float64) error {
 		r.p("\n")
 		// Figure: one bar group per base, one bar per profile, per model.
 		for _, m := range BUCMAModels {
-			bars := make([][]expe.Bar, len(classes))
+			bars := make([][]figures.Bar, len(classes))
 			for ci, c := range classes {
 				for _, b := range BaseNames {
 					paper, ok := PaperTable3[m][c][b]
 					if !ok {
 						paper = math.NaN()
 					}
-					bars[ci] = append(bars[ci], expe.Bar{Group: BaseTitle(b), Est: r.table3Cmp(m, c, b, load).Change, Paper: paper})
+					bars[ci] = append(bars[ci], figures.Bar{Group: BaseTitle(b), Est: r.table3Cmp(m, c, b, load).Change, Paper: paper})
 				}
 			}
 			name := r.figName("table3_"+m, load)
 			title := fmt.Sprintf("%s: waiting-time change of the inserted requests (load %s)", BaseTitle(m), expe.FormatLoad(load))
-			if err := expe.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
+			if err := figures.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
 				return err
 			}
 			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
@@ -205,13 +207,13 @@ func (r *reporter) wtrust(load float64) error {
 	}
 	r.p("\n")
 	for _, m := range WtrustMetrics {
-		var bars []expe.Bar
+		var bars []figures.Bar
 		for _, b := range BaseNames {
-			bars = append(bars, expe.Bar{Group: BaseTitle(b), Est: r.wtrustCmp(m, b, load).Change, Paper: PaperWtrust[m][b].Value})
+			bars = append(bars, figures.Bar{Group: BaseTitle(b), Est: r.wtrustCmp(m, b, load).Change, Paper: PaperWtrust[m][b].Value})
 		}
 		name := r.figName("wtrust_"+m, load)
 		title := fmt.Sprintf("walltime-trust vs base: %s (load %s)", wtrustTitles[m], expe.FormatLoad(load))
-		if err := expe.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]expe.Bar{bars}); err != nil {
+		if err := figures.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]figures.Bar{bars}); err != nil {
 			return err
 		}
 		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
@@ -238,7 +240,7 @@ func (r *reporter) wtrustSweep() error {
 		}
 		name := "wtrust_" + m + "_vs_load"
 		title := fmt.Sprintf("walltime-trust vs each base: %s against load", wtrustTitles[m])
-		if err := expe.ChangeLinePlot(filepath.Join(r.a.Dir, expe.FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
+		if err := figures.ChangeLinePlot(filepath.Join(r.a.Dir, expe.FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
 			return err
 		}
 		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)

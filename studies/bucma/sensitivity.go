@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -34,11 +36,11 @@ type signCell struct {
 
 // Cell states of the heat map.
 const (
-	cellNone       = expe.SignNone
-	cellAgree      = expe.SignAgree
-	cellAgreeNS    = expe.SignAgreeNS
-	cellOppositeNS = expe.SignOppositeNS
-	cellOpposite   = expe.SignOpposite
+	cellNone       = figures.SignNone
+	cellAgree      = figures.SignAgree
+	cellAgreeNS    = figures.SignAgreeNS
+	cellOppositeNS = figures.SignOppositeNS
+	cellOpposite   = figures.SignOpposite
 )
 
 func cellState(c analysis.Comparison, paper float64) int {
@@ -210,7 +212,7 @@ func (r *reporter) sensitivity() error {
 		condLabels[i] = s.c.Title
 		grid[i] = s.states
 	}
-	if err := expe.SignHeatMap(r.Fig(name), title, condLabels, labels, grid); err != nil {
+	if err := figures.SignHeatMap(r.Fig(name), title, condLabels, labels, grid); err != nil {
 		return err
 	}
 	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)

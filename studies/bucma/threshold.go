@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -122,11 +124,11 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 	}
 	name := r.figName("threshold_vs_easy", load)
 	title := fmt.Sprintf("walltime-trust vs EASY against the threshold (load %s; triangles: the paper's values at 80 %%)", expe.FormatLoad(load))
-	paper := expe.PaperPoints{X: PaperThreshold, Label: fmt.Sprintf("the paper (at %d %%)", PaperThreshold)}
+	paper := figures.PaperPoints{X: PaperThreshold, Label: fmt.Sprintf("the paper (at %d %%)", PaperThreshold)}
 	for _, m := range WtrustMetrics {
 		paper.Values = append(paper.Values, PaperWtrust[m][ref].Value)
 	}
-	if err := expe.ChangeLinePlotWithPaper(r.Fig(name), title, "threshold: free hosts at or above which the largest W × res go first (%)", "change vs EASY (%)", xs, series, ests, paper); err != nil {
+	if err := figures.ChangeLinePlotWithPaper(r.Fig(name), title, "threshold: free hosts at or above which the largest W × res go first (%)", "change vs EASY (%)", xs, series, ests, paper); err != nil {
 		return err
 	}
 	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -274,9 +276,9 @@ func (r *reporter) weightsAt(load float64) error {
 	}
 	// Figures: one per performance metric, a panel per base.
 	for _, metric := range []string{"waiting", "makespan"} {
-		var panels []expe.ParetoPanel
+		var panels []figures.ParetoPanel
 		for _, b := range BaseNames {
-			pn := expe.ParetoPanel{Title: BaseTitle(b), XLabel: wtrustTitles[metric] + " vs base alone (%)", YLabel: "queue-gain spread (points)", XRef: 0}
+			pn := figures.ParetoPanel{Title: BaseTitle(b), XLabel: wtrustTitles[metric] + " vs base alone (%)", YLabel: "queue-gain spread (points)", XRef: 0}
 			for _, p := range all[b] {
 				cp, front := p.wait, p.onWait
 				if metric == "makespan" {
@@ -288,13 +290,13 @@ func (r *reporter) weightsAt(load float64) error {
 						label = BaseTitle(m)
 					}
 				}
-				pn.Points = append(pn.Points, expe.ParetoPoint{X: relOf(cp), Y: p.spread.Mean, Front: front, Label: label})
+				pn.Points = append(pn.Points, figures.ParetoPoint{X: relOf(cp), Y: p.spread.Mean, Front: front, Label: label})
 			}
 			panels = append(panels, pn)
 		}
 		name := fmt.Sprintf("pareto_%s_load%s", metric, expe.FormatLoad(load))
 		title := fmt.Sprintf("Queue-gain spread against the %s, every weighting of the 10 %% grid (load %s)", wtrustTitles[metric], expe.FormatLoad(load))
-		if err := expe.ParetoFigure(r.Fig(name), title, panels, 2); err != nil {
+		if err := figures.ParetoFigure(r.Fig(name), title, panels, 2); err != nil {
 			return err
 		}
 		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -346,7 +348,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 			}
 		}
 		fig := fmt.Sprintf("gang-art-s%d%s", si+1, suffix)
-		if err := expe.LogLinePlot(filepath.Join(a.Dir, expe.FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
+		if err := figures.LogLinePlot(filepath.Join(a.Dir, expe.FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
 			return err
 		}
 		r.p("![ART, S%d](%s/%s.png)\n\nLogarithmic axis; the 95 %% intervals are in the table.\n\n", si+1, expe.FigDir, fig)

@@ -9,9 +9,10 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
-	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -355,7 +356,7 @@ func Satisfaction(rows []analysis.JobRow, jobs []OSEPJob, ideal map[string]float
 // time: every row with a start, killed ones included, occupies its hosts
 // from starting_time to finish_time on behalf of the user of its original
 // job. Rows of jobs not in jobs are left out.
-func PowerShares(rows []analysis.JobRow, jobs []OSEPJob, g *OSEPGrid) (*expe.ShareSeries, error) {
+func PowerShares(rows []analysis.JobRow, jobs []OSEPJob, g *OSEPGrid) (*figures.ShareSeries, error) {
 	user := make(map[string]string, len(jobs))
 	for _, j := range jobs {
 		user[j.ID] = j.User
@@ -408,7 +409,7 @@ func PowerShares(rows []analysis.JobRow, jobs []OSEPJob, g *OSEPGrid) (*expe.Sha
 		add(r.Start, u, speed)
 		add(r.Finish, u, -speed)
 	}
-	s := &expe.ShareSeries{Users: users, Share: map[string][]float64{}}
+	s := &figures.ShareSeries{Users: users, Share: map[string][]float64{}}
 	for t := range deltas {
 		s.Times = append(s.Times, t)
 	}
@@ -454,7 +455,7 @@ type OSEPRunStats struct {
 	// consistent run.
 	Orphans, Duplicates int
 	// Shares is each user's share of the grid's power over time.
-	Shares *expe.ShareSeries
+	Shares *figures.ShareSeries
 }
 
 // Unfinished is the number of original jobs no row completed, over every

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -252,7 +254,7 @@ func (r *reporter) osepSatisfaction() error {
 			}
 			name := "osep_su_" + c.Name
 			title := c.Title + ": satisfaction per user"
-			if err := expe.EstimateBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
+			if err := figures.EstimateBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
 				return err
 			}
 			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
@@ -294,7 +296,7 @@ func (r *reporter) osepShares() error {
 		r.p("One run per figure (seed %d, no checkpointing), the two policies side by side, as the thesis' Figures 15–18 show one run each. ", seed)
 		r.p("Solid: each user's share of the grid's power; dashed, same colour: the share the user owns.\n\n")
 		for _, c := range r.representativeCases() {
-			var panels []expe.SharePanel
+			var panels []figures.SharePanel
 			for _, pol := range OSEPPolicies {
 				v, ok := r.osepVariant(pol, 0)
 				if !ok {
@@ -308,7 +310,7 @@ func (r *reporter) osepShares() error {
 				if s == nil {
 					return fmt.Errorf("run %s: no share series kept", rd.Run.ID)
 				}
-				panels = append(panels, expe.SharePanel{Title: policyTitle(pol), Series: s, Owned: owned})
+				panels = append(panels, figures.SharePanel{Title: policyTitle(pol), Series: s, Owned: owned})
 			}
 			if len(panels) == 0 {
 				r.p("No completed run of %s, seed %d, without checkpointing, to draw.\n\n", c.Title, seed)
@@ -316,7 +318,7 @@ func (r *reporter) osepShares() error {
 			}
 			name := fmt.Sprintf("osep_share_%s_s%03d", c.Name, seed)
 			title := fmt.Sprintf("%s, seed %d", c.Title, seed)
-			if err := expe.SharePlot(filepath.Join(a.Dir, expe.FigDir, name), title, panels); err != nil {
+			if err := figures.SharePlot(filepath.Join(a.Dir, expe.FigDir, name), title, panels); err != nil {
 				return err
 			}
 			r.p("![share of the grid's power over time, %s](%s/%s.png)\n\n", title, expe.FigDir, name)

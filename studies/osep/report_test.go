@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -191,14 +193,14 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", analysis.FmtEst(est, 1, false))
 	}
 	for _, c := range p.Cases {
-		for _, ext := range expe.FigureFormats {
+		for _, ext := range figures.Formats {
 			if st, err := os.Stat(filepath.Join(dir, expe.FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("figure of %s: %v", c.Name, err)
 			}
 		}
 	}
 	shares, _ := filepath.Glob(filepath.Join(dir, expe.FigDir, "osep_share_*"))
-	if len(shares) != 2*len(expe.FigureFormats) {
+	if len(shares) != 2*len(figures.Formats) {
 		t.Errorf("share figures %v", shares)
 	}
 	// Written again, the report is the same.

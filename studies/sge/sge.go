@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe/figures"
+
 	"github.com/bucma-sched/bucma/expe/analysis"
 
 	"github.com/bucma-sched/bucma/expe"
@@ -192,7 +194,7 @@ func (r *reporter) sge() error {
 		len(pl.Seeds), analysis.FloorsNote())
 	r.p("%s\n\n", expe.SaturationSummary(a, true))
 
-	var bars [2][]expe.Bar
+	var bars [2][]figures.Bar
 	var groups []string
 	for _, app := range workloads.SGEApps {
 		table := map[string]string{"pi50": "Table 2", "pi80": "Table 3", "sw": "Table 4"}[app.Name]
@@ -206,29 +208,29 @@ func (r *reporter) sge() error {
 			lb, lbOK := cells[name][SGELoadBalancedVariant]
 			if !ok || !lbOK {
 				r.p("| %d | (runs missing) | | | | | |\n", n)
-				bars[0] = append(bars[0], expe.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainWorst})
-				bars[1] = append(bars[1], expe.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainMean})
+				bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainWorst})
+				bars[1] = append(bars[1], figures.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainMean})
 				continue
 			}
 			gw, gm := sgeGain(worst, lb.makespan), sgeGain(mean, lb.makespan)
 			r.p("| %d | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
 				n, worst, paper.worst, mean, paper.mean, best, paper.best, lb.makespan, paper.lb, fmtGain(gw, paper.gainWorst)+sgeSatMark(cells[name], sgeRRPrefix),
 				fmtGain(gm, paper.gainMean)+sgeSatMark(cells[name], sgeRRPrefix))
-			bars[0] = append(bars[0], expe.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
-			bars[1] = append(bars[1], expe.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
+			bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
+			bars[1] = append(bars[1], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
 			if w, m, b, _, ok := sgeDefault(cells[name], sgeRREqualPrefix); ok && name == "sw-17" {
 				r.p("| %d, default with 5 slots on h4 | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
 					n, w, paper.worst, m, paper.mean, b, paper.best, lb.makespan, paper.lb, fmtGain(sgeGain(w, lb.makespan), paper.gainWorst)+sgeSatMark(cells[name], sgeRREqualPrefix),
 					fmtGain(sgeGain(m, lb.makespan), paper.gainMean)+sgeSatMark(cells[name], sgeRREqualPrefix))
 				groups = append(groups, fmt.Sprintf("%s %d eq", app.Name, n))
-				bars[0] = append(bars[0], expe.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
-				bars[1] = append(bars[1], expe.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
+				bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
+				bars[1] = append(bars[1], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
 			}
 		}
 		r.p("\n")
 	}
 	fig := filepath.Join(a.Dir, expe.FigDir, "sge-gains")
-	if err := expe.ChangeBarPlot(fig, "Gain of load balancing over the round robin", "gain over load-balanced makespan (%)", groups, []string{"worst case", "average case"}, bars[:]); err != nil {
+	if err := figures.ChangeBarPlot(fig, "Gain of load balancing over the round robin", "gain over load-balanced makespan (%)", groups, []string{"worst case", "average case"}, bars[:]); err != nil {
 		return err
 	}
 	r.p("![gains](%s/sge-gains.png)\n\nBars: our gains; triangles: the paper's. *sw 17 eq*: the default with 5 slots on h4 (see below).\n\n", expe.FigDir)

@@ -1,4 +1,4 @@
-package expe
+package figures
 
 import (
 	"fmt"

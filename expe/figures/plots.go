@@ -1,4 +1,4 @@
-package expe
+package figures
 
 import (
 	"fmt"
@@ -30,8 +30,8 @@ var palette = []color.Color{
 	color.RGBA{128, 128, 128, 255}, // grey
 }
 
-// FigureFormats are the formats every report figure is written in.
-var FigureFormats = []string{"png", "svg"}
+// Formats are the formats every report figure is written in.
+var Formats = []string{"png", "svg"}
 
 // saveFigure writes p as base.png and base.svg, laid out as every report
 // figure (figure).

@@ -1,4 +1,4 @@
-package expe
+package figures
 
 import (
 	"bytes"
@@ -197,9 +197,9 @@ func (f *figure) write(path string) error {
 	return atomicfile.Write(path, b)
 }
 
-// save writes base.png and base.svg (FigureFormats).
+// save writes base.png and base.svg (Formats).
 func (f *figure) save(base string) error {
-	for _, ext := range FigureFormats {
+	for _, ext := range Formats {
 		if err := f.write(base + "." + ext); err != nil {
 			return err
 		}
