@@ -205,7 +205,7 @@ func loadPlan(c *cli.Context, arg string) (expe.Plan, error) {
 		}
 	}
 	if isFile {
-		p, err := expe.LoadPlanFile(arg, expe.PlanFileOptions{Studies: studies, Policies: registry(c)})
+		p, err := expe.LoadPlanFile(arg, expe.PlanFileOptions{Studies: studies.Kinds(), Policies: registry(c)})
 		if err != nil {
 			return p, cli.Exit("expe run: "+err.Error(), 2)
 		}

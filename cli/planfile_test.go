@@ -172,7 +172,7 @@ func TestExpePlansShow(t *testing.T) {
 		}
 		path := filepath.Join(t.TempDir(), name+".yaml")
 		os.WriteFile(path, []byte(out), 0o644)
-		p, err := expe.LoadPlanFile(path, expe.PlanFileOptions{Studies: studies, Policies: policies.Builtin()})
+		p, err := expe.LoadPlanFile(path, expe.PlanFileOptions{Studies: studies.Kinds(), Policies: policies.Builtin()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -165,7 +165,7 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rows, info, err := verifyRun(dir, r.ID)
+			rows, info, err := ReadRun(dir, r.ID)
 			if err != nil {
 				errs[i] = fmt.Errorf("%w (running the campaign again, with the same expe run command, redoes the run)", err)
 				return

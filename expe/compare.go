@@ -36,6 +36,8 @@ type reportMetric struct {
 	get   func(*RunData) float64
 }
 
+// reportMetricDefs define the metrics a plan names (expe.ReportMetrics,
+// in that order).
 var reportMetricDefs = []reportMetric{
 	{"waiting", "mean waiting time", "s", 0, analysis.FloorWait, func(x *RunData) float64 { return x.Metrics.MeanWait }},
 	{"bsld", "mean bounded slowdown", "", 2, analysis.FloorRatio, func(x *RunData) float64 { return x.Metrics.MeanBSLD }},
@@ -45,67 +47,6 @@ var reportMetricDefs = []reportMetric{
 	{"makespan", "makespan", "s", 0, analysis.FloorSeconds, func(x *RunData) float64 { return x.Metrics.Makespan }},
 	{"rejected", "rejected jobs", "", 1, analysis.FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Rejected) }},
 	{"killed", "killed jobs", "", 1, analysis.FloorCount, func(x *RunData) float64 { return float64(x.Metrics.Killed) }},
-}
-
-// ReportMetrics are the metrics the comparison report can show, by name.
-var ReportMetrics = func() []string {
-	out := make([]string, len(reportMetricDefs))
-	for i, m := range reportMetricDefs {
-		out[i] = m.name
-	}
-	return out
-}()
-
-// DefaultReportMetrics are the metrics it shows unless the plan says
-// otherwise.
-var DefaultReportMetrics = []string{"waiting", "bsld", "turnaround", "utilization", "makespan", "rejected", "killed"}
-
-// ReportBreakdowns are the breakdowns of the comparison report: by job size
-// class (SizeClass) and by user.
-var ReportBreakdowns = []string{"size", "user"}
-
-// ReportCDFs are the distributions the comparison report draws.
-var ReportCDFs = []string{"waiting", "bsld"}
-
-func (s *ReportSpec) check() error {
-	for _, c := range []struct {
-		what       string
-		got, valid []string
-	}{{"metrics", s.Metrics, ReportMetrics}, {"breakdowns", s.Breakdowns, ReportBreakdowns}, {"cdf", s.CDF, ReportCDFs}} {
-		for _, g := range c.got {
-			if !slices.Contains(c.valid, g) {
-				return fmt.Errorf("%s: unknown %q (valid: %s)", c.what, g, strings.Join(c.valid, ", "))
-			}
-		}
-	}
-	return nil
-}
-
-// spec returns the report settings with the defaults filled in.
-func (p Plan) reportSpec() ReportSpec {
-	s := ReportSpec{}
-	if p.Report != nil {
-		s = *p.Report
-	}
-	if len(s.Metrics) == 0 {
-		s.Metrics = DefaultReportMetrics
-	}
-	if p.Report == nil || p.Report.Breakdowns == nil {
-		s.Breakdowns = ReportBreakdowns
-	}
-	if p.Report == nil || p.Report.CDF == nil {
-		s.CDF = ReportCDFs
-	}
-	return s
-}
-
-// BaselineVariant is the variant paired differences are against: the
-// plan's baseline, else its first variant.
-func (p Plan) BaselineVariant() string {
-	if p.Baseline != "" || len(p.Variants) == 0 {
-		return p.Baseline
-	}
-	return p.Variants[0].Name
 }
 
 // SizeClasses are the job size classes of the breakdown, by the hosts a job
@@ -223,7 +164,7 @@ func ganttRun(p Plan, r Run) bool {
 func cmp(rd *RunData) *compareRun { return rd.Extra.(*compareRun) }
 
 // conditionTitle names a condition in the report.
-func (p Plan) conditionTitle(c Condition) string {
+func conditionTitle(p Plan, c Condition) string {
 	var parts []string
 	if cs, ok := p.Case(c.Case); ok {
 		parts = append(parts, cs.Title)
@@ -238,7 +179,7 @@ func (p Plan) conditionTitle(c Condition) string {
 }
 
 // conditionKey names a condition in file names.
-func (p Plan) conditionKey(c Condition) string {
+func conditionKey(p Plan, c Condition) string {
 	k := c.Case
 	if p.HasLoads() {
 		if k != "" {
@@ -255,7 +196,7 @@ func (p Plan) conditionKey(c Condition) string {
 func compareReport(r *Report) error {
 	a := r.A
 	pl := a.Plan
-	spec := pl.reportSpec()
+	spec := pl.ReportSettings()
 	base := pl.BaselineVariant()
 	conds := pl.Conditions()
 	sizes := fmt.Sprintf("%d variants", len(pl.Variants))
@@ -269,7 +210,7 @@ func compareReport(r *Report) error {
 	r.Intro(sizes, "the numbers below use the completed runs only")
 	var plats []string
 	for _, f := range pl.PlatformFiles() {
-		plats = append(plats, "`"+platformName(f.Platform)+"`")
+		plats = append(plats, "`"+PlatformName(f.Platform)+"`")
 	}
 	r.P("- Platforms: %s; workloads: %s; seeds %s", strings.Join(plats, ", "), workloadsText(pl), analysis.SeedList(pl.Seeds))
 	if pl.HasLoads() {
@@ -300,7 +241,7 @@ func compareReport(r *Report) error {
 	for _, c := range conds {
 		h := "##"
 		if len(conds) > 1 {
-			r.P("## %s\n\n", pl.conditionTitle(c))
+			r.P("## %s\n\n", conditionTitle(pl, c))
 			h = "###"
 		}
 		r.compareMeans(h, c, metrics)
@@ -437,8 +378,8 @@ func (r *Report) compareCDFs(h string, c Condition, which []string) error {
 			series = append(series, v.Name)
 			counts = append(counts, sum)
 		}
-		name := "cdf_" + what + "_" + a.Plan.conditionKey(c)
-		t := fmt.Sprintf("Distribution of the %s (%s)", title, a.Plan.conditionTitle(c))
+		name := "cdf_" + what + "_" + conditionKey(a.Plan, c)
+		t := fmt.Sprintf("Distribution of the %s (%s)", title, conditionTitle(a.Plan, c))
 		if err := figures.CDFPlot(r.Fig(name), t, xlabel, series, edges, counts, xmin); err != nil {
 			return err
 		}
@@ -531,7 +472,7 @@ func (r *Report) compareGantts() error {
 		return nil
 	}
 	c, seed := cs[0], a.Plan.Seeds[0]
-	r.P("%s, seed %d. Hosts on the vertical axis, time on the horizontal one, one colour per job.\n\n", a.Plan.conditionTitle(c), seed)
+	r.P("%s, seed %d. Hosts on the vertical axis, time on the horizontal one, one colour per job.\n\n", conditionTitle(a.Plan, c), seed)
 	for _, v := range a.Plan.Variants {
 		x := a.Lookup(v.Name, c.Case, c.Load, seed)
 		if x == nil || cmp(x).Rows == nil {
@@ -612,7 +553,7 @@ func WriteResultsCSV(dir string) (string, error) {
 			study = ComparisonName
 		}
 		head := []string{pl.Name, study, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
-			platformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
+			PlatformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
 		for _, m := range resultsMetrics {
 			v := m.get(x)
 			val := ""

@@ -442,7 +442,7 @@ func (p Plan) platformFile(pl string) string {
 	if pl == p.Platform {
 		return PlatformFile
 	}
-	return "platform-" + platformName(pl) + ".xml"
+	return "platform-" + PlatformName(pl) + ".xml"
 }
 
 // PlatformFiles lists the distinct platforms of the plan's runs: file in the

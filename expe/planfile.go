@@ -29,9 +29,10 @@ type PlanFileOptions struct {
 	// Dir is the folder relative paths of the file are relative to ("":
 	// the current folder); the plan holds absolute paths.
 	Dir string
-	// Studies are the studies "study" may name (nil: only the comparison
-	// report, "").
-	Studies *Studies
+	// Studies are the kinds of the studies "study" may name, as
+	// report.Studies.Kinds lists them (nil: only the comparison report,
+	// "").
+	Studies []string
 	// Policies are the policies variants may name, whose options are
 	// checked (nil: not checked).
 	Policies *sched.Registry
@@ -159,13 +160,12 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 	if p.Title == "" {
 		p.Title = p.Name
 	}
-	if p.Kind != "" {
-		if f.o.Studies == nil {
+	if p.Kind != "" && !slices.Contains(f.o.Studies, p.Kind) {
+		known := slices.DeleteFunc(slices.Clone(f.o.Studies), func(s string) bool { return s == "" })
+		if len(known) == 0 {
 			return p, f.err("study", "unknown study %q (none is known here)", p.Kind)
 		}
-		if _, ok := f.o.Studies.Study(p.Kind); !ok {
-			return p, f.err("study", "unknown study %q (valid: %s)", p.Kind, strings.Join(slices.DeleteFunc(f.o.Studies.Kinds(), func(s string) bool { return s == "" }), ", "))
-		}
+		return p, f.err("study", "unknown study %q (valid: %s)", p.Kind, strings.Join(known, ", "))
 	}
 
 	// Platforms.
@@ -261,16 +261,16 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 				name := w.name
 				switch {
 				case len(ws) == 1:
-					name = platformName(pl)
+					name = PlatformName(pl)
 				case len(plats) > 1:
-					name += "-" + platformName(pl)
+					name += "-" + PlatformName(pl)
 				}
 				title := w.title
 				if title == "" {
 					title = w.name
 				}
 				if len(plats) > 1 {
-					title = strings.TrimPrefix(title+" on "+platformName(pl), " on ")
+					title = strings.TrimPrefix(title+" on "+PlatformName(pl), " on ")
 				}
 				c := WorkloadCase{Name: name, Title: title, Fields: gen.Fields{{Key: "generator", Value: w.recipe.Generator}}}
 				if w.recipe.Jobs != 0 {
@@ -391,9 +391,9 @@ func variantNames(vs []Variant) string {
 	return strings.Join(names, ", ")
 }
 
-// platformName is a platform's short name: a bundled name, or a file's
-// base name without .xml.
-func platformName(pl string) string {
+// PlatformName is a platform's short name, as runs and results name it: a
+// bundled name, or a file's base name without .xml.
+func PlatformName(pl string) string {
 	base := strings.TrimSuffix(filepath.Base(pl), ".xml")
 	safe := []rune(base)
 	for i, r := range safe {

@@ -209,12 +209,12 @@ func TestReportSpecLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range []Plan{p, q} {
-		if s := x.reportSpec(); len(s.Breakdowns) != 0 || len(s.CDF) != 0 || !s.Gantt || len(s.Metrics) != len(DefaultReportMetrics) {
+		if s := x.ReportSettings(); len(s.Breakdowns) != 0 || len(s.CDF) != 0 || !s.Gantt || len(s.Metrics) != len(DefaultReportMetrics) {
 			t.Errorf("report spec %+v", s)
 		}
 	}
 	p, _ = parseTestPlan(dir, strings.Replace(goodPlan, "  breakdowns: [size]\n", "", 1))
-	if s := p.reportSpec(); len(s.Breakdowns) != 2 || len(s.CDF) != 2 {
+	if s := p.ReportSettings(); len(s.Breakdowns) != 2 || len(s.CDF) != 2 {
 		t.Errorf("default report spec %+v", s)
 	}
 }

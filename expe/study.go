@@ -98,7 +98,7 @@ func (s *Studies) Plan(name string) (Plan, error) {
 	if !ok {
 		return Plan{}, fmt.Errorf("unknown plan %q (valid: %s)", name, strings.Join(s.names, ", "))
 	}
-	p, err := ParsePlanFile(f, PlanFileOptions{Name: name + ".yaml", Studies: s})
+	p, err := ParsePlanFile(f, PlanFileOptions{Name: name + ".yaml", Studies: s.Kinds()})
 	if err != nil {
 		return Plan{}, fmt.Errorf("built-in plan %s: %w", name, err)
 	}

@@ -188,13 +188,14 @@ func recordOutputs(runDir string, jobs int, info *RunInfo) error {
 // but for its wall-clock columns, so that a run replayed with its cmd.txt
 // still verifies). The error is a *VerifyError naming the run and the file.
 func VerifyRun(dir, id string) error {
-	_, _, err := verifyRun(dir, id)
+	_, _, err := ReadRun(dir, id)
 	return err
 }
 
-// verifyRun is VerifyRun, returning the rows of the jobs file and the run's
-// run.json.
-func verifyRun(dir, id string) ([]analysis.JobRow, RunInfo, error) {
+// ReadRun reads the completed run id of the campaign in dir, verified as
+// VerifyRun verifies it: the rows of its jobs file and its run.json (read
+// once for both).
+func ReadRun(dir, id string) ([]analysis.JobRow, RunInfo, error) {
 	runDir := RunDir(dir, id)
 	bad := func(file, format string, args ...any) error {
 		return &VerifyError{Run: id, File: filepath.Join(runDir, file), Msg: fmt.Sprintf(format, args...)}
