@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/sched"
 	studiespkg "github.com/bucma-sched/bucma/studies"
 	"github.com/schollz/progressbar/v3"
@@ -100,7 +99,7 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 // studies are bucma's studies and built-in plans.
 var studies = builtinStudies()
 
-func builtinStudies() *expe.Studies { return studiespkg.Builtin() }
+func builtinStudies() *report.Studies { return studiespkg.Builtin() }
 
 func expePlansCommand() *cli.Command {
 	return &cli.Command{
@@ -384,9 +383,9 @@ func writeReports(c *cli.Context, dir string, formats []string) error {
 		var err error
 		switch f {
 		case "md":
-			path, err = expe.WriteReport(dir, studies)
+			path, err = report.Write(dir, studies)
 		case "csv":
-			path, err = expe.WriteResultsCSV(dir)
+			path, err = report.WriteResultsCSV(dir)
 		}
 		if err != nil {
 			return err

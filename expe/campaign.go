@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/internal/atomicfile"
 	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"

@@ -8,9 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/workloads/gen"
@@ -113,7 +112,7 @@ func TestBatsimEngineDynamicJobs(t *testing.T) {
 	if !strings.HasSuffix(b, "-s tcp://127.0.0.1:1 "+dynFlags+" --disable-schedule-tracing") {
 		t.Errorf("batsim argv %s", b)
 	}
-	if cl := e.CommandLine(spec); !strings.Contains(cl, `-s "$(cat `+filepath.Join(spec.Dir, EndpointFile)+`)" `+dynFlags+" --disable-schedule-tracing") {
+	if cl := e.CommandLine(spec); !strings.Contains(cl, `-s "$(cat `+filepath.Join(spec.Dir, endpointFile)+`)" `+dynFlags+" --disable-schedule-tracing") {
 		t.Errorf("command line %s", cl)
 	}
 	if err := e.Run(context.Background(), spec); err != nil {

@@ -43,20 +43,20 @@ type WorkloadCase struct {
 
 // Case keys that are not part of the recipe.
 const (
-	CasePlatform = "platform"
+	casePlatform = "platform"
 	CaseWorkload = "workload"
-	CaseFactor   = "factor"
-	CaseLevel    = "level"
+	caseFactor   = "factor"
+	caseLevel    = "level"
 )
 
 // Platform is the case's platform ("": the plan's).
-func (c WorkloadCase) Platform() string { return c.Fields.String(CasePlatform) }
+func (c WorkloadCase) Platform() string { return c.Fields.String(casePlatform) }
 
 // Factor is the factor the case varies ("" when none is said).
-func (c WorkloadCase) Factor() string { return c.Fields.String(CaseFactor) }
+func (c WorkloadCase) Factor() string { return c.Fields.String(caseFactor) }
 
 // Level is the level of the case's factor.
-func (c WorkloadCase) Level() string { return c.Fields.String(CaseLevel) }
+func (c WorkloadCase) Level() string { return c.Fields.String(caseLevel) }
 
 // Param is one of the case's generator parameters as text ("" when the
 // case does not give it).
@@ -169,8 +169,8 @@ const (
 	defaultFirstSeed = 1
 )
 
-// SeedRange returns the seeds 1..n.
-func SeedRange(n int) []uint64 {
+// seedRange returns the seeds 1..n.
+func seedRange(n int) []uint64 {
 	out := make([]uint64, n)
 	for i := range out {
 		out[i] = uint64(defaultFirstSeed + i)
@@ -197,13 +197,13 @@ func (p Plan) With(o Overrides) (Plan, error) {
 		if jobs > 0 {
 			p.setJobs(jobs)
 		}
-		p.Seeds = SeedRange(seeds)
+		p.Seeds = seedRange(seeds)
 	}
 	if o.Seeds < 0 {
 		return p, fmt.Errorf("--seeds must be at least 1 (got %d)", o.Seeds)
 	}
 	if o.Seeds > 0 {
-		p.Seeds = SeedRange(o.Seeds)
+		p.Seeds = seedRange(o.Seeds)
 	}
 	if o.Jobs != 0 {
 		if err := p.Applies("jobs"); err != nil {
@@ -379,7 +379,7 @@ func (p Plan) Case(name string) (WorkloadCase, bool) {
 }
 
 // caseOnly are the keys of a case that are not part of its recipe.
-var caseOnly = map[string]bool{CasePlatform: true, CaseWorkload: true, CaseFactor: true, CaseLevel: true}
+var caseOnly = map[string]bool{casePlatform: true, CaseWorkload: true, caseFactor: true, caseLevel: true}
 
 // Recipe is the workload recipe of a case: the plan's, with the case's
 // fields in place of the recipe's (a case naming a generator starts from

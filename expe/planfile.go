@@ -85,7 +85,7 @@ var (
 	engineKeys   = []string{"name", "batsim", "image", "batsim_flags"}
 	quickKeys    = []string{"seeds", "jobs"}
 	recipeKeys   = []string{"generator", "jobs", "steps"}
-	caseKeys     = []string{"name", "title", CasePlatform, CaseWorkload, CaseFactor, CaseLevel}
+	caseKeys     = []string{"name", "title", casePlatform, CaseWorkload, caseFactor, caseLevel}
 	workloadKeys = []string{"name", "title"}
 )
 
@@ -281,7 +281,7 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 				}
 				c.Fields = append(c.Fields, w.recipe.Fields.Clone()...)
 				if pl != p.Platform {
-					c.Fields = append(c.Fields, gen.Field{Key: CasePlatform, Value: pl})
+					c.Fields = append(c.Fields, gen.Field{Key: casePlatform, Value: pl})
 				}
 				if w.name != "" {
 					c.Fields = append(c.Fields, gen.Field{Key: CaseWorkload, Value: w.name})
@@ -564,7 +564,7 @@ func (f *planFile) caseOf(path string, rf rawFields, base gen.Recipe) (WorkloadC
 		at := path + "." + it.key
 		switch it.key {
 		case "name", "title":
-		case CasePlatform:
+		case casePlatform:
 			s, err := f.text(at, it.node)
 			if err != nil {
 				return c, err
@@ -573,7 +573,7 @@ func (f *planFile) caseOf(path string, rf rawFields, base gen.Recipe) (WorkloadC
 				return c, err
 			}
 			c.Fields = append(c.Fields, gen.Field{Key: it.key, Value: s})
-		case CaseWorkload, CaseFactor, CaseLevel:
+		case CaseWorkload, caseFactor, caseLevel:
 			s, err := f.text(at, it.node)
 			if err != nil {
 				return c, err
@@ -690,7 +690,7 @@ func (f *planFile) list(at string, n ast.Node) ([]string, error) {
 // seeds reads "seeds": a count N (seeds 1..N), a range "A-B" or a list.
 func (f *planFile) seeds(n ast.Node) ([]uint64, error) {
 	if n == nil {
-		return SeedRange(DefaultSeeds), nil
+		return seedRange(DefaultSeeds), nil
 	}
 	bad := func(format string, args ...any) error { return f.err("seeds", format, args...) }
 	switch x := f.unwrap(n).(type) {
@@ -702,7 +702,7 @@ func (f *planFile) seeds(n ast.Node) ([]uint64, error) {
 		if c < 1 || c > MaxRuns {
 			return nil, bad("%g: the number of seeds must be in 1..%d", c, MaxRuns)
 		}
-		return SeedRange(int(c)), nil
+		return seedRange(int(c)), nil
 	case *ast.StringNode:
 		a, b, ok := strings.Cut(x.Value, "-")
 		lo, e1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)

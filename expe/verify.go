@@ -13,7 +13,6 @@ import (
 	"slices"
 
 	"github.com/bucma-sched/bucma/expe/analysis"
-
 	json "github.com/goccy/go-json"
 )
 

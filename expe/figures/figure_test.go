@@ -9,14 +9,12 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe/analysis"
-
+	"github.com/bucma-sched/bucma/internal/corpus"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
 // A figure's legend sits in a column to the right of its plots, outside

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/internal/corpus"
 )
 

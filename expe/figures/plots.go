@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"

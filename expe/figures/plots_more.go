@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"

@@ -15,9 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/bot"
 	"github.com/bucma-sched/bucma/sched"
@@ -161,7 +161,7 @@ func TestBotCampaignReport(t *testing.T) {
 	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: studytest.Embedded(), Workers: 2})
 	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: again, Engine: studytest.Embedded(), Workers: 1})
 	studytest.SameOutputsTwice(t, p.Expand(), dir, again)
-	report := studytest.Report(t, s, dir)
+	text := studytest.Report(t, s, dir)
 	for _, want := range []string{
 		"## Table 7: trivial case 1", "| H1-1 | 10 (10) | 10 | 9 | 45 (45) | 52 (+15.50 %) | 45.0 (+0.0 %) |",
 		"## Table 8: trivial case 2", "| H2-3 | 24 (24) | 29 | 9 | 45 (45) | 83 (+84.44 %) |",
@@ -171,21 +171,21 @@ func TestBotCampaignReport(t *testing.T) {
 		"- **The system level on the user profiles**", "mediano at 75 %: harmful at intermediate load",
 		"## Where and why we differ", "fig/bot-table7.png",
 	} {
-		if !strings.Contains(report, want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if strings.Contains(report, "NaN") || strings.Contains(report, "## Table 14") {
-		t.Errorf("report:\n%s", report)
+	if strings.Contains(text, "NaN") || strings.Contains(text, "## Table 14") {
+		t.Errorf("report:\n%s", text)
 	}
 	for _, f := range []string{"bot-table7.png", "bot-table8.svg", "bot-profiles.png"} {
-		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, report.FigDir, f)); err != nil {
 			t.Error(err)
 		}
 	}
 	// Every run recorded its energy.
 	st, _ := s.Study(BotPlan)
-	a, err := expe.Analyze(dir, st)
+	a, err := report.Analyze(dir, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,12 +203,12 @@ func TestBotCampaignReport(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(report, "- **Saturation.** ") {
+	if !strings.Contains(text, "- **Saturation.** ") {
 		t.Error("report: no saturation paragraph")
 	}
 	// The system level's effect on a profile: paired by seed, with the
 	// seeds that back its sign.
-	if !regexp.MustCompile(`mediano at 75 %: harmful at intermediate load: .* min \[[0-2]/2\]`).MatchString(report) {
+	if !regexp.MustCompile(`mediano at 75 %: harmful at intermediate load: .* min \[[0-2]/2\]`).MatchString(text) {
 		t.Error("report: the system level's effect without its seeds")
 	}
 	// Over an energy of 0.2 J the saving by switching off is refused; a
@@ -217,7 +217,7 @@ func TestBotCampaignReport(t *testing.T) {
 		br.joules = 0.2
 	}
 	runs["h2-3"][BotThresholdPowerVariant][1].sat = true
-	er := &reporter{Report: expe.NewReport(a), a: a}
+	er := &reporter{Report: report.New(a), a: a}
 	er.botEnergy(runs)
 	var h11, h23, mediano string
 	for _, l := range strings.Split(er.Text(), "\n") {

@@ -9,11 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -163,7 +162,7 @@ func (r *reporter) bot() error {
 	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", analysis.SeedList(pl.Seeds))
 	r.p("The thesis' value follows in parentheses. ")
 	r.p("A difference is not computed over a Consolidado or a predicted end below %g s (%s).\n", analysis.FloorSeconds, analysis.NearZero)
-	r.p("- %s\n", expe.SaturationSummary(a, true))
+	r.p("- %s\n", report.SaturationSummary(a, true))
 	if s := botSpread(pl.Cases, runs); s > 0 {
 		r.p("- **The seeds of a published BoT gave different makespans** (by up to %.1f s): the runs are not deterministic.\n", s)
 	}
@@ -280,10 +279,10 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 	r.p("\n")
 	fig := fmt.Sprintf("bot-table%d", table)
 	title := map[int]string{7: "Trivial case 1: light BoTs on 36 cores", 8: "Trivial case 2: heavy BoTs on 8 cores"}[table]
-	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
+	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, report.FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, expe.FigDir, fig)
+	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, report.FigDir, fig)
 	return nil
 }
 
@@ -374,10 +373,10 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 	}
 	r.p("\n")
 	fig := "bot-profiles"
-	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
+	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, report.FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
 		return err
 	}
-	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", expe.FigDir, fig)
+	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", report.FigDir, fig)
 	return nil
 }
 

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies/bot"
 	json "github.com/goccy/go-json"
@@ -295,7 +295,7 @@ func (r *reporter) botRuns() (map[string]map[string][]*botRun, error) {
 
 // nodesOf maps each platform file of the campaign to the node of each of
 // its hosts (its "node" property, else its name).
-func nodesOf(a *expe.Analysis) (any, error) {
+func nodesOf(a *report.Analysis) (any, error) {
 	nodes := map[string][]string{}
 	for _, c := range a.Plan.Cases {
 		pf := a.Plan.PlatformFileOf(c.Name)
@@ -320,12 +320,12 @@ func nodesOf(a *expe.Analysis) (any, error) {
 }
 
 // readWorkload reads the BoTs of a workload.
-func readWorkload(_ *expe.Analysis, path string, _ map[string]analysis.JobInfo) (any, error) {
+func readWorkload(_ *report.Analysis, path string, _ map[string]analysis.JobInfo) (any, error) {
 	return readBotWorkload(path)
 }
 
 // readRun reads what the report needs of a run.
-func readRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(a *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	nodeOf := a.Data.(map[string][]string)[a.Plan.PlatformFileOf(rd.Run.Case)]
 	br, err := readBotRun(in.Dir, in.Rows, in.WorkloadData.(*botWorkloadInfo), nodeOf)
 	if err != nil {

@@ -5,11 +5,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // Figures 1–2 as distributions: the boxes of the queue-position gains by Su
@@ -92,7 +91,7 @@ func (r *reporter) figures12(load float64) (bool, error) {
 		if err := figures.BandBoxPlot(r.Fig(name), title, "queue-position gain at submission (%)", analysis.SuBands, series, data, paperMed); err != nil {
 			return true, err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	r.lowBandOutliers(pooled, load)
 	// The earlier figures, one per model with the four bases.
@@ -106,7 +105,7 @@ func (r *reporter) figures12(load float64) (bool, error) {
 		if err := figures.GainBoxPlot(r.Fig(name), title, BaseNames, titles(BaseNames), data); err != nil {
 			return true, err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	r.claims(load)
 	return true, nil
@@ -160,7 +159,7 @@ func (r *reporter) lowBandOutliers(pooled map[string]map[string]map[string][]flo
 }
 
 // seedMedian is the median gain of a band in one run (NaN without gains).
-func seedMedian(x *expe.RunData, band string) float64 {
+func seedMedian(x *report.RunData, band string) float64 {
 	return analysis.Quantile(extra(x).Gains[band], 0.5)
 }
 
@@ -181,7 +180,7 @@ func newClaimTest(label string, d []float64) claimTest {
 
 // pairedTest compares f of x with f of ref per seed: the differences
 // x − ref (not relative: the claims are about points and seconds).
-func pairedTest(label string, x, ref []*expe.RunData, f func(*expe.RunData) float64) claimTest {
+func pairedTest(label string, x, ref []*report.RunData, f func(*report.RunData) float64) claimTest {
 	var d []float64
 	for i := range x {
 		if x[i] != nil && ref[i] != nil {
@@ -241,7 +240,7 @@ func (r *reporter) claims(load float64) {
 	for _, b := range BaseNames {
 		for _, band := range analysis.SuBands {
 			t1 = append(t1, pairedTest(fmt.Sprintf("%s, Su %s", BaseTitle(b), band), a.ConditionRuns("bucma5302-"+b, c), a.ConditionRuns("bucma4303-"+b, c),
-				func(x *expe.RunData) float64 { return seedMedian(x, band) }))
+				func(x *report.RunData) float64 { return seedMedian(x, band) }))
 			at1 = append(at1, b)
 		}
 	}
@@ -297,7 +296,7 @@ func (r *reporter) claims(load float64) {
 		base := a.ConditionRuns(b, c)
 		x5, x4 := a.ConditionRuns("bucma5302-"+b, c), a.ConditionRuns("bucma4303-"+b, c)
 		// relative amplitude needs the base run of the same seed
-		ampRel := func(runs []*expe.RunData) []float64 {
+		ampRel := func(runs []*report.RunData) []float64 {
 			out := make([]float64, len(runs))
 			for i, x := range runs {
 				out[i] = math.NaN()
@@ -318,7 +317,7 @@ func (r *reporter) claims(load float64) {
 			d = append(d, a5[i]-a4[i])
 		}
 		rel = append(rel, newClaimTest(b, d))
-		abs = append(abs, pairedTest(b, x5, x4, func(x *expe.RunData) float64 { return classWait("imprecise")(x) - classWait("precise")(x) }))
+		abs = append(abs, pairedTest(b, x5, x4, func(x *report.RunData) float64 { return classWait("imprecise")(x) - classWait("precise")(x) }))
 	}
 	rejRel, rejAbs := holm(rel), holm(abs)
 	holds, contra := 0, 0

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
@@ -37,7 +37,7 @@ var gainsOf = map[string][]float64{"0-24": {1, 2, 3, 40, 4}, "25-49": {30, 40}, 
 // bucmaSynthetic is the bucma-model plan on 3 seeds where FCFS alone
 // saturates and its imprecise requests wait 0.3 s (a near-zero base), the
 // other runs ordinary.
-func bucmaSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis {
+func bucmaSynthetic(t *testing.T, s *report.Studies, plan string) *report.Analysis {
 	return synthetic3(t, s, plan, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		f, v := float64(r.Seed), r.Variant
 		waits := map[string]float64{"imprecise": 500 + 10*f, "medium": 400 + f, "precise": 300 + f}
@@ -88,7 +88,7 @@ func TestBucmaModelReportRefusesNearZeroAndMarksSaturation(t *testing.T) {
 
 // wtrustSynthetic is a walltime-trust plan on 3 seeds where EASY alone
 // waits 0.2 s (a near-zero base) and FCFS alone saturates.
-func wtrustSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis {
+func wtrustSynthetic(t *testing.T, s *report.Studies, plan string) *report.Analysis {
 	return synthetic3(t, s, plan, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		wait, sat := 2000+float64(r.Seed), studytest.Kept
 		switch r.Variant.Name {
@@ -102,7 +102,7 @@ func wtrustSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis 
 }
 
 // synthetic3 is plan on 3 seeds with every run's numbers from fill.
-func synthetic3(t *testing.T, s *expe.Studies, plan string, fill func(r expe.Run) (analysis.Metrics, analysis.Saturation, any)) *expe.Analysis {
+func synthetic3(t *testing.T, s *report.Studies, plan string, fill func(r expe.Run) (analysis.Metrics, analysis.Saturation, any)) *report.Analysis {
 	p, err := studytest.Plan(t, s, plan).With(expe.Overrides{Seeds: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestReportsKnownCausesAndLoadLevel(t *testing.T) {
 	}
 	for _, c := range []struct {
 		plan      string
-		synthetic func(*testing.T, *expe.Studies, string) *expe.Analysis
+		synthetic func(*testing.T, *report.Studies, string) *report.Analysis
 		want, not []string
 	}{
 		{WtrustPlan, wtrustSynthetic, []string{"*Precise walltimes.*", "*The threshold.*", "Algorithm 1's \"free resources > 80 %\""},

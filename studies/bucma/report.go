@@ -6,16 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 	// agreement bookkeeping for "where and why we differ"
 	signCells, signAgree int
 	signMiss             []string // opposite sign, 95 % interval excluding 0
@@ -118,10 +117,10 @@ func (r *reporter) bucmaModel(load float64) error {
 			}
 			name := r.figName("table3_"+m, load)
 			title := fmt.Sprintf("%s: waiting-time change of the inserted requests (load %s)", BaseTitle(m), expe.FormatLoad(load))
-			if err := figures.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
+			if err := figures.ChangeBarPlot(filepath.Join(a.Dir, report.FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
 				return err
 			}
-			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+			r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 		}
 		r.p("A cell over a near-zero base (%s) has no bar.\n\n", analysis.NearZero)
 		r.p("Mean waiting time of the inserted requests (s), per variant:\n\n")
@@ -129,7 +128,7 @@ func (r *reporter) bucmaModel(load float64) error {
 		for _, v := range a.Plan.Variants {
 			r.p("| %s |", v.Name)
 			for _, c := range classes {
-				est := analysis.Estimate95(a.Values(v.Name, load, func(x *expe.RunData) float64 {
+				est := analysis.Estimate95(a.Values(v.Name, load, func(x *report.RunData) float64 {
 					if s, ok := extra(x).Classes[c]; ok {
 						return s.MeanWait
 					}
@@ -154,7 +153,7 @@ func (r *reporter) bucmaModel(load float64) error {
 		}
 		r.p("| %s |", v.Name)
 		for _, band := range analysis.SuBands {
-			est := analysis.Estimate95(a.Values(v.Name, load, func(x *expe.RunData) float64 {
+			est := analysis.Estimate95(a.Values(v.Name, load, func(x *report.RunData) float64 {
 				if w, ok := extra(x).BandWait[band]; ok {
 					return w
 				}
@@ -172,7 +171,7 @@ func (r *reporter) bucmaModel(load float64) error {
 
 // wtrustCmp compares walltime-trust with a base on a Figures 3–4 metric.
 func (r *reporter) wtrustCmp(metric, base string, load float64) analysis.Comparison {
-	return r.a.CompareVariants("wtrust", base, expe.Condition{Load: load}, func(x *expe.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
+	return r.a.CompareVariants("wtrust", base, expe.Condition{Load: load}, func(x *report.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
 }
 
 // wtrustFloor is the floor of the relative changes of a Figures 3–4 metric.
@@ -213,10 +212,10 @@ func (r *reporter) wtrust(load float64) error {
 		}
 		name := r.figName("wtrust_"+m, load)
 		title := fmt.Sprintf("walltime-trust vs base: %s (load %s)", wtrustTitles[m], expe.FormatLoad(load))
-		if err := figures.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]figures.Bar{bars}); err != nil {
+		if err := figures.ChangeBarPlot(filepath.Join(a.Dir, report.FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]figures.Bar{bars}); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	return nil
 }
@@ -240,10 +239,10 @@ func (r *reporter) wtrustSweep() error {
 		}
 		name := "wtrust_" + m + "_vs_load"
 		title := fmt.Sprintf("walltime-trust vs each base: %s against load", wtrustTitles[m])
-		if err := figures.ChangeLinePlot(filepath.Join(r.a.Dir, expe.FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
+		if err := figures.ChangeLinePlot(filepath.Join(r.a.Dir, report.FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 		r.p("Change of the %s, walltime-trust vs each base (%%), by load level:\n\n", wtrustTitles[m])
 		r.p("| load | %s |\n|---|%s\n", strings.Join(titles(BaseNames), " | "), strings.Repeat("---|", len(BaseNames)))
 		for _, l := range r.a.Plan.Loads {
@@ -266,20 +265,20 @@ func (r *reporter) variantTable(load float64) {
 	r.p("%s\n\n", analysis.SaturationNote())
 	r.p("| variant | runs | makespan (s) | mean wait (s) | median wait (s) | p95 wait (s) | max wait (s) | mean slowdown | mean bounded slowdown | utilization | offered load | saturated |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, v := range a.Plan.Variants {
-		get := func(f func(*expe.RunData) float64) analysis.Estimate {
+		get := func(f func(*report.RunData) float64) analysis.Estimate {
 			return analysis.Estimate95(a.Values(v.Name, load, f))
 		}
-		mk := get(func(x *expe.RunData) float64 { return x.Metrics.Makespan })
+		mk := get(func(x *report.RunData) float64 { return x.Metrics.Makespan })
 		r.p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, mk.N, analysis.FmtEst(mk, 0, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.P95Wait }), 0, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MaxWait }), 0, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanSlowdown }), 1, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanBSLD }), 1, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3, false),
-			analysis.FmtEst(get(func(x *expe.RunData) float64 { return x.Saturation.Offered }), 2, false),
-			expe.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MeanWait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MedianWait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.P95Wait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MaxWait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MeanSlowdown }), 1, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MeanBSLD }), 1, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.Utilization }), 3, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Saturation.Offered }), 2, false),
+			report.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
 	}
 	r.p("\n")
 }
@@ -288,7 +287,7 @@ func (r *reporter) variantTable(load float64) {
 // of either saturated.
 func (r *reporter) satMark(x, ref string, load float64) string {
 	c := expe.Condition{Load: load}
-	return expe.MarkSaturated(r.a.ConditionRuns(x, c), r.a.ConditionRuns(ref, c))
+	return report.MarkSaturated(r.a.ConditionRuns(x, c), r.a.ConditionRuns(ref, c))
 }
 
 // table3Cmp compares the mean waiting time of a profile's inserted requests
@@ -299,8 +298,8 @@ func (r *reporter) table3Cmp(m, class, b string, load float64) analysis.Comparis
 
 // classWait is the mean waiting time of a precision profile's jobs in a run
 // (NaN when the run has none).
-func classWait(class string) func(*expe.RunData) float64 {
-	return func(x *expe.RunData) float64 {
+func classWait(class string) func(*report.RunData) float64 {
+	return func(x *report.RunData) float64 {
 		if s, ok := extra(x).Classes[class]; ok && s.Jobs > 0 {
 			return s.MeanWait
 		}
@@ -411,12 +410,12 @@ func (r *reporter) differences() {
 func (r *reporter) starvation() {
 	a := r.a
 	for _, load := range a.Plan.Loads {
-		mean := func(v string, f func(*expe.RunData) float64) float64 {
+		mean := func(v string, f func(*report.RunData) float64) float64 {
 			return analysis.Estimate95(a.Values(v, load, f)).Mean
 		}
-		med := func(x *expe.RunData) float64 { return x.Metrics.MedianWait }
-		mx := func(x *expe.RunData) float64 { return x.Metrics.MaxWait }
-		avg := func(x *expe.RunData) float64 { return x.Metrics.MeanWait }
+		med := func(x *report.RunData) float64 { return x.Metrics.MedianWait }
+		mx := func(x *report.RunData) float64 { return x.Metrics.MaxWait }
+		avg := func(x *report.RunData) float64 { return x.Metrics.MeanWait }
 		wm, em := mean("wtrust", med), mean("easy", med)
 		if math.IsNaN(wm) || math.IsNaN(em) {
 			return

@@ -6,11 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -29,7 +28,7 @@ type signCell struct {
 	// x and ref name the variants; get is the quantity compared (its
 	// relative change per seed), floor its floor, unit its unit.
 	x, ref string
-	get    func(*expe.RunData) float64
+	get    func(*report.RunData) float64
 	floor  float64
 	unit   string
 }
@@ -85,7 +84,7 @@ func wtrustCells() []signCell {
 		for _, b := range BaseNames {
 			out = append(out, signCell{
 				Label: fmt.Sprintf("%s %s", m, BaseTitle(b)), Row: m, Paper: PaperWtrust[m][b].Value, x: "wtrust", ref: b,
-				get: func(x *expe.RunData) float64 { return wtrustMetric(m, x) }, floor: wtrustFloor(m), unit: wtrustUnit(m),
+				get: func(x *report.RunData) float64 { return wtrustMetric(m, x) }, floor: wtrustFloor(m), unit: wtrustUnit(m),
 			})
 		}
 	}
@@ -159,9 +158,9 @@ func (r *reporter) sensitivity() error {
 		cond := expe.Condition{Case: c.Name}
 		for _, cell := range cells {
 			xr, rr := a.ConditionRuns(cell.x, cond), a.ConditionRuns(cell.ref, cond)
-			cp := expe.CompareRuns(xr, rr, cell.get, cell.floor)
+			cp := report.CompareRuns(xr, rr, cell.get, cell.floor)
 			s.cmps = append(s.cmps, cp)
-			s.marks = append(s.marks, expe.MarkSaturated(xr, rr))
+			s.marks = append(s.marks, report.MarkSaturated(xr, rr))
 			s.states = append(s.states, cellState(cp, cell.Paper))
 		}
 		sc = append(sc, s)
@@ -215,7 +214,7 @@ func (r *reporter) sensitivity() error {
 	if err := figures.SignHeatMap(r.Fig(name), title, condLabels, labels, grid); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+	r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	r.p("Green: our change has the paper's sign (dark: significant); red: the opposite sign (dark: significant); grey: no data.\n\n")
 
 	r.p("## Our changes per condition (%%; the paper's in the header)\n\n")
@@ -344,7 +343,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	var pts []point
 	for _, s := range sc {
 		c := s.c.Name
-		mean := func(v string, f func(*expe.RunData) float64) float64 {
+		mean := func(v string, f func(*report.RunData) float64) float64 {
 			return analysis.Estimate95(a.CaseValues(v, c, f)).Mean
 		}
 		gain := func(v string) float64 {
@@ -356,19 +355,19 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 			}
 			return analysis.Quantile(all, 0.5)
 		}
-		short := mean("fcfs", func(x *expe.RunData) float64 { return extra(x).OtherShortWall })
-		su := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return extra(x).OtherSu })
+		short := mean("fcfs", func(x *report.RunData) float64 { return extra(x).OtherShortWall })
+		su := mean("bucma5302-fcfs", func(x *report.RunData) float64 { return extra(x).OtherSu })
 		gF, gE := gain("bucma5302-fcfs"), gain("bucma5302-easy")
 		wait := func(v string) float64 {
-			return mean(v, func(x *expe.RunData) float64 {
+			return mean(v, func(x *report.RunData) float64 {
 				if g, ok := extra(x).Classes["imprecise"]; ok {
 					return g.MeanWait
 				}
 				return math.NaN()
 			})
 		}
-		uF := mean("fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
-		uB := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
+		uF := mean("fcfs", func(x *report.RunData) float64 { return x.Metrics.Utilization })
+		uB := mean("bucma5302-fcfs", func(x *report.RunData) float64 { return x.Metrics.Utilization })
 		n, of := s.agree(cells, "imprecise")
 		change, changeText := math.NaN(), "n/a"
 		if cellIdx >= 0 {
@@ -376,8 +375,8 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 		}
 		cond := expe.Condition{Case: c}
 		r.p("| %s | %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
-			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), expe.MarkSaturated(a.ConditionRuns("fcfs", cond)),
-			fmtF(uB, 3), expe.MarkSaturated(a.ConditionRuns("bucma5302-fcfs", cond)), changeText, n, of)
+			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), report.MarkSaturated(a.ConditionRuns("fcfs", cond)),
+			fmtF(uB, 3), report.MarkSaturated(a.ConditionRuns("bucma5302-fcfs", cond)), changeText, n, of)
 		if of > 0 {
 			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of), change})
 		}
@@ -437,17 +436,17 @@ func (r *reporter) wtrustWhy(sc []sensCase) {
 	r.p(" walltime-trust median / max wait |\n|---|%s---|\n", strings.Repeat("---|---|", len(BaseNames)+1))
 	for _, s := range sc {
 		c := s.c.Name
-		mean := func(v string, f func(*expe.RunData) float64) float64 {
+		mean := func(v string, f func(*report.RunData) float64) float64 {
 			return analysis.Estimate95(a.CaseValues(v, c, f)).Mean
 		}
 		r.p("| %s |", s.c.Title)
 		for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
-			r.p(" %s%s | %s |", fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3),
-				expe.MarkSaturated(a.ConditionRuns(b, expe.Condition{Case: c})),
-				fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0))
+			r.p(" %s%s | %s |", fmtF(mean(b, func(x *report.RunData) float64 { return x.Metrics.Utilization }), 3),
+				report.MarkSaturated(a.ConditionRuns(b, expe.Condition{Case: c})),
+				fmtF(mean(b, func(x *report.RunData) float64 { return x.Metrics.MeanWait }), 0))
 		}
-		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0),
-			fmtF(mean("wtrust", func(x *expe.RunData) float64 { return x.Metrics.MaxWait }), 0))
+		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *report.RunData) float64 { return x.Metrics.MedianWait }), 0),
+			fmtF(mean("wtrust", func(x *report.RunData) float64 { return x.Metrics.MaxWait }), 0))
 	}
 	r.p("\n")
 }

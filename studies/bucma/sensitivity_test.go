@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 	"github.com/bucma-sched/bucma/workloads"
@@ -143,7 +143,7 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 			t.Errorf("workload %s: %d jobs, want the file's 60 and 300 inserted", key, len(got.Jobs))
 		}
 	}
-	path, err := expe.WriteReport(dir, s)
+	path, err := report.Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}

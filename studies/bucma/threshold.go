@@ -6,11 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // The threshold sweep (plan walltime-trust-threshold): Algorithm 1 orders
@@ -89,7 +88,7 @@ func (r *reporter) threshold() error {
 // sweepCmp compares walltime-trust variant v with base b on a Figures 3–4
 // metric.
 func (r *reporter) sweepCmp(v, b, metric string, load float64) analysis.Comparison {
-	return r.a.CompareVariants(v, b, expe.Condition{Load: load}, func(x *expe.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
+	return r.a.CompareVariants(v, b, expe.Condition{Load: load}, func(x *report.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
 }
 
 func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
@@ -131,7 +130,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 	if err := figures.ChangeLinePlotWithPaper(r.Fig(name), title, "threshold: free hosts at or above which the largest W × res go first (%)", "change vs EASY (%)", xs, series, ests, paper); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+	r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 
 	// Where 80 % stands, against EASY and the other bases.
 	r.p("### Where 80 %% stands\n\n")
@@ -157,7 +156,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 	good := 0
 	c := expe.Condition{Load: load}
 	for _, m := range WtrustMetrics {
-		get := func(x *expe.RunData) float64 { return wtrustMetric(m, x) }
+		get := func(x *report.RunData) float64 { return wtrustMetric(m, x) }
 		vals := make([]float64, len(names))
 		for i, v := range names {
 			vals[i] = analysis.Estimate95(r.a.ConditionValues(v, c, get)).Mean
@@ -186,7 +185,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 			good++
 		}
 		r.p("| %s | %d of %d | %d %% | %s%s | %s |", wtrustTitles[m], rank, len(ts), ts[best], vsBest.Cell(1, wtrustUnit(m), 0),
-			expe.MarkSaturated(r.a.ConditionRuns(names[i80], c), r.a.ConditionRuns(names[best], c)), verdict)
+			report.MarkSaturated(r.a.ConditionRuns(names[i80], c), r.a.ConditionRuns(names[best], c)), verdict)
 		for _, b := range BaseNames {
 			r.p(" %s / %s |", r.sweepCmp(names[i80], b, m, load).ChangeText(1)+r.satMark(names[i80], b, load), r.sweepCmp(names[best], b, m, load).ChangeText(1)+r.satMark(names[best], b, load))
 		}

@@ -8,11 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // The weight exploration (plan bucma-weights): the paper chose BUCMA5302
@@ -106,7 +105,7 @@ type weightRun struct {
 	ClassWait map[string]float64
 }
 
-func weightReadRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func weightReadRun(a *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	if err := readRun(a, in, rd); err != nil {
 		return err
 	}
@@ -124,11 +123,11 @@ func weightReadRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error 
 	return nil
 }
 
-func wextra(rd *expe.RunData) *weightRun { return rd.Extra.(*weightRun) }
+func wextra(rd *report.RunData) *weightRun { return rd.Extra.(*weightRun) }
 
 // spreadOf is a run's queue-gain spread: the median gain of the 75–100
 // band minus that of the 0–24 band (points; NaN without both).
-func spreadOf(x *expe.RunData) float64 {
+func spreadOf(x *report.RunData) float64 {
 	hi, ok1 := wextra(x).BandMedian[analysis.SuBands[3]]
 	lo, ok2 := wextra(x).BandMedian[analysis.SuBands[0]]
 	if !ok1 || !ok2 {
@@ -137,8 +136,8 @@ func spreadOf(x *expe.RunData) float64 {
 	return hi - lo
 }
 
-func wClassWait(class string) func(*expe.RunData) float64 {
-	return func(x *expe.RunData) float64 {
+func wClassWait(class string) func(*report.RunData) float64 {
+	return func(x *report.RunData) float64 {
 		if v, ok := wextra(x).ClassWait[class]; ok {
 			return v
 		}
@@ -202,12 +201,12 @@ func (r *reporter) weightPoints(base string, load float64) []weightPoint {
 		}
 		pts = append(pts, weightPoint{
 			w: w, variant: v.Name, spread: analysis.Estimate95(sp),
-			wait:      expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }, analysis.FloorWait),
-			makespan:  expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.Makespan }, analysis.FloorSeconds),
-			slowdown:  expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.MeanSlowdown }, analysis.FloorRatio),
-			imprecise: expe.CompareRuns(x, ref, wClassWait("imprecise"), analysis.FloorWait),
-			precise:   expe.CompareRuns(x, ref, wClassWait("precise"), analysis.FloorWait),
-			sat:       expe.MarkSaturated(x, ref),
+			wait:      report.CompareRuns(x, ref, func(x *report.RunData) float64 { return x.Metrics.MeanWait }, analysis.FloorWait),
+			makespan:  report.CompareRuns(x, ref, func(x *report.RunData) float64 { return x.Metrics.Makespan }, analysis.FloorSeconds),
+			slowdown:  report.CompareRuns(x, ref, func(x *report.RunData) float64 { return x.Metrics.MeanSlowdown }, analysis.FloorRatio),
+			imprecise: report.CompareRuns(x, ref, wClassWait("imprecise"), analysis.FloorWait),
+			precise:   report.CompareRuns(x, ref, wClassWait("precise"), analysis.FloorWait),
+			sat:       report.MarkSaturated(x, ref),
 		})
 	}
 	objs := func(f func(weightPoint) float64) [][]float64 {
@@ -259,14 +258,14 @@ func (r *reporter) weightsAt(load float64) error {
 	c := expe.Condition{Load: load}
 	r.p("### The base policies alone\n\n%s\n\n| base | mean wait (s) | makespan (s) | utilization | offered load | saturated |\n|---|---|---|---|---|---|\n", analysis.SaturationNote())
 	for _, b := range BaseNames {
-		get := func(f func(*expe.RunData) float64) string {
+		get := func(f func(*report.RunData) float64) string {
 			return analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, f)), 0, false)
 		}
-		r.p("| %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), get(func(x *expe.RunData) float64 { return x.Metrics.MeanWait }),
-			get(func(x *expe.RunData) float64 { return x.Metrics.Makespan }),
-			analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, func(x *expe.RunData) float64 { return x.Metrics.Utilization })), 3, false),
-			analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, func(x *expe.RunData) float64 { return x.Saturation.Offered })), 2, false),
-			expe.SaturationText(a.ConditionRuns(b, c)))
+		r.p("| %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), get(func(x *report.RunData) float64 { return x.Metrics.MeanWait }),
+			get(func(x *report.RunData) float64 { return x.Metrics.Makespan }),
+			analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, func(x *report.RunData) float64 { return x.Metrics.Utilization })), 3, false),
+			analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, func(x *report.RunData) float64 { return x.Saturation.Offered })), 2, false),
+			report.SaturationText(a.ConditionRuns(b, c)))
 	}
 	r.p("\nA change against a saturated base is marked %s: its sign holds, its size depends on the trace's length.\n\n", analysis.SaturatedMark)
 
@@ -299,7 +298,7 @@ func (r *reporter) weightsAt(load float64) error {
 		if err := figures.ParetoFigure(r.Fig(name), title, panels, 2); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	r.p("Grey: every weighting; blue: the Pareto front; the paper's two models marked; dashed: the base alone (0 %%). ")
 	r.p("A weighting over a near-zero base has no x and is not drawn.\n\n")
@@ -646,7 +645,7 @@ func (r *reporter) loadNote() {
 	for _, l := range pl.Loads {
 		var xs []float64
 		for _, v := range pl.Variants {
-			xs = append(xs, a.Values(v.Name, l, func(x *expe.RunData) float64 { return x.Saturation.Offered })...)
+			xs = append(xs, a.Values(v.Name, l, func(x *report.RunData) float64 { return x.Saturation.Offered })...)
 		}
 		xs = slices.DeleteFunc(xs, func(x float64) bool { return math.IsNaN(x) })
 		if len(xs) > 0 {

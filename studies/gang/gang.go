@@ -12,11 +12,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/metrics"
 )
 
@@ -34,14 +33,14 @@ const GangPlan = "gang"
 var planFile []byte
 
 // Register adds the plan and its report.
-func Register(s *expe.Studies) {
-	s.Register(expe.Study{Kind: GangPlan, ReadRun: readRun, Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).gang() }})
+func Register(s *report.Studies) {
+	s.Register(report.Study{Kind: GangPlan, ReadRun: readRun, Report: func(r *report.Report) error { return (&reporter{Report: r, a: r.A}).gang() }})
 	s.AddPlan(GangPlan, planFile)
 }
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 }
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
@@ -228,7 +227,7 @@ func (r *reporter) gangRuns() (map[string]map[string][]gangRun, error) {
 }
 
 // readRun computes the paper's metrics of a run.
-func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(_ *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	rows, n := in.Rows, in.Hosts
 	sum, count := map[int]float64{}, map[int]int{}
 	for i := range rows {
@@ -322,7 +321,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 		r.p("| saturated runs |")
 		for _, q := range gangQueues {
 			for _, m := range gangMigrations {
-				n, of, _ := expe.SaturationCount(a.ConditionRuns(GangVariantName(ld, q, m.suffix), expe.Condition{Load: load}))
+				n, of, _ := report.SaturationCount(a.ConditionRuns(GangVariantName(ld, q, m.suffix), expe.Condition{Load: load}))
 				r.p(" %d of %d |", n, of)
 			}
 		}
@@ -348,10 +347,10 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 			}
 		}
 		fig := fmt.Sprintf("gang-art-s%d%s", si+1, suffix)
-		if err := figures.LogLinePlot(filepath.Join(a.Dir, expe.FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
+		if err := figures.LogLinePlot(filepath.Join(a.Dir, report.FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
 			return err
 		}
-		r.p("![ART, S%d](%s/%s.png)\n\nLogarithmic axis; the 95 %% intervals are in the table.\n\n", si+1, expe.FigDir, fig)
+		r.p("![ART, S%d](%s/%s.png)\n\nLogarithmic axis; the 95 %% intervals are in the table.\n\n", si+1, report.FigDir, fig)
 	}
 
 	r.p("## Loss of capacity and Eq. 6 utilization (Figures 11-14)\n\n")
@@ -367,7 +366,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 		}
 		r.p(" | %s | %s | %s |\n", analysis.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.util }), 1, false),
 			analysis.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return float64(g.ran) }), 0, false),
-			expe.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
+			report.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
 	}
 	r.p("\n")
 	r.gangClaims(load, runs)
@@ -397,12 +396,12 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 	}
 	k := gangKs[last]
 	cond := expe.Condition{Load: load}
-	artLast := func(x *expe.RunData) float64 { return x.Extra.(*gangRun).artAt[last] }
+	artLast := func(x *report.RunData) float64 { return x.Extra.(*gangRun).artAt[last] }
 	// cut is the ART reduction of x against ref (%): the paired change,
 	// negated; NaN over a near-zero base; text with its seeds and marks.
 	cut := func(x, ref string) (float64, string) {
 		cp := r.a.CompareVariants(x, ref, cond, artLast, analysis.FloorSeconds)
-		mark := expe.MarkSaturated(r.a.ConditionRuns(x, cond), r.a.ConditionRuns(ref, cond))
+		mark := report.MarkSaturated(r.a.ConditionRuns(x, cond), r.a.ConditionRuns(ref, cond))
 		if cp.Diff.N == 0 || math.Abs(cp.Base.Mean) < cp.Floor {
 			return math.NaN(), analysis.NearZero + mark
 		}

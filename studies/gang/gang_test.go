@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
@@ -69,21 +69,21 @@ func TestGangCampaignReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same plan gives the same outputs (OLB's shuffles are seeded).
-	dir, report := studytest.CampaignTwiceReport(t, s, p)
+	dir, text := studytest.CampaignTwiceReport(t, s, p)
 	for _, want := range []string{
 		"## Table 3: scenario S1, local dispatcher OLB", "## Table 4: scenario S2, local dispatcher JSEQ",
 		"| 500 |", "(40133)", "(11941)", "| olb-afcfsm |", "(3.48)", "(≈ 50)",
 		"- (a) Local migration cuts ART", "- (g) Without migration AFCFS",
 	} {
-		if !strings.Contains(report, want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if strings.Contains(report, "| 1000 |") {
+	if strings.Contains(text, "| 1000 |") {
 		t.Error("the ART table goes past the campaign's 500 jobs")
 	}
 	for _, f := range []string{"gang-art-s1.png", "gang-art-s2.svg"} {
-		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, report.FigDir, f)); err != nil {
 			t.Error(err)
 		}
 	}

@@ -9,10 +9,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
 	"github.com/bucma-sched/bucma/expe/analysis"
-
+	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )

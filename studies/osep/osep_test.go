@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 	"github.com/bucma-sched/bucma/workloads"

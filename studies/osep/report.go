@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // NearlyEqualPoints is how close (in satisfaction points) two users'
@@ -42,7 +41,7 @@ func (r *reporter) osep() error {
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed; ")
 	r.p("a difference between two variants is computed on each seed's pair of runs, same workload, then averaged). Satisfactions are ")
 	r.p("percentages of an ideal and their differences are in points: no value of this report is a change relative to a base.\n")
-	r.p("- %s Here every case is a fixed demand of 40 jobs submitted within %g s, hours of work on 12 hosts: its offered load over that span is ", expe.SaturationSummary(a, false), pl.Workload.Fields.Float("late_by"))
+	r.p("- %s Here every case is a fixed demand of 40 jobs submitted within %g s, hours of work on 12 hosts: its offered load over that span is ", report.SaturationSummary(a, false), pl.Workload.Fields.Float("late_by"))
 	r.p("far above 1, so a run is saturated by construction. The satisfactions measure how the contention is shared among the users; they do not ")
 	r.p("follow a trace's length.\n\n")
 
@@ -187,7 +186,7 @@ func (r *reporter) lateGroups() (lates []string, cases map[string][]expe.Workloa
 	return lates, cases
 }
 
-func suOf(x *expe.RunData, u string) float64 {
+func suOf(x *report.RunData, u string) float64 {
 	if s, ok := extra(x).Satisfaction[u]; ok {
 		return s.SU
 	}
@@ -196,7 +195,7 @@ func suOf(x *expe.RunData, u string) float64 {
 
 // shareDistance is Σ over users of |time-averaged share − owned share| in
 // the contention window, in points of the grid's power.
-func (r *reporter) shareDistance(x *expe.RunData) float64 {
+func (r *reporter) shareDistance(x *report.RunData) float64 {
 	d := 0.0
 	for _, u := range grid(r.a).Users {
 		d += math.Abs(extra(x).ContentionShare[u] - grid(r.a).OwnedShare(u))
@@ -225,7 +224,7 @@ func (r *reporter) osepSatisfaction() error {
 			for _, v := range a.Plan.Variants {
 				r.p("| %s | %s | %s |", c.Param("demand"), checkpointTitle(v), variantTitle(v))
 				for _, u := range users {
-					est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) }))
+					est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return suOf(x, u) }))
 					r.p(" %s |", analysis.FmtEst(est, 1, false))
 				}
 				unfinished, runs := 0, 0
@@ -249,15 +248,15 @@ func (r *reporter) osepSatisfaction() error {
 			for vi, v := range a.Plan.Variants {
 				series = append(series, variantLegend(v))
 				for _, u := range users {
-					ests[vi] = append(ests[vi], analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) })))
+					ests[vi] = append(ests[vi], analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return suOf(x, u) })))
 				}
 			}
 			name := "osep_su_" + c.Name
 			title := c.Title + ": satisfaction per user"
-			if err := figures.EstimateBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
+			if err := figures.EstimateBarPlot(filepath.Join(a.Dir, report.FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
 				return err
 			}
-			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+			r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 		}
 	}
 	return nil
@@ -318,10 +317,10 @@ func (r *reporter) osepShares() error {
 			}
 			name := fmt.Sprintf("osep_share_%s_s%03d", c.Name, seed)
 			title := fmt.Sprintf("%s, seed %d", c.Title, seed)
-			if err := figures.SharePlot(filepath.Join(a.Dir, expe.FigDir, name), title, panels); err != nil {
+			if err := figures.SharePlot(filepath.Join(a.Dir, report.FigDir, name), title, panels); err != nil {
 				return err
 			}
-			r.p("![share of the grid's power over time, %s](%s/%s.png)\n\n", title, expe.FigDir, name)
+			r.p("![share of the grid's power over time, %s](%s/%s.png)\n\n", title, report.FigDir, name)
 		}
 	}
 	users := g.Users
@@ -339,7 +338,7 @@ func (r *reporter) osepShares() error {
 		for _, v := range a.Plan.Variants {
 			r.p("| %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v))
 			for _, u := range users {
-				est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return 100 * extra(x).ContentionShare[u] }))
+				est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return 100 * extra(x).ContentionShare[u] }))
 				r.p(" %s |", analysis.FmtEst(est, 1, false))
 			}
 			r.p(" %s |\n", analysis.FmtEst(analysis.Estimate95(a.CaseValues(v.Name, c.Name, r.shareDistance)), 1, false))
@@ -379,8 +378,8 @@ func (r *reporter) osepShares() error {
 // the mean speed (Gflop/s) of the hosts their jobs ran on, under variant v
 // on case c, means over the seeds (NaN when no run has data).
 func (r *reporter) ranOn(v expe.Variant, c, u string) (own, speed float64) {
-	o := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return 100 * extra(x).OwnHostTime[u] }))
-	sp := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return extra(x).HostSpeed[u] / 1e9 }))
+	o := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return 100 * extra(x).OwnHostTime[u] }))
+	sp := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return extra(x).HostSpeed[u] / 1e9 }))
 	return o.Mean, sp.Mean
 }
 
@@ -403,14 +402,14 @@ func (r *reporter) osepPreemptions() {
 	r.p("| case | checkpointing | policy | preemptions per run | %s | killed execution time (h) |\n|---|---|---|---|%s---|\n", strings.Join(users, " | "), strings.Repeat("---|", len(users)))
 	for _, c := range a.Plan.Cases {
 		for _, v := range a.Plan.Variants {
-			vals := func(f func(*expe.RunData) float64) string {
+			vals := func(f func(*report.RunData) float64) string {
 				return analysis.FmtEst(analysis.Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
 			}
-			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
+			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *report.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 			for _, u := range users {
-				r.p(" %s |", vals(func(x *expe.RunData) float64 { return float64(extra(x).Preemptions[u]) }))
+				r.p(" %s |", vals(func(x *report.RunData) float64 { return float64(extra(x).Preemptions[u]) }))
 			}
-			r.p(" %s |\n", vals(func(x *expe.RunData) float64 { return extra(x).TotalKilledExec() / 3600 }))
+			r.p(" %s |\n", vals(func(x *report.RunData) float64 { return extra(x).TotalKilledExec() / 3600 }))
 		}
 	}
 	r.p("\n")
@@ -479,17 +478,17 @@ func (r *reporter) osepThesis() {
 		return o, h, ok1 && ok2
 	}
 	suDiff := func(o, h expe.Variant, c, u string) []float64 {
-		return a.CasePaired(o.Name, h.Name, c, func(x, y *expe.RunData) float64 { return suOf(x, u) - suOf(y, u) })
+		return a.CasePaired(o.Name, h.Name, c, func(x, y *report.RunData) float64 { return suOf(x, u) - suOf(y, u) })
 	}
 	// below100 is SU(u) − 100 per seed.
 	below100 := func(v expe.Variant, c, u string) []float64 {
-		return a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) - 100 })
+		return a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return suOf(x, u) - 100 })
 	}
 
 	// 1. and 2.: "than it should" is read as against 100 %, the satisfaction
 	// of a user served exactly as by their own hosts.
 	suEst := func(v expe.Variant, c, u string) analysis.Estimate {
-		return analysis.Estimate95(a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) }))
+		return analysis.Estimate95(a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return suOf(x, u) }))
 	}
 	r.p("Findings 1 and 2 say how much more or less satisfied a user is *than they should be*; we read that as against 100 %%, the ")
 	r.p("satisfaction of a user served exactly as well as by their own hosts alone, and give the heterogeneous OSEP's value next to it. ")
@@ -554,7 +553,7 @@ func (r *reporter) osepThesis() {
 		for _, c := range a.Plan.Cases {
 			for _, pr := range [][2]string{{"user1", "user2"}, {"user3", "user4"}} {
 				gap := func(v expe.Variant) []float64 {
-					return a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) })
+					return a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) })
 				}
 				eo, eh := analysis.Estimate95(gap(o)), analysis.Estimate95(gap(h))
 				r.p("| %s | (%s, %s) | %s | %s |\n", c.Title, pr[0], pr[1], estSeeds(gap(o)), estSeeds(gap(h)))
@@ -595,7 +594,7 @@ func (r *reporter) osepThesis() {
 	ag, co, un = 0, 0, 0
 	if ok {
 		for _, c := range a.Plan.Cases {
-			xs := a.CasePaired(h.Name, o.Name, c.Name, func(x, y *expe.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) })
+			xs := a.CasePaired(h.Name, o.Name, c.Name, func(x, y *report.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) })
 			e := analysis.Estimate95(xs)
 			r.p("- %s: %s points\n", c.Title, estSeeds(xs))
 			tally(e, -1, &ag, &co, &un)
@@ -655,7 +654,7 @@ func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) 
 		return
 	}
 	pre := func(v expe.Variant) analysis.Estimate {
-		return analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
+		return analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 	}
 	r.p("- *The heterogeneous OSEP's preemption guard.* The thesis prints it as PR_Aloc(u_i,y) > PR_Preemp(u_j,y); bucma's default reads it ")
 	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, analysis.FmtEst(pre(h), 1, false))

@@ -11,11 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
@@ -112,7 +111,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	dir := t.TempDir()
 	unfinished := "osep-ckpt600_" + expe.CaseWorkloadKey("user1-late-medium", 2)
 	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: osepFake{unfinished: unfinished}, Workers: 2})
-	a, err := expe.Analyze(dir, osepStudy())
+	a, err := report.Analyze(dir, osepStudy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +137,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("checkpointing: killed %v vs %v, SU %v vs %v", extra(x).KilledExec, extra(y).KilledExec, extra(x).Satisfaction["user2"], extra(y).Satisfaction["user2"])
 	}
 
-	path, err := expe.WriteReport(dir, s)
+	path, err := report.Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +179,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("%d verdicts", n)
 	}
 	// The satisfaction table's cells are the runs' means.
-	est := analysis.Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *expe.RunData) float64 { return extra(x).Satisfaction["user2"].SU }))
+	est := analysis.Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *report.RunData) float64 { return extra(x).Satisfaction["user2"].SU }))
 	lines := strings.Split(text[strings.Index(text, "### user4 late"):], "\n")
 	found := false
 	for _, l := range lines {
@@ -194,17 +193,17 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	}
 	for _, c := range p.Cases {
 		for _, ext := range figures.Formats {
-			if st, err := os.Stat(filepath.Join(dir, expe.FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
+			if st, err := os.Stat(filepath.Join(dir, report.FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("figure of %s: %v", c.Name, err)
 			}
 		}
 	}
-	shares, _ := filepath.Glob(filepath.Join(dir, expe.FigDir, "osep_share_*"))
+	shares, _ := filepath.Glob(filepath.Join(dir, report.FigDir, "osep_share_*"))
 	if len(shares) != 2*len(figures.Formats) {
 		t.Errorf("share figures %v", shares)
 	}
 	// Written again, the report is the same.
-	if _, err := expe.WriteReport(dir, s); err != nil {
+	if _, err := report.Write(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(path); string(again) != text {
@@ -241,7 +240,7 @@ func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
 	if !strings.Contains(string(cmd), "--enable-dynamic-jobs --acknowledge-dynamic-jobs") {
 		t.Errorf("command line without the dynamic-job flags: %s", cmd)
 	}
-	an, err := expe.Analyze(dir, osepStudy())
+	an, err := report.Analyze(dir, osepStudy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +260,7 @@ func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
 	if preempted == 0 {
 		t.Error("no preemption in the whole campaign")
 	}
-	path, err := expe.WriteReport(dir, s)
+	path, err := report.Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}

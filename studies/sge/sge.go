@@ -10,11 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
 	"github.com/bucma-sched/bucma/expe/analysis"
-
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -32,14 +30,14 @@ const SGEPlan = "sge"
 var planFile []byte
 
 // Register adds the plan and its report.
-func Register(s *expe.Studies) {
-	s.Register(expe.Study{Kind: SGEPlan, ReadRun: readRun, Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).sge() }})
+func Register(s *report.Studies) {
+	s.Register(report.Study{Kind: SGEPlan, ReadRun: readRun, Report: func(r *report.Report) error { return (&reporter{Report: r, a: r.A}).sge() }})
 	s.AddPlan(SGEPlan, planFile)
 }
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 }
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
@@ -140,7 +138,7 @@ func (r *reporter) sgeCells() (map[string]map[string]sgeCell, error) {
 }
 
 // readRun counts the tasks each host ran.
-func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(_ *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	c := &sgeCell{makespan: rd.Metrics.Makespan, perHost: make([]int, in.Hosts)}
 	for i := range in.Rows {
 		hosts, err := in.Rows[i].Hosts()
@@ -192,7 +190,7 @@ func (r *reporter) sge() error {
 	r.p("The paper's value follows in parentheses (its tables give whole seconds). ")
 	r.p("Each value is one run: the runs do not depend on the seed (%d seed(s) run), so no value has an interval or a count of seeds. %s\n\n",
 		len(pl.Seeds), analysis.FloorsNote())
-	r.p("%s\n\n", expe.SaturationSummary(a, true))
+	r.p("%s\n\n", report.SaturationSummary(a, true))
 
 	var bars [2][]figures.Bar
 	var groups []string
@@ -229,11 +227,11 @@ func (r *reporter) sge() error {
 		}
 		r.p("\n")
 	}
-	fig := filepath.Join(a.Dir, expe.FigDir, "sge-gains")
+	fig := filepath.Join(a.Dir, report.FigDir, "sge-gains")
 	if err := figures.ChangeBarPlot(fig, "Gain of load balancing over the round robin", "gain over load-balanced makespan (%)", groups, []string{"worst case", "average case"}, bars[:]); err != nil {
 		return err
 	}
-	r.p("![gains](%s/sge-gains.png)\n\nBars: our gains; triangles: the paper's. *sw 17 eq*: the default with 5 slots on h4 (see below).\n\n", expe.FigDir)
+	r.p("![gains](%s/sge-gains.png)\n\nBars: our gains; triangles: the paper's. *sw 17 eq*: the default with 5 slots on h4 (see below).\n\n", report.FigDir)
 	r.sgeSpread(cells)
 	r.sgeOthers(cells)
 	r.sgeDifferences(cells)

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
@@ -56,7 +56,7 @@ func TestSGEPlan(t *testing.T) {
 func TestSGECampaignReport(t *testing.T) {
 	s := studytest.Studies(Register)
 	p := studytest.Plan(t, s, SGEPlan)
-	dir, report := studytest.CampaignTwiceReport(t, s, p)
+	dir, text := studytest.CampaignTwiceReport(t, s, p)
 	for _, want := range []string{
 		"| 13 | 193.6 (194) | 167.2 (175) | 158.4 (158) | 158.4 (158) | 22.22 (22.78) | 5.56 (10.76) |",
 		"| 17, default with 5 slots on h4 | 242.0 (242) |",
@@ -67,12 +67,12 @@ func TestSGECampaignReport(t *testing.T) {
 		"With equal slots (5,5,5,5) the worst case (start at h4) is 242.0 s",
 		"fig/sge-gains.png",
 	} {
-		if !strings.Contains(report, want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
 	for _, ext := range []string{".png", ".svg"} {
-		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, "sge-gains"+ext)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, report.FigDir, "sge-gains"+ext)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -85,10 +85,10 @@ func TestSGECampaignReport(t *testing.T) {
 // engine's _schedule.csv. Scenario sw-13 load-balanced keeps the 4 hosts
 // busy 541.2 host-seconds over its makespan of 158.400005 s: 0.854; res ×
 // execution over the same gave 2.8125.
-func checkUtilization(t *testing.T, s *expe.Studies, dir string) {
+func checkUtilization(t *testing.T, s *report.Studies, dir string) {
 	t.Helper()
 	st, _ := s.Study(SGEPlan)
-	a, err := expe.Analyze(dir, st)
+	a, err := report.Analyze(dir, st)
 	if err != nil {
 		t.Fatal(err)
 	}

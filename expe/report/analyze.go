@@ -1,4 +1,4 @@
-package expe
+package report
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/platforms"
 )
 
@@ -18,22 +18,22 @@ import (
 // metrics, its run.json, and what the study reading the campaign extracts
 // (Extra, set by Study.ReadRun).
 type RunData struct {
-	Run     Run
+	Run     expe.Run
 	Metrics analysis.Metrics
 	// Saturation says whether the run kept up with its workload (every
 	// report flags the runs that did not, SaturationOf).
 	Saturation analysis.Saturation
-	Info       RunInfo
+	Info       expe.RunInfo
 	Extra      any
 }
 
 // Analysis is the data of a campaign directory.
 type Analysis struct {
 	Dir     string
-	Plan    Plan
+	Plan    expe.Plan
 	Hosts   int
 	Runs    map[string]*RunData // completed runs, by id
-	Missing []Run               // runs of the plan not (yet) done
+	Missing []expe.Run          // runs of the plan not (yet) done
 	// CaseHosts are the compute hosts of each case's platform, for plans
 	// whose cases run on several platforms (Hosts is the plan's).
 	CaseHosts map[string]int
@@ -67,7 +67,7 @@ type RunInput struct {
 func (in *RunInput) Trace() (rows []analysis.TraceRow, ok bool, err error) {
 	if !in.traceRead {
 		in.traceRead = true
-		p := filepath.Join(in.Dir, TraceFile)
+		p := filepath.Join(in.Dir, expe.TraceFile)
 		if _, err := os.Stat(p); err == nil {
 			in.hasTrace = true
 			in.trace, in.traceErr = analysis.ReadTraceFile(p)
@@ -87,7 +87,7 @@ func (a *Analysis) RunIDs() []string {
 }
 
 // HostsOf is the number of compute hosts of a run's platform.
-func (a *Analysis) HostsOf(r Run) int {
+func (a *Analysis) HostsOf(r expe.Run) int {
 	if n, ok := a.CaseHosts[r.Case]; ok {
 		return n
 	}
@@ -101,17 +101,17 @@ func (a *Analysis) HostsOf(r Run) int {
 // the workload files are used. A completed run whose outputs fail
 // verification (VerifyRun) is an error: its numbers would not be the run's.
 func Analyze(dir string, st Study) (*Analysis, error) {
-	plan, err := ReadPlan(dir)
+	plan, err := expe.ReadPlan(dir)
 	if err != nil {
 		return nil, err
 	}
 	a := &Analysis{Dir: dir, Plan: plan, Runs: map[string]*RunData{}}
-	if plat, perr := platforms.Load(filepath.Join(dir, PlatformFile)); perr == nil {
+	if plat, perr := platforms.Load(filepath.Join(dir, expe.PlatformFile)); perr == nil {
 		a.Hosts, a.Platform = len(plat.Hosts), plat
 	}
 	for _, c := range plan.Cases {
 		f := plan.PlatformFileOf(c.Name)
-		if f == PlatformFile {
+		if f == expe.PlatformFile {
 			continue
 		}
 		cp, err := platforms.Load(filepath.Join(dir, f))
@@ -128,9 +128,9 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 			return nil, err
 		}
 	}
-	var todo []Run
+	var todo []expe.Run
 	for _, r := range plan.Expand() {
-		if IsDone(dir, r.ID) {
+		if expe.IsDone(dir, r.ID) {
 			todo = append(todo, r)
 		} else {
 			a.Missing = append(a.Missing, r)
@@ -143,7 +143,7 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 		if _, ok := infos[r.Workload]; ok {
 			continue
 		}
-		path := WorkloadPath(dir, r.Workload)
+		path := expe.WorkloadPath(dir, r.Workload)
 		ji, err := analysis.ReadJobInfo(path)
 		if err != nil {
 			return nil, err
@@ -165,7 +165,7 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rows, info, err := ReadRun(dir, r.ID)
+			rows, info, err := expe.ReadRun(dir, r.ID)
 			if err != nil {
 				errs[i] = fmt.Errorf("%w (running the campaign again, with the same expe run command, redoes the run)", err)
 				return
@@ -174,7 +174,7 @@ func Analyze(dir string, st Study) (*Analysis, error) {
 			m := analysis.Compute(rows, hosts)
 			rd := &RunData{Run: r, Metrics: m, Saturation: analysis.SaturationOf(rows, m), Info: info}
 			if st.ReadRun != nil {
-				in := &RunInput{Dir: RunDir(dir, r.ID), Rows: rows, Hosts: hosts, Workload: WorkloadPath(dir, r.Workload),
+				in := &RunInput{Dir: expe.RunDir(dir, r.ID), Rows: rows, Hosts: hosts, Workload: expe.WorkloadPath(dir, r.Workload),
 					Jobs: infos[r.Workload], WorkloadData: wdata[r.Workload]}
 				if err := st.ReadRun(a, in, rd); err != nil {
 					errs[i] = fmt.Errorf("run %s: %w", r.ID, err)
@@ -203,7 +203,7 @@ func (a *Analysis) Lookup(variant, caseName string, load float64, seed uint64) *
 // GetCase returns the data of a run by variant, workload case and seed (nil
 // if not done).
 func (a *Analysis) GetCase(variant, caseName string, seed uint64) *RunData {
-	return a.Runs[variant+"_"+CaseWorkloadKey(caseName, seed)]
+	return a.Runs[variant+"_"+expe.CaseWorkloadKey(caseName, seed)]
 }
 
 // CaseValues collects f(run) over the plan's seeds for one variant and
@@ -233,7 +233,7 @@ func (a *Analysis) CasePaired(x, y, caseName string, f func(x, y *RunData) float
 
 // Get returns the data of a run by variant, seed and load (nil if not done).
 func (a *Analysis) Get(variant string, seed uint64, load float64) *RunData {
-	return a.Runs[variant+"_"+WorkloadKey(seed, load)]
+	return a.Runs[variant+"_"+expe.WorkloadKey(seed, load)]
 }
 
 // Paired collects, over the plan's seeds, f(run of variant, run of ref) for
@@ -262,7 +262,7 @@ func (a *Analysis) Values(variant string, load float64, f func(*RunData) float64
 
 // ConditionValues collects f(run) over the plan's seeds for one variant
 // under one condition (case and load).
-func (a *Analysis) ConditionValues(variant string, c Condition, f func(*RunData) float64) []float64 {
+func (a *Analysis) ConditionValues(variant string, c expe.Condition, f func(*RunData) float64) []float64 {
 	var out []float64
 	for _, s := range a.Plan.Seeds {
 		if x := a.Lookup(variant, c.Case, c.Load, s); x != nil {
@@ -274,7 +274,7 @@ func (a *Analysis) ConditionValues(variant string, c Condition, f func(*RunData)
 
 // ConditionPaired collects, over the plan's seeds, f(run of x, run of y)
 // under one condition, for the seeds where both runs are done.
-func (a *Analysis) ConditionPaired(x, y string, c Condition, f func(x, y *RunData) float64) []float64 {
+func (a *Analysis) ConditionPaired(x, y string, c expe.Condition, f func(x, y *RunData) float64) []float64 {
 	var out []float64
 	for _, s := range a.Plan.Seeds {
 		rx, ry := a.Lookup(x, c.Case, c.Load, s), a.Lookup(y, c.Case, c.Load, s)

@@ -1,4 +1,4 @@
-package expe
+package report
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/expe/analysis"
 )
 
@@ -43,7 +44,7 @@ func sortSearch(edges []float64, v float64) int {
 // saturated run: a synthetic analysis where the baseline waits 0.4 s and
 // saturates.
 func TestComparisonReportNearZeroAndSaturation(t *testing.T) {
-	p, err := ParsePlanFile([]byte(`name: synth
+	p, err := expe.ParsePlanFile([]byte(`name: synth
 platform: lille
 workload: {generator: lille, jobs: 100}
 loads: [0.8]
@@ -53,7 +54,7 @@ variants:
   - {name: other, policy: easy}
   - {name: third, policy: minmin}
 baseline: base
-`), PlanFileOptions{Name: "synth.yaml"})
+`), expe.PlanFileOptions{Name: "synth.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ baseline: base
 		a.Runs[r.ID] = &RunData{Run: r, Metrics: m, Saturation: sat,
 			Extra: &compareRun{WaitHist: make([]int, len(waitEdges)+1), BSLDHist: make([]int, len(bsldEdges)+1), BySize: map[string]analysis.GroupStats{}, ByUser: map[string]analysis.GroupStats{}}}
 	}
-	rep := NewReport(a)
+	rep := New(a)
 	if err := ComparisonStudy().Report(rep); err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +139,8 @@ func TestComparisonReportWithoutUsers(t *testing.T) {
 	rows := []analysis.JobRow{job("a", 0, 0, 10), job("b", 0, 10, 10), job("c", 5, 20, 5)}
 	in := &RunInput{Rows: rows, Jobs: map[string]analysis.JobInfo{"a": {User: "-1"}, "b": {User: "-1"}, "c": {}}}
 	for _, breakdowns := range []string{"", "report: {breakdowns: [user]}\n"} {
-		p, err := ParsePlanFile([]byte("name: nousers\nplatform: lille\nworkload: {generator: lille, jobs: 3}\nloads: [0.8]\nseeds: 1-2\n"+
-			"variants:\n  - {name: a, policy: fcfs}\n  - {name: b, policy: easy}\n"+breakdowns), PlanFileOptions{Name: "nousers.yaml"})
+		p, err := expe.ParsePlanFile([]byte("name: nousers\nplatform: lille\nworkload: {generator: lille, jobs: 3}\nloads: [0.8]\nseeds: 1-2\n"+
+			"variants:\n  - {name: a, policy: fcfs}\n  - {name: b, policy: easy}\n"+breakdowns), expe.PlanFileOptions{Name: "nousers.yaml"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func TestComparisonReportWithoutUsers(t *testing.T) {
 			}
 			a.Runs[r.ID] = rd
 		}
-		rep := NewReport(a)
+		rep := New(a)
 		if err := ComparisonStudy().Report(rep); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package expe
+package report
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/expe/analysis"
-
 	"github.com/bucma-sched/bucma/internal/atomicfile"
 )
 
@@ -93,14 +93,14 @@ func (s *Studies) PlanFile(name string) ([]byte, bool) {
 }
 
 // Plan returns a built-in plan with its default sizes.
-func (s *Studies) Plan(name string) (Plan, error) {
+func (s *Studies) Plan(name string) (expe.Plan, error) {
 	f, ok := s.files[name]
 	if !ok {
-		return Plan{}, fmt.Errorf("unknown plan %q (valid: %s)", name, strings.Join(s.names, ", "))
+		return expe.Plan{}, fmt.Errorf("unknown plan %q (valid: %s)", name, strings.Join(s.names, ", "))
 	}
-	p, err := ParsePlanFile(f, PlanFileOptions{Name: name + ".yaml", Studies: s.Kinds()})
+	p, err := expe.ParsePlanFile(f, expe.PlanFileOptions{Name: name + ".yaml", Studies: s.Kinds()})
 	if err != nil {
-		return Plan{}, fmt.Errorf("built-in plan %s: %w", name, err)
+		return expe.Plan{}, fmt.Errorf("built-in plan %s: %w", name, err)
 	}
 	return p, nil
 }
@@ -108,17 +108,17 @@ func (s *Studies) Plan(name string) (Plan, error) {
 // FigDir is the folder of a report's figures, inside the campaign directory.
 const FigDir = "fig"
 
-// ReportFile is the report's file name, inside the campaign directory.
-const ReportFile = "report.md"
+// File is the report's file name, inside the campaign directory.
+const File = "report.md"
 
-// WriteReport analyses the campaign in dir and writes dir/report.md and its
+// Write analyses the campaign in dir and writes dir/report.md and its
 // figures (dir/fig/*.png and *.svg): the report of the plan's study, the
 // comparison report for a plan of no study. It returns the report's path.
-func WriteReport(dir string, studies *Studies) (string, error) {
+func Write(dir string, studies *Studies) (string, error) {
 	if studies == nil {
 		studies = NewStudies()
 	}
-	plan, err := ReadPlan(dir)
+	plan, err := expe.ReadPlan(dir)
 	if err != nil {
 		return "", err
 	}
@@ -137,11 +137,11 @@ func WriteReport(dir string, studies *Studies) (string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, FigDir), 0o755); err != nil {
 		return "", err
 	}
-	r := NewReport(a)
+	r := New(a)
 	if err := st.Report(r); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, ReportFile)
+	path := filepath.Join(dir, File)
 	return path, atomicfile.Write(path, r.buf.Bytes())
 }
 
@@ -152,10 +152,10 @@ type Report struct {
 	buf *bytes.Buffer
 }
 
-// NewReport starts a report on an analysis (its figures go to a.Dir/fig,
-// which must exist): what WriteReport does before the study writes, for a
+// New starts a report on an analysis (its figures go to a.Dir/fig,
+// which must exist): what Write does before the study writes, for a
 // study's tests to report on an analysis they built.
-func NewReport(a *Analysis) *Report { return &Report{A: a, buf: &bytes.Buffer{}} }
+func New(a *Analysis) *Report { return &Report{A: a, buf: &bytes.Buffer{}} }
 
 // Text is the report's Markdown text so far.
 func (r *Report) Text() string { return r.buf.String() }

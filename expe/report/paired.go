@@ -1,4 +1,4 @@
-package expe
+package report
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/expe/analysis"
 )
 
@@ -64,7 +65,7 @@ func MarkSaturated(runs ...[]*RunData) string {
 
 // ConditionRuns lists the runs of a variant under a condition, one per
 // seed of the plan (nil where the run is not done).
-func (a *Analysis) ConditionRuns(variant string, c Condition) []*RunData {
+func (a *Analysis) ConditionRuns(variant string, c expe.Condition) []*RunData {
 	out := make([]*RunData, len(a.Plan.Seeds))
 	for i, s := range a.Plan.Seeds {
 		out[i] = a.Lookup(variant, c.Case, c.Load, s)
@@ -74,7 +75,7 @@ func (a *Analysis) ConditionRuns(variant string, c Condition) []*RunData {
 
 // CompareVariants compares f of variant x with reference ref under a
 // condition, on each seed's pair of runs.
-func (a *Analysis) CompareVariants(x, ref string, c Condition, f func(*RunData) float64, floor float64) analysis.Comparison {
+func (a *Analysis) CompareVariants(x, ref string, c expe.Condition, f func(*RunData) float64, floor float64) analysis.Comparison {
 	return CompareRuns(a.ConditionRuns(x, c), a.ConditionRuns(ref, c), f, floor)
 }
 

@@ -1,4 +1,4 @@
-package expe
+package report
 
 import (
 	"bytes"
@@ -11,10 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe/figures"
-
+	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/expe/analysis"
-
+	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/internal/atomicfile"
 	"github.com/bucma-sched/bucma/workloads/gen"
 )
@@ -156,7 +155,7 @@ func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
 
 // ganttRun reports whether a run is the one of its variant the Gantt
 // charts draw: the first seed of the first condition.
-func ganttRun(p Plan, r Run) bool {
+func ganttRun(p expe.Plan, r expe.Run) bool {
 	cs := p.Conditions()
 	return len(cs) > 0 && len(p.Seeds) > 0 && r.Case == cs[0].Case && r.Load == cs[0].Load && r.Seed == p.Seeds[0]
 }
@@ -164,13 +163,13 @@ func ganttRun(p Plan, r Run) bool {
 func cmp(rd *RunData) *compareRun { return rd.Extra.(*compareRun) }
 
 // conditionTitle names a condition in the report.
-func conditionTitle(p Plan, c Condition) string {
+func conditionTitle(p expe.Plan, c expe.Condition) string {
 	var parts []string
 	if cs, ok := p.Case(c.Case); ok {
 		parts = append(parts, cs.Title)
 	}
 	if p.HasLoads() {
-		parts = append(parts, "load level "+FormatLoad(c.Load))
+		parts = append(parts, "load level "+expe.FormatLoad(c.Load))
 	}
 	if len(parts) == 0 {
 		return p.Title
@@ -179,13 +178,13 @@ func conditionTitle(p Plan, c Condition) string {
 }
 
 // conditionKey names a condition in file names.
-func conditionKey(p Plan, c Condition) string {
+func conditionKey(p expe.Plan, c expe.Condition) string {
 	k := c.Case
 	if p.HasLoads() {
 		if k != "" {
 			k += "_"
 		}
-		k += "l" + FormatLoad(c.Load)
+		k += "l" + expe.FormatLoad(c.Load)
 	}
 	if k == "" {
 		k = "all"
@@ -210,11 +209,11 @@ func compareReport(r *Report) error {
 	r.Intro(sizes, "the numbers below use the completed runs only")
 	var plats []string
 	for _, f := range pl.PlatformFiles() {
-		plats = append(plats, "`"+PlatformName(f.Platform)+"`")
+		plats = append(plats, "`"+expe.PlatformName(f.Platform)+"`")
 	}
 	r.P("- Platforms: %s; workloads: %s; seeds %s", strings.Join(plats, ", "), workloadsText(pl), analysis.SeedList(pl.Seeds))
 	if pl.HasLoads() {
-		r.P("; load levels %s (%s)", LoadList(pl.Loads), LoadLevelNote)
+		r.P("; load levels %s (%s)", expe.LoadList(pl.Loads), LoadLevelNote)
 	}
 	r.P(".\n")
 	engines, wall, n := r.RunInfos()
@@ -260,7 +259,7 @@ func compareReport(r *Report) error {
 }
 
 // workloadsText describes a plan's workloads.
-func workloadsText(p Plan) string {
+func workloadsText(p expe.Plan) string {
 	recipes := []gen.Recipe{p.Workload}
 	if len(p.Cases) > 0 {
 		recipes = nil
@@ -294,7 +293,7 @@ func unitText(m reportMetric) string {
 	return m.title + " (" + m.unit + ")"
 }
 
-func (r *Report) compareMeans(h string, c Condition, metrics []reportMetric) {
+func (r *Report) compareMeans(h string, c expe.Condition, metrics []reportMetric) {
 	a := r.A
 	r.P("%s Means over the seeds\n\n| variant | policy | runs |", h)
 	for _, m := range metrics {
@@ -314,7 +313,7 @@ func (r *Report) compareMeans(h string, c Condition, metrics []reportMetric) {
 }
 
 // policyText is a variant's policy with its options.
-func policyText(v Variant) string {
+func policyText(v expe.Variant) string {
 	s := "`" + v.Policy + "`"
 	if o := v.OptionArgs(); len(o) > 0 {
 		s += " " + strings.Join(o, " ")
@@ -322,7 +321,7 @@ func policyText(v Variant) string {
 	return s
 }
 
-func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetric, base string) {
+func (r *Report) compareDifferences(h string, c expe.Condition, metrics []reportMetric, base string) {
 	a := r.A
 	r.P("%s Paired differences against `%s`\n\n", h, base)
 	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval; in parentheses, the change relative to the ")
@@ -351,7 +350,7 @@ func (r *Report) compareDifferences(h string, c Condition, metrics []reportMetri
 	r.P("\n")
 }
 
-func (r *Report) compareCDFs(h string, c Condition, which []string) error {
+func (r *Report) compareCDFs(h string, c expe.Condition, which []string) error {
 	a := r.A
 	if len(which) == 0 {
 		return nil
@@ -394,7 +393,7 @@ const maxUsers = 10
 // compareBreakdown writes the breakdown by job size or by user. Without
 // users (no job names one) the breakdown by user is left out, or, asked
 // for by the plan (asked), replaced by a sentence saying so.
-func (r *Report) compareBreakdown(h string, c Condition, by string, asked bool) {
+func (r *Report) compareBreakdown(h string, c expe.Condition, by string, asked bool) {
 	a := r.A
 	group := func(x *RunData) map[string]analysis.GroupStats { return cmp(x).BySize }
 	if by == "user" {
@@ -546,14 +545,14 @@ func WriteResultsCSV(dir string) (string, error) {
 		}
 		load := ""
 		if pl.HasLoads() {
-			load = FormatLoad(run.Load)
+			load = expe.FormatLoad(run.Load)
 		}
 		study := pl.Kind
 		if study == "" {
 			study = ComparisonName
 		}
 		head := []string{pl.Name, study, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
-			PlatformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
+			expe.PlatformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
 		for _, m := range resultsMetrics {
 			v := m.get(x)
 			val := ""
@@ -573,9 +572,9 @@ func WriteResultsCSV(dir string) (string, error) {
 
 // workloadName is a run's workload in results.csv: the plan file's name
 // for it, else its generator (and file).
-func workloadName(p Plan, caseName string) string {
+func workloadName(p expe.Plan, caseName string) string {
 	if c, ok := p.Case(caseName); ok {
-		if w := c.Fields.String(CaseWorkload); w != "" {
+		if w := c.Fields.String(expe.CaseWorkload); w != "" {
 			return w
 		}
 	}
