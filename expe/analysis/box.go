@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"sort"
+
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // BoxStats are the numbers of a box plot (Tukey's): the quartiles (by
@@ -36,7 +38,7 @@ func Box(xs []float64) BoxStats {
 	}
 	sort.Float64s(v)
 	b.Min, b.Max = v[0], v[len(v)-1]
-	b.Q1, b.Median, b.Q3 = Quantile(v, 0.25), Quantile(v, 0.5), Quantile(v, 0.75)
+	b.Q1, b.Median, b.Q3 = metrics.Quantile(v, 0.25), metrics.Quantile(v, 0.5), metrics.Quantile(v, 0.75)
 	lo, hi := b.Q1-1.5*(b.Q3-b.Q1), b.Q3+1.5*(b.Q3-b.Q1)
 	b.LowWhisker, b.HiWhisker = b.Q1, b.Q3
 	for _, x := range v {

@@ -6,19 +6,6 @@ import (
 	"github.com/bucma-sched/bucma/metrics"
 )
 
-// BSLDThreshold is τ of the bounded slowdown, in seconds
-// (metrics.BSLDThreshold).
-const BSLDThreshold = metrics.BSLDThreshold
-
-// Final states of Batsim's jobs: the one of a job that completed, and those
-// that end a job before its work is done.
-const (
-	SuccessState = metrics.SuccessState
-
-	KilledState   = metrics.KilledState   // killed by the scheduler
-	WalltimeState = metrics.WalltimeState // killed at its walltime
-)
-
 // Metrics summarises one run, with the definitions of package metrics
 // (makespan = last finish − first submission; utilization = busy
 // host-time / (hosts × makespan), a host being busy while at least one job
@@ -29,7 +16,7 @@ type Metrics = metrics.Summary
 // JobSlowdown is turnaround / execution (NaN when execution is 0).
 func JobSlowdown(j *JobRow) float64 { return metrics.Slowdown(j.Turnaround, j.Exec) }
 
-// JobBSLD is the bounded slowdown with threshold BSLDThreshold.
+// JobBSLD is the bounded slowdown with threshold metrics.BSLDThreshold.
 func JobBSLD(j *JobRow) float64 { return metrics.BoundedSlowdown(j.Turnaround, j.Exec) }
 
 // metricsJob is the row as package metrics reads it.
@@ -161,10 +148,6 @@ func WaitsByBand(trace []TraceRow) map[string][]float64 {
 	}
 	return out
 }
-
-// Quantile returns the q-quantile (0 ≤ q ≤ 1) of xs by linear interpolation
-// between order statistics (xs is not modified); NaN for an empty slice.
-func Quantile(xs []float64, q float64) float64 { return metrics.Quantile(xs, q) }
 
 // Change is the relative change of x against a reference, in percent
 // (NaN when the reference is 0 or either value is NaN).

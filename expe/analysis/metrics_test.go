@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/internal/corpus"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
@@ -262,7 +263,7 @@ func TestStats(t *testing.T) {
 	if got := StudentT975(0); !math.IsNaN(got) {
 		t.Errorf("t(0) = %v, want NaN", got)
 	}
-	if q := Quantile([]float64{4, 1, 3, 2}, 0.5); q != 2.5 {
+	if q := metrics.Quantile([]float64{4, 1, 3, 2}, 0.5); q != 2.5 {
 		t.Errorf("median = %v", q)
 	}
 	if c := Change(75, 100); c != -25 {

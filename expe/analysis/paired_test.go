@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 func TestRelative(t *testing.T) {
@@ -39,7 +41,7 @@ func TestRelative(t *testing.T) {
 func rowsOf(jobs ...[3]float64) []JobRow {
 	var out []JobRow
 	for i, j := range jobs {
-		out = append(out, JobRow{ID: string(rune('a' + i%26)), Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: SuccessState,
+		out = append(out, JobRow{ID: string(rune('a' + i%26)), Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: metrics.SuccessState,
 			Submit: j[0], Start: j[1], Exec: j[2], Finish: j[1] + j[2], Wait: j[1] - j[0], Turnaround: j[1] + j[2] - j[0]})
 	}
 	return out

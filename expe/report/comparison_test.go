@@ -9,6 +9,7 @@ import (
 
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 func TestSizeClassAndHistogram(t *testing.T) {
@@ -133,7 +134,7 @@ func TestComparisonReportWithoutUsers(t *testing.T) {
 	// Three jobs on host 0: (submit, start, execution) (0, 0, 10), (0,
 	// 10, 10), (5, 20, 5).
 	job := func(id string, submit, start, exec float64) analysis.JobRow {
-		return analysis.JobRow{ID: id, Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: analysis.SuccessState,
+		return analysis.JobRow{ID: id, Res: 1, Alloc: "0", HasTimes: true, Success: true, FinalState: metrics.SuccessState,
 			Submit: submit, Start: start, Exec: exec, Finish: start + exec, Wait: start - submit, Turnaround: start + exec - submit}
 	}
 	rows := []analysis.JobRow{job("a", 0, 0, 10), job("b", 0, 10, 10), job("c", 5, 20, 5)}

@@ -9,6 +9,7 @@ import (
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // Figures 1–2 as distributions: the boxes of the queue-position gains by Su
@@ -160,7 +161,7 @@ func (r *reporter) lowBandOutliers(pooled map[string]map[string]map[string][]flo
 
 // seedMedian is the median gain of a band in one run (NaN without gains).
 func seedMedian(x *report.RunData, band string) float64 {
-	return analysis.Quantile(extra(x).Gains[band], 0.5)
+	return metrics.Quantile(extra(x).Gains[band], 0.5)
 }
 
 // claimTest is one paired test of a claim: a difference per seed, its

@@ -10,6 +10,7 @@ import (
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 type reporter struct {
@@ -443,7 +444,7 @@ func (r *reporter) monotoneGains() string {
 					if len(g[band]) == 0 {
 						continue
 					}
-					med := analysis.Quantile(g[band], 0.5)
+					med := metrics.Quantile(g[band], 0.5)
 					if med < prev {
 						mono = false
 					}

@@ -10,6 +10,7 @@ import (
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -353,7 +354,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 					all = append(all, extra(rd).ClassGains["imprecise"]...)
 				}
 			}
-			return analysis.Quantile(all, 0.5)
+			return metrics.Quantile(all, 0.5)
 		}
 		short := mean("fcfs", func(x *report.RunData) float64 { return extra(x).OtherShortWall })
 		su := mean("bucma5302-fcfs", func(x *report.RunData) float64 { return extra(x).OtherSu })

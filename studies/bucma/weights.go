@@ -12,6 +12,7 @@ import (
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // The weight exploration (plan bucma-weights): the paper chose BUCMA5302
@@ -112,7 +113,7 @@ func weightReadRun(a *report.Analysis, in *report.RunInput, rd *report.RunData) 
 	d := extra(rd)
 	w := &weightRun{BandMedian: map[string]float64{}, ClassWait: map[string]float64{}}
 	for b, g := range d.Gains {
-		w.BandMedian[b] = analysis.Quantile(g, 0.5)
+		w.BandMedian[b] = metrics.Quantile(g, 0.5)
 	}
 	for c, st := range d.Classes {
 		if st.Jobs > 0 {

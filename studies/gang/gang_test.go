@@ -11,13 +11,14 @@ import (
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
 // jobRow is a job on the hosts 0 to res − 1.
 func jobRow(submit, start, finish float64, res int) analysis.JobRow {
 	return analysis.JobRow{Submit: submit, Start: start, Finish: finish, Exec: finish - start, Wait: start - submit,
-		Turnaround: finish - submit, Res: res, Alloc: fmt.Sprintf("0-%d", res-1), HasTimes: true, FinalState: analysis.SuccessState, Success: true}
+		Turnaround: finish - submit, Res: res, Alloc: fmt.Sprintf("0-%d", res-1), HasTimes: true, FinalState: metrics.SuccessState, Success: true}
 }
 
 // TestGangMetrics: on 4 processors, A (2 tasks) runs 0-10; B (4) waits

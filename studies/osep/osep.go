@@ -11,6 +11,7 @@ import (
 
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -280,7 +281,7 @@ func outcomes(rows []analysis.JobRow, jobs []OSEPJob) (out map[string]*jobOutcom
 			orphans++
 			continue
 		}
-		if r.FinalState == analysis.SuccessState && r.HasTimes {
+		if r.FinalState == metrics.SuccessState && r.HasTimes {
 			if o.completed == 0 || r.Finish > o.finish {
 				o.finish = r.Finish
 			}
@@ -550,7 +551,7 @@ func ComputeOSEP(rows []analysis.JobRow, jobs []OSEPJob, ideal map[string]float6
 			s.Busy[1] = r.Finish
 		}
 		_, name, _ := analysis.OriginalJob(r.Workload, r.ID)
-		if u, ok := user[name]; ok && r.FinalState == analysis.KilledState {
+		if u, ok := user[name]; ok && r.FinalState == metrics.KilledState {
 			s.Preemptions[u]++
 			s.KilledExec[u] += r.Finish - r.Start
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // NearlyEqualPoints is how close (in satisfaction points) two users'
@@ -62,7 +63,7 @@ func (r *reporter) osep() error {
 	r.p("(list scheduling: the smallest waiting job to the fastest free host). 100 %% means as soon as alone on one's own hosts; above 100 %%, sooner ")
 	r.p("(the user got more than their own hosts). Jobs that never completed are left out of SU and counted in the *jobs not completed* column. ")
 	r.p("*Share of the grid's power*: the sum of the speeds of the hosts running a user's jobs (killed ones included, until they were killed) over ")
-	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, analysis.KilledState)
+	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, metrics.KilledState)
 	r.p("except the whole checkpoint blocks a checkpointing variant keeps.\n\n")
 	r.osepAnomalies()
 

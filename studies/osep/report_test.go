@@ -15,6 +15,7 @@ import (
 	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/expe/figures"
 	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
@@ -79,19 +80,19 @@ func (f osepFake) Run(ctx context.Context, spec expe.RunSpec) error {
 		switch {
 		case j.User == victim && !first[j.User]:
 			kill := start + dur/2
-			row(j.ID, "w0", j.Submit, false, analysis.KilledState, start, kill, h.ID)
+			row(j.ID, "w0", j.Submit, false, metrics.KilledState, start, kill, h.ID)
 			kept := 0.0
 			if ckpt > 0 {
 				kept = math.Floor(dur/2/ckpt) * ckpt
 			}
 			free[h.ID] = kill + dur - kept
-			row(j.ID+".1", "w0.r", kill, true, analysis.SuccessState, kill, free[h.ID], h.ID)
+			row(j.ID+".1", "w0.r", kill, true, metrics.SuccessState, kill, free[h.ID], h.ID)
 		case spec.Run.ID == f.unfinished && j.ID == last["user3"]:
 			free[h.ID] = start + dur/3
-			row(j.ID, "w0", j.Submit, false, analysis.KilledState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, false, metrics.KilledState, start, free[h.ID], h.ID)
 		default:
 			free[h.ID] = start + dur
-			row(j.ID, "w0", j.Submit, true, analysis.SuccessState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, true, metrics.SuccessState, start, free[h.ID], h.ID)
 		}
 		first[j.User] = true
 	}
