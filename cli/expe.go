@@ -26,7 +26,7 @@ import (
 func expeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "expe",
-		Usage: "experiment campaigns: run a plan, report on it, draw a Gantt chart",
+		Usage: "experiment campaigns: run a plan, report on it, compare two campaigns, draw a Gantt chart",
 		Subcommands: []*cli.Command{
 			flagsAfterArgs(expeRunCommand),
 			flagsAfterArgs(expeReportCommand),
@@ -34,6 +34,7 @@ func expeCommand() *cli.Command {
 			flagsAfterArgs(expeSubmitCommand),
 			flagsAfterArgs(expeTaskCommand),
 			flagsAfterArgs(expeStatusCommand),
+			expeCompareCommand(),
 			expePlansCommand(),
 		},
 	}
@@ -497,6 +498,41 @@ func expeReportCommand() *cli.Command {
 				}
 			}
 			return writeReports(c, c.Args().First(), formats)
+		},
+	}
+}
+
+// maxDiffLines is how many differing files expe compare names.
+const maxDiffLines = 20
+
+func expeCompareCommand() *cli.Command {
+	return &cli.Command{
+		Name: "compare",
+		Usage: "compare two campaign directories, file by file, but for what differs from one execution to the next " +
+			"(wall times, logs, the program's name in recorded command lines): every file of DIR_A must be in DIR_B, the same; " +
+			"exit status 1 when one differs",
+		ArgsUsage: "DIR_A DIR_B",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return cli.Exit("expe compare: want two campaign directories", 2)
+			}
+			a, b := c.Args().Get(0), c.Args().Get(1)
+			d, err := report.DiffCampaigns(a, b)
+			if err != nil {
+				return cli.Exit("expe compare: "+err.Error(), 2)
+			}
+			fmt.Fprintf(c.App.Writer, "%s: %d files compared, %d differ\n", a, d.Compared, len(d.Differ))
+			for i, f := range d.Differ {
+				if i == maxDiffLines {
+					fmt.Fprintf(c.App.Writer, "  ... and %d more\n", len(d.Differ)-i)
+					break
+				}
+				fmt.Fprintf(c.App.Writer, "  differs: %s\n", f)
+			}
+			if len(d.Differ) > 0 {
+				return cli.Exit("", 1)
+			}
+			return nil
 		},
 	}
 }
