@@ -15,6 +15,10 @@
 #   make test-examples  vet and test the examples module (examples/) alone
 #   make test-docs  the runnable command blocks of README.md and docs/*.md
 #                 alone (make test runs them too)
+#   make doc-numbers  the numbers docs/reproducing.md quotes, checked
+#                 against the reports of the campaigns it names, run or
+#                 resumed in DOC_NUMBERS (default results/doc-numbers; hours
+#                 on 2 cores; PLANS=NAME,... for some of them)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make bench    one decision of every policy with 10k and 100k waiting jobs
 #                 (BENCHTIME per benchmark, default 1s; CI runs BENCHTIME=1x)
@@ -71,6 +75,8 @@ TEST_FLAGS ?= -race
 FUZZTIME   ?= 10s
 BENCHTIME  ?= 1s
 SEEDS      ?= 20
+DOC_NUMBERS ?= results/doc-numbers
+PLANS      ?=
 VERSION    ?= $(shell scripts/version)
 LDFLAGS    ?= -X github.com/bucma-sched/bucma/cli.version=$(VERSION)
 IMAGE      ?= bucma:local
@@ -80,7 +86,7 @@ DOCKER_BUILD_FLAGS ?=
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
+.PHONY: all build lib run serve test test-examples test-fast test-docs doc-numbers test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
 
@@ -136,6 +142,14 @@ test-examples: deps
 # repository (internal/doctest).
 test-docs: deps
 	$(GO) test -count=1 -v -run 'TestDocs' ./internal/doctest
+
+# The findings of docs/reproducing.md (internal/doctest TestDocNumbers):
+# each campaign run or resumed with bin/bucma in DOC_NUMBERS, its report
+# written, every number the page quotes looked for there (logged "ok" with
+# the report's line, or failed "MISSING").
+doc-numbers: build
+	BUCMA=$(abspath $(BIN)) BUCMA_DOC_NUMBERS=$(abspath $(DOC_NUMBERS)) BUCMA_DOC_NUMBERS_PLANS=$(PLANS) \
+		$(GO) test -count=1 -timeout 0 -v -run 'TestDocNumbers$$' ./internal/doctest
 
 # The real-Batsim tier alone: each differential case with SEEDS seeds, and a
 # count of identical cases at the end of each test.
