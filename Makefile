@@ -22,16 +22,18 @@
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make bench    one decision of every policy with 10k and 100k waiting jobs
 #                 (BENCHTIME per benchmark, default 1s; CI runs BENCHTIME=1x)
-#   make bench-engine  the embedded engine on 20 000 jobs and on a million
-#                 jobs, every policy (scripts/bench-engine)
+#   make bench-engine  the embedded engine's targets with their verdicts: the
+#                 session's cost a message, a million jobs with every policy
+#                 (scripts/bench-engine)
 #   make bench-trace  a 200 000-job Lublin-Feitelson trace imported through
 #                 from-swf onto Lille, every policy (scripts/bench-trace)
 #   make bench-policies  every Lille policy on the 100 000-job case, interleaved,
 #                 each against fcfs (scripts/bench-policies)
 #   make deps     install libzmq's development files and pkg-config if missing
-#   make bench-batsim bucma vs batsched easy_bf_fast and conservative_bf on the
-#                 real Batsim, and the embedded engine: the speed targets as
-#                 measured ratios (BENCH_ARGS='-compare easy' for one of them)
+#   make bench-batsim bucma vs batsched easy_bf_fast on the real Batsim, and
+#                 the embedded engine vs both: the speed targets as ratios of
+#                 CPU times with their verdicts (BENCH_ARGS='-compare both'
+#                 adds conservative_bf)
 #   make test-batsim  the real-Batsim tier alone, verbose, with SEEDS seeds per
 #                 case (it needs batsim, and batsched, on PATH or in BATSIM /
 #                 BATSCHED; make test runs it too, with one seed per case)
@@ -215,13 +217,13 @@ bench: deps
 
 # bucma against batsched easy_bf_fast on the real Batsim (same generated
 # workload, 5 alternated rounds), and the embedded engine: the speed targets
-# as ratios.
-# BENCH_ARGS: e.g. -compare easy -reps 3 -jobs 20000 -keep DIR.
+# as ratios of CPU times, with their verdicts (cmd/benchbatsim).
+# BENCH_ARGS: e.g. -compare both -reps 7 -jobs 20000 -keep DIR.
 bench-batsim: build
 	$(GO) run ./cmd/benchbatsim -bucma $(BIN) $(BENCH_ARGS)
 
-# The engine on 20 000 jobs and on a million jobs (BENCH_1M=0 skips them):
-# scripts/bench-engine.
+# The engine's targets: the session's machinery, a million jobs
+# (CASES=session for the first alone): scripts/bench-engine.
 bench-engine: deps
 	scripts/bench-engine
 

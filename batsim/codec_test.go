@@ -485,3 +485,72 @@ func TestExecuteJobAt(t *testing.T) {
 		t.Errorf("reply %s, last date %v", got, r.LastDate())
 	}
 }
+
+// ExecuteJobSetAt keeps a set in increasing order as it is handed over,
+// and makes a set of any other list (sorted, duplicates merged), with
+// ExecuteJobAt's checks.
+func TestExecuteJobSetAt(t *testing.T) {
+	r := NewReply(10)
+	kept := IntervalSet{1, 2, 5}
+	if err := r.ExecuteJobSetAt("w0!1", kept, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Events()[0].Data.(*ExecuteJob).Alloc; &got[0] != &kept[0] {
+		t.Errorf("an increasing set was copied")
+	}
+	unsorted := IntervalSet{4, 3, 3}
+	if err := r.ExecuteJobSetAt("w0!2", unsorted, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Events()[1].Data.(*ExecuteJob).Alloc; got.String() != "3-4" || &got[0] == &unsorted[0] {
+		t.Errorf("an unsorted list gave %v (copied: %v)", got, &got[0] != &unsorted[0])
+	}
+	for _, bad := range []struct {
+		id    string
+		alloc IntervalSet
+		at    float64
+	}{{"w0!3", nil, 10}, {"w0!3", IntervalSet{-1}, 10}, {"nobang", IntervalSet{1}, 10}, {"w0!3", IntervalSet{1}, 11}} {
+		if err := r.ExecuteJobSetAt(bad.id, bad.alloc, bad.at); err == nil {
+			t.Errorf("ExecuteJobSetAt(%q, %v, %v) accepted", bad.id, bad.alloc, bad.at)
+		}
+	}
+	if r.Len() != 2 {
+		t.Errorf("%d events", r.Len())
+	}
+}
+
+// Reset starts the next reply in the same storage: no event of the former
+// one is left, its EXECUTE_JOB data are reused, and the new reply checks
+// its events against its own now.
+func TestReplyReset(t *testing.T) {
+	r := NewReply(5)
+	r.Reset(5)
+	for i := 0; i < 3; i++ {
+		if err := r.ExecuteJobSetAt(fmt.Sprintf("w0!%d", i), IntervalSet{i}, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := r.Events()[0].Data.(*ExecuteJob)
+	r.Reset(7)
+	if r.Len() != 0 || r.Now() != 7 {
+		t.Fatalf("after Reset: %d events, now %v", r.Len(), r.Now())
+	}
+	if err := r.ExecuteJobSetAt("w0!9", IntervalSet{4}, 6); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CallMeLater(7); err == nil {
+		t.Error("a CALL_ME_LATER at the new now accepted")
+	}
+	got := r.Events()[0]
+	if d := got.Data.(*ExecuteJob); d != first || d.JobID != "w0!9" || d.Alloc.String() != "4" || got.Timestamp != 6 {
+		t.Errorf("after Reset: %+v at %v (storage reused: %v)", d, got.Timestamp, d == first)
+	}
+	a, b := IntervalSet{1}, IntervalSet{2}
+	if n := testing.AllocsPerRun(100, func() {
+		r.Reset(8)
+		_ = r.ExecuteJobSetAt("w0!1", a, 8)
+		_ = r.ExecuteJobSetAt("w0!2", b, 8)
+	}); n != 0 {
+		t.Errorf("%v allocations a reply once its storage is there", n)
+	}
+}

@@ -152,6 +152,23 @@ type JobSubmitted struct {
 	JobID   string          `json:"job_id"`
 	Job     json.RawMessage `json:"job,omitempty"`
 	Profile json.RawMessage `json:"profile,omitempty"`
+	// Fields, when set, are the job's fields a scheduler reads from Job,
+	// with the values it would read there: an engine in the scheduler's
+	// process hands them over as values (and then leaves Job empty unless
+	// the scheduler asks for it), so that the job is not written as JSON
+	// by one side and read back by the other. Nil from the wire.
+	Fields *JobFields `json:"-"`
+}
+
+// JobFields are the fields of a job's description (JOB_SUBMITTED's job
+// object) a scheduler reads, with the values a reader of the JSON text gets
+// (numbers read as rapidjson reads them).
+type JobFields struct {
+	Res      int
+	Walltime float64 // 0 when the job has none (absent, or not positive)
+	Profile  string
+	// User is the "user" member when it is a string, else "user_id"'s.
+	User string
 }
 
 // JobCompleted reports the end of a job.
@@ -160,6 +177,9 @@ type JobCompleted struct {
 	JobState   string `json:"job_state"`
 	ReturnCode int    `json:"return_code"`
 	Alloc      string `json:"alloc"`
+	// AllocSet, when set, is the set Alloc writes: an engine in the
+	// scheduler's process hands it over as a value. Nil from the wire.
+	AllocSet IntervalSet `json:"-"`
 }
 
 // JobKilled acknowledges a KILL_JOB.

@@ -19,11 +19,7 @@ func NewIntervalSet(ids ...int) IntervalSet {
 	s := append(IntervalSet(nil), ids...)
 	// Most sets come already in order (a policy's allocation, a set
 	// copied): then there is nothing to sort or merge.
-	increasing := true
-	for i := 1; i < len(s) && increasing; i++ {
-		increasing = s[i-1] < s[i]
-	}
-	if increasing {
+	if increasing(s) {
 		return s
 	}
 	sort.Ints(s)
@@ -35,6 +31,16 @@ func NewIntervalSet(ids ...int) IntervalSet {
 		out = append(out, v)
 	}
 	return out
+}
+
+// increasing reports whether ids are in strictly increasing order.
+func increasing(ids []int) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i-1] >= ids[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxIntervalSetSize bounds the ids a parsed interval set may hold (far

@@ -28,10 +28,22 @@ const MinCallMeLaterDelay = 1e-5
 type Reply struct {
 	now    float64
 	events []Event
+	// execs holds the EXECUTE_JOB data of a reply that Reset reuses.
+	execs []ExecuteJob
+	reuse bool
 }
 
 // NewReply starts the reply to a message received at now.
 func NewReply(now float64) *Reply { return &Reply{now: now} }
+
+// Reset starts the reply to the next message, received at now, reusing
+// what the reply holds: its events, and their data as far as it can (the
+// reply's EXECUTE_JOB data). Whoever kept the reply's events, or their
+// data, must be done with them.
+func (r *Reply) Reset(now float64) {
+	clear(r.events)
+	r.now, r.events, r.execs, r.reuse = now, r.events[:0], r.execs[:0], true
+}
 
 // Now is the reply's time.
 func (r *Reply) Now() float64 { return r.now }
@@ -62,6 +74,18 @@ func (r *Reply) ExecuteJob(e ExecuteJob) error { return r.ExecuteJobAt(e, r.now)
 // previous event (Batsim applies the events in order, each at the later of
 // its date and the clock).
 func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
+	return r.executeJobAt(e, at, false)
+}
+
+// ExecuteJobSetAt is ExecuteJobAt for a job started on alloc alone, which
+// the caller hands over: the reply keeps alloc itself when it is a set as
+// NewIntervalSet makes them (in increasing order), rather than a copy, and
+// the caller must not change it afterwards.
+func (r *Reply) ExecuteJobSetAt(id string, alloc IntervalSet, at float64) error {
+	return r.executeJobAt(ExecuteJob{JobID: id, Alloc: alloc}, at, true)
+}
+
+func (r *Reply) executeJobAt(e ExecuteJob, at float64, owned bool) error {
 	if !(at <= r.now) {
 		return fmt.Errorf("EXECUTE_JOB %s: date %v later than now=%v (Batsim aborts)", e.JobID, at, r.now)
 	}
@@ -74,7 +98,9 @@ func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
 	if len(e.Alloc) == 0 {
 		return fmt.Errorf("EXECUTE_JOB %s: empty allocation", e.JobID)
 	}
-	e.Alloc = NewIntervalSet(e.Alloc...)
+	if !owned || !increasing(e.Alloc) {
+		e.Alloc = NewIntervalSet(e.Alloc...)
+	}
 	if e.Alloc[0] < 0 {
 		return fmt.Errorf("EXECUTE_JOB %s: negative resource id", e.JobID)
 	}
@@ -97,7 +123,22 @@ func (r *Reply) ExecuteJobAt(e ExecuteJob, at float64) error {
 	if opt > 1 {
 		return fmt.Errorf("EXECUTE_JOB %s: at most one of mapping, storage_mapping, additional_io_job (Batsim aborts on more)", e.JobID)
 	}
-	r.addAt(at, TypeExecuteJob, &e)
+	if r.reuse && len(r.execs) < cap(r.execs) {
+		r.execs = append(r.execs, e)
+		r.addAt(at, TypeExecuteJob, &r.execs[len(r.execs)-1])
+		return nil
+	}
+	if r.reuse {
+		// A larger block for this reply and the next ones; the data
+		// already handed out stay where they are.
+		r.execs = make([]ExecuteJob, 0, max(16, 2*cap(r.execs)))
+		r.execs = append(r.execs, e)
+		r.addAt(at, TypeExecuteJob, &r.execs[0])
+		return nil
+	}
+	d := new(ExecuteJob) // e itself would escape, whichever the branch
+	*d = e
+	r.addAt(at, TypeExecuteJob, d)
 	return nil
 }
 

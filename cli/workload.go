@@ -242,8 +242,8 @@ func workloadLilleCommand() *cli.Command {
 			if err := noPositional(c); err != nil {
 				return err
 			}
-			if c.Int("jobs") < 1 {
-				return cli.Exit(fmt.Sprintf("lille: --jobs must be ≥ 1 (got %d)", c.Int("jobs")), 2)
+			if err := checkJobs(c, "lille"); err != nil {
+				return err
 			}
 			if !(c.Float64("load") > 0) {
 				return cli.Exit(fmt.Sprintf("lille: --load must be > 0 (got %g)", c.Float64("load")), 2)
@@ -292,6 +292,9 @@ func workloadDelaysCommand() *cli.Command {
 				return err
 			}
 			if err := checkSeed(c, "delays"); err != nil {
+				return err
+			}
+			if err := checkJobs(c, "delays"); err != nil {
 				return err
 			}
 			w, err := workloads.GenerateDelays(workloads.DelaysOptions{Jobs: c.Int("jobs"), Hosts: c.Int("hosts"),
@@ -439,8 +442,8 @@ func workloadLublinCommand() *cli.Command {
 			if err := checkSeed(c, "lublin"); err != nil {
 				return err
 			}
-			if c.Int("jobs") < 1 {
-				return usage("--jobs must be at least 1 (got %d)", c.Int("jobs"))
+			if err := checkJobs(c, "lublin"); err != nil {
+				return err
 			}
 			if l := c.Float64("load"); l < 0 || l > 100 || math.IsNaN(l) {
 				return usage("--load must be in (0, 100], or 0 for the model's arrival rate (got %g)", l)
@@ -558,9 +561,10 @@ func workloadGeneratorCommand(name, usage string, o generatorFlags) *cli.Command
 				in.Load = c.Float64("load")
 			}
 			if g.Jobs > 0 {
-				if in.Jobs = c.Int("jobs"); in.Jobs < 1 {
-					return cli.Exit(fmt.Sprintf("%s: --jobs must be at least 1 (got %d)", name, in.Jobs), 2)
+				if err := checkJobs(c, name); err != nil {
+					return err
 				}
+				in.Jobs = c.Int("jobs")
 			}
 			if o.Hosts > 0 {
 				if in.Hosts = c.Int("hosts"); in.Hosts < 1 {
@@ -1018,4 +1022,22 @@ func paramValues(c *cli.Context, cmd string, ps []gen.Param, skip ...string) (ge
 		v[p.Name] = x
 	}
 	return v, nil
+}
+
+// maxGeneratedJobs bounds --jobs of the workload generators: a generator
+// holds the workload in memory (about 0.3 KB a job for lublin, measured
+// with 2 000 000 jobs), so a mistyped count would exhaust the machine's
+// memory instead of failing at once.
+const maxGeneratedJobs = 10_000_000
+
+// checkJobs checks a generator's --jobs: 1 to maxGeneratedJobs (exit 2).
+func checkJobs(c *cli.Context, cmd string) error {
+	n := c.Int("jobs")
+	switch {
+	case n < 1:
+		return cli.Exit(fmt.Sprintf("%s: --jobs must be at least 1 (got %d)", cmd, n), 2)
+	case n > maxGeneratedJobs:
+		return cli.Exit(fmt.Sprintf("%s: --jobs %d: at most %d (the workload is built in memory)", cmd, n, maxGeneratedJobs), 2)
+	}
+	return nil
 }

@@ -545,3 +545,17 @@ func readCSV(t *testing.T, path string) [][]string {
 	}
 	return rows
 }
+
+// TestGeneratorJobsBounded: a generator's --jobs beyond what it can hold
+// in memory (10 000 000) is refused at once (exit 2, naming the limit),
+// not left to exhaust the machine's memory; 0 too.
+func TestGeneratorJobsBounded(t *testing.T) {
+	for _, gen := range []string{"lille", "gang", "lublin", "delays"} {
+		for _, n := range []string{"100000000", "0"} {
+			err, code, _ := runApp(t, "workload", gen, "--jobs", n, "-o", filepath.Join(t.TempDir(), "w.json"))
+			if code != 2 || err == nil || !strings.Contains(err.Error(), "--jobs") {
+				t.Errorf("%s --jobs %s: exit %d, %v; want exit 2 naming --jobs", gen, n, code, err)
+			}
+		}
+	}
+}

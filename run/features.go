@@ -91,3 +91,10 @@ func Requested(spec *sched.Spec) (v5.RequestedFeatures, v5.SchedulingConstraints
 	c.ComputeSharing = n.ComputeSharing
 	return f, c
 }
+
+// Given is f given explicitly, every feature on or off as f says (a
+// scheduler of one's own that needs what a policy needs).
+func (f Features) Given() Given {
+	return Given{DynamicJobs: &f.DynamicJobs, AcknowledgeDynamicJobs: &f.AcknowledgeDynamicJobs,
+		ComputeSharing: &f.ComputeSharing, Energy: &f.Energy}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/sim"
 )
 
 // Policy is the decision side of a run: a policy of a registry by name (or
@@ -91,6 +92,17 @@ func (p *Policy) NewSession(observers ...sched.Observer) (*sched.Session, error)
 		cfg.Observers = append(append([]sched.Observer(nil), cfg.Observers...), observers...)
 	}
 	return sched.NewSession(cfg)
+}
+
+// InProcess builds the policy's session (NewSession) and the embedded
+// engine's scheduler that drives it in this process, events and decisions
+// crossing as Go values.
+func (p *Policy) InProcess(observers ...sched.Observer) (sim.Scheduler, *sched.Session, error) {
+	sess, err := p.NewSession(observers...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sim.InProcess(sess), sess, nil
 }
 
 func (p *Policy) sessionConfig() sched.SessionConfig {

@@ -40,6 +40,10 @@ type Simulation struct {
 	Policy  *Policy
 	Connect string
 	Timeout time.Duration
+	// Scheduler, instead of both, is a scheduler of one's own in this
+	// process (a replay of recorded replies, a test's stand-in); Given
+	// then says which features it needs.
+	Scheduler sim.Scheduler
 	// Given are the features the user chose; the policy's needs turn the
 	// others on (Needs).
 	Given Given
@@ -107,8 +111,8 @@ type Prepared struct {
 // field the policy reads, and inputs the engine does not reproduce exactly
 // (*UnmodelledError) unless Approximate. Nothing is written.
 func (s Simulation) Prepare() (*Prepared, error) {
-	if (s.Policy == nil) == (s.Connect == "") {
-		return nil, &sched.OptionError{Msg: "a simulation needs a policy or the endpoint of a scheduler (one of them)"}
+	if n := btoi(s.Policy != nil) + btoi(s.Connect != "") + btoi(s.Scheduler != nil); n != 1 {
+		return nil, &sched.OptionError{Msg: "a simulation needs one scheduler: a policy, the endpoint of a scheduler, or a scheduler in this process"}
 	}
 	log := s.Log
 	if log == nil {
@@ -256,17 +260,16 @@ func (p *Prepared) Run(ctx context.Context) (*Result, error) {
 	}
 	defer trace.Discard()
 	out := &Result{}
-	var scheduler sim.Scheduler
+	scheduler := p.s.Scheduler
 	if p.s.Policy != nil {
 		var observers []sched.Observer
 		if trace != nil {
 			observers = append(observers, trace)
 		}
-		if out.Session, err = p.s.Policy.NewSession(observers...); err != nil {
+		if scheduler, out.Session, err = p.s.Policy.InProcess(observers...); err != nil {
 			return nil, err
 		}
-		scheduler = sim.InProcess(out.Session)
-	} else {
+	} else if p.s.Connect != "" {
 		rs, err := zmq.Remote(ctx, p.s.Connect, p.s.Timeout)
 		if err != nil {
 			return nil, err
@@ -305,3 +308,10 @@ func Simulate(ctx context.Context, s Simulation) (*Result, error) {
 
 // IsInterrupted reports whether err is a run stopped by its context.
 func IsInterrupted(err error) bool { return errors.Is(err, context.Canceled) }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -166,7 +166,7 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	if d.reply.Len() > 0 {
 		at = max(at, d.reply.LastDate())
 	}
-	if err := d.reply.ExecuteJobAt(batsim.ExecuteJob{JobID: j.id, Alloc: alloc}, at); err != nil {
+	if err := d.reply.ExecuteJobSetAt(j.id, alloc, at); err != nil {
 		return d.fail("%v", err)
 	}
 	for _, h := range alloc {

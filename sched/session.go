@@ -74,6 +74,10 @@ type Session struct {
 	queries []waitQuery
 	// nrefused counts the jobs the policy refused (logRefusal).
 	nrefused int
+	// dec is the Decider of the message being handled.
+	dec Decider
+	// reply is HandleReusing's.
+	reply *batsim.Reply
 }
 
 // NewSession checks the command-line options (names and values) now, so
@@ -96,6 +100,20 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	return &Session{cfg: cfg, log: log}, nil
 }
 
+// NeedsJobJSON reports whether the session reads more of a submitted
+// job's JSON description (JobSubmitted.Job) than its fields
+// (JobSubmitted.Fields, which an engine in the session's process hands
+// over as values): before the policy is built, for a policy that keeps the
+// jobs' JSON (Spec.JobJSON) and for one that sees the events
+// (EventObserver).
+func (s *Session) NeedsJobJSON() bool {
+	if s.policy == nil || s.cfg.Spec.JobJSON {
+		return true
+	}
+	_, ok := s.policy.(EventObserver)
+	return ok
+}
+
 // Ended reports whether SIMULATION_ENDS was received.
 func (s *Session) Ended() bool { return s.ended }
 
@@ -109,6 +127,22 @@ func (s *Session) Policy() Policy { return s.policy }
 // the conversation cannot go on (bad message order, invalid decision, bad
 // sched-config): the caller must stop, as answering would make Batsim abort.
 func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
+	return s.handle(msg, batsim.NewReply(msg.Now))
+}
+
+// HandleReusing is Handle with the session's own reply, reset and reused
+// by the next call: the reply and its events' data are valid until then
+// (an engine in the session's process, which applies a reply before it
+// sends the next message, need not allocate one a message).
+func (s *Session) HandleReusing(msg *batsim.Message) (*batsim.Reply, error) {
+	if s.reply == nil {
+		s.reply = batsim.NewReply(msg.Now)
+	}
+	s.reply.Reset(msg.Now)
+	return s.handle(msg, s.reply)
+}
+
+func (s *Session) handle(msg *batsim.Message, reply *batsim.Reply) (*batsim.Reply, error) {
 	if s.messages > 0 && msg.Now < s.now {
 		return nil, fmt.Errorf("now=%v is earlier than the previous message's now=%v (Batsim's time never goes back)", msg.Now, s.now)
 	}
@@ -117,7 +151,6 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 	if s.state != nil {
 		s.state.killed = s.state.killed[:0]
 	}
-	reply := batsim.NewReply(msg.Now)
 	if s.state != nil && len(s.state.jobs) == 0 && len(msg.Events) > 1024 {
 		// Many jobs at once (a whole workload submitted at time 0):
 		// the map is made at their number, not grown to it.
@@ -141,7 +174,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		if eo, ok := s.policy.(EventObserver); ok && !s.ended {
 			s.state.now, s.state.lastEvent = msg.Now, ev.Timestamp
 			if d == nil {
-				d = &Decider{s: s.state, sess: s, reply: reply}
+				d = s.decider(reply)
 			}
 			eo.Event(s.state, d, ev)
 			if d.err != nil {
@@ -158,7 +191,7 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		s.state.lastEvent = msg.Events[n-1].Timestamp
 	}
 	if d == nil {
-		d = &Decider{s: s.state, sess: s, reply: reply}
+		d = s.decider(reply)
 	}
 	// Refused jobs are rejected before the policy decides, unless the
 	// policy places their rejections itself; those it leaves are rejected
@@ -200,6 +233,14 @@ func (s *Session) Handle(msg *batsim.Message) (*batsim.Reply, error) {
 		}
 	}
 	return reply, nil
+}
+
+// decider is the message's Decider: one per session, reset for each
+// message (a policy does not keep it beyond its call).
+func (s *Session) decider(reply *batsim.Reply) *Decider {
+	d := &s.dec
+	*d = Decider{s: s.state, sess: s, reply: reply, submitted: d.submitted[:0], started: d.started[:0], rejected: d.rejected[:0]}
+	return d
 }
 
 // rejectRefused rejects the refused jobs still waiting, in arrival order.
@@ -329,7 +370,7 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 		if !ok {
 			return fmt.Errorf("JOB_COMPLETED %s: job is not running", d.JobID)
 		}
-		if err := checkCompletedAlloc(j, d.Alloc); err != nil {
+		if err := checkCompletedAlloc(j, d); err != nil {
 			return fmt.Errorf("JOB_COMPLETED %s: %w", d.JobID, err)
 		}
 		for _, h := range j.alloc {
@@ -413,7 +454,11 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 
 // checkCompletedAlloc checks that the allocation a JOB_COMPLETED reports
 // is the one the job was started on.
-func checkCompletedAlloc(j *Job, alloc string) error {
+func checkCompletedAlloc(j *Job, d *batsim.JobCompleted) error {
+	if d.AllocSet != nil && slices.Equal(d.AllocSet, j.alloc) {
+		return nil // handed over as a value
+	}
+	alloc := d.Alloc
 	var buf [64]byte
 	if string(batsim.IntervalSet(j.alloc).Append(buf[:0])) == alloc {
 		return nil // the canonical form, as Batsim writes it

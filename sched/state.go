@@ -681,6 +681,10 @@ func parseJob(ev *batsim.JobSubmitted, at float64) (*Job, error) {
 	}
 	// The job's object (Raw) is kept by the caller when the policy asks.
 	j := &Job{id: ev.JobID, submit: at, state: batsim.StateSubmitted}
+	if f := ev.Fields; f != nil {
+		j.res, j.walltime, j.profile, j.user = f.Res, f.Walltime, f.Profile, f.User
+		return j, nil
+	}
 	if len(ev.Job) > 0 && quickJob(j, ev.Job) {
 		return j, nil
 	}

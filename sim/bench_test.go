@@ -145,33 +145,6 @@ func BenchmarkEngine20kDelaysEASY(b *testing.B) {
 // easyFirstFit is the engine benchmarks' easy, as make bench-batsim runs it.
 var easyFirstFit = sched.Options{"hosts": "first-fit"}
 
-// recorder passes messages to a scheduler and keeps its replies.
-type recorder struct {
-	s       Scheduler
-	replies []*batsim.Message
-}
-
-func (r *recorder) Exchange(m *batsim.Message) (*batsim.Message, error) {
-	reply, err := r.s.Exchange(m)
-	r.replies = append(r.replies, reply)
-	return reply, err
-}
-
-// replayer answers with recorded replies, in order, whatever it is sent:
-// a scheduler that takes no time to decide.
-type replayer struct {
-	replies []*batsim.Message
-	next    int
-}
-
-func (r *replayer) Exchange(*batsim.Message) (*batsim.Message, error) {
-	if r.next == len(r.replies) {
-		return nil, errors.New("no reply left to replay")
-	}
-	r.next++
-	return r.replies[r.next-1], nil
-}
-
 // The engine's floor on the 20 000 delay jobs: the same run as
 // BenchmarkEngine20kDelaysEASY, easy's replies replayed (recorded once,
 // before the timer) instead of decided, so that what is left is the
@@ -200,7 +173,7 @@ func benchReplay(b *testing.B, policy string, opts sched.Options) {
 		}
 	}
 	dir := b.TempDir()
-	rec := &recorder{s: InProcess(newSession(b, policy, opts, false))}
+	rec := &Recorder{S: InProcess(newSession(b, policy, opts, false))}
 	run(rec, filepath.Join(dir, "decided"))
 	want, err := os.ReadFile(filepath.Join(dir, "decided_jobs.csv"))
 	if err != nil {
@@ -208,14 +181,14 @@ func benchReplay(b *testing.B, policy string, opts sched.Options) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		run(&replayer{replies: rec.replies}, filepath.Join(dir, "replay"))
+		run(Replay(rec.Replies), filepath.Join(dir, "replay"))
 	}
 	b.StopTimer()
 	if got, err := os.ReadFile(filepath.Join(dir, "replay_jobs.csv")); err != nil || !bytes.Equal(got, want) {
 		b.Fatalf("the replay's _jobs.csv differs from %s's (%v)", policy, err)
 	}
 	b.ReportMetric(float64(20000*b.N)/b.Elapsed().Seconds(), "jobs/s")
-	b.ReportMetric(float64(len(rec.replies)), "messages")
+	b.ReportMetric(float64(len(rec.Replies)), "messages")
 }
 
 // A million jobs on Lille (bucma workload lille --jobs 1000000 --seed 1,
@@ -252,3 +225,43 @@ func BenchmarkEngineLille1MSpreadFCFS(b *testing.B) { benchLille1M(b, "fcfs", fa
 func BenchmarkEngineLille1MSpreadEASY(b *testing.B) { benchLille1M(b, "easy", false) }
 func BenchmarkEngineLille1MOnceFCFS(b *testing.B)   { benchLille1M(b, "fcfs", true) }
 func BenchmarkEngineLille1MOnceEASY(b *testing.B)   { benchLille1M(b, "easy", true) }
+
+// The session alone on the 20 000 delay jobs: the messages of one run
+// recorded (the engine's, as the scheduler receives them), then handed to
+// a new session in each iteration; what the policy's side costs a message,
+// without the engine.
+func BenchmarkSession20kDelaysFCFS(b *testing.B) {
+	plat, data := star128(b), delays20k()
+	var msgs []*batsim.Message
+	pre := preload(data, "/bench.json", "w0")
+	cfg := Config{Platform: plat, Preloaded: []*Preloaded{pre}, Observe: func(d batsim.Direction, m *batsim.Message) {
+		if d == batsim.FromBatsim {
+			msgs = append(msgs, m)
+		}
+	}}
+	if _, err := Run(context.Background(), cfg, InProcess(newSession(b, "fcfs", nil, false))); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := newSession(b, "fcfs", nil, false)
+		for _, m := range msgs {
+			if _, err := s.HandleReusing(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(msgs)), "ns/message")
+}
+
+// Reading the 20 000 delay jobs' workload into the engine's form
+// (Preload's work, the file already in memory).
+func BenchmarkPreload20kDelays(b *testing.B) {
+	data := delays20k()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if preload(data, "/bench.json", "w0") == nil {
+			b.Fatal("not preloaded")
+		}
+	}
+}

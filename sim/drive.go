@@ -17,8 +17,25 @@ type inProcess struct{ s batsim.Handler }
 // asRead), so that in-process and over ZeroMQ give the same simulation.
 func InProcess(h batsim.Handler) Scheduler { return inProcess{h} }
 
-func (p inProcess) Exchange(m *batsim.Message) (*batsim.Message, error) {
-	r, err := p.s.Handle(m)
+func (p inProcess) Exchange(m *batsim.Message) (*batsim.Message, error) { return p.exchange(m, false) }
+
+// reusingHandler is a Handler that can reuse its reply from one message
+// to the next (sched.Session).
+type reusingHandler interface {
+	HandleReusing(*batsim.Message) (*batsim.Reply, error)
+}
+
+// exchange is Exchange; with reuse, the handler may reuse its reply (and
+// the events' data) at the next message: the engine applies a reply
+// before it sends the next message, and keeps it only for an observer.
+func (p inProcess) exchange(m *batsim.Message, reuse bool) (*batsim.Message, error) {
+	var r *batsim.Reply
+	var err error
+	if h, ok := p.s.(reusingHandler); ok && reuse {
+		r, err = h.HandleReusing(m)
+	} else {
+		r, err = p.s.Handle(m)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,8 @@ type engine struct {
 	cfg   Config
 	sched Scheduler
 	log   *slog.Logger
+	// typed: the scheduler takes typed jobs (typed.go).
+	typed bool
 
 	k      kernel
 	server *mailbox
@@ -155,6 +157,7 @@ func newEngine(ctx context.Context, cfg Config, sched Scheduler) (*engine, error
 	}
 	e := &engine{ctx: ctx, cfg: cfg, sched: sched, log: log, workloads: map[string]*workload{}, jobs: make(map[string]*job, njobs)}
 	e.k.interrupted = ctx.Err
+	e.typed = typedJobs(sched)
 	e.nhosts = len(p.Hosts)
 	e.nstore = len(p.Storage)
 	e.master = e.nhosts + e.nstore
@@ -304,7 +307,7 @@ func (e *engine) addStaticWorkload(name string, w *workloads.Workload) error {
 		}
 		j := &store[i]
 		*j = job{id: full, wl: wl, desc: fwd, subtime: src.Subtime, res: src.Res, walltime: wt, prof: p,
-			ret: -1}
+			ret: -1, typed: typedRaw(src)}
 		e.jobs[full] = j
 		jobs[i] = j
 	}
@@ -499,7 +502,14 @@ func (e *engine) exchange(events []batsim.Event, now float64) (*batsim.Message, 
 		}
 	}
 	start := time.Now()
-	reply, err := e.sched.Exchange(msg)
+	var reply *batsim.Message
+	var err error
+	if p, ok := e.sched.(inProcess); ok && e.cfg.Observe == nil {
+		// Nothing keeps the reply once applied: the session may reuse it.
+		reply, err = p.exchange(msg, true)
+	} else {
+		reply, err = e.sched.Exchange(msg)
+	}
 	e.schedWall += time.Since(start)
 	if err != nil {
 		return nil, &Error{Time: now, Rule: fmt.Sprintf("scheduler: %v", err)}

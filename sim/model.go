@@ -198,6 +198,9 @@ type job struct {
 	// hasMetadata says that SET_JOB_METADATA gave it metadata (kept in
 	// engine.metadata).
 	hasMetadata bool
+	// typed says that a scheduler reads from desc the fields the engine
+	// holds (fields): an in-process scheduler is handed them as values.
+	typed bool
 	// runtimeLD is the run time as Batsim keeps it (a long double).
 	runtimeLD ld
 	// run is the job's execution, from EXECUTE_JOB until its row is

@@ -227,7 +227,7 @@ func (p *preloader) Job(src *workloads.Job) bool {
 	if len(p.block) == cap(p.block) {
 		p.block = make([]job, 0, 4096)
 	}
-	p.block = append(p.block, job{desc: fwd, subtime: src.Subtime, res: src.Res, walltime: wt, ret: -1})
+	p.block = append(p.block, job{desc: fwd, subtime: src.Subtime, res: src.Res, walltime: wt, ret: -1, typed: typedJob(src)})
 	p.jobs = append(p.jobs, &p.block[len(p.block)-1])
 	p.profNames = append(p.profNames, src.Profile)
 	return true

@@ -199,7 +199,7 @@ func (e *engine) appendEvent(typ string, data any) {
 func (e *engine) completed(j *job) error {
 	e.nbRunning--
 	e.nbCompleted++
-	e.appendEvent(batsim.TypeJobCompleted, &batsim.JobCompleted{JobID: j.id, JobState: j.state.String(), ReturnCode: int(j.ret), Alloc: j.run.allocStr})
+	e.appendEvent(batsim.TypeJobCompleted, &batsim.JobCompleted{JobID: j.id, JobState: j.state.String(), ReturnCode: int(j.ret), Alloc: j.run.allocStr, AllocSet: j.run.alloc})
 	if err := e.writeJob(j); err != nil {
 		return err
 	}
@@ -222,8 +222,21 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 		// is one batch of every job).
 		e.buffer = slices.Grow(e.buffer, len(m.jobs))
 		events := make([]batsim.JobSubmitted, len(m.jobs))
+		// An in-process scheduler takes the jobs' fields as values, and
+		// their descriptions only if it reads them (see typed.go).
+		typed := e.typed
+		desc := !typed || e.cfg.Observe != nil || e.sched.(typedScheduler).jobJSON()
+		var fields []batsim.JobFields
 		for i, j := range m.jobs {
-			if err := e.submit(j, &events[i]); err != nil {
+			var f *batsim.JobFields
+			if typed && j.typed {
+				if fields == nil {
+					fields = make([]batsim.JobFields, len(m.jobs))
+				}
+				f = &fields[i]
+				j.setFields(f)
+			}
+			if err := e.submit(j, &events[i], f, desc || f == nil); err != nil {
 				return nil, err
 			}
 		}
@@ -263,8 +276,9 @@ func (e *engine) handle(m *imsg) (child *actor, err error) {
 	return nil, nil
 }
 
-// submit submits j, whose JOB_SUBMITTED is js.
-func (e *engine) submit(j *job, js *batsim.JobSubmitted) error {
+// submit submits j, whose JOB_SUBMITTED is js: with its fields as values
+// when f is set, its description when desc is.
+func (e *engine) submit(j *job, js *batsim.JobSubmitted, f *batsim.JobFields, desc bool) error {
 	j.state = stSubmitted
 	e.nbSubmitted++
 	fwd := j.desc
@@ -274,7 +288,10 @@ func (e *engine) submit(j *job, js *batsim.JobSubmitted) error {
 			return e.fail("JOB_SUBMITTED "+j.id, "%v", err)
 		}
 	}
-	*js = batsim.JobSubmitted{JobID: j.id, Job: fwd}
+	*js = batsim.JobSubmitted{JobID: j.id, Fields: f}
+	if desc {
+		js.Job = fwd
+	}
 	if e.cfg.ForwardProfiles {
 		js.Profile = j.prof.batsim
 	}

@@ -545,6 +545,7 @@ func (s *fscan) job(j *Job, keys *[][]byte) bool {
 	start := s.pos
 	s.pos++
 	j.Walltime = -1
+	j.Plain = true
 	var haveID, haveSub, haveRes, haveProf bool
 	*keys = (*keys)[:0]
 	s.ws()
@@ -619,6 +620,7 @@ func (s *fscan) job(j *Job, keys *[][]byte) bool {
 			}
 			j.Profile, haveProf = s.strValue(a, b, esc), true
 		default:
+			j.Plain = false
 			if !s.skip() {
 				return false
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -242,6 +243,20 @@ func isSupportedType(t string) bool {
 	return false
 }
 
+// plainJob reports whether the job object n has no member but id,
+// subtime, res, profile and walltime, each once (Job.Plain).
+func plainJob(n *jnode) bool {
+	var seen [5]bool
+	for _, m := range n.members {
+		i := slices.Index([]string{"id", "subtime", "res", "profile", "walltime"}, m.key)
+		if i < 0 || seen[i] {
+			return false
+		}
+		seen[i] = true
+	}
+	return true
+}
+
 func parseJob(index int, n *jnode) (Job, string, []string) {
 	var j Job
 	label := fmt.Sprintf("#%d", index+1)
@@ -250,6 +265,7 @@ func parseJob(index int, n *jnode) (Job, string, []string) {
 		return j, label, []string{fmt.Sprintf("job number %d is not an object", index+1)}
 	}
 	j.Raw = json.RawMessage(n.raw())
+	j.Plain = plainJob(n)
 	idn := n.get("id")
 	switch {
 	case idn == nil:

@@ -48,6 +48,10 @@ type Job struct {
 	// Raw is the job object exactly as the file has it (key order, custom
 	// fields, number spelling).
 	Raw json.RawMessage
+	// Plain says that Raw has no member but id, subtime, res, profile and
+	// walltime, each once (set by the readers of workload files; false
+	// for a job made otherwise tells nothing).
+	Plain bool
 }
 
 // Profile is one profile of a workload.

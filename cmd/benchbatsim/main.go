@@ -1,35 +1,38 @@
-// Command benchbatsim measures bucma against batsched on the real Batsim,
-// on the same generated workload (`bucma workload delays`, on
-// platforms.Star), and prints the speed targets as measured ratios.
-// `make bench-batsim` runs it.
+// Command benchbatsim measures bucma against the real Batsim 4.2.1 and
+// batsched on the same generated workload (`bucma workload delays`, on
+// platforms.Star), and prints each speed target's verdict. `make
+// bench-batsim` runs it.
 //
-// Each comparison (-compare: easy, conservative, or both, the default)
-// has three schedulers answer the same Batsim run, in turn, -reps times
-// each (5 by default):
+// Every target is a ratio of CPU times (user + system, as the system counts
+// them for each process) measured in this run: in each of -reps rounds
+// (5 by default, the fewest a verdict is given on) every measured run is
+// made once, in turn, the order reversed from one round to the next; a
+// target's figure is the median over the rounds of the ratio within each
+// round, so that a change of the machine's speed between rounds cancels
+// out. The load average is printed at the start and after each round.
 //
-//   - easy: bucma run --scheduler easy -o hosts=first-fit, and batsched -v
-//     easy_bf_fast; conservative: bucma run --scheduler conservative with
-//     the options of conservative_bf's twin (hosts=first-fit,
-//     backfill=batsched, no-walltime=reject), and batsched -v
-//     conservative_bf (both take the same decisions);
-//   - a replay of that bucma policy's own replies, recorded once
-//     beforehand and sent back as they are, byte for byte, through bucma's
-//     transport, with no decoding and no decision: the floor that Batsim,
-//     the kernel and the socket put under bucma on this machine.
+// In each round, for the easy comparison:
 //
-// Each in two placements: "free" (the system places the processes; on a
-// virtual machine most of a round trip is then the wake-up of a process on
-// another core) and "one core" (Batsim and the scheduler pinned to CPU 0
-// with taskset, so a round trip is two context switches and the work).
-// Batsim's scheduling_time is the time it waits for answers; what the
-// scheduler adds is scheduling_time minus the replay's: the medians'
-// difference, and the median of the differences within each round (the
-// runs of a round are adjacent in time, so a change of the machine's speed
-// between rounds cancels out). Each round's scheduling_time is printed.
+//   - Batsim answered by bucma run --scheduler easy -o hosts=first-fit;
+//   - Batsim answered by batsched -v easy_bf_fast;
+//   - Batsim answered by a replay of bucma's own replies (recorded once
+//     beforehand, sent back byte for byte through bucma's transport with
+//     no decoding and no decision): bucma's floor under Batsim, the socket;
+//   - bucma simulate on the same files, same policy (the embedded engine);
+//   - bucma --version (the process start, bucma simulate's first floor);
+//   - in this process, the engine reading the workload (sim.Preload) and
+//     the engine answered by the recorded replies of its own run with easy
+//     (sim.Replay: reading, simulating and writing, no decision): the
+//     engine's floor.
 //
-// Then the embedded engine (bucma simulate) on the same files, against
-// Batsim + easy_bf_fast's wall time in the free placement (with the easy
-// comparison).
+// The targets: bucma run's CPU time at most 0.3 of batsched's; bucma
+// simulate's at most 1/200 of Batsim's and batsched's together (the ratio
+// of their wall times printed beside it). Where one is not reached, the
+// floors under it are printed against what it allows.
+//
+// -compare conservative (or both) adds bucma's twin of batsched's
+// conservative_bf against it (the same decisions: every run must write the
+// same _jobs.csv), its CPU ratio printed without a target.
 //
 // The command re-executes itself to serve the recording and the replay
 // (-serve record|replay; -policy names the recorded policy and its
@@ -40,29 +43,25 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/bucma-sched/bucma/policies"
-	runpkg "github.com/bucma-sched/bucma/run"
 
 	"github.com/bucma-sched/bucma/batsim"
 	"github.com/bucma-sched/bucma/batsim/zmq"
+	"github.com/bucma-sched/bucma/internal/benchutil"
 	"github.com/bucma-sched/bucma/platforms"
+	"github.com/bucma-sched/bucma/policies"
+	runpkg "github.com/bucma-sched/bucma/run"
+	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -71,12 +70,11 @@ func main() {
 	jobs := flag.Int("jobs", 20000, "jobs of the generated delay workload")
 	hosts := flag.Int("hosts", 128, "hosts of the generated platform")
 	load := flag.Float64("load", 0.95, "offered load of the workload")
-	reps := flag.Int("reps", 5, "runs of each scheduler in each placement (alternated); the median is reported")
+	reps := flag.Int("reps", benchutil.MinRounds, "rounds (each runs everything measured once); medians over the rounds")
 	seed := flag.Uint64("seed", 1, "seed of the workload")
 	bucma := flag.String("bucma", "bin/bucma", "the bucma binary")
 	keep := flag.String("keep", "", "keep the inputs and outputs in this directory")
-	place := flag.String("placement", "both", "free, one-core or both")
-	compare := flag.String("compare", "both", "easy, conservative or both")
+	compare := flag.String("compare", "easy", "easy, conservative or both")
 	serve := flag.String("serve", "", "internal: record or replay, on -s with -file")
 	endpoint := flag.String("s", "", "internal: the endpoint to serve")
 	file := flag.String("file", "", "internal: the recorded replies")
@@ -86,7 +84,7 @@ func main() {
 	if *serve != "" {
 		err = serveChild(*serve, *endpoint, *file, strings.Fields(*policy))
 	} else {
-		err = run(*jobs, *hosts, *load, *reps, *seed, *bucma, *keep, *place, *compare)
+		err = run(*jobs, *hosts, *load, *reps, *seed, *bucma, *keep, *compare)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-batsim:", err)
@@ -189,16 +187,6 @@ func readRecords(path string) ([][]byte, error) {
 	return out, nil
 }
 
-// sample is one run's measures.
-type sample struct {
-	sched, wall, user, sys float64 // seconds
-}
-
-type scheduler struct {
-	name string
-	argv func(ep string) []string
-}
-
 // comparison is bucma's policy against a batsched variant.
 type comparison struct {
 	name    string
@@ -207,17 +195,23 @@ type comparison struct {
 	// twin: the policy takes the variant's decisions (batsched's
 	// _jobs.csv must be the recorded one too).
 	twin bool
-	// target is the highest ratio of what bucma adds to the floor over
-	// what batsched adds (0: none), and the scheduling_time ratio's.
-	addedTarget, timeTarget float64
+	// target is the highest ratio of bucma run's CPU time to batsched's
+	// (0: none).
+	target float64
+	// engine: bucma simulate and the engine's floors are measured too.
+	engine bool
 }
 
 var comparisons = []comparison{
-	{name: "easy", policy: []string{"easy", "hosts=first-fit"}, variant: "easy_bf_fast", timeTarget: 0.3, addedTarget: 0.2},
-	{name: "conservative", policy: []string{"conservative", "hosts=first-fit", "backfill=batsched", "no-walltime=reject"}, variant: "conservative_bf", twin: true, addedTarget: 0.5},
+	{name: "easy", policy: []string{"easy", "hosts=first-fit"}, variant: "easy_bf_fast", target: 0.3, engine: true},
+	{name: "conservative", policy: []string{"conservative", "hosts=first-fit", "backfill=batsched", "no-walltime=reject"}, variant: "conservative_bf", twin: true},
 }
 
-func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, place, compare string) error {
+// The engine's target: bucma simulate's CPU time at most this fraction of
+// Batsim's and batsched's together.
+const engineTarget = 1.0 / 200
+
+func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, compare string) error {
 	var cmps []comparison
 	for _, c := range comparisons {
 		if compare == "both" || compare == c.name {
@@ -227,16 +221,8 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, pl
 	if len(cmps) == 0 {
 		return fmt.Errorf("-compare %q: want easy, conservative or both", compare)
 	}
-	var placements []string
-	switch place {
-	case "both":
-		placements = []string{"free", "one core"}
-	case "free":
-		placements = []string{"free"}
-	case "one-core":
-		placements = []string{"one core"}
-	default:
-		return fmt.Errorf("-placement %q: want free, one-core or both", place)
+	if reps < 1 {
+		return fmt.Errorf("-reps %d: want at least 1", reps)
 	}
 	batsim, err := batsimrun.Find("BATSIM", "batsim")
 	if err != nil {
@@ -246,29 +232,18 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, pl
 	if err != nil {
 		return err
 	}
-	taskset, err := exec.LookPath("taskset")
-	if err != nil && slices.Contains(placements, "one core") {
-		return errors.New("taskset (util-linux) is needed for the one-core placement; -placement free skips it")
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	if bucma, err = filepath.Abs(bucma); err != nil {
+	if bucma, err = benchutil.Binary(bucma); err != nil {
 		return err
 	}
-	if _, err := os.Stat(bucma); err != nil {
-		return fmt.Errorf("bucma binary: %w (make build)", err)
-	}
-	dir := keep
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "bench-batsim"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := benchutil.WorkDir(keep, "bench-batsim")
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	plat, wl := filepath.Join(dir, "platform.xml"), filepath.Join(dir, "workload.json")
 	if err := os.WriteFile(plat, platforms.Star(nhosts), 0o644); err != nil {
 		return err
@@ -280,259 +255,205 @@ func run(njobs, nhosts int, load float64, reps int, seed uint64, bucma, keep, pl
 	if err := w.WriteFile(wl); err != nil {
 		return err
 	}
-	fmt.Printf("machine: %s, %d cores, %s; %s\n", cpuModel(), runtime.NumCPU(), kernel(), time.Now().Format("2006-01-02"))
-	fmt.Printf("load: %s (1, 5, 15 min) at the start; again after each table\n", loadAvg())
-	fmt.Printf("case: bucma workload delays --jobs %d --hosts %d --load %g --seed %d on a %d-host star; %s; %d runs of each, medians\n\n",
+	benchutil.Header(bucma)
+	fmt.Printf("case:    bucma workload delays --jobs %d --hosts %d --load %g --seed %d on a %d-host star; %s; %d rounds, medians\n\n",
 		njobs, nhosts, load, seed, nhosts, batsim, reps)
-
 	o := batsimrun.Options{Batsim: batsim, Timeout: 30 * time.Minute}
-	var batschedWall float64
 	for _, c := range cmps {
-		wall, err := compareOne(c, dir, o, self, bucma, batsched, taskset, placements, reps)
-		if err != nil {
+		if err := compareOne(c, dir, plat, wl, o, self, bucma, batsched, reps); err != nil {
 			return err
 		}
-		if c.name == "easy" {
-			batschedWall = wall
-		}
 	}
-	if batschedWall == 0 {
-		return nil
-	}
-	// The embedded engine on the same inputs.
-	var engine []float64
-	for r := 0; r < reps; r++ {
-		begin := time.Now()
-		cmd := exec.Command(bucma, "simulate", "-q", "-p", plat, "-w", wl, "-e", filepath.Join(dir, "engine"),
-			"--scheduler", "easy", "-o", "hosts=first-fit")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("bucma simulate: %v\n%s", err, out)
-		}
-		engine = append(engine, time.Since(begin).Seconds())
-	}
-	eng := median(engine)
-	speed := batschedWall / eng
-	fmt.Printf("embedded engine (bucma simulate, easy, hosts=first-fit): %.3f s wall\n", eng)
-	fmt.Printf("Batsim + easy_bf_fast wall (free placement) / embedded engine wall: %.0fx (target >= 100x: %s)\n", speed, verdict(speed >= 100))
 	return nil
 }
 
-// compareOne runs one comparison in every placement and prints its
-// table and ratios; it returns batsched's wall time in the free placement
-// (0 when not run).
-func compareOne(c comparison, dir string, o batsimrun.Options, self, bucma, batsched, taskset string, placements []string, reps int) (float64, error) {
-	dir = filepath.Join(dir, c.name)
+// measured is one kind of run, measured in every round.
+type measured struct {
+	name string
+	run  func(round int) (sample, error)
+}
+
+// sample is one run's measures: the CPU times of the decision process
+// (or of the command) and of Batsim, and the wall time.
+type sample struct {
+	cpu, batsim, wall float64 // seconds
+}
+
+// compareOne measures one comparison in reps rounds and prints its
+// figures and verdicts.
+func compareOne(c comparison, top, plat, wl string, o batsimrun.Options, self, bucma, batsched string, reps int) error {
+	dir := filepath.Join(top, c.name)
 	replies := filepath.Join(dir, "replies.bin")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
+		return err
 	}
-	plat, wl := filepath.Join(dir, "..", "platform.xml"), filepath.Join(dir, "..", "workload.json")
 	if _, err := batsimrun.WithScheduler(context.Background(), o, func(ep string) []string {
 		return []string{self, "-serve", "record", "-s", ep, "-file", replies, "-policy", strings.Join(c.policy, " ")}
 	}, plat, wl, filepath.Join(dir, "record")); err != nil {
-		return 0, fmt.Errorf("recording bucma's replies (%s): %w", c.name, err)
-	}
-	run := []string{bucma, "run", "--scheduler", c.policy[0]}
-	for _, opt := range c.policy[1:] {
-		run = append(run, "-o", opt)
-	}
-	scheds := []scheduler{
-		{fmt.Sprintf("bucma %s (%s)", c.policy[0], strings.Join(c.policy[1:], ", ")), func(ep string) []string {
-			return append(slices.Clone(run), "-s", ep)
-		}},
-		{"batsched " + c.variant, func(ep string) []string { return []string{batsched, "-v", c.variant, "-s", ep} }},
-		{"replay of bucma's replies (the floor)", func(ep string) []string {
-			return []string{self, "-serve", "replay", "-s", ep, "-file", replies}
-		}},
+		return fmt.Errorf("recording bucma's replies (%s): %w", c.name, err)
 	}
 	recorded, err := os.ReadFile(filepath.Join(dir, "record", "out_jobs.csv"))
 	if err != nil {
-		return 0, err
+		return err
 	}
-	var batschedWall float64
-	for _, p := range placements {
-		var prefix []string
-		if p == "one core" {
-			prefix = []string{taskset, "-c", "0"}
-		}
-		meds, runs, err := measure(dir, plat, wl, o, prefix, scheds, reps, recorded, c.twin)
-		if err != nil {
-			return 0, err
-		}
-		fmt.Printf("%s, placement: %s\n\n", c.name, p)
-		fmt.Println("| scheduler | Batsim scheduling_time (s) | Batsim wall (s) | scheduler user CPU (s) | scheduler sys CPU (s) |")
-		fmt.Println("|---|---|---|---|---|")
-		for i, s := range scheds {
-			m := meds[i]
-			fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s.name, m.sched, m.wall, m.user, m.sys)
-		}
-		bu, bs, floor := meds[0].sched, meds[1].sched, meds[2].sched
-		fmt.Println()
-		if c.twin {
-			fmt.Printf("the three runs wrote the same _jobs.csv (bucma's %s takes batsched %s's decisions)\n", c.policy[0], c.variant)
-		}
-		fmt.Printf("scheduling_time, bucma / batsched %s: %.2f", c.variant, bu/bs)
-		if c.timeTarget > 0 {
-			fmt.Printf(" (target <= %g: %s)", c.timeTarget, verdict(bu/bs <= c.timeTarget))
-		}
-		fmt.Println()
-		fmt.Printf("  the floor alone (the replay) is %.2f of batsched's scheduling_time\n", floor/bs)
-		if bs > floor {
-			fmt.Printf("  added to the floor, bucma / batsched: %.2f s / %.2f s = %.2f", bu-floor, bs-floor, (bu-floor)/(bs-floor))
-			if c.addedTarget > 0 {
-				fmt.Printf(" (target <= %g: %s)", c.addedTarget, verdict((bu-floor)/(bs-floor) <= c.addedTarget))
-			}
-			fmt.Println()
-		}
-		// The same difference taken within each round (the three
-		// schedulers' runs of a round are adjacent in time, so a change
-		// of the machine's speed between rounds cancels out), then the
-		// median over the rounds.
-		for i, s := range scheds {
-			fmt.Printf("  scheduling_time of each round, %s:", s.name)
-			for _, x := range runs[i] {
-				fmt.Printf(" %.2f", x.sched)
-			}
-			fmt.Println()
-		}
-		addBu, addBs := make([]float64, reps), make([]float64, reps)
-		for r := 0; r < reps; r++ {
-			addBu[r] = runs[0][r].sched - runs[2][r].sched
-			addBs[r] = runs[1][r].sched - runs[2][r].sched
-		}
-		mu, ms := median(addBu), median(addBs)
-		if ms > 0 {
-			fmt.Printf("  added to the floor within each round, medians, bucma / batsched: %.2f s / %.2f s = %.2f\n", mu, ms, mu/ms)
-		}
-		fmt.Printf("load: %s\n\n", loadAvg())
-		if p == "free" {
-			batschedWall = meds[1].wall
-		}
-	}
-	return batschedWall, nil
-}
-
-// measure runs each scheduler reps times, alternating, and returns the
-// medians and every run's measures (by scheduler, then round). Every run
-// but batsched's (every run, with twin) must give the recorded run's
-// _jobs.csv.
-func measure(dir, plat, wl string, o batsimrun.Options, prefix []string, scheds []scheduler, reps int, want []byte, twin bool) ([]sample, [][]sample, error) {
-	o.Prefix = prefix
-	samples := make([][]sample, len(scheds))
-	for r := 0; r < reps; r++ {
-		for i, s := range scheds {
+	withBatsim := func(i int, name string, argv func(ep string) []string, check bool) measured {
+		return measured{name, func(r int) (sample, error) {
 			out := filepath.Join(dir, fmt.Sprintf("run%d-%d", i, r))
-			argv := func(ep string) []string { return append(append([]string(nil), prefix...), s.argv(ep)...) }
 			res, err := batsimrun.WithScheduler(context.Background(), o, argv, plat, wl, out)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", s.name, err)
+				return sample{}, fmt.Errorf("%s: %w", name, err)
 			}
-			if (i != 1 || twin) && string(res.Jobs) != string(want) {
-				return nil, nil, fmt.Errorf("%s: _jobs.csv differs from the recorded run's (%s)", s.name, out)
+			if check && string(res.Jobs) != string(recorded) {
+				return sample{}, fmt.Errorf("%s: _jobs.csv differs from the recorded run's (%s)", name, out)
 			}
-			st, err := schedulingTime(filepath.Join(out, "out_schedule.csv"))
+			return sample{cpu: benchutil.CPU(res.Scheduler), batsim: benchutil.CPU(res.Batsim), wall: res.Wall.Seconds()}, nil
+		}}
+	}
+	run := []string{bucma, "run", "--scheduler", c.policy[0]}
+	simulate := []string{bucma, "simulate", "-q", "-p", plat, "-w", wl, "--scheduler", c.policy[0]}
+	for _, opt := range c.policy[1:] {
+		run = append(run, "-o", opt)
+		simulate = append(simulate, "-o", opt)
+	}
+	runs := []measured{
+		withBatsim(0, fmt.Sprintf("bucma run %s", strings.Join(c.policy, " ")), func(ep string) []string {
+			return append(slices.Clone(run), "-s", ep)
+		}, true),
+		withBatsim(1, "batsched -v "+c.variant, func(ep string) []string { return []string{batsched, "-v", c.variant, "-s", ep} }, c.twin),
+		withBatsim(2, "replay of bucma's replies (the socket's floor)", func(ep string) []string {
+			return []string{self, "-serve", "replay", "-s", ep, "-file", replies}
+		}, true),
+	}
+	var eng *benchutil.Engine
+	if c.engine {
+		platform, err := loadPlatform(plat)
+		if err != nil {
+			return err
+		}
+		opts, err := sched.ParseOptionArgs(c.policy[1:])
+		if err != nil {
+			return err
+		}
+		eng = &benchutil.Engine{Platform: platform, Workload: wl, Registry: policies.Builtin(), Policy: c.policy[0], Options: opts, Dir: filepath.Join(dir, "engine")}
+		if err := os.MkdirAll(eng.Dir, 0o755); err != nil {
+			return err
+		}
+		if err := eng.Record(); err != nil {
+			return err
+		}
+		runs = append(runs,
+			measured{"bucma simulate " + strings.Join(c.policy, " "), func(r int) (sample, error) {
+				return command(append(slices.Clone(simulate), "-e", filepath.Join(dir, fmt.Sprintf("simulate-%d", r))))
+			}},
+			measured{"bucma --version (the process start)", func(int) (sample, error) { return command([]string{bucma, "--version"}) }},
+			measured{"in-process: reading the workload (sim.Preload)", func(int) (sample, error) {
+				cpu, err := eng.Read()
+				return sample{cpu: cpu}, err
+			}},
+			measured{"in-process: the engine answered by its recorded replies (the engine's floor, reading included)", func(int) (sample, error) {
+				cpu, err := eng.Replay()
+				return sample{cpu: cpu}, err
+			}},
+		)
+	}
+	samples := make([][]sample, len(runs))
+	order := make([]int, len(runs))
+	for i := range order {
+		order[i] = i
+	}
+	fmt.Printf("## %s: bucma %s against batsched %s\n\n", c.name, strings.Join(c.policy, " "), c.variant)
+	for r := 0; r < reps; r++ {
+		for _, i := range order {
+			s, err := runs[i].run(r)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
-			ru := res.Scheduler.SysUsage().(*syscall.Rusage)
-			samples[i] = append(samples[i], sample{sched: st, wall: res.Wall.Seconds(), user: tv(ru.Utime), sys: tv(ru.Stime)})
+			samples[i] = append(samples[i], s)
 		}
+		slices.Reverse(order)
+		fmt.Printf("round %d done, load %s\n", r+1, benchutil.LoadAvg())
 	}
-	meds := make([]sample, len(scheds))
-	for i := range scheds {
-		col := func(f func(sample) float64) float64 {
-			v := make([]float64, len(samples[i]))
-			for k, x := range samples[i] {
-				v[k] = f(x)
-			}
-			return median(v)
+	fmt.Println()
+	fmt.Println("| run | CPU s (median) | CPU s (range) | Batsim's CPU s | wall s (median) |")
+	fmt.Println("|---|---|---|---|---|")
+	col := func(i int, f func(sample) float64) []float64 {
+		v := make([]float64, len(samples[i]))
+		for k, x := range samples[i] {
+			v[k] = f(x)
 		}
-		meds[i] = sample{
-			sched: col(func(x sample) float64 { return x.sched }),
-			wall:  col(func(x sample) float64 { return x.wall }),
-			user:  col(func(x sample) float64 { return x.user }),
-			sys:   col(func(x sample) float64 { return x.sys }),
-		}
+		return v
 	}
-	return meds, samples, nil
+	cpu := func(x sample) float64 { return x.cpu }
+	for i, m := range runs {
+		bs, wall := "", ""
+		if i < 3 {
+			bs = fmt.Sprintf("%.2f", benchutil.Median(col(i, func(x sample) float64 { return x.batsim })))
+		}
+		if i < 5 {
+			wall = fmt.Sprintf("%.2f", benchutil.Median(col(i, func(x sample) float64 { return x.wall })))
+		}
+		fmt.Printf("| %s | %.3f | %s | %s | %s |\n", m.name, benchutil.Median(col(i, cpu)), benchutil.Range(col(i, cpu), "%.3f"), bs, wall)
+	}
+	fmt.Println()
+	// Ratios within each round, then their median.
+	ratio := func(f func(r int) float64) float64 {
+		v := make([]float64, reps)
+		for r := range v {
+			v[r] = f(r)
+		}
+		return benchutil.Median(v)
+	}
+	runRatio := ratio(func(r int) float64 { return samples[0][r].cpu / samples[1][r].cpu })
+	floorRatio := ratio(func(r int) float64 { return samples[2][r].cpu / samples[1][r].cpu })
+	fmt.Printf("bucma run's CPU time / batsched %s's: %.2f", c.variant, runRatio)
+	if c.target > 0 {
+		fmt.Printf(" (target <= %g: %s)", c.target, benchutil.Verdict(runRatio <= c.target, reps))
+	}
+	fmt.Println()
+	fmt.Printf("  the floor, bucma's socket alone (the replay) / batsched's: %.2f; what bucma does with the messages (decoding, the session, encoding: bucma run minus the replay, within each round): %.2f\n",
+		floorRatio, ratio(func(r int) float64 { return (samples[0][r].cpu - samples[2][r].cpu) / samples[1][r].cpu }))
+	if c.target > 0 && runRatio > c.target {
+		fmt.Printf("  reaching %g needs bucma run at %.2f s of CPU or less, where its socket alone takes %.2f s (median)\n",
+			c.target, c.target*benchutil.Median(col(1, cpu)), benchutil.Median(col(2, cpu)))
+	}
+	if eng == nil {
+		fmt.Printf("load: %s\n\n", benchutil.LoadAvg())
+		return nil
+	}
+	both := func(r int) float64 { return samples[1][r].cpu + samples[1][r].batsim }
+	simRatio := ratio(func(r int) float64 { return samples[3][r].cpu / both(r) })
+	wallRatio := ratio(func(r int) float64 { return samples[1][r].wall / samples[3][r].wall })
+	fmt.Printf("bucma simulate's CPU time / Batsim's and batsched's together: 1/%.0f (target <= 1/%.0f: %s); wall times: %.0fx (Batsim + batsched %.1f s, bucma simulate %.3f s, medians)\n",
+		1/simRatio, 1/engineTarget, benchutil.Verdict(simRatio <= engineTarget, reps), wallRatio,
+		benchutil.Median(col(1, func(x sample) float64 { return x.wall })), benchutil.Median(col(3, func(x sample) float64 { return x.wall })))
+	start, read, floor := benchutil.Median(col(4, cpu)), benchutil.Median(col(5, cpu)), benchutil.Median(col(6, cpu))
+	budget := engineTarget * benchutil.Median(col(1, func(x sample) float64 { return x.cpu + x.batsim }))
+	fmt.Printf("  its parts (medians): the process start %.3f s, reading %.3f s, simulating and writing %.3f s (the engine's floor %.3f s less reading), the session and the policy %.3f s (bucma simulate less the start and the floor), over %d messages: %.2f µs a message\n",
+		start, read, floor-read, floor, benchutil.Median(col(3, cpu))-start-floor, eng.Messages(),
+		1e6*(benchutil.Median(col(3, cpu))-start-floor)/float64(eng.Messages()))
+	if simRatio > engineTarget {
+		fmt.Printf("  reaching 1/%.0f allows %.3f s of CPU, where the process start and the engine's floor already take %.3f s\n", 1/engineTarget, budget, start+floor)
+	}
+	fmt.Printf("load: %s\n\n", benchutil.LoadAvg())
+	return nil
 }
 
-func verdict(ok bool) string {
-	if ok {
-		return "holds"
+// command runs argv and returns its CPU and wall times.
+func command(argv []string) (sample, error) {
+	begin := time.Now()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out)
 	}
-	return "NOT REACHED"
+	return sample{cpu: benchutil.CPU(cmd.ProcessState), wall: time.Since(begin).Seconds()}, nil
 }
 
-func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	if n := len(v); n%2 == 0 {
-		return (v[n/2-1] + v[n/2]) / 2
-	}
-	return v[len(v)/2]
-}
-
-// schedulingTime reads Batsim's scheduling_time from a _schedule.csv.
-func schedulingTime(path string) (float64, error) {
+func loadPlatform(path string) (*platforms.Platform, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) != 2 {
-		return 0, fmt.Errorf("%s: not a Batsim schedule file", path)
-	}
-	for i, k := range recs[0] {
-		if k == "scheduling_time" {
-			return strconv.ParseFloat(recs[1][i], 64)
-		}
-	}
-	return 0, fmt.Errorf("%s: no scheduling_time", path)
-}
-
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
-}
-
-// loadAvg is the system's load average over 1, 5 and 15 minutes, as
-// /proc/loadavg gives it ("unknown" where there is none).
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
-		return strings.Join(f[:3], " ")
-	}
-	return "unknown"
-}
-
-func kernel() string {
-	var u syscall.Utsname
-	if syscall.Uname(&u) != nil {
-		return runtime.GOOS
-	}
-	b := make([]byte, 0, len(u.Release))
-	for _, c := range u.Release {
-		if c == 0 {
-			break
-		}
-		b = append(b, byte(c))
-	}
-	return "Linux " + string(b)
+	return platforms.Parse(f, path)
 }

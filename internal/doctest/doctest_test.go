@@ -147,7 +147,7 @@ func TestDocs(t *testing.T) {
 		t.Logf("%s (%s): passed in %s", b, b.Kind, time.Since(start).Round(10*time.Millisecond))
 	}
 	if skippedBatsim > 0 {
-		t.Logf("%d batsim blocks skipped: batsim is not on PATH (see README: Testing against the real Batsim)", skippedBatsim)
+		t.Logf("%d batsim blocks skipped: batsim is not on PATH (see docs/testing.md)", skippedBatsim)
 	}
 	if left := tracked.untracked(t); len(left) > 0 {
 		t.Errorf("the blocks leave files in the repository that git would show: %s (write them under out/ or results/, which git ignores, or remove them in the block)", strings.Join(left, ", "))

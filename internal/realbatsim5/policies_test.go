@@ -208,7 +208,7 @@ func checkFeatures(c policyCase, rows []row, switches int) error {
 	return nil
 }
 
-// TestPolicyCountsInDocs: the counts the README and docs/batsim5.md give
+// TestPolicyCountsInDocs: the counts docs/batsim5.md gives
 // of the built-in policies and of TestPolicies' cases are the code's (they
 // went stale as policies were added). It needs no Batsim.
 func TestPolicyCountsInDocs(t *testing.T) {
@@ -217,8 +217,8 @@ func TestPolicyCountsInDocs(t *testing.T) {
 		file  string
 		wants []string
 	}{
-		{"README.md", []string{fmt.Sprintf("the %d policies run Batsim 5", nPolicies), fmt.Sprintf("(%d\ncases,", nCases)}},
-		{"docs/batsim5.md", []string{fmt.Sprintf("shows the %d built-in policies only", nPolicies),
+		{"docs/batsim5.md", []string{fmt.Sprintf("the %d policies run Batsim 5", nPolicies), fmt.Sprintf("(%d\ncases,", nCases),
+			fmt.Sprintf("shows the %d built-in policies only", nPolicies),
 			fmt.Sprintf("the %d built-in policies, %d cases", nPolicies, nCases), fmt.Sprintf("%d/%d, %d/%d, %d/%d", nCases, nCases, nCases, nCases, nCases, nCases)}},
 	} {
 		data, err := os.ReadFile(filepath.Join("..", "..", c.file))

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// readmeBlock is one shell block of README.md with its runnable-docs mark
+// readmeBlock is one shell block of a document with its runnable-docs mark
 // (the HTML comment line before it: <!-- test: run -->, <!-- test: batsim5
 // -->, <!-- test: skip REASON -->).
 type readmeBlock struct {
@@ -49,7 +49,7 @@ func readmeSection(t *testing.T, path, section string) []readmeBlock {
 			mark = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, "<!-- test:"), "-->"))
 		case l == "```sh":
 			if mark == "" {
-				t.Errorf("README.md:%d: a shell block without a runnable-docs mark", n)
+				t.Errorf("%s:%d: a shell block without a runnable-docs mark", path, n)
 			}
 			cur = &readmeBlock{line: n, mark: mark}
 			mark = ""
@@ -58,18 +58,19 @@ func readmeSection(t *testing.T, path, section string) []readmeBlock {
 	return out
 }
 
-// TestReadmeBatsim5 runs the shell blocks of README's "Batsim 5" section,
-// in order, as a user of a fresh clone would, in a scratch directory that
-// links the repository's files (bin/ and the outputs are its own).
+// TestReadmeBatsim5 runs the shell blocks of docs/batsim5.md's "Quick
+// start" section, in order, as a user of a fresh clone would, in a scratch
+// directory that links the repository's files (bin/ and the outputs are its
+// own).
 func TestReadmeBatsim5(t *testing.T) {
 	batsim5(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := readmeSection(t, filepath.Join(root, "README.md"), "Batsim 5")
+	blocks := readmeSection(t, filepath.Join(root, "docs", "batsim5.md"), "Quick start")
 	if len(blocks) < 4 {
-		t.Fatalf("README's Batsim 5 section has %d shell blocks", len(blocks))
+		t.Fatalf("docs/batsim5.md's Quick start section has %d shell blocks", len(blocks))
 	}
 	dir := filepath.Join(tmpRoot, "readme")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -94,7 +95,7 @@ func TestReadmeBatsim5(t *testing.T) {
 		case strings.HasPrefix(b.mark, "skip"):
 			continue
 		default:
-			t.Fatalf("README.md:%d: unknown mark %q", b.line, b.mark)
+			t.Fatalf("docs/batsim5.md:%d: unknown mark %q", b.line, b.mark)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", b.text)
@@ -102,9 +103,9 @@ func TestReadmeBatsim5(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		cancel()
 		if err != nil {
-			t.Fatalf("README.md:%d: %v\n%s\n%s", b.line, err, b.text, tail(string(out), 3000))
+			t.Fatalf("docs/batsim5.md:%d: %v\n%s\n%s", b.line, err, b.text, tail(string(out), 3000))
 		}
 		ran++
 	}
-	t.Logf("README's Batsim 5 section: %d shell blocks ran", ran)
+	t.Logf("docs/batsim5.md's Quick start: %d shell blocks ran", ran)
 }

@@ -55,7 +55,7 @@ func Batsim(t testing.TB) string {
 	t.Helper()
 	p, err := Find("BATSIM", "batsim")
 	if err != nil {
-		t.Skipf("real-Batsim tier skipped: %v (install Batsim %s, see README: Testing against the real Batsim)", err, Version)
+		t.Skipf("real-Batsim tier skipped: %v (install Batsim %s, see docs/testing.md)", err, Version)
 	}
 	out, err := exec.Command(p, "--version").Output()
 	if err != nil {
