@@ -12,6 +12,10 @@
 #                 real-Batsim tiers without it: Batsim 4 with one seed per
 #                 case, Batsim 5 with two), and the examples module, shown
 #                 package by package, then "N passed, N failed, N skipped"
+#   make check    the edit loop: build everything, then vet and test (-short)
+#                 the packages whose Go files differ from CHECK_BASE
+#                 (default main; committed, uncommitted or new), the
+#                 real-Batsim tiers aside (make test-batsim, test-batsim5)
 #   make test-examples  vet and test the examples module (examples/) alone
 #   make test-docs  the runnable command blocks of README.md and docs/*.md
 #                 alone (make test runs them too)
@@ -78,6 +82,7 @@ FUZZTIME   ?= 10s
 BENCHTIME  ?= 1s
 SEEDS      ?= 20
 DOC_NUMBERS ?= results/doc-numbers
+CHECK_BASE ?= main
 PLANS      ?=
 VERSION    ?= $(shell scripts/version)
 LDFLAGS    ?= -X github.com/bucma-sched/bucma/cli.version=$(VERSION)
@@ -88,7 +93,7 @@ DOCKER_BUILD_FLAGS ?=
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-docs doc-numbers test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
+.PHONY: all build lib run serve test check test-examples test-fast test-docs doc-numbers test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
 
@@ -132,6 +137,25 @@ test: deps vet
 		"$(GO) test -json -count=1 -timeout 1h $(TIER5)" \
 		"env CGO_ENABLED=0 $(GO) test -json -count=1 ./batsim/zmq" \
 		"$(GO) -C examples test -json -count=1 ./..."
+
+# The edit loop. The changed packages: the directories of the Go files
+# (testdata included) that differ from CHECK_BASE in the work tree or are
+# new, those that still hold a package; the examples module's when a file
+# under examples/ changed. -short: the documentation's commands
+# (internal/doctest TestDocs) and the longest property tests are make
+# test's. Printed: each command, then go test's lines.
+check: deps
+	$(GO) build ./...
+	@dirs=$$({ git diff --name-only $(CHECK_BASE) -- '*.go' '*/testdata/*'; git ls-files --others --exclude-standard -- '*.go' '*/testdata/*'; } | \
+		awk '{ i = index($$0, "/testdata/"); if (i) print substr($$0, 1, i - 1); else if (sub(/\/[^\/]*$$/, "")) print; else print "." }' | sort -u); \
+	pkgs=$$(for d in $$dirs; do case $$d in examples|examples/*) ;; *) [ -d "$$d" ] && echo ./$$d;; esac; done | \
+		xargs -r $(GO) list -e -f '{{if .GoFiles}}{{.ImportPath}}{{else if .TestGoFiles}}{{.ImportPath}}{{else if .XTestGoFiles}}{{.ImportPath}}{{end}}' 2>/dev/null | \
+		grep -vx -e '$(TIER)' -e '$(TIER5)'); \
+	if [ -n "$$pkgs" ]; then \
+		echo "$(GO) vet" $$pkgs; $(GO) vet $$pkgs && \
+		echo "$(GO) test -short" $$pkgs && $(GO) test -short $$pkgs || exit 1; \
+	else echo "no Go package differs from $(CHECK_BASE)"; fi; \
+	if echo "$$dirs" | grep -qE '^examples(/|$$)'; then $(MAKE) --no-print-directory test-examples; fi
 
 # The examples module (examples/go.mod, another module that uses bucma's
 # public API through a replace of this checkout): vet, build and test it,
