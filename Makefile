@@ -25,9 +25,17 @@
 #                 real-Batsim tiers without it: Batsim 4 with one seed per
 #                 case, Batsim 5 with two), and the examples module, shown
 #                 package by package, then "N passed, N failed, N skipped"
+#   make check    the edit loop: build everything, then vet and test (-short)
+#                 the packages whose Go files differ from CHECK_BASE
+#                 (default main; committed, uncommitted or new), the
+#                 real-Batsim tiers aside (make test-batsim, test-batsim5)
 #   make test-examples  vet and test the examples module (examples/) alone
 #   make test-docs  the runnable command blocks of README.md and docs/*.md
 #                 alone (make test runs them too)
+#   make doc-numbers  the numbers docs/reproducing.md quotes, checked
+#                 against the reports of the campaigns it names, run or
+#                 resumed in DOC_NUMBERS (default results/doc-numbers; hours
+#                 on 2 cores; PLANS=NAME,... for some of them)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make bench    one decision of every policy with 10k and 100k waiting jobs
 #                 (BENCHTIME per benchmark, default 1s; CI runs BENCHTIME=1x)
@@ -89,6 +97,9 @@ TEST_FLAGS ?= -race
 FUZZTIME   ?= 10s
 BENCHTIME  ?= 1s
 SEEDS      ?= 20
+DOC_NUMBERS ?= results/doc-numbers
+CHECK_BASE ?= main
+PLANS      ?=
 VERSION    ?= $(shell scripts/version)
 LDFLAGS    ?= -X github.com/bucma-sched/bucma/cli.version=$(VERSION)
 IMAGE      ?= bucma:local
@@ -106,7 +117,7 @@ APT_PACKAGES = libzmq3-dev pkg-config
 
 
 .PHONY: python python-venv test-python bench-python lint-python
-.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
+.PHONY: all build lib run serve test check test-examples test-fast test-docs doc-numbers test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
 
@@ -179,6 +190,25 @@ test: deps vet
 		"$(GO) -C examples test -json -count=1 ./..."
 	@$(MAKE) --no-print-directory test-python
 
+# The edit loop. The changed packages: the directories of the Go files
+# (testdata included) that differ from CHECK_BASE in the work tree or are
+# new, those that still hold a package; the examples module's when a file
+# under examples/ changed. -short: the documentation's commands
+# (internal/doctest TestDocs) and the longest property tests are make
+# test's. Printed: each command, then go test's lines.
+check: deps
+	$(GO) build ./...
+	@dirs=$$({ git diff --name-only $(CHECK_BASE) -- '*.go' '*/testdata/*'; git ls-files --others --exclude-standard -- '*.go' '*/testdata/*'; } | \
+		awk '{ i = index($$0, "/testdata/"); if (i) print substr($$0, 1, i - 1); else if (sub(/\/[^\/]*$$/, "")) print; else print "." }' | sort -u); \
+	pkgs=$$(for d in $$dirs; do case $$d in examples|examples/*) ;; *) [ -d "$$d" ] && echo ./$$d;; esac; done | \
+		xargs -r $(GO) list -e -f '{{if .GoFiles}}{{.ImportPath}}{{else if .TestGoFiles}}{{.ImportPath}}{{else if .XTestGoFiles}}{{.ImportPath}}{{end}}' 2>/dev/null | \
+		grep -vx -e '$(TIER)' -e '$(TIER5)'); \
+	if [ -n "$$pkgs" ]; then \
+		echo "$(GO) vet" $$pkgs; $(GO) vet $$pkgs && \
+		echo "$(GO) test -short" $$pkgs && $(GO) test -short $$pkgs || exit 1; \
+	else echo "no Go package differs from $(CHECK_BASE)"; fi; \
+	if echo "$$dirs" | grep -qE '^examples(/|$$)'; then $(MAKE) --no-print-directory test-examples; fi
+
 # The examples module (examples/go.mod, another module that uses bucma's
 # public API through a replace of this checkout): vet, build and test it,
 # so that the API cannot break silently (make test runs it too).
@@ -190,6 +220,14 @@ test-examples: deps
 # repository (internal/doctest).
 test-docs: deps
 	$(GO) test -count=1 -v -run 'TestDocs' ./internal/doctest
+
+# The findings of docs/reproducing.md (internal/doctest TestDocNumbers):
+# each campaign run or resumed with bin/bucma in DOC_NUMBERS, its report
+# written, every number the page quotes looked for there (logged "ok" with
+# the report's line, or failed "MISSING").
+doc-numbers: build
+	BUCMA=$(abspath $(BIN)) BUCMA_DOC_NUMBERS=$(abspath $(DOC_NUMBERS)) BUCMA_DOC_NUMBERS_PLANS=$(PLANS) \
+		$(GO) test -count=1 -timeout 0 -v -run 'TestDocNumbers$$' ./internal/doctest
 
 # The real-Batsim tier alone: each differential case with SEEDS seeds, and a
 # count of identical cases at the end of each test.

@@ -12,6 +12,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/studies"
 )
@@ -58,13 +59,13 @@ type CampaignConfig struct {
 
 // loadPlan reads the plan c names: a file (a path, or a name ending in
 // .yaml or .yml), else a built-in plan.
-func loadPlan(c CampaignConfig, reg *sched.Registry, st *expe.Studies) (expe.Plan, error) {
+func loadPlan(c CampaignConfig, reg *sched.Registry, st *report.Studies) (expe.Plan, error) {
 	isFile := strings.HasSuffix(c.Plan, ".yaml") || strings.HasSuffix(c.Plan, ".yml") || strings.ContainsRune(c.Plan, filepath.Separator)
 	if fi, err := os.Stat(c.Plan); err == nil && !fi.IsDir() {
 		isFile = true
 	}
 	if isFile {
-		return expe.LoadPlanFile(c.Plan, expe.PlanFileOptions{Studies: st, Policies: reg})
+		return expe.LoadPlanFile(c.Plan, expe.PlanFileOptions{Studies: st.Kinds(), Policies: reg})
 	}
 	p, err := st.Plan(c.Plan)
 	if err != nil {
@@ -121,11 +122,11 @@ func Campaign(c CampaignConfig, reg *sched.Registry, log *slog.Logger, wait time
 			return nil, fmt.Errorf("%d of %d runs are held by other executions of the campaign: run it again once they ended", res.Busy, res.Total)
 		}
 		out := map[string]any{"dir": dir, "total": res.Total, "done": res.Done, "skipped": res.Skipped}
-		if out["results"], err = expe.WriteResultsCSV(dir); err != nil {
+		if out["results"], err = report.WriteResultsCSV(dir); err != nil {
 			return nil, err
 		}
 		if c.Report {
-			if out["report"], err = expe.WriteReport(dir, st); err != nil {
+			if out["report"], err = report.Write(dir, st); err != nil {
 				return nil, err
 			}
 		}
