@@ -3,6 +3,19 @@
 #   make build    compile bin/bucma
 #   make lib      compile bin/libbucma.so, bucma as a Batsim 5 decision
 #                 component library (batsim5 -l bin/libbucma.so '{"policy":...}')
+#   make python   compile python/bucma/libbucmapy.so, the C library under
+#                 bucma's Python package (then pip install --no-build-isolation
+#                 --no-index ./python; docs/python.md)
+#   make python-venv  make python, then a virtual environment in VENV (default
+#                 .venv) of PYTHON with the system's packages (numpy, pandas),
+#                 bucma's Python package installed in it
+#   make test-python  the Python package's tests (pytest, with PYTHON), from
+#                 the source tree; skipped with one line where PYTHON lacks
+#                 numpy or pytest (make test runs them too)
+#   make bench-python  the speed of Python policies: the overhead of a
+#                 decision, a priority function over EASY against Go's easy
+#   make lint-python  black, flake8 and mypy (strict) on python/ and
+#                 examples/python/ (Debian: black, flake8, python3-mypy)
 #   make run      build, then simulate a policy (SCHED, default easy) on the
 #                 bundled Lille platform and workload with the embedded engine
 #                 (out/lille-SCHED_jobs.csv, _schedule.csv, _trace.csv)
@@ -12,9 +25,17 @@
 #                 real-Batsim tiers without it: Batsim 4 with one seed per
 #                 case, Batsim 5 with two), and the examples module, shown
 #                 package by package, then "N passed, N failed, N skipped"
+#   make check    the edit loop: build everything, then vet and test (-short)
+#                 the packages whose Go files differ from CHECK_BASE
+#                 (default main; committed, uncommitted or new), the
+#                 real-Batsim tiers aside (make test-batsim, test-batsim5)
 #   make test-examples  vet and test the examples module (examples/) alone
 #   make test-docs  the runnable command blocks of README.md and docs/*.md
 #                 alone (make test runs them too)
+#   make doc-numbers  the numbers docs/reproducing.md quotes, checked
+#                 against the reports of the campaigns it names, run or
+#                 resumed in DOC_NUMBERS (default results/doc-numbers; hours
+#                 on 2 cores; PLANS=NAME,... for some of them)
 #   make fuzz     run every decoder's fuzz target for FUZZTIME (default 10s) each
 #   make bench    one decision of every policy with 10k and 100k waiting jobs
 #                 (BENCHTIME per benchmark, default 1s; CI runs BENCHTIME=1x)
@@ -60,7 +81,10 @@
 # bench, default 1s), VERSION (what bucma --version prints; default
 # scripts/version: git describe), IMAGE (make image's tag),
 # DOCKER_BUILD_FLAGS (extra docker build flags of make image, e.g.
-# --network none), CONTEXT (make image's build context, default .).
+# --network none), CONTEXT (make image's build context, default .),
+# PYTHON (the Python 3.11+ of make python-venv, test-python, bench-python;
+# default: the first of python3 and /usr/bin/python3 that has numpy), VENV
+# (make python-venv's directory, default .venv).
 
 GO         ?= go
 BIN        ?= bin/bucma
@@ -73,16 +97,27 @@ TEST_FLAGS ?= -race
 FUZZTIME   ?= 10s
 BENCHTIME  ?= 1s
 SEEDS      ?= 20
+DOC_NUMBERS ?= results/doc-numbers
+CHECK_BASE ?= main
+PLANS      ?=
 VERSION    ?= $(shell scripts/version)
 LDFLAGS    ?= -X github.com/bucma-sched/bucma/cli.version=$(VERSION)
 IMAGE      ?= bucma:local
 CONTEXT    ?= .
 DOCKER_BUILD_FLAGS ?=
+VENV       ?= .venv
+# The first Python 3.11+ with numpy (Debian's, where a python3 of one's own
+# comes first on PATH without it), else python3.
+PYTHON     ?= $(shell for p in python3 /usr/bin/python3; do \
+	$$p -c 'import sys, numpy; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; exit 0; }; \
+	done; echo python3)
 
 # System packages bucma needs to build (cgo binding of libzmq).
 APT_PACKAGES = libzmq3-dev pkg-config
 
-.PHONY: all build lib run serve test test-examples test-fast test-docs test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
+
+.PHONY: python python-venv test-python bench-python lint-python
+.PHONY: all build lib run serve test check test-examples test-fast test-docs doc-numbers test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
 
@@ -91,6 +126,33 @@ build: deps
 
 lib: deps
 	$(GO) build -buildmode=c-shared -o $(LIB) ./cmd/libbucma
+
+# bucma's Python package (python/, docs/python.md): its C library, built
+# into the package, which an install copies.
+python: deps
+	$(GO) build -buildmode=c-shared -ldflags '-X main.version=$(VERSION)' -o python/bucma/libbucmapy.so ./cmd/libbucmapy
+
+python-venv: python
+	$(PYTHON) -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/pip install --quiet --no-build-isolation --no-index ./python
+
+# The Python tests run from the source tree (no install): the package is
+# python/bucma with the library make python built. Where PYTHON has no
+# numpy or pytest they are skipped, saying so on one line.
+test-python: python
+	@if ! $(PYTHON) -c 'import sys, numpy, pytest; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then \
+		echo "python tests skipped: $(PYTHON) is not a Python 3.11+ with numpy and pytest (Debian: apt-get install python3-numpy python3-pytest; or PYTHON=...)"; \
+		exit 0; \
+	fi; \
+	cd python && PYTHONPATH=. $(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+bench-python: python
+	PYTHONPATH=python $(PYTHON) python/benchmarks/bench.py
+
+lint-python:
+	black --check --config python/pyproject.toml python examples/python
+	flake8 --config python/.flake8 python examples/python
+	cd python && $(PYTHON) -m mypy
 
 # The policy is SCHED, which also names the output files: a policy given in
 # SIM_ARGS would write its results under another policy's name.
@@ -126,6 +188,26 @@ test: deps vet
 		"$(GO) test -json -count=1 -timeout 1h $(TIER5)" \
 		"env CGO_ENABLED=0 $(GO) test -json -count=1 ./batsim/zmq" \
 		"$(GO) -C examples test -json -count=1 ./..."
+	@$(MAKE) --no-print-directory test-python
+
+# The edit loop. The changed packages: the directories of the Go files
+# (testdata included) that differ from CHECK_BASE in the work tree or are
+# new, those that still hold a package; the examples module's when a file
+# under examples/ changed. -short: the documentation's commands
+# (internal/doctest TestDocs) and the longest property tests are make
+# test's. Printed: each command, then go test's lines.
+check: deps
+	$(GO) build ./...
+	@dirs=$$({ git diff --name-only $(CHECK_BASE) -- '*.go' '*/testdata/*'; git ls-files --others --exclude-standard -- '*.go' '*/testdata/*'; } | \
+		awk '{ i = index($$0, "/testdata/"); if (i) print substr($$0, 1, i - 1); else if (sub(/\/[^\/]*$$/, "")) print; else print "." }' | sort -u); \
+	pkgs=$$(for d in $$dirs; do case $$d in examples|examples/*) ;; *) [ -d "$$d" ] && echo ./$$d;; esac; done | \
+		xargs -r $(GO) list -e -f '{{if .GoFiles}}{{.ImportPath}}{{else if .TestGoFiles}}{{.ImportPath}}{{else if .XTestGoFiles}}{{.ImportPath}}{{end}}' 2>/dev/null | \
+		grep -vx -e '$(TIER)' -e '$(TIER5)'); \
+	if [ -n "$$pkgs" ]; then \
+		echo "$(GO) vet" $$pkgs; $(GO) vet $$pkgs && \
+		echo "$(GO) test -short" $$pkgs && $(GO) test -short $$pkgs || exit 1; \
+	else echo "no Go package differs from $(CHECK_BASE)"; fi; \
+	if echo "$$dirs" | grep -qE '^examples(/|$$)'; then $(MAKE) --no-print-directory test-examples; fi
 
 # The examples module (examples/go.mod, another module that uses bucma's
 # public API through a replace of this checkout): vet, build and test it,
@@ -138,6 +220,14 @@ test-examples: deps
 # repository (internal/doctest).
 test-docs: deps
 	$(GO) test -count=1 -v -run 'TestDocs' ./internal/doctest
+
+# The findings of docs/reproducing.md (internal/doctest TestDocNumbers):
+# each campaign run or resumed with bin/bucma in DOC_NUMBERS, its report
+# written, every number the page quotes looked for there (logged "ok" with
+# the report's line, or failed "MISSING").
+doc-numbers: build
+	BUCMA=$(abspath $(BIN)) BUCMA_DOC_NUMBERS=$(abspath $(DOC_NUMBERS)) BUCMA_DOC_NUMBERS_PLANS=$(PLANS) \
+		$(GO) test -count=1 -timeout 0 -v -run 'TestDocNumbers$$' ./internal/doctest
 
 # The real-Batsim tier alone: each differential case with SEEDS seeds, and a
 # count of identical cases at the end of each test.

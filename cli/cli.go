@@ -19,11 +19,10 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/urfave/cli/v2"
 )
 
 // version is what --version prints. make build and make image set it with

@@ -12,19 +12,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/sched"
+	studiespkg "github.com/bucma-sched/bucma/studies"
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
-
-	"github.com/bucma-sched/bucma/expe"
-	"github.com/bucma-sched/bucma/sched"
-	studiespkg "github.com/bucma-sched/bucma/studies"
 )
 
 func expeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "expe",
-		Usage: "experiment campaigns: run a plan, report on it, draw a Gantt chart",
+		Usage: "experiment campaigns: run a plan, report on it, compare two campaigns, draw a Gantt chart",
 		Subcommands: []*cli.Command{
 			flagsAfterArgs(expeRunCommand),
 			flagsAfterArgs(expeReportCommand),
@@ -32,6 +34,7 @@ func expeCommand() *cli.Command {
 			flagsAfterArgs(expeSubmitCommand),
 			flagsAfterArgs(expeTaskCommand),
 			flagsAfterArgs(expeStatusCommand),
+			expeCompareCommand(),
 			expePlansCommand(),
 		},
 	}
@@ -97,7 +100,7 @@ func flagsAfterArgs(build func() *cli.Command) *cli.Command {
 // studies are bucma's studies and built-in plans.
 var studies = builtinStudies()
 
-func builtinStudies() *expe.Studies { return studiespkg.Builtin() }
+func builtinStudies() *report.Studies { return studiespkg.Builtin() }
 
 func expePlansCommand() *cli.Command {
 	return &cli.Command{
@@ -202,7 +205,7 @@ func loadPlan(c *cli.Context, arg string) (expe.Plan, error) {
 		}
 	}
 	if isFile {
-		p, err := expe.LoadPlanFile(arg, expe.PlanFileOptions{Studies: studies, Policies: registry(c)})
+		p, err := expe.LoadPlanFile(arg, expe.PlanFileOptions{Studies: studies.Kinds(), Policies: registry(c)})
 		if err != nil {
 			return p, cli.Exit("expe run: "+err.Error(), 2)
 		}
@@ -381,9 +384,9 @@ func writeReports(c *cli.Context, dir string, formats []string) error {
 		var err error
 		switch f {
 		case "md":
-			path, err = expe.WriteReport(dir, studies)
+			path, err = report.Write(dir, studies)
 		case "csv":
-			path, err = expe.WriteResultsCSV(dir)
+			path, err = report.WriteResultsCSV(dir)
 		}
 		if err != nil {
 			return err
@@ -499,6 +502,41 @@ func expeReportCommand() *cli.Command {
 	}
 }
 
+// maxDiffLines is how many differing files expe compare names.
+const maxDiffLines = 20
+
+func expeCompareCommand() *cli.Command {
+	return &cli.Command{
+		Name: "compare",
+		Usage: "compare two campaign directories, file by file, but for what differs from one execution to the next " +
+			"(wall times, logs, the program's name in recorded command lines): every file of DIR_A must be in DIR_B, the same; " +
+			"exit status 1 when one differs",
+		ArgsUsage: "DIR_A DIR_B",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return cli.Exit("expe compare: want two campaign directories", 2)
+			}
+			a, b := c.Args().Get(0), c.Args().Get(1)
+			d, err := report.DiffCampaigns(a, b)
+			if err != nil {
+				return cli.Exit("expe compare: "+err.Error(), 2)
+			}
+			fmt.Fprintf(c.App.Writer, "%s: %d files compared, %d differ\n", a, d.Compared, len(d.Differ))
+			for i, f := range d.Differ {
+				if i == maxDiffLines {
+					fmt.Fprintf(c.App.Writer, "  ... and %d more\n", len(d.Differ)-i)
+					break
+				}
+				fmt.Fprintf(c.App.Writer, "  differs: %s\n", f)
+			}
+			if len(d.Differ) > 0 {
+				return cli.Exit("", 1)
+			}
+			return nil
+		},
+	}
+}
+
 func expeGanttCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "gantt",
@@ -527,7 +565,7 @@ func expeGanttCommand() *cli.Command {
 					jobs = matches[0]
 				}
 			}
-			rows, err := expe.ReadJobsFile(jobs)
+			rows, err := analysis.ReadJobsFile(jobs)
 			if err != nil {
 				return err
 			}
@@ -535,7 +573,7 @@ func expeGanttCommand() *cli.Command {
 			if out == "" {
 				out = filepath.Join(filepath.Dir(jobs), "gantt.png")
 			}
-			if err := expe.GanttChart(rows, filepath.Base(filepath.Dir(jobs)), out); err != nil {
+			if err := figures.GanttChart(rows, filepath.Base(filepath.Dir(jobs)), out); err != nil {
 				return err
 			}
 			fmt.Fprintln(c.App.Writer, out)

@@ -7,15 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/bucma-sched/bucma/policies"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // TestMain lets the test binary act as the bucma command when
@@ -144,7 +145,7 @@ func TestOSEPCampaignWorkloadIsTheWorkloadCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := studies.Plan("osep")
-	got, err := expe.GenerateWorkload(p.Recipe("user4-late-large"), 3, 0, plat)
+	got, err := gen.Generate(p.Recipe("user4-late-large"), 3, 0, plat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +172,8 @@ func TestExpeUsageErrors(t *testing.T) {
 		{"bad engine", []string{"expe", "run", "walltime-trust", "--engine", "simgrid"}, "embedded, batsim"},
 		{"no batsim", []string{"expe", "run", "walltime-trust", "--engine", "batsim", "--batsim-bin", "/nonexistent/batsim"}, "/nonexistent/batsim"},
 		{"report without dir", []string{"expe", "report"}, "campaign directory"},
+		{"compare one dir", []string{"expe", "compare", "."}, "want two campaign directories"},
+		{"compare a missing dir", []string{"expe", "compare", ".", "/nonexistent/campaign"}, "/nonexistent/campaign"},
 		{"loads for osep", []string{"expe", "run", "osep", "--loads", "0.5"}, "--loads does not apply to plan osep"},
 		{"jobs for osep", []string{"expe", "run", "osep", "--jobs", "40"}, "--jobs does not apply to plan osep"},
 		{"jobs 0 for osep", []string{"expe", "run", "osep", "--quick", "--jobs", "0"}, "--jobs does not apply to plan osep"},
@@ -244,6 +247,19 @@ func TestExpeRunReportGantt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(jobs), "gantt.png")); err != nil {
 		t.Error(err)
+	}
+	// expe compare: the campaign against itself, then against a copy
+	// whose report changed.
+	if err, code, out = runApp(t, "expe", "compare", dir, dir); err != nil || code != 0 || !regexp.MustCompile(`: [0-9]+ files compared, 0 differ\n`).MatchString(out) {
+		t.Errorf("expe compare: %v (exit %d)\n%s", err, code, out)
+	}
+	other := t.TempDir()
+	if err := os.CopyFS(other, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(other, "report.md"), append(report, '\n'), 0o644)
+	if _, code, out = runApp(t, "expe", "compare", dir, other); code != 1 || !strings.Contains(out, ", 1 differ\n  differs: report.md\n") {
+		t.Errorf("expe compare with a changed report: exit %d\n%s", code, out)
 	}
 	// Another experiment in the same directory is refused.
 	if err, code, _ = runApp(t, "expe", "run", "bucma-model", "--out", dir, "--seeds", "1", "--jobs", "50", "--no-progress"); code == 0 || !strings.Contains(err.Error(), "another experiment") {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/policies"
 )
 
@@ -67,18 +68,18 @@ func TestExpeRunPlanFile(t *testing.T) {
 	if !strings.Contains(msg, "30 done now") || !strings.Contains(msg, filepath.Join(out, "results.csv")) {
 		t.Errorf("output:\n%s", msg)
 	}
-	report, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	text, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for _, want := range []string{
 		"# trace3", "3 variants × 2 load levels × 5 seeds = 30 runs; 30 completed.", "## load level 0.7", "## load level 0.9",
 		"### Means over the seeds", "### Paired differences against `easy`", "| fcfs | ", "### By job size", "### By user",
 		"fig/cdf_waiting_l0.7.png", "fig/cdf_bsld_l0.9.png", "## Gantt charts", "fig/gantt_minmin.png", "(Feitelson et al., 1997)",
 	} {
-		if !strings.Contains(string(report), want) {
+		if !strings.Contains(string(text), want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
 	for _, f := range []string{"cdf_waiting_l0.7.svg", "cdf_bsld_l0.9.png", "gantt_easy.png"} {
-		if st, err := os.Stat(filepath.Join(out, expe.FigDir, f)); err != nil || st.Size() == 0 {
+		if st, err := os.Stat(filepath.Join(out, report.FigDir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("figure %s: %v", f, err)
 		}
 	}
@@ -172,7 +173,7 @@ func TestExpePlansShow(t *testing.T) {
 		}
 		path := filepath.Join(t.TempDir(), name+".yaml")
 		os.WriteFile(path, []byte(out), 0o644)
-		p, err := expe.LoadPlanFile(path, expe.PlanFileOptions{Studies: studies, Policies: policies.Builtin()})
+		p, err := expe.LoadPlanFile(path, expe.PlanFileOptions{Studies: studies.Kinds(), Policies: policies.Builtin()})
 		if err != nil {
 			t.Fatal(err)
 		}

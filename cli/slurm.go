@@ -10,10 +10,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe"
 	json "github.com/goccy/go-json"
 	"github.com/urfave/cli/v2"
-
-	"github.com/bucma-sched/bucma/expe"
 )
 
 // "bucma expe submit" is a command of its own rather than a --slurm flag of

@@ -10,11 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads/gen"
+	"github.com/urfave/cli/v2"
 )
 
 // workloadCommand groups the workload tools: check, and the generators.
@@ -260,7 +259,7 @@ func workloadLilleCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit(fmt.Sprintf("lille: platform %s: %v", c.String("platform"), err), 2)
 			}
-			w, err := g.Make(expe.GenInput{Values: v, Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
+			w, err := g.Make(gen.Input{Values: v, Jobs: c.Int("jobs"), Seed: c.Uint64("seed"), Load: c.Float64("load"),
 				Hosts: len(speeds), HostSpeeds: speeds, PlatformName: c.String("platform")})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
@@ -471,7 +470,7 @@ func workloadLublinCommand() *cli.Command {
 				}
 				hosts = len(speeds)
 			}
-			lo := expe.LublinOptionsFrom(v, c.Int("jobs"), c.Uint64("seed"), c.Float64("load"), hosts)
+			lo := gen.LublinOptionsFrom(v, c.Int("jobs"), c.Uint64("seed"), c.Float64("load"), hosts)
 			if lo.Profiles, err = runtimeProfiles(c, "lublin"); err != nil {
 				return err
 			}
@@ -511,7 +510,7 @@ type generatorFlags struct {
 // workloadGeneratorCommand is the "bucma workload NAME" command of a
 // generator of the registry: --jobs (a generator sized by it), --load,
 // --hosts, --seed (a seeded generator), its declared parameters and --out.
-// A generator added to expe.BuiltinGenerators gets its command with one
+// A generator added to gen.Builtin gets its command with one
 // call and a line in workloadCommand.
 func workloadGeneratorCommand(name, usage string, o generatorFlags) *cli.Command {
 	g := generator(name)
@@ -548,7 +547,7 @@ func workloadGeneratorCommand(name, usage string, o generatorFlags) *cli.Command
 			if err := noPositional(c); err != nil {
 				return err
 			}
-			in := expe.GenInput{}
+			in := gen.Input{}
 			if g.Seeded {
 				if err := checkSeed(c, name); err != nil {
 					return err
@@ -735,7 +734,7 @@ func workloadSWFCommand() *cli.Command {
 			if c.Float64("to") > 0 && c.Float64("to") <= c.Float64("from") {
 				return cli.Exit(fmt.Sprintf("from-swf: --to (%g) must be after --from (%g)", c.Float64("to"), c.Float64("from")), 2)
 			}
-			o := expe.SWFOptionsFrom(in, v)
+			o := gen.SWFOptionsFrom(in, v)
 			if o.Profiles, err = runtimeProfiles(c, "from-swf"); err != nil {
 				return err
 			}
@@ -881,7 +880,7 @@ func workloadStepCommand(name string) *cli.Command {
 			if err != nil {
 				return err
 			}
-			gi := expe.GenInput{Values: v}
+			gi := gen.Input{Values: v}
 			if st.Load {
 				if l := c.Float64("load"); !(l > 0) || l > 100 {
 					return cli.Exit(fmt.Sprintf("%s: --load must be > 0 and at most 100 (got %g)", name, l), 2)
@@ -943,8 +942,8 @@ func checkSeedAndRefSpeed(c *cli.Context, cmd string) error {
 
 // generator is a generator of the registry plans use: its declaration
 // makes the flags of its "bucma workload" command.
-func generator(name string) expe.Generator {
-	g, ok := expe.Generators().Generator(name)
+func generator(name string) gen.Generator {
+	g, ok := gen.Default().Generator(name)
 	if !ok {
 		panic("cli: no generator " + name)
 	}
@@ -952,8 +951,8 @@ func generator(name string) expe.Generator {
 }
 
 // step is a step of the registry plans use.
-func step(name string) expe.Step {
-	s, ok := expe.Generators().Step(name)
+func step(name string) gen.Step {
+	s, ok := gen.Default().Step(name)
 	if !ok {
 		panic("cli: no step " + name)
 	}
@@ -962,7 +961,7 @@ func step(name string) expe.Step {
 
 // paramFlags are the flags of declared parameters (--NAME, with '_' as
 // '-'), but those named in skip.
-func paramFlags(ps []expe.Param, skip ...string) []cli.Flag {
+func paramFlags(ps []gen.Param, skip ...string) []cli.Flag {
 	var out []cli.Flag
 	for _, p := range ps {
 		if slices.Contains(skip, p.Name) {
@@ -973,19 +972,19 @@ func paramFlags(ps []expe.Param, skip ...string) []cli.Flag {
 			usage += " (" + strings.Join(p.Choices, ", ") + ")"
 		}
 		switch p.Type {
-		case expe.Int:
+		case gen.Int:
 			f := &cli.IntFlag{Name: p.Flag(), Usage: usage}
 			if d, ok := p.Default.(int); ok {
 				f.Value = d
 			}
 			out = append(out, f)
-		case expe.Float:
+		case gen.Float:
 			f := &cli.Float64Flag{Name: p.Flag(), Usage: usage}
 			if d, ok := p.Default.(float64); ok {
 				f.Value = d
 			}
 			out = append(out, f)
-		case expe.Bool:
+		case gen.Bool:
 			out = append(out, &cli.BoolFlag{Name: p.Flag(), Usage: usage})
 		default:
 			f := &cli.StringFlag{Name: p.Flag(), Usage: usage}
@@ -1000,24 +999,24 @@ func paramFlags(ps []expe.Param, skip ...string) []cli.Flag {
 
 // paramValues reads the flags of declared parameters, checked as a plan
 // file's parameters are: a bad value is a usage error naming the flag.
-func paramValues(c *cli.Context, cmd string, ps []expe.Param, skip ...string) (expe.Values, error) {
-	v := expe.Values{}
+func paramValues(c *cli.Context, cmd string, ps []gen.Param, skip ...string) (gen.Values, error) {
+	v := gen.Values{}
 	for _, p := range ps {
 		if slices.Contains(skip, p.Name) {
 			continue
 		}
 		var x any
 		switch p.Type {
-		case expe.Int:
+		case gen.Int:
 			x = c.Int(p.Flag())
-		case expe.Float:
+		case gen.Float:
 			x = c.Float64(p.Flag())
-		case expe.Bool:
+		case gen.Bool:
 			x = c.Bool(p.Flag())
 		default:
 			x = c.String(p.Flag())
 		}
-		if err := expe.CheckParam(p, x); err != nil {
+		if err := gen.CheckParam(p, x); err != nil {
 			return nil, cli.Exit(fmt.Sprintf("%s: --%s: %v", cmd, p.Flag(), err), 2)
 		}
 		v[p.Name] = x

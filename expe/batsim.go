@@ -44,9 +44,9 @@ type BatsimEngine struct {
 	Grace time.Duration
 }
 
-// EndpointFile is the file of a run's directory where the scheduler writes
+// endpointFile is the file of a run's directory where the scheduler writes
 // the endpoint it bound; it is removed once read.
-const EndpointFile = "scheduler.endpoint"
+const endpointFile = "scheduler.endpoint"
 
 // endpointPoll is how often the engine looks for the endpoint file while
 // the scheduler binds.
@@ -56,13 +56,13 @@ const endpointPoll = 10 * time.Millisecond
 func (e *BatsimEngine) Name() string { return "batsim" }
 
 // SchedulerCommand returns the scheduler's command line (argv): it binds a
-// free loopback port and writes its endpoint to the run's EndpointFile.
+// free loopback port and writes its endpoint to the run's endpointFile.
 func (e *BatsimEngine) SchedulerCommand(spec RunSpec) []string {
 	sched := []string{e.Bucma, "run", "--scheduler", spec.Run.Variant.Policy}
 	for _, o := range spec.Run.Variant.OptionArgs() {
 		sched = append(sched, "--option", o)
 	}
-	return append(sched, "--trace", spec.Trace, "-s", "tcp://127.0.0.1:*", "--endpoint-file", filepath.Join(spec.Dir, EndpointFile))
+	return append(sched, "--trace", spec.Trace, "-s", "tcp://127.0.0.1:*", "--endpoint-file", filepath.Join(spec.Dir, endpointFile))
 }
 
 // BatsimCommand returns Batsim's command line (argv) for a run whose
@@ -101,7 +101,7 @@ func shellMarks(s string) string {
 // CommandLine implements Engine: the two commands as a POSIX shell runs
 // them, Batsim once the endpoint file is written.
 func (e *BatsimEngine) CommandLine(spec RunSpec) string {
-	ep := ShellJoin([]string{filepath.Join(spec.Dir, EndpointFile)})
+	ep := ShellJoin([]string{filepath.Join(spec.Dir, endpointFile)})
 	head, tail := e.batsimArgs(spec)
 	batsim := ShellJoin(head) + ` "$(cat ` + ep + `)"`
 	if len(tail) > 0 {
@@ -161,7 +161,7 @@ func (e *BatsimEngine) Run(ctx context.Context, spec RunSpec) error {
 		procs.Stop()
 		return err
 	}
-	endpoint, err := waitEndpoint(procs.Context(), filepath.Join(spec.Dir, EndpointFile), sched)
+	endpoint, err := waitEndpoint(procs.Context(), filepath.Join(spec.Dir, endpointFile), sched)
 	if err != nil {
 		procs.Stop()
 		return fmt.Errorf("%w (log: %s)", err, spec.Log)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/internal/corpus"
 )
 
@@ -79,7 +80,7 @@ func TestBatsimEngineCommands(t *testing.T) {
 	e := &BatsimEngine{Batsim: "/opt/batsim", Bucma: "/usr/bin/bucma", BatsimArgs: []string{"--disable-schedule-tracing"}}
 	spec := batsimSpec(t)
 	s, b := e.SchedulerCommand(spec), e.BatsimCommand(spec, "tcp://127.0.0.1:28123")
-	epFile := filepath.Join(spec.Dir, EndpointFile)
+	epFile := filepath.Join(spec.Dir, endpointFile)
 	wantS := []string{"/usr/bin/bucma", "run", "--scheduler", "bucma5302", "--option", "base=fcfs", "--option", "pinned-scores=" + "imprecise:0,medium:50,precise:100",
 		"--trace", spec.Trace, "-s", "tcp://127.0.0.1:*", "--endpoint-file", epFile}
 	wantB := []string{"/opt/batsim", "-p", "/data/platform.xml", "-w", "/data/w.json", "-e", spec.Prefix, "-s", "tcp://127.0.0.1:28123", "--disable-schedule-tracing"}
@@ -129,16 +130,16 @@ func TestBatsimEngineRunsBothProcesses(t *testing.T) {
 	}
 	// Batsim is given the endpoint the scheduler wrote once bound.
 	sched, bats := readLines(t, filepath.Join(bin, "sched.args")), readLines(t, filepath.Join(bin, "batsim.args"))
-	if got := sched[len(sched)-3:]; got[0] != "tcp://127.0.0.1:*" || got[2] != filepath.Join(spec.Dir, EndpointFile) {
+	if got := sched[len(sched)-3:]; got[0] != "tcp://127.0.0.1:*" || got[2] != filepath.Join(spec.Dir, endpointFile) {
 		t.Errorf("scheduler endpoint arguments %q", got)
 	}
 	if bats[6] != "-s" || bats[7] != fakeEndpoint {
 		t.Errorf("batsim endpoint %q %q, want -s %s", bats[6], bats[7], fakeEndpoint)
 	}
-	if _, err := os.Stat(filepath.Join(spec.Dir, EndpointFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(spec.Dir, endpointFile)); !os.IsNotExist(err) {
 		t.Errorf("endpoint file left in the run directory: %v", err)
 	}
-	if rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 13 {
+	if rows, err := analysis.ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 13 {
 		t.Errorf("outputs: %d rows, %v", len(rows), err)
 	}
 	log := strings.Join(readLines(t, spec.Log), "\n")

@@ -19,6 +19,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/internal/atomicfile"
+	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
 )
 
@@ -36,7 +39,7 @@ const (
 	CmdFile     = "cmd.txt"
 	RunInfoFile = "run.json"
 
-	tmpPrefix    = ".tmp-"
+	tmpPrefix    = atomicfile.TempPrefix
 	failedSuffix = ".failed"
 )
 
@@ -72,7 +75,7 @@ type Engine interface {
 // WorkloadMaker builds the workload file of one (seed, load) pair; it must
 // be deterministic. platform is the platform file path. For a plan with
 // workload cases, recipe is the case's (Plan.Recipe) and load is 0.
-type WorkloadMaker func(recipe WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error)
+type WorkloadMaker func(recipe gen.Recipe, seed uint64, load float64, platform string) ([]byte, error)
 
 // Campaign runs a plan into a directory.
 type Campaign struct {
@@ -82,7 +85,7 @@ type Campaign struct {
 	// Workers is the number of runs in parallel (default runtime.NumCPU()).
 	Workers int
 	// MakeWorkload builds workloads (default: the workloads package's
-	// generators, see GenerateWorkload).
+	// generators, see gen.Generate).
 	MakeWorkload WorkloadMaker
 	// PlatformXML returns the content of the plan's platform (default:
 	// the bundled platform of that name, else the file at that path).
@@ -586,8 +589,8 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (outcome, *Fai
 	}
 	if err == nil {
 		// The outputs must hold every job; their checksums go to run.json.
-		var jobs map[string]JobInfo
-		if jobs, err = ReadJobInfo(spec.Workload); err == nil {
+		var jobs map[string]analysis.JobInfo
+		if jobs, err = analysis.ReadJobInfo(spec.Workload); err == nil {
 			err = recordOutputs(tmp, len(jobs), &info)
 		}
 	}
@@ -601,7 +604,7 @@ func (c *Campaign) runOne(ctx context.Context, dir string, r Run) (outcome, *Fai
 	}
 	if data, jerr := json.MarshalIndent(info, "", "  "); jerr != nil {
 		err = errors.Join(err, jerr)
-	} else if werr := WriteFileAtomic(filepath.Join(tmp, RunInfoFile), append(data, '\n')); werr != nil {
+	} else if werr := atomicfile.Write(filepath.Join(tmp, RunInfoFile), append(data, '\n')); werr != nil {
 		err = errors.Join(err, werr)
 	}
 	if !release() {
@@ -670,7 +673,7 @@ func (c *Campaign) checkAndWritePlan(dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(PlanPath(dir), append(data, '\n'))
+	return atomicfile.Write(PlanPath(dir), append(data, '\n'))
 }
 
 // sameJSON compares two values by their JSON form.
@@ -697,7 +700,7 @@ func (c *Campaign) writePlatform(name, path string) error {
 			return fmt.Errorf("platform %s changed since the campaign began (%s holds the one its runs ran on): use another --out directory", name, path)
 		}
 	}
-	return WriteFileAtomic(path, data)
+	return atomicfile.Write(path, data)
 }
 
 // anyRunDone reports whether the campaign in dir has a completed run.
@@ -714,9 +717,9 @@ func anyRunDone(dir string) bool {
 // makeWorkloads generates the missing workload files of the pending runs,
 // in parallel.
 func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run, workers int) error {
-	gen := c.MakeWorkload
-	if gen == nil {
-		gen = GenerateWorkload
+	maker := c.MakeWorkload
+	if maker == nil {
+		maker = gen.Generate
 	}
 	type item struct {
 		key, cas string
@@ -747,9 +750,9 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run,
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			data, err := gen(c.Plan.Recipe(it.cas), it.seed, it.load, filepath.Join(dir, c.Plan.PlatformFileOf(it.cas)))
+			data, err := maker(c.Plan.Recipe(it.cas), it.seed, it.load, filepath.Join(dir, c.Plan.PlatformFileOf(it.cas)))
 			if err == nil {
-				err = WriteFileAtomic(WorkloadPath(dir, it.key), data)
+				err = atomicfile.Write(WorkloadPath(dir, it.key), data)
 			}
 			switch {
 			case err == nil:
@@ -908,7 +911,7 @@ func writeClaim(tmp string, cl *Claim) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(tmp, ClaimFile), append(data, '\n'))
+	return atomicfile.Write(filepath.Join(tmp, ClaimFile), append(data, '\n'))
 }
 
 func newToken() string {
@@ -1147,34 +1150,6 @@ func (c *Campaign) removeDeadStage(path string) error {
 	}
 	if err := os.RemoveAll(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
-	}
-	return nil
-}
-
-// WriteFileAtomic writes data to a temporary file next to path and renames
-// it over path, so readers see the old content or the new one, never a part.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), tmpPrefix+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
 }

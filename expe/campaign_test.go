@@ -8,18 +8,20 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
 )
 
 // fakeWorkload is a deterministic stand-in for the generators: jobs of
 // three precision classes plus unclassified ones.
-func fakeWorkload(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
+func fakeWorkload(r gen.Recipe, seed uint64, load float64, platform string) ([]byte, error) {
 	if _, err := os.Stat(platform); err != nil {
 		return nil, fmt.Errorf("platform not written before the workloads: %w", err)
 	}
@@ -67,7 +69,7 @@ func (f *fakeEngine) Run(ctx context.Context, spec RunSpec) error {
 			return err
 		}
 	}
-	info, err := ReadJobInfo(spec.Workload)
+	info, err := analysis.ReadJobInfo(spec.Workload)
 	if err != nil {
 		return err
 	}
@@ -181,32 +183,38 @@ func TestCampaignResumeAfterInterruption(t *testing.T) {
 		t.Fatalf("third execution: %+v, %v", res, err)
 	}
 
-	// The report equals the one of an uninterrupted campaign.
+	// Every run has the outputs it has in an uninterrupted campaign (what
+	// its report reads).
 	ref := t.TempDir()
 	if _, err := newCampaign(plan, ref, newFakeEngine(), 3).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	a, b := reportText(t, dir), reportText(t, ref)
-	if a != b {
-		t.Errorf("resumed and uninterrupted campaigns give different reports:\n%s\n----\n%s", a, b)
+	if a, b := outputsOf(t, dir), outputsOf(t, ref); !reflect.DeepEqual(a, b) {
+		t.Errorf("resumed and uninterrupted campaigns give different outputs:\n%v\n----\n%v", a, b)
 	}
 }
 
-// wallTime is the report's sentence on the runs' wall time, which differs
-// from one execution to the next.
-var wallTime = regexp.MustCompile(`Wall time of the runs: [^\n]* in all( \([^)]*\))?\.`)
-
-func reportText(t *testing.T, dir string) string {
+// outputsOf reads what every completed run of the campaign in dir
+// recorded of its outputs (ReadRun: verified), by run id: the files and
+// their checksums.
+func outputsOf(t *testing.T, dir string) map[string][]OutputDigest {
 	t.Helper()
-	path, err := WriteReport(dir, nil)
+	plan, err := ReadPlan(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	out := map[string][]OutputDigest{}
+	for _, r := range plan.Expand() {
+		if !IsDone(dir, r.ID) {
+			continue
+		}
+		_, info, err := ReadRun(dir, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[r.ID] = info.Outputs
 	}
-	return wallTime.ReplaceAllString(string(data), "")
+	return out
 }
 
 func TestCampaignFailedRunDoesNotStopOthers(t *testing.T) {
@@ -234,9 +242,10 @@ func TestCampaignFailedRunDoesNotStopOthers(t *testing.T) {
 	if data, err := os.ReadFile(f.LogPath); err != nil || string(data) != "simulated crash\n" {
 		t.Errorf("failed run's log %s: %q, %v", f.LogPath, data, err)
 	}
-	// A report can be written from the completed runs, saying some are missing.
-	if !strings.Contains(reportText(t, dir), "1 missing") {
-		t.Error("the report does not mention the missing run")
+	// The campaign's status says which run failed, the others done.
+	st, err := ReadStatus(dir, true)
+	if err != nil || st.Counts[string(StateFailed)] != 1 || st.Counts[string(StateDone)] != len(plan.Expand())-1 {
+		t.Fatalf("status: %+v, %v", st, err)
 	}
 	// Rerun with the cause fixed: only the failed run executes.
 	eng.hook = nil
@@ -316,7 +325,7 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	var mu sync.Mutex
 	made := map[string]int{}
 	camp := newCampaign(plan, dir, newFakeEngine(), 2)
-	camp.MakeWorkload = func(r WorkloadRecipe, seed uint64, load float64, platform string) ([]byte, error) {
+	camp.MakeWorkload = func(r gen.Recipe, seed uint64, load float64, platform string) ([]byte, error) {
 		mu.Lock()
 		made[WorkloadKey(seed, load)]++
 		mu.Unlock()
@@ -327,16 +336,6 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	}
 	if len(made) != 4 {
 		t.Errorf("workloads made: %v", made)
-	}
-	// With several loads, the report has a section per load.
-	text := reportText(t, dir)
-	for _, l := range []string{"0.7", "1"} {
-		if _, err := os.Stat(filepath.Join(dir, FigDir, "cdf_waiting_l"+l+".svg")); err != nil || !strings.Contains(text, "cdf_waiting_l"+l+".png") {
-			t.Errorf("distribution figure of load %s: %v", l, err)
-		}
-		if !strings.Contains(text, "## load level "+l+"\n") {
-			t.Errorf("the report has no section for load %s", l)
-		}
 	}
 	for k, n := range made {
 		if n != 1 {
@@ -356,28 +355,11 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	}
 	// Workload generation errors name the workload.
 	camp = newCampaign(plan, t.TempDir(), newFakeEngine(), 2)
-	camp.MakeWorkload = func(WorkloadRecipe, uint64, float64, string) ([]byte, error) { return nil, errors.New("no generator") }
+	camp.MakeWorkload = func(gen.Recipe, uint64, float64, string) ([]byte, error) {
+		return nil, errors.New("no generator")
+	}
 	if _, err := camp.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "workload s001_l0.7") {
 		t.Errorf("err = %v", err)
-	}
-}
-
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f.txt")
-	if err := WriteFileAtomic(p, []byte("one")); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFileAtomic(p, []byte("two")); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(p)
-	entries, _ := os.ReadDir(dir)
-	if string(data) != "two" || len(entries) != 1 {
-		t.Errorf("content %q, %d files", data, len(entries))
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), nil); err == nil {
-		t.Error("writing into a missing directory succeeded")
 	}
 }
 
@@ -393,7 +375,7 @@ func TestCampaignVerifiesCompletedRuns(t *testing.T) {
 	if _, err := newCampaign(plan, dir, eng, 2).Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	want := reportText(t, dir)
+	want := outputsOf(t, dir)
 	var info RunInfo
 	data, _ := os.ReadFile(filepath.Join(RunDir(dir, "fcfs_s001_l0.85"), RunInfoFile))
 	if err := json.Unmarshal(data, &info); err != nil || info.Jobs != 12 || len(info.Outputs) != 2 ||
@@ -432,10 +414,9 @@ func TestCampaignVerifiesCompletedRuns(t *testing.T) {
 			t.Errorf("%s/%s: %v", c.run, c.file, err)
 		}
 	}
-	_, err := WriteReport(dir, nil)
 	for _, c := range tamper {
-		if err == nil || !strings.Contains(err.Error(), "run "+c.run+": "+filepath.Join(RunDir(dir, c.run), c.file)) {
-			t.Errorf("report on tampered runs: %v", err)
+		if _, _, err := ReadRun(dir, c.run); err == nil || !strings.Contains(err.Error(), "run "+c.run+": "+filepath.Join(RunDir(dir, c.run), c.file)) {
+			t.Errorf("reading a tampered run: %v", err)
 		}
 	}
 
@@ -457,8 +438,8 @@ func TestCampaignVerifiesCompletedRuns(t *testing.T) {
 	if !strings.Contains(logs.String(), "redoing a completed run whose outputs fail verification") {
 		t.Errorf("log:\n%s", logs.String())
 	}
-	if got := reportText(t, dir); got != want {
-		t.Errorf("report after the redone runs differs:\n%s\n----\n%s", got, want)
+	if got := outputsOf(t, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("outputs after the redone runs differ:\n%v\n----\n%v", got, want)
 	}
 }
 

@@ -8,10 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bucma-sched/bucma/policies"
-
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // configSpy is FCFS recording the simulation's configuration.
@@ -83,7 +84,7 @@ func TestEmbeddedEngineDynamicJobs(t *testing.T) {
 		}
 		os.WriteFile(spec.Platform, xml, 0o644)
 		p := builtinPlan(t, "osep")
-		w, err := GenerateWorkload(p.Recipe("user4-late-small"), 1, 0, spec.Platform)
+		w, err := gen.Generate(p.Recipe("user4-late-small"), 1, 0, spec.Platform)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestEmbeddedEngineDynamicJobs(t *testing.T) {
 				t.Errorf("the policy saw dynamic jobs enabled %v, acknowledged %v", cfg.DynamicJobsEnabled, cfg.DynamicJobsAcknowledged)
 			}
 		}
-		if rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 40 {
+		if rows, err := analysis.ReadJobsFile(spec.Prefix + "_jobs.csv"); err != nil || len(rows) != 40 {
 			t.Errorf("%s: %d rows, %v", c.policy, len(rows), err)
 		}
 	}
@@ -111,7 +112,7 @@ func TestBatsimEngineDynamicJobs(t *testing.T) {
 	if !strings.HasSuffix(b, "-s tcp://127.0.0.1:1 "+dynFlags+" --disable-schedule-tracing") {
 		t.Errorf("batsim argv %s", b)
 	}
-	if cl := e.CommandLine(spec); !strings.Contains(cl, `-s "$(cat `+filepath.Join(spec.Dir, EndpointFile)+`)" `+dynFlags+" --disable-schedule-tracing") {
+	if cl := e.CommandLine(spec); !strings.Contains(cl, `-s "$(cat `+filepath.Join(spec.Dir, endpointFile)+`)" `+dynFlags+" --disable-schedule-tracing") {
 		t.Errorf("command line %s", cl)
 	}
 	if err := e.Run(context.Background(), spec); err != nil {
@@ -154,7 +155,7 @@ func TestComputeSharingFlags(t *testing.T) {
 	}
 	os.WriteFile(spec.Platform, xml, 0o644)
 	p := builtinPlan(t, "sge")
-	w, err := GenerateWorkload(p.Recipe("sw-13"), 1, 0, spec.Platform)
+	w, err := gen.Generate(p.Recipe("sw-13"), 1, 0, spec.Platform)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestComputeSharingFlags(t *testing.T) {
 	if err := e.Run(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ReadJobsFile(spec.Prefix + "_jobs.csv")
+	rows, err := analysis.ReadJobsFile(spec.Prefix + "_jobs.csv")
 	if err != nil || len(rows) != 13 {
 		t.Fatalf("%d rows, %v", len(rows), err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // lublinPlan is a campaign on the Lublin–Feitelson generator: its
@@ -35,7 +36,7 @@ func TestLublinInPlanFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := p.Recipe("")
-	w, err := Generators().Make(r, 2, 0.7, workloads.LilleHostSpeeds())
+	w, err := gen.Default().Make(r, 2, 0.7, workloads.LilleHostSpeeds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +46,12 @@ func TestLublinInPlanFile(t *testing.T) {
 	if l, err := w.OfferedLoad(39, 1); err != nil || math.Abs(l-0.7) > 1e-3 {
 		t.Errorf("offered load %g (%v), want 0.7", l, err)
 	}
-	g, _ := Generators().Generator("lublin")
-	v, err := values(g.Params, r.Fields)
+	g, _ := gen.Default().Generator("lublin")
+	v, err := gen.ValuesOf(g.Params, r.Fields)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := workloads.GenerateLublin(LublinOptionsFrom(v, 400, 2, 0.7, 39))
+	tr, err := workloads.GenerateLublin(gen.LublinOptionsFrom(v, 400, 2, 0.7, 39))
 	if err != nil {
 		t.Fatal(err)
 	}

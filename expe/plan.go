@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
 )
 
@@ -26,50 +27,6 @@ type Variant struct {
 	Model string `json:"model,omitempty"`
 }
 
-// WorkloadRecipe says how the workload of a (seed, load) pair, or of a
-// (case, seed) pair, is made: a generator of the registry (Generators),
-// then its steps applied in order, all seeded with the seed. Fields are the
-// parameters of the generator and steps, in the order given.
-type WorkloadRecipe struct {
-	Generator string
-	Jobs      int      // jobs of a generator sized by the recipe (0: its default)
-	Steps     []string // "bucma-insert", "precise", "scale-load", "window"
-	Fields    Fields
-}
-
-// MarshalJSON writes generator, jobs and steps, then the fields in their
-// order.
-func (r WorkloadRecipe) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	g, _ := json.Marshal(r.Generator)
-	s, _ := json.Marshal(r.Steps)
-	fmt.Fprintf(&b, `{"generator":%s,"jobs":%d,"steps":%s`, g, r.Jobs, s)
-	if err := r.Fields.appendJSON(&b); err != nil {
-		return nil, err
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (r *WorkloadRecipe) UnmarshalJSON(data []byte) error {
-	var out WorkloadRecipe
-	f, err := decodeObject(data, map[string]any{"generator": &out.Generator, "jobs": &out.Jobs, "steps": &out.Steps})
-	if err != nil {
-		return err
-	}
-	out.Fields = f
-	*r = out
-	return nil
-}
-
-// Clone copies the recipe.
-func (r WorkloadRecipe) Clone() WorkloadRecipe {
-	r.Steps = append([]string(nil), r.Steps...)
-	r.Fields = r.Fields.Clone()
-	return r
-}
-
 // WorkloadCase is one setting of the workload: a plan with cases runs every
 // variant on the workload of every (case, seed) pair, or (case, load, seed)
 // when it also has load levels. Its fields replace the recipe's: the
@@ -81,25 +38,25 @@ func (r WorkloadRecipe) Clone() WorkloadRecipe {
 type WorkloadCase struct {
 	Name   string // unique in the plan, file-name safe
 	Title  string // how reports name it ("user1 late, large demand")
-	Fields Fields
+	Fields gen.Fields
 }
 
 // Case keys that are not part of the recipe.
 const (
-	CasePlatform = "platform"
+	casePlatform = "platform"
 	CaseWorkload = "workload"
-	CaseFactor   = "factor"
-	CaseLevel    = "level"
+	caseFactor   = "factor"
+	caseLevel    = "level"
 )
 
 // Platform is the case's platform ("": the plan's).
-func (c WorkloadCase) Platform() string { return c.Fields.String(CasePlatform) }
+func (c WorkloadCase) Platform() string { return c.Fields.String(casePlatform) }
 
 // Factor is the factor the case varies ("" when none is said).
-func (c WorkloadCase) Factor() string { return c.Fields.String(CaseFactor) }
+func (c WorkloadCase) Factor() string { return c.Fields.String(caseFactor) }
 
 // Level is the level of the case's factor.
-func (c WorkloadCase) Level() string { return c.Fields.String(CaseLevel) }
+func (c WorkloadCase) Level() string { return c.Fields.String(caseLevel) }
 
 // Param is one of the case's generator parameters as text ("" when the
 // case does not give it).
@@ -111,7 +68,7 @@ func (c WorkloadCase) MarshalJSON() ([]byte, error) {
 	n, _ := json.Marshal(c.Name)
 	t, _ := json.Marshal(c.Title)
 	fmt.Fprintf(&b, `{"name":%s,"title":%s`, n, t)
-	if err := c.Fields.appendJSON(&b); err != nil {
+	if err := c.Fields.AppendJSON(&b); err != nil {
 		return nil, err
 	}
 	b.WriteByte('}')
@@ -121,7 +78,7 @@ func (c WorkloadCase) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes.
 func (c *WorkloadCase) UnmarshalJSON(data []byte) error {
 	var out WorkloadCase
-	f, err := decodeObject(data, map[string]any{"name": &out.Name, "title": &out.Title})
+	f, err := gen.DecodeObject(data, map[string]any{"name": &out.Name, "title": &out.Title})
 	if err != nil {
 		return err
 	}
@@ -173,7 +130,7 @@ type Plan struct {
 	Title string `json:"title"`
 	// Platform is a bundled platform's name or a platform file's path.
 	Platform    string         `json:"platform"`
-	Workload    WorkloadRecipe `json:"workload"`
+	Workload    gen.Recipe     `json:"workload"`
 	Cases       []WorkloadCase `json:"cases,omitempty"`
 	Variants    []Variant      `json:"variants"`
 	Seeds       []uint64       `json:"seeds"`
@@ -212,8 +169,8 @@ const (
 	defaultFirstSeed = 1
 )
 
-// SeedRange returns the seeds 1..n.
-func SeedRange(n int) []uint64 {
+// seedRange returns the seeds 1..n.
+func seedRange(n int) []uint64 {
 	out := make([]uint64, n)
 	for i := range out {
 		out[i] = uint64(defaultFirstSeed + i)
@@ -240,13 +197,13 @@ func (p Plan) With(o Overrides) (Plan, error) {
 		if jobs > 0 {
 			p.setJobs(jobs)
 		}
-		p.Seeds = SeedRange(seeds)
+		p.Seeds = seedRange(seeds)
 	}
 	if o.Seeds < 0 {
 		return p, fmt.Errorf("--seeds must be at least 1 (got %d)", o.Seeds)
 	}
 	if o.Seeds > 0 {
-		p.Seeds = SeedRange(o.Seeds)
+		p.Seeds = seedRange(o.Seeds)
 	}
 	if o.Jobs != 0 {
 		if err := p.Applies("jobs"); err != nil {
@@ -312,7 +269,7 @@ func (p *Plan) setJobs(n int) {
 
 // sized reports whether a generator's size is the recipe's jobs.
 func sized(generator string) bool {
-	g, ok := Generators().Generator(generator)
+	g, ok := gen.Default().Generator(generator)
 	return ok && g.Jobs > 0
 }
 
@@ -387,11 +344,11 @@ func (p Plan) WithFile(path, platform string) (Plan, error) {
 	if err != nil {
 		return p, err
 	}
-	sum, err := FileSHA256(abs)
+	sum, err := gen.FileSHA256(abs)
 	if err != nil {
 		return p, fmt.Errorf("--workload: %w", err)
 	}
-	p.Workload = WorkloadRecipe{Generator: "file", Steps: p.Workload.Steps, Fields: Fields{{"file", abs}, {"file" + ShaSuffix, sum}}}
+	p.Workload = gen.Recipe{Generator: "file", Steps: p.Workload.Steps, Fields: gen.Fields{{Key: "file", Value: abs}, {Key: "file" + gen.ShaSuffix, Value: sum}}}
 	p.Loads = []float64{0}
 	if platform != "" {
 		p.Platform = platform
@@ -422,13 +379,13 @@ func (p Plan) Case(name string) (WorkloadCase, bool) {
 }
 
 // caseOnly are the keys of a case that are not part of its recipe.
-var caseOnly = map[string]bool{CasePlatform: true, CaseWorkload: true, CaseFactor: true, CaseLevel: true}
+var caseOnly = map[string]bool{casePlatform: true, CaseWorkload: true, caseFactor: true, caseLevel: true}
 
 // Recipe is the workload recipe of a case: the plan's, with the case's
 // fields in place of the recipe's (a case naming a generator starts from
 // an empty recipe of that generator). An unknown or empty case name gives
 // the plan's recipe.
-func (p Plan) Recipe(caseName string) WorkloadRecipe {
+func (p Plan) Recipe(caseName string) gen.Recipe {
 	c, ok := p.Case(caseName)
 	if !ok {
 		return p.Workload.Clone()
@@ -437,10 +394,10 @@ func (p Plan) Recipe(caseName string) WorkloadRecipe {
 }
 
 // recipeOf is the workload recipe of case c (see Recipe).
-func (p Plan) recipeOf(c WorkloadCase) WorkloadRecipe {
+func (p Plan) recipeOf(c WorkloadCase) gen.Recipe {
 	r := p.Workload.Clone()
 	if g := c.Fields.String("generator"); g != "" {
-		r = WorkloadRecipe{Generator: g}
+		r = gen.Recipe{Generator: g}
 	}
 	for _, f := range c.Fields {
 		switch {
@@ -485,7 +442,7 @@ func (p Plan) platformFile(pl string) string {
 	if pl == p.Platform {
 		return PlatformFile
 	}
-	return "platform-" + platformName(pl) + ".xml"
+	return "platform-" + PlatformName(pl) + ".xml"
 }
 
 // PlatformFiles lists the distinct platforms of the plan's runs: file in the
@@ -551,7 +508,7 @@ func (p Plan) Check() error {
 	if len(p.Seeds) == 0 {
 		return fmt.Errorf("plan %s: no seed", p.Name)
 	}
-	reg := Generators()
+	reg := gen.Default()
 	if len(p.Cases) > 0 {
 		if err := p.checkCases(); err != nil {
 			return err
@@ -566,13 +523,13 @@ func (p Plan) Check() error {
 		if err := checkRecipe(reg, p.Workload); err != nil {
 			return fmt.Errorf("plan %s: %w", p.Name, err)
 		}
-		if p.Workload.Generator != "" && !reg.takesLoad(p.Workload) {
+		if p.Workload.Generator != "" && !reg.TakesLoad(p.Workload) {
 			if len(p.Loads) != 1 || p.Loads[0] != 0 {
 				what := "its " + p.Workload.Generator + " workload takes no load"
 				if p.Workload.Generator == "file" {
 					what = "a workload file keeps its own load"
 				}
-				return fmt.Errorf("plan %s: load levels %s: %s (give the single level 0)", p.Name, loadList(p.Loads), what)
+				return fmt.Errorf("plan %s: load levels %s: %s (give the single level 0)", p.Name, LoadList(p.Loads), what)
 			}
 		} else if err := checkLoads(p.Name, p.Loads); err != nil {
 			return err
@@ -630,9 +587,9 @@ func checkLoads(plan string, loads []float64) error {
 
 // checkRecipe checks a recipe; one without a generator (a campaign with
 // its own WorkloadMaker) only for its size.
-func checkRecipe(reg *GeneratorRegistry, r WorkloadRecipe) error {
+func checkRecipe(reg *gen.Registry, r gen.Recipe) error {
 	if r.Generator == "" {
-		return checkJobs(r.Jobs)
+		return gen.CheckJobs(r.Jobs)
 	}
 	return reg.CheckRecipe(r)
 }
@@ -648,7 +605,7 @@ func (p Plan) checkCases() error {
 		}
 		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), MaxRuns)
 	}
-	reg := Generators()
+	reg := gen.Default()
 	seen := map[string]bool{}
 	platformOf := map[string]string{PlatformFile: p.Platform}
 	for _, c := range p.Cases {
@@ -669,8 +626,8 @@ func (p Plan) checkCases() error {
 		if err := checkRecipe(reg, r); err != nil {
 			return fmt.Errorf("plan %s, case %s: %w", p.Name, c.Name, err)
 		}
-		if len(p.Loads) > 0 && r.Generator != "" && !reg.takesLoad(r) {
-			return fmt.Errorf("plan %s: load levels (%s) do not apply to case %s: its %s workload takes no load", p.Name, loadList(p.Loads), c.Name, r.Generator)
+		if len(p.Loads) > 0 && r.Generator != "" && !reg.TakesLoad(r) {
+			return fmt.Errorf("plan %s: load levels (%s) do not apply to case %s: its %s workload takes no load", p.Name, LoadList(p.Loads), c.Name, r.Generator)
 		}
 	}
 	return nil
@@ -821,4 +778,16 @@ func (v Variant) OptionArgs() []string {
 		out[i] = k + "=" + v.Options[k]
 	}
 	return out
+}
+
+// LoadList prints load levels ("the trace's own" for 0).
+func LoadList(l []float64) string {
+	parts := make([]string, len(l))
+	for i, v := range l {
+		parts[i] = FormatLoad(v)
+		if v == 0 {
+			parts[i] = "the trace's own"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/workloads/gen"
+	"github.com/goccy/go-yaml/ast"
 )
 
 // A plan file is a campaign written in YAML: what the built-in plans are
@@ -29,9 +29,10 @@ type PlanFileOptions struct {
 	// Dir is the folder relative paths of the file are relative to ("":
 	// the current folder); the plan holds absolute paths.
 	Dir string
-	// Studies are the studies "study" may name (nil: only the comparison
-	// report, "").
-	Studies *Studies
+	// Studies are the kinds of the studies "study" may name, as
+	// report.Studies.Kinds lists them (nil: only the comparison report,
+	// "").
+	Studies []string
 	// Policies are the policies variants may name, whose options are
 	// checked (nil: not checked).
 	Policies *sched.Registry
@@ -84,7 +85,7 @@ var (
 	engineKeys   = []string{"name", "batsim", "image", "batsim_flags"}
 	quickKeys    = []string{"seeds", "jobs"}
 	recipeKeys   = []string{"generator", "jobs", "steps"}
-	caseKeys     = []string{"name", "title", CasePlatform, CaseWorkload, CaseFactor, CaseLevel}
+	caseKeys     = []string{"name", "title", casePlatform, CaseWorkload, caseFactor, caseLevel}
 	workloadKeys = []string{"name", "title"}
 )
 
@@ -159,13 +160,12 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 	if p.Title == "" {
 		p.Title = p.Name
 	}
-	if p.Kind != "" {
-		if f.o.Studies == nil {
+	if p.Kind != "" && !slices.Contains(f.o.Studies, p.Kind) {
+		known := slices.DeleteFunc(slices.Clone(f.o.Studies), func(s string) bool { return s == "" })
+		if len(known) == 0 {
 			return p, f.err("study", "unknown study %q (none is known here)", p.Kind)
 		}
-		if _, ok := f.o.Studies.Study(p.Kind); !ok {
-			return p, f.err("study", "unknown study %q (valid: %s)", p.Kind, strings.Join(slices.DeleteFunc(f.o.Studies.Kinds(), func(s string) bool { return s == "" }), ", "))
-		}
+		return p, f.err("study", "unknown study %q (valid: %s)", p.Kind, strings.Join(known, ", "))
 	}
 
 	// Platforms.
@@ -198,7 +198,7 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 	// Workloads and cases.
 	type named struct {
 		name, title string
-		recipe      WorkloadRecipe
+		recipe      gen.Recipe
 		path        string
 	}
 	var ws []named
@@ -261,30 +261,30 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 				name := w.name
 				switch {
 				case len(ws) == 1:
-					name = platformName(pl)
+					name = PlatformName(pl)
 				case len(plats) > 1:
-					name += "-" + platformName(pl)
+					name += "-" + PlatformName(pl)
 				}
 				title := w.title
 				if title == "" {
 					title = w.name
 				}
 				if len(plats) > 1 {
-					title = strings.TrimPrefix(title+" on "+platformName(pl), " on ")
+					title = strings.TrimPrefix(title+" on "+PlatformName(pl), " on ")
 				}
-				c := WorkloadCase{Name: name, Title: title, Fields: Fields{{"generator", w.recipe.Generator}}}
+				c := WorkloadCase{Name: name, Title: title, Fields: gen.Fields{{Key: "generator", Value: w.recipe.Generator}}}
 				if w.recipe.Jobs != 0 {
-					c.Fields = append(c.Fields, Field{"jobs", float64(w.recipe.Jobs)})
+					c.Fields = append(c.Fields, gen.Field{Key: "jobs", Value: float64(w.recipe.Jobs)})
 				}
 				if len(w.recipe.Steps) > 0 {
-					c.Fields = append(c.Fields, Field{"steps", slices.Clone(w.recipe.Steps)})
+					c.Fields = append(c.Fields, gen.Field{Key: "steps", Value: slices.Clone(w.recipe.Steps)})
 				}
 				c.Fields = append(c.Fields, w.recipe.Fields.Clone()...)
 				if pl != p.Platform {
-					c.Fields = append(c.Fields, Field{CasePlatform, pl})
+					c.Fields = append(c.Fields, gen.Field{Key: casePlatform, Value: pl})
 				}
 				if w.name != "" {
-					c.Fields = append(c.Fields, Field{CaseWorkload, w.name})
+					c.Fields = append(c.Fields, gen.Field{Key: CaseWorkload, Value: w.name})
 				}
 				if seen[name] {
 					return p, f.err(w.path, "workload %q on platform %s makes the case name %s twice: rename a workload", w.name, pl, name)
@@ -303,11 +303,11 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 	if p.Loads, err = f.loads(raw.Loads); err != nil {
 		return p, err
 	}
-	reg := Generators()
+	reg := gen.Default()
 	// The recipes, each with where the file gives it, in the file's order.
 	type located struct {
 		at string
-		r  WorkloadRecipe
+		r  gen.Recipe
 	}
 	recipes := []located{{"workload", p.Workload}}
 	if len(p.Cases) > 0 {
@@ -326,13 +326,13 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 	anyLoad := false
 	for _, x := range recipes {
 		at, r := x.at, x.r
-		takes := reg.takesLoad(r)
+		takes := reg.TakesLoad(r)
 		anyLoad = anyLoad || takes
 		if len(p.Loads) > 0 && !takes {
 			return p, f.err("loads", "the %s workload of %s takes no load: add the step scale-load to its steps to scale it to each level", r.Generator, at)
 		}
 		g, _ := reg.Generator(r.Generator)
-		if len(p.Loads) == 0 && takes && !g.Load && !r.Fields.Has(LoadParam.Name) {
+		if len(p.Loads) == 0 && takes && !g.Load && !r.Fields.Has(gen.LoadParam.Name) {
 			return p, f.err(at, "its steps need an offered load: give the plan loads (the levels, e.g. loads: [0.7, 0.9]) or the workload a load")
 		}
 	}
@@ -391,9 +391,9 @@ func variantNames(vs []Variant) string {
 	return strings.Join(names, ", ")
 }
 
-// platformName is a platform's short name: a bundled name, or a file's
-// base name without .xml.
-func platformName(pl string) string {
+// PlatformName is a platform's short name, as runs and results name it: a
+// bundled name, or a file's base name without .xml.
+func PlatformName(pl string) string {
 	base := strings.TrimSuffix(filepath.Base(pl), ".xml")
 	safe := []rune(base)
 	for i, r := range safe {
@@ -432,8 +432,8 @@ func (f *planFile) abs(name string) string {
 // hold (name and title are returned); base is the recipe a case
 // completes (nil for a recipe of its own); complete asks for the recipe's
 // own check (its required parameters given).
-func (f *planFile) recipe(path string, rf rawFields, extra []string, base *WorkloadRecipe, complete bool) (r WorkloadRecipe, name, title string, err error) {
-	reg := Generators()
+func (f *planFile) recipe(path string, rf rawFields, extra []string, base *gen.Recipe, complete bool) (r gen.Recipe, name, title string, err error) {
+	reg := gen.Default()
 	for _, it := range rf.items {
 		at := path + "." + it.key
 		switch {
@@ -449,10 +449,10 @@ func (f *planFile) recipe(path string, rf rawFields, extra []string, base *Workl
 			}
 		case it.key == "jobs":
 			var x float64
-			if x, err = f.number(at, it.node, Int); err == nil && x < 1 {
+			if x, err = f.number(at, it.node, gen.Int); err == nil && x < 1 {
 				err = f.err(at, "%g: must be at least 1 (or left out: the generator's default)", x)
-			} else if err == nil && x > MaxJobs {
-				err = f.err(at, "%g: at most %d jobs", x, MaxJobs)
+			} else if err == nil && x > gen.MaxJobs {
+				err = f.err(at, "%g: at most %d jobs", x, gen.MaxJobs)
 			}
 			r.Jobs = int(x)
 		case it.key == "steps":
@@ -477,7 +477,7 @@ func (f *planFile) recipe(path string, rf rawFields, extra []string, base *Workl
 	if base != nil {
 		full = base.Clone()
 		if r.Generator != "" {
-			full = WorkloadRecipe{Generator: r.Generator}
+			full = gen.Recipe{Generator: r.Generator}
 		}
 		if r.Jobs != 0 {
 			full.Jobs = r.Jobs
@@ -486,7 +486,7 @@ func (f *planFile) recipe(path string, rf rawFields, extra []string, base *Workl
 			full.Steps = r.Steps
 		}
 	}
-	ps, perr := reg.recipeParams(full)
+	ps, perr := reg.Params(full)
 	if perr != nil {
 		err = f.err(path, "%v", perr)
 		return
@@ -496,24 +496,24 @@ func (f *planFile) recipe(path string, rf rawFields, extra []string, base *Workl
 			continue
 		}
 		at := path + "." + it.key
-		i := slices.IndexFunc(ps, func(p Param) bool { return p.Name == it.key })
+		i := slices.IndexFunc(ps, func(p gen.Param) bool { return p.Name == it.key })
 		if i < 0 {
-			valid := append(append(slices.Clone(recipeKeys), extra...), paramNames(ps)...)
-			err = f.err(at, "unknown key: not a parameter of %s (valid: %s)", recipeWhat(full), strings.Join(valid, ", "))
+			valid := append(append(slices.Clone(recipeKeys), extra...), gen.ParamNames(ps)...)
+			err = f.err(at, "unknown key: not a parameter of %s (valid: %s)", full.What(), strings.Join(valid, ", "))
 			return
 		}
 		var v any
 		if v, err = f.param(at, ps[i], it.node); err != nil {
 			return
 		}
-		r.Fields = append(r.Fields, Field{it.key, v})
-		if ps[i].Type == Path && !rf.has(it.key+ShaSuffix) {
+		r.Fields = append(r.Fields, gen.Field{Key: it.key, Value: v})
+		if ps[i].Type == gen.Path && !rf.has(it.key+gen.ShaSuffix) {
 			sum, serr := f.sha256(v.(string))
 			if serr != nil {
 				err = f.err(at, "%v", serr)
 				return
 			}
-			r.Fields = append(r.Fields, Field{it.key + ShaSuffix, sum})
+			r.Fields = append(r.Fields, gen.Field{Key: it.key + gen.ShaSuffix, Value: sum})
 		}
 	}
 	if complete {
@@ -529,7 +529,7 @@ func (f *planFile) sha256(path string) (string, error) {
 	if sum, ok := f.sums[path]; ok {
 		return sum, nil
 	}
-	sum, err := FileSHA256(path)
+	sum, err := gen.FileSHA256(path)
 	if err == nil {
 		f.sums[path] = sum
 	}
@@ -537,7 +537,7 @@ func (f *planFile) sha256(path string) (string, error) {
 }
 
 // caseOf reads a case: its own keys, then the recipe keys it changes.
-func (f *planFile) caseOf(path string, rf rawFields, base WorkloadRecipe) (WorkloadCase, error) {
+func (f *planFile) caseOf(path string, rf rawFields, base gen.Recipe) (WorkloadCase, error) {
 	var c WorkloadCase
 	for _, it := range rf.items {
 		at := path + "." + it.key
@@ -564,7 +564,7 @@ func (f *planFile) caseOf(path string, rf rawFields, base WorkloadRecipe) (Workl
 		at := path + "." + it.key
 		switch it.key {
 		case "name", "title":
-		case CasePlatform:
+		case casePlatform:
 			s, err := f.text(at, it.node)
 			if err != nil {
 				return c, err
@@ -572,42 +572,42 @@ func (f *planFile) caseOf(path string, rf rawFields, base WorkloadRecipe) (Workl
 			if s, err = f.platform(at, s); err != nil {
 				return c, err
 			}
-			c.Fields = append(c.Fields, Field{it.key, s})
-		case CaseWorkload, CaseFactor, CaseLevel:
+			c.Fields = append(c.Fields, gen.Field{Key: it.key, Value: s})
+		case CaseWorkload, caseFactor, caseLevel:
 			s, err := f.text(at, it.node)
 			if err != nil {
 				return c, err
 			}
-			c.Fields = append(c.Fields, Field{it.key, s})
+			c.Fields = append(c.Fields, gen.Field{Key: it.key, Value: s})
 		case "generator":
-			c.Fields = append(c.Fields, Field{it.key, r.Generator})
+			c.Fields = append(c.Fields, gen.Field{Key: it.key, Value: r.Generator})
 		case "jobs":
-			c.Fields = append(c.Fields, Field{it.key, float64(r.Jobs)})
+			c.Fields = append(c.Fields, gen.Field{Key: it.key, Value: float64(r.Jobs)})
 		case "steps":
-			c.Fields = append(c.Fields, Field{it.key, slices.Clone(r.Steps)})
+			c.Fields = append(c.Fields, gen.Field{Key: it.key, Value: slices.Clone(r.Steps)})
 		default:
 			for _, x := range r.Fields {
-				if x.Key == it.key || x.Key == it.key+ShaSuffix && !rf.has(x.Key) {
+				if x.Key == it.key || x.Key == it.key+gen.ShaSuffix && !rf.has(x.Key) {
 					c.Fields = append(c.Fields, x)
 				}
 			}
 		}
 	}
 	p := Plan{Workload: base, Cases: []WorkloadCase{c}}
-	if err := Generators().CheckRecipe(p.Recipe(c.Name)); err != nil {
+	if err := gen.Default().CheckRecipe(p.Recipe(c.Name)); err != nil {
 		return c, f.err(path, "%v", err)
 	}
 	return c, nil
 }
 
 // param reads a parameter's value as its declaration says.
-func (f *planFile) param(at string, p Param, n ast.Node) (any, error) {
+func (f *planFile) param(at string, p gen.Param, n ast.Node) (any, error) {
 	var v any
 	var err error
 	switch p.Type {
-	case String:
+	case gen.String:
 		v, err = f.text(at, n)
-	case Path:
+	case gen.Path:
 		var s string
 		if s, err = f.text(at, n); err == nil {
 			abs := f.abs(s)
@@ -616,15 +616,15 @@ func (f *planFile) param(at string, p Param, n ast.Node) (any, error) {
 			}
 			v = abs
 		}
-	case Int, Float:
+	case gen.Int, gen.Float:
 		v, err = f.number(at, n, p.Type)
-	case Bool:
+	case gen.Bool:
 		v, err = f.boolean(at, n)
 	}
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.canon(v)
+	c, err := p.Canon(v)
 	if err != nil {
 		return nil, f.err(at, "%v", strings.TrimPrefix(err.Error(), p.Name+": "))
 	}
@@ -645,7 +645,7 @@ func (f *planFile) text(at string, n ast.Node) (string, error) {
 }
 
 // number reads a number; an Int must be integral.
-func (f *planFile) number(at string, n ast.Node, t ParamType) (float64, error) {
+func (f *planFile) number(at string, n ast.Node, t gen.ParamType) (float64, error) {
 	var x float64
 	switch v := f.unwrap(n).(type) {
 	case *ast.IntegerNode:
@@ -658,9 +658,9 @@ func (f *planFile) number(at string, n ast.Node, t ParamType) (float64, error) {
 	case *ast.FloatNode:
 		x = v.Value
 	default:
-		return 0, f.err(at, "want %s, got %s", withArticle(t), f.nodeWhat(n))
+		return 0, f.err(at, "want %s, got %s", t.WithArticle(), f.nodeWhat(n))
 	}
-	if t == Int && x != math.Trunc(x) {
+	if t == gen.Int && x != math.Trunc(x) {
 		return 0, f.err(at, "want an integer, got %g", x)
 	}
 	return x, nil
@@ -690,19 +690,19 @@ func (f *planFile) list(at string, n ast.Node) ([]string, error) {
 // seeds reads "seeds": a count N (seeds 1..N), a range "A-B" or a list.
 func (f *planFile) seeds(n ast.Node) ([]uint64, error) {
 	if n == nil {
-		return SeedRange(DefaultSeeds), nil
+		return seedRange(DefaultSeeds), nil
 	}
 	bad := func(format string, args ...any) error { return f.err("seeds", format, args...) }
 	switch x := f.unwrap(n).(type) {
 	case *ast.IntegerNode:
-		c, err := f.number("seeds", x, Int)
+		c, err := f.number("seeds", x, gen.Int)
 		if err != nil {
 			return nil, err
 		}
 		if c < 1 || c > MaxRuns {
 			return nil, bad("%g: the number of seeds must be in 1..%d", c, MaxRuns)
 		}
-		return SeedRange(int(c)), nil
+		return seedRange(int(c)), nil
 	case *ast.StringNode:
 		a, b, ok := strings.Cut(x.Value, "-")
 		lo, e1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
@@ -792,7 +792,7 @@ func (f *planFile) loads(n ast.Node) ([]float64, error) {
 	var out []float64
 	seen := map[float64]bool{}
 	for i, n := range nodes {
-		l, err := f.number(paths[i], n, Float)
+		l, err := f.number(paths[i], n, gen.Float)
 		if err != nil {
 			return nil, err
 		}

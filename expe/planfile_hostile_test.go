@@ -65,7 +65,7 @@ var hostilePlans = []struct {
 		5, "variants[0].options.rjms-delay", `variant slow: scheduler conservative: rjms-delay "abc"`},
 	{"engine without name", hostileBase + "loads: 0.5\nengine: {batsim: batsim, batsim_flags: [--verbosity=quiet]}\n", 0, "", ""},
 	{"empty engine", hostileBase + "loads: 0.5\nengine: {}\n", 6, "engine", "no engine: give name: embedded, or name: batsim"},
-	{"too many tokens", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a ", MaxPlanTokens) + "\"\n", 0, "", "YAML tokens, more than the 500000 a plan file may have"},
+	{"too many tokens", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a ", maxPlanTokens) + "\"\n", 0, "", "YAML tokens, more than the 500000 a plan file may have"},
 	{"too large", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a", MaxPlanFileBytes) + "\"\n", 0, "", "a plan file is at most 4 MB"},
 }
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/workloads/gen"
+	json "github.com/goccy/go-json"
 )
 
 // goodPlan is a plan file of the kind a user writes: a trace, windows of it
@@ -64,8 +64,8 @@ func TestParsePlanFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	trace := filepath.Join(dir, "cluster.swf")
-	sum, _ := FileSHA256(trace)
-	want := Fields{{"file", trace}, {"file_sha256", sum}, {"ppn", 1.0}, {"window_jobs", 200.0}}
+	sum, _ := gen.FileSHA256(trace)
+	want := gen.Fields{{Key: "file", Value: trace}, {Key: "file_sha256", Value: sum}, {Key: "ppn", Value: 1.0}, {Key: "window_jobs", Value: 200.0}}
 	if p.Name != "mine" || p.Kind != "" || p.Platform != "lille" || p.Workload.Generator != "swf" || len(p.Workload.Steps) != 2 ||
 		!sameJSON(p.Workload.Fields, want) || len(p.Cases) != 0 {
 		t.Errorf("plan %+v", p)
@@ -130,7 +130,7 @@ func TestPlanFileErrors(t *testing.T) {
 		{"bad parameter value", "ppn: 1", "ppn: 0", 8, "workload.ppn", "0: must be at least 1"},
 		{"parameter of the wrong type", "ppn: 1", "ppn: one", 8, "workload.ppn", "want an integer"},
 		{"unknown generator parameter", "ppn: 1", "ppm: 1", 8, "workload.ppm", "not a parameter of generator swf with steps window, scale-load (valid: generator, jobs, steps, file, file_sha256,"},
-		{"unknown generator", "generator: swf", "generator: swif", 6, "workload.generator", `unknown generator "swif" (valid: bot, file, gang, lille, lublin, osep, sge, swf)`},
+		{"unknown generator", "generator: swf", "generator: swif", 6, "workload.generator", `unknown generator "swif" (valid: file, gang, lille, lublin, osep, sge, swf)`},
 		{"unknown step", "steps: [window, scale-load]", "steps: [window, scale]", 9, "workload.steps[1]", `unknown step "scale"`},
 		{"required parameter", "  window_jobs: 200\n", "", 5, "workload", "window_jobs: required"},
 		{"loads on a workload without load", "steps: [window, scale-load]", "steps: [window]", 11, "loads", "takes no load: add the step scale-load"},
@@ -195,53 +195,6 @@ func TestPlanFileJSONRoundTrip(t *testing.T) {
 
 func jsonMarshalIndent(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }
 
-// docs/campaigns.md lists every generator and step with its parameters, as
-// they are declared.
-func TestCampaignsDocListsDeclarations(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "docs", "campaigns.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(data)
-	reg := Generators()
-	row := func(name string) string {
-		i := strings.Index(doc, "| `"+name+"` |")
-		if i < 0 {
-			return ""
-		}
-		return doc[i : i+strings.Index(doc[i:], "\n")]
-	}
-	check := func(kind, name string, ps []Param, jobs bool) {
-		r := row(name)
-		if r == "" {
-			t.Errorf("docs/campaigns.md: no row for the %s %s", kind, name)
-			return
-		}
-		names := paramNames(ps)
-		if jobs {
-			names = append(names, "jobs")
-		}
-		for _, p := range names {
-			if !strings.Contains(r, "`"+p+"`") {
-				t.Errorf("docs/campaigns.md: the %s %s's row lacks its parameter %s", kind, name, p)
-			}
-		}
-	}
-	for _, name := range reg.Names() {
-		g, _ := reg.Generator(name)
-		check("generator", name, g.Params, g.Jobs > 0)
-	}
-	for _, name := range reg.StepNames() {
-		s, _ := reg.Step(name)
-		check("step", name, s.Params, false)
-	}
-	for _, m := range ReportMetrics {
-		if !strings.Contains(doc, "`"+m+"`") {
-			t.Errorf("docs/campaigns.md does not name the report metric %s", m)
-		}
-	}
-}
-
 // An empty list of breakdowns or distributions asks for none, in the file
 // and in plan.json; none given asks for all.
 func TestReportSpecLists(t *testing.T) {
@@ -256,12 +209,12 @@ func TestReportSpecLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range []Plan{p, q} {
-		if s := x.reportSpec(); len(s.Breakdowns) != 0 || len(s.CDF) != 0 || !s.Gantt || len(s.Metrics) != len(DefaultReportMetrics) {
+		if s := x.ReportSettings(); len(s.Breakdowns) != 0 || len(s.CDF) != 0 || !s.Gantt || len(s.Metrics) != len(DefaultReportMetrics) {
 			t.Errorf("report spec %+v", s)
 		}
 	}
 	p, _ = parseTestPlan(dir, strings.Replace(goodPlan, "  breakdowns: [size]\n", "", 1))
-	if s := p.reportSpec(); len(s.Breakdowns) != 2 || len(s.CDF) != 2 {
+	if s := p.ReportSettings(); len(s.Breakdowns) != 2 || len(s.CDF) != 2 {
 		t.Errorf("default report spec %+v", s)
 	}
 }

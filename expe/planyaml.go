@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bucma-sched/bucma/workloads/gen"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/lexer"
@@ -27,13 +28,13 @@ const (
 	// MaxPlanFileBytes bounds a plan file's size: a plan of 20 000 cases
 	// written one a line takes about 0.6 MB.
 	MaxPlanFileBytes = 4 << 20
-	// MaxPlanTokens bounds the YAML tokens of a plan file (counted from
+	// maxPlanTokens bounds the YAML tokens of a plan file (counted from
 	// above, see yamlTokenBound): the YAML library holds about 200 bytes a
 	// token.
-	MaxPlanTokens = 500000
-	// MaxPlanDepth bounds the nesting of a plan file's collections (a
+	maxPlanTokens = 500000
+	// maxPlanDepth bounds the nesting of a plan file's collections (a
 	// plan nests four or five levels deep).
-	MaxPlanDepth = 32
+	maxPlanDepth = 32
 )
 
 // utf8BOM is the byte order mark some editors write at the start of a
@@ -86,15 +87,15 @@ func yamlTokenBound(data []byte) int {
 
 // parseYAML parses a plan file's text into its one document's root node,
 // after checking its size, its tokens (no tag, flow collections nested at
-// most MaxPlanDepth deep) and with the YAML library's panics turned into
+// most maxPlanDepth deep) and with the YAML library's panics turned into
 // errors.
 func (f *planFile) parseYAML(data []byte) (root ast.Node, err error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if len(data) > MaxPlanFileBytes {
 		return nil, f.fileErr(0, "%d bytes: a plan file is at most %d MB", len(data), MaxPlanFileBytes>>20)
 	}
-	if n := yamlTokenBound(data); n > MaxPlanTokens {
-		return nil, f.fileErr(0, "too large: up to %d YAML tokens, more than the %d a plan file may have", n, MaxPlanTokens)
+	if n := yamlTokenBound(data); n > maxPlanTokens {
+		return nil, f.fileErr(0, "too large: up to %d YAML tokens, more than the %d a plan file may have", n, maxPlanTokens)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -108,8 +109,8 @@ func (f *planFile) parseYAML(data []byte) (root ast.Node, err error) {
 		case token.TagType:
 			return nil, f.fileErr(tk.Position.Line, "YAML tag %s: a plan file takes no tags (write the value plainly)", tk.Value)
 		case token.SequenceStartType, token.MappingStartType:
-			if depth++; depth > MaxPlanDepth {
-				return nil, f.fileErr(tk.Position.Line, "collections nested more than %d levels deep", MaxPlanDepth)
+			if depth++; depth > maxPlanDepth {
+				return nil, f.fileErr(tk.Position.Line, "collections nested more than %d levels deep", maxPlanDepth)
 			}
 		case token.SequenceEndType, token.MappingEndType:
 			depth--
@@ -147,10 +148,10 @@ func (f *planFile) yamlError(err error) error {
 // every key and list item (f.lines), resolves each alias to the node of
 // the anchor before it (f.aliases; an anchor's own value cannot refer to
 // it, so the tree stays without cycles) and refuses nesting deeper than
-// MaxPlanDepth. Aliases are not followed here: each node is visited once.
+// maxPlanDepth. Aliases are not followed here: each node is visited once.
 func (f *planFile) index(n ast.Node, path string, depth int) error {
-	if depth > MaxPlanDepth {
-		return f.fileErr(nodeLine(n), "collections nested more than %d levels deep", MaxPlanDepth)
+	if depth > maxPlanDepth {
+		return f.fileErr(nodeLine(n), "collections nested more than %d levels deep", maxPlanDepth)
 	}
 	switch x := n.(type) {
 	case *ast.AnchorNode:
@@ -495,11 +496,11 @@ func (f *planFile) quick(at string, n ast.Node) (*QuickSpec, error) {
 		if f.isNull(it.node) {
 			continue
 		}
-		x, err := f.number(k, it.node, Int)
+		x, err := f.number(k, it.node, gen.Int)
 		if err != nil {
 			return nil, err
 		}
-		limit := map[string]int{"seeds": MaxRuns, "jobs": MaxJobs}[it.key]
+		limit := map[string]int{"seeds": MaxRuns, "jobs": gen.MaxJobs}[it.key]
 		if x < 1 || x > float64(limit) {
 			return nil, f.err(k, "%g: must be in 1..%d (or left out)", x, limit)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/bucma-sched/bucma/internal/atomicfile"
 	json "github.com/goccy/go-json"
 )
 
@@ -368,7 +369,7 @@ func (s *Submission) Write() error {
 	}
 	for _, f := range files {
 		path := filepath.Join(s.Folder(), f.name)
-		if err := WriteFileAtomic(path, []byte(f.data)); err != nil {
+		if err := atomicfile.Write(path, []byte(f.data)); err != nil {
 			return err
 		}
 		if err := os.Chmod(path, f.mode); err != nil {
@@ -383,7 +384,7 @@ func (s *Submission) save() error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(s.Folder(), SubmissionFile), append(data, '\n'))
+	return atomicfile.Write(filepath.Join(s.Folder(), SubmissionFile), append(data, '\n'))
 }
 
 // Submit submits the array, then the report job, with the sbatch

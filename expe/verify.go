@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/bucma-sched/bucma/expe/analysis"
 	json "github.com/goccy/go-json"
 )
 
@@ -97,7 +98,7 @@ func (e *VerifyError) Error() string {
 
 // fileDigest hashes the file at path; with rows set, it also reads it as
 // a jobs file and stores its rows there.
-func fileDigest(path string, rows *[]JobRow) (OutputDigest, error) {
+func fileDigest(path string, rows *[]analysis.JobRow) (OutputDigest, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return OutputDigest{}, err
@@ -107,7 +108,7 @@ func fileDigest(path string, rows *[]JobRow) (OutputDigest, error) {
 	var n int64
 	if rows != nil {
 		tee := &countingWriter{w: h}
-		jr, err := ReadJobsCSV(io.TeeReader(f, tee))
+		jr, err := analysis.ReadJobsCSV(io.TeeReader(f, tee))
 		if err != nil {
 			return OutputDigest{}, err
 		}
@@ -138,7 +139,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // preempted jobs resubmitted as dynamic jobs (see OriginalJob), and fills
 // info with its number of rows and the checksums of the run's outputs.
 func recordOutputs(runDir string, jobs int, info *RunInfo) error {
-	var rows []JobRow
+	var rows []analysis.JobRow
 	d, err := fileDigest(filepath.Join(runDir, JobsFile), &rows)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("the engine finished but wrote no %s", JobsFile)
@@ -148,7 +149,7 @@ func recordOutputs(runDir string, jobs int, info *RunInfo) error {
 	}
 	originals := 0
 	for i := range rows {
-		if _, _, k := OriginalJob(rows[i].Workload, rows[i].ID); k == 0 {
+		if _, _, k := analysis.OriginalJob(rows[i].Workload, rows[i].ID); k == 0 {
 			originals++
 		}
 	}
@@ -186,13 +187,14 @@ func recordOutputs(runDir string, jobs int, info *RunInfo) error {
 // but for its wall-clock columns, so that a run replayed with its cmd.txt
 // still verifies). The error is a *VerifyError naming the run and the file.
 func VerifyRun(dir, id string) error {
-	_, _, err := verifyRun(dir, id)
+	_, _, err := ReadRun(dir, id)
 	return err
 }
 
-// verifyRun is VerifyRun, returning the rows of the jobs file and the run's
-// run.json.
-func verifyRun(dir, id string) ([]JobRow, RunInfo, error) {
+// ReadRun reads the completed run id of the campaign in dir, verified as
+// VerifyRun verifies it: the rows of its jobs file and its run.json (read
+// once for both).
+func ReadRun(dir, id string) ([]analysis.JobRow, RunInfo, error) {
 	runDir := RunDir(dir, id)
 	bad := func(file, format string, args ...any) error {
 		return &VerifyError{Run: id, File: filepath.Join(runDir, file), Msg: fmt.Sprintf(format, args...)}
@@ -211,12 +213,12 @@ func verifyRun(dir, id string) ([]JobRow, RunInfo, error) {
 	if len(info.Outputs) == 0 || info.Outputs[0].File != JobsFile {
 		return nil, info, bad(RunInfoFile, "records no checksum of %s (written by an older bucma?)", JobsFile)
 	}
-	var rows []JobRow
+	var rows []analysis.JobRow
 	for i, want := range info.Outputs {
 		if filepath.Base(want.File) != want.File || want.File == "." || want.File == ".." {
 			return nil, info, bad(RunInfoFile, "output name %q is not a file name", want.File)
 		}
-		var rowsp *[]JobRow
+		var rowsp *[]analysis.JobRow
 		if i == 0 {
 			rowsp = &rows
 		}

@@ -340,20 +340,23 @@ func BenchmarkBUCMASubmission(b *testing.B) {
 // decision after the timed ones: "reserved" waiting jobs, "moved" the
 // reservations it moved; "cpu-ns/op" is the process's CPU time per timed
 // decision. backfill=batsched (conservative_bf's twin, which
-// places every job again, on hosts) runs at 10k only.
+// places every job again, on hosts) runs at 10k only; prio-wfp3 is the
+// same rule compressing in the order of WFP3, which changes with the time
+// (a sched.TimeOrder).
 func BenchmarkConservativeEnd(b *testing.B) {
-	spec, err := policies.Builtin().Lookup("conservative")
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, c := range []struct {
-		name string
-		opts sched.Options
-		ns   []int
+		name, policy string
+		opts         sched.Options
+		ns           []int
 	}{
-		{"count", nil, []int{10_000, 100_000}},
-		{"batsched", sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}, []int{10_000}},
+		{"count", "conservative", nil, []int{10_000, 100_000}},
+		{"batsched", "conservative", sched.Options{"hosts": "first-fit", "backfill": "batsched", "no-walltime": "reject"}, []int{10_000}},
+		{"prio-wfp3", "prio-wfp3", sched.Options{"backfill": "conservative"}, []int{10_000, 100_000}},
 	} {
+		spec, err := policies.Builtin().Lookup(c.policy)
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, n := range c.ns {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
 				sess, err := (&run.Policy{Spec: spec, Options: c.opts, Log: slog.New(slog.DiscardHandler)}).NewSession()

@@ -12,6 +12,7 @@ import (
 	"github.com/bucma-sched/bucma/policies/energy"
 	"github.com/bucma-sched/bucma/policies/gang"
 	"github.com/bucma-sched/bucma/policies/osep"
+	"github.com/bucma-sched/bucma/policies/prio"
 	"github.com/bucma-sched/bucma/policies/sge"
 	"github.com/bucma-sched/bucma/policies/simple"
 	"github.com/bucma-sched/bucma/policies/wtrust"
@@ -22,6 +23,7 @@ import (
 func Register(r *sched.Registry) {
 	basic.Register(r)
 	conservative.Register(r)
+	prio.Register(r)
 	bucma.Register(r)
 	wtrust.Register(r)
 	osep.Register(r)

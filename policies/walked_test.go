@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/policies/bucma"
+	"github.com/bucma-sched/bucma/policies/prio"
 	"github.com/bucma-sched/bucma/policies/wtrust"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/testkit"
@@ -72,6 +73,19 @@ func TestWalkedOrdersDecideAsSorted(t *testing.T) {
 		variants = append(variants,
 			testkit.Scenario{Registry: reg, Policy: "bucma", Options: sched.Options{"base": base, "weights": "0.25,0.25,0.25,0.25", "pinned-scores": pins}},
 			testkit.Scenario{Registry: reg, Policy: "bucma", Options: sched.Options{"base": base, "weights": "0.5,0.5,0,0", "initial-score": "100", "hosts": "first-fit"}})
+	}
+	// The priority functions under EASY backfilling; those whose order
+	// changes with the time (sched.TimeOrder) and two kept by a
+	// sched.KeyOrder under the two other rules too.
+	for _, f := range prio.Functions {
+		backfills := []string{"easy"}
+		switch f.Name {
+		case "prio-wfp3", "prio-unicep", "prio-xf", "prio-f1", "prio-largest":
+			backfills = prio.BackfillOption.Values
+		}
+		for _, b := range backfills {
+			variants = append(variants, testkit.Scenario{Registry: reg, Policy: f.Name, Options: sched.Options{"backfill": b}})
+		}
 	}
 	seeds, n := 1, 600
 	if testing.Short() {

@@ -97,7 +97,8 @@ func (FCFSOrder) Sort(_ *State, q []*Job) {
 // The key is computed once, when a job joins the queue: it must depend
 // only on what does not change while the job waits (its size, walltime,
 // user, submission time, profile, JSON fields), never on the time or on
-// the other jobs. A NaN key counts as +Inf. The index belongs to the
+// the other jobs (TimeOrder is the order of a key that changes with the
+// time). A NaN key counts as +Inf. The index belongs to the
 // *KeyOrder value: build one per policy (NewKeyOrder) and keep it.
 type KeyOrder struct {
 	name string
@@ -364,7 +365,7 @@ func (EASY) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decider) {
 		}
 	}
 	shadow, extra := Reservation(s, head.res)
-	if sw, ok := w.(*seqWalk); ok {
+	if sw, ok := w.(startableWalk); ok {
 		// Only the jobs that can start now come out of the walk: the
 		// others would be passed one by one (a million of them when a
 		// million jobs wait).
@@ -374,6 +375,14 @@ func (EASY) ApplyWalk(s *State, w Walk, hosts HostSelector, d *Decider) {
 		return
 	}
 	backfill(s, shadow, extra, hosts, d, false, func(free, _ int) *Job { return w.Next(free) })
+}
+
+// startableWalk is a walk over one of the framework's indexes (seqWalk,
+// timeWalk), which can give the next job Backfill can start, jumping over
+// the others: at most free hosts, and at most small or ending by shadow.
+type startableWalk interface {
+	Walk
+	nextStartable(free, small int, now, shadow float64) *Job
 }
 
 // Backfill starts the jobs of q that fit now and either end by shadow
@@ -593,19 +602,31 @@ func (c *Composite) RejectsInPlace() bool {
 
 // Walk returns a walk of the waiting queue in order o: over the
 // framework's index when o is indexed (FCFSOrder, WalltimeOrder,
-// AreaOrder, a KeyOrder), else over a sorted copy of the queue. The walk
-// is valid for the current decision; a job started or rejected during it
-// is skipped.
+// AreaOrder, a KeyOrder, a TimeOrder at the state's time), else over a
+// sorted copy of the queue. The walk is valid for the current decision; a
+// job started or rejected during it is skipped.
 func (s *State) Walk(o Order) Walk {
 	if _, ok := o.(arrivalOrder); ok {
 		return &sliceWalk{q: s.waiting}
 	}
-	if q, ok := s.seqFor(o); ok {
-		return &seqWalk{q: q}
+	if w, ok := s.indexedWalk(o); ok {
+		return w
 	}
 	q := s.WaitingCopy()
 	o.Sort(s, q)
 	return &sliceWalk{q: q}
+}
+
+// indexedWalk is a walk of o over the framework's index of it, when it
+// keeps one (ok false otherwise).
+func (s *State) indexedWalk(o Order) (Walk, bool) {
+	if t, ok := o.(*TimeOrder); ok {
+		return s.timeFor(t).walk(s), true
+	}
+	if q, ok := s.seqFor(o); ok {
+		return &seqWalk{q: q}, true
+	}
+	return nil, false
 }
 
 // Decide implements Policy. A decision where no job waits or no host is
@@ -624,8 +645,8 @@ func (c *Composite) Decide(s *State, d *Decider) {
 		return
 	}
 	if r, ok := c.Rule.(WalkRule); ok {
-		if q, ok := s.seqFor(c.Order); ok {
-			r.ApplyWalk(s, &seqWalk{q: q}, c.Hosts, d)
+		if w, ok := s.indexedWalk(c.Order); ok {
+			r.ApplyWalk(s, w, c.Hosts, d)
 			return
 		}
 	}

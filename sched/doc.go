@@ -59,7 +59,13 @@
 // from each job) are indexed by the framework as jobs arrive and leave, so
 // a decision walks the order (State.Walk) and jumps to the jobs that fit
 // instead of copying and sorting the queue: a KeyOrder of your own runs at
-// the speed of the built-in orders. The start rules are Blocking (FCFS),
+// the speed of the built-in orders. A TimeOrder is an order by a key that
+// changes with the time, a line in the time for each job (Line: WFP3
+// through its cube root, an aging priority); the framework keeps it as the
+// time goes by, computing again only the comparisons its lines say may
+// have changed since the last decision: NewWFP3Order, NewUNICEPOrder and
+// NewExpansionOrder are built on it, and an order of your own runs at
+// their speed. The start rules are Blocking (FCFS),
 // Greedy (start every job that fits), EASY (EASY backfilling, with
 // Reservation and Backfill as functions of their own) and Conservative
 // (conservative backfilling over a profile of future free hosts, package

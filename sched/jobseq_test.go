@@ -119,7 +119,28 @@ func checkSeqWalk(t *testing.T, s *State, order seqOrder, ref Order, r *rand.Ran
 	t.Helper()
 	q := s.seqOf(order)
 	want := liveInOrder(s, ref)
-	w := &seqWalk{q: q}
+	checkWalk(t, func() Walk { return &seqWalk{q: q} }, want, r, what)
+	// Ranks count the dead entries still in place.
+	pos := 0
+	q.each(func(e *seqEntry, rank int) {
+		if got := q.rank(e.j); got != rank {
+			t.Fatalf("%s: rank of %s is %d, each says %d", what, e.j.ID(), got, rank)
+		}
+		if e.j != want[pos] {
+			t.Fatalf("%s: each at %d gives %s, want %s", what, pos, e.j.ID(), want[pos].ID())
+		}
+		pos++
+	})
+	if pos != len(want) {
+		t.Fatalf("%s: each gave %d jobs, want %d", what, pos, len(want))
+	}
+}
+
+// checkWalk compares walks from walk with want, the waiting jobs in
+// order: one unrestricted, one with decreasing limits.
+func checkWalk(t *testing.T, walk func() Walk, want []*Job, r *rand.Rand, what string) {
+	t.Helper()
+	w := walk()
 	for i, wj := range want {
 		if got := w.Next(math.MaxInt); got != wj {
 			t.Fatalf("%s: walk position %d: %v, want %s", what, i, got, wj.ID())
@@ -130,7 +151,7 @@ func checkSeqWalk(t *testing.T, s *State, order seqOrder, ref Order, r *rand.Ran
 	}
 	// Decreasing limits: the walk gives, in order, the jobs that fit.
 	limit := 40
-	w = &seqWalk{q: q}
+	w = walk()
 	for i := 0; ; {
 		for i < len(want) && want[i].Res() > limit {
 			i++
@@ -149,20 +170,6 @@ func checkSeqWalk(t *testing.T, s *State, order seqOrder, ref Order, r *rand.Ran
 		if r.IntN(4) == 0 {
 			limit = r.IntN(limit + 1)
 		}
-	}
-	// Ranks count the dead entries still in place.
-	pos := 0
-	q.each(func(e *seqEntry, rank int) {
-		if got := q.rank(e.j); got != rank {
-			t.Fatalf("%s: rank of %s is %d, each says %d", what, e.j.ID(), got, rank)
-		}
-		if e.j != want[pos] {
-			t.Fatalf("%s: each at %d gives %s, want %s", what, pos, e.j.ID(), want[pos].ID())
-		}
-		pos++
-	})
-	if pos != len(want) {
-		t.Fatalf("%s: each gave %d jobs, want %d", what, pos, len(want))
 	}
 }
 

@@ -687,6 +687,9 @@ func (s *Session) audit() error {
 	if err := st.checkSeqs(); err != nil {
 		return err
 	}
+	if err := st.checkTimed(); err != nil {
+		return err
+	}
 	if a, ok := s.policy.(policyAuditor); ok {
 		if err := a.auditState(st); err != nil {
 			return err

@@ -373,6 +373,7 @@ type State struct {
 	// seqs are the ordered indexes of the waiting queue the policy asked
 	// for (seqFor); users numbers the users they have seen.
 	seqs      []*jobSeq
+	timed     []*timeIndex // the indexes of the TimeOrders the policy asked for (timeFor)
 	users     map[string]int32
 	userNames []string
 	// byFastest lists host ids by speed descending, then id ascending.
@@ -546,6 +547,9 @@ func (s *State) enqueue(j *Job) {
 	for _, q := range s.seqs {
 		q.insert(s, j)
 	}
+	for _, x := range s.timed {
+		x.insert(j)
+	}
 }
 
 // queued reports whether j is this State's job at its place in the queue:
@@ -567,6 +571,9 @@ func (s *State) dequeued(j *Job) {
 	for _, q := range s.seqs {
 		q.kill(j)
 	}
+	for _, x := range s.timed {
+		x.remove(j)
+	}
 	s.dead++
 }
 
@@ -578,6 +585,9 @@ func (s *State) NbWaiting() int { return len(s.waiting) - s.dead }
 func (s *State) compactWaiting() {
 	for _, q := range s.seqs {
 		q.purge()
+	}
+	for _, x := range s.timed {
+		x.purge()
 	}
 	k := 0
 	for k < len(s.waiting) && s.waiting[k].state != batsim.StateSubmitted {

@@ -5,7 +5,7 @@
 package studies
 
 import (
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/studies/bot"
 	"github.com/bucma-sched/bucma/studies/bucma"
 	"github.com/bucma-sched/bucma/studies/gang"
@@ -16,8 +16,8 @@ import (
 // Builtin returns the studies and built-in plans of bucma, the plans in
 // the order "bucma expe plans" lists them, and the comparison report of
 // campaigns of no study.
-func Builtin() *expe.Studies {
-	s := expe.NewStudies()
+func Builtin() *report.Studies {
+	s := report.NewStudies()
 	bucma.RegisterPaper(s)
 	osep.Register(s)
 	sge.Register(s)

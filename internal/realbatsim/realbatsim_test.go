@@ -178,22 +178,29 @@ func TestEngineMatchesBatsim(t *testing.T) {
 						t.Parallel()
 						dir := t.TempDir()
 						plat, wl := writeCase(t, dir, shape, seed, mix)
-						opts := sched.Options{"hosts": "first-fit"}
-						real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "batsim"), session(t, policy, opts))
-						if err != nil {
-							t.Fatal(err)
-						}
-						ours, err := simulate(t, dir, plat, wl, policy, opts)
-						if err != nil {
-							t.Fatalf("engine: %v", err)
-						}
-						sameOutputs(t, &c, dir, "", real, ours)
+						matchEngine(t, bin, &c, dir, plat, wl, policy, sched.Options{"hosts": "first-fit"})
 					})
 				}
 			}
 		}
 	}
 	t.Cleanup(func() { t.Logf("engine vs Batsim: %d of %d cases identical", c.matching, c.cases) })
+}
+
+// matchEngine runs the case in dir through the real Batsim (bin) driven
+// by policy with opts, then through the engine, and compares their
+// outputs (sameOutputs, counted in c).
+func matchEngine(t *testing.T, bin string, c *tally, dir, plat, wl, policy string, opts sched.Options) {
+	t.Helper()
+	real, err := batsimrun.WithHandler(context.Background(), batsimrun.Options{Batsim: bin}, plat, wl, filepath.Join(dir, "batsim"), session(t, policy, opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := simulate(t, dir, plat, wl, policy, opts)
+	if err != nil {
+		t.Fatalf("engine: %v", err)
+	}
+	sameOutputs(t, c, dir, "", real, ours)
 }
 
 // keep copies a failing case to BUCMA_DIFF_KEEP, when set.

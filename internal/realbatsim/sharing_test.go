@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/batsim"
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/sched"
@@ -198,7 +198,7 @@ func scheduleDiff(t *testing.T, real []byte, oursPath string) string {
 // Batsim's own time_computing, and the utilization against its bound of 1.
 func busyIsTimeComputing(t *testing.T, real *batsimrun.Result, hosts int) {
 	t.Helper()
-	rows, err := expe.ReadJobsCSV(bytes.NewReader(real.Jobs))
+	rows, err := analysis.ReadJobsCSV(bytes.NewReader(real.Jobs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func busyIsTimeComputing(t *testing.T, real *batsimrun.Result, hosts int) {
 			tc, _ = strconv.ParseFloat(recs[1][i], 64)
 		}
 	}
-	m := expe.Compute(rows, hosts)
+	m := analysis.Compute(rows, hosts)
 	if math.Abs(m.Busy-tc) > 1e-5*float64(m.Ran+1) || m.Utilization > 1 {
 		t.Errorf("busy host-time %v from _jobs.csv, Batsim's time_computing %v; utilization %v", m.Busy, tc, m.Utilization)
 	}
@@ -222,7 +222,7 @@ func busyIsTimeComputing(t *testing.T, real *batsimrun.Result, hosts int) {
 // at the same time.
 func overlapping(t *testing.T, jobsCSV []byte) bool {
 	t.Helper()
-	rows, err := expe.ReadJobsCSV(bytes.NewReader(jobsCSV))
+	rows, err := analysis.ReadJobsCSV(bytes.NewReader(jobsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}

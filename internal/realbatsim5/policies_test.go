@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/policies/prio"
 
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -112,6 +113,11 @@ func policyCases() []policyCase {
 		policyCase{policy: "energy", platform: "bot", workload: bursts, args: energyOn, switches: true, opts: map[string]string{"switch-on": "151.52", "switch-off": "6.1", "idle-off": "60"}},
 		policyCase{policy: "batsched-energy", platform: "bot", workload: bursts, args: energyOn, switches: true, opts: botSwitches},
 	)
+	// the priority functions, each backfilling option in turn
+	for i, f := range prio.Functions {
+		b := prio.BackfillOption.Values[i%len(prio.BackfillOption.Values)]
+		cs = append(cs, policyCase{policy: f.Name, platform: "lille", workload: tiny, opts: map[string]string{"backfill": b}})
+	}
 	return cs
 }
 

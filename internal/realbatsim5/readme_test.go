@@ -111,18 +111,7 @@ func scratchClone(t *testing.T, name string) (root, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if n := e.Name(); n == "bin" || strings.HasPrefix(n, "out") || strings.HasPrefix(n, ".") {
-			continue
-		}
-		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
+	linkRepo(t, root, dir)
 	return root, dir
 }
 

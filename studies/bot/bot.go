@@ -7,7 +7,7 @@ import (
 	_ "embed"
 	"fmt"
 
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // The bag-of-tasks consolidation experiment (docs/reproducing.md): the
@@ -29,21 +29,18 @@ const BotPlan = "bot"
 var planFile []byte
 
 // Register adds the plan and its report.
-func Register(s *expe.Studies) {
-	s.Register(expe.Study{Kind: BotPlan, Prepare: nodesOf, ReadWorkload: readWorkload, ReadRun: readRun,
-		Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).bot() }})
+func Register(s *report.Studies) {
+	s.Register(report.Study{Kind: BotPlan, Prepare: nodesOf, ReadWorkload: readWorkload, ReadRun: readRun,
+		Report: func(r *report.Report) error { return (&reporter{Report: r, a: r.A}).bot() }})
 	s.AddPlan(BotPlan, planFile)
 }
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 }
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
-
-// BotStep is the thesis' step, in seconds (5 minutes).
-const BotStep = expe.BotStep
 
 // The variants of plan bot.
 const (

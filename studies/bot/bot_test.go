@@ -10,11 +10,14 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/policies/bot"
-	"github.com/bucma-sched/bucma/studies/internal/studytest"
-
 	"github.com/bucma-sched/bucma/sched"
+	"github.com/bucma-sched/bucma/studies/internal/studytest"
+	"github.com/bucma-sched/bucma/workloads"
+	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
 // TestBotPlan: the published BoTs of Tables 7 (36 cores) and 8 (8 cores),
@@ -64,11 +67,11 @@ func TestBotPlan(t *testing.T) {
 	}
 	bad := p
 	bad.Cases = append([]expe.WorkloadCase(nil), p.Cases...)
-	bad.Cases[0].Fields = expe.Fields{{Key: "bots", Value: "H9-9"}}
+	bad.Cases[0].Fields = gen.Fields{{Key: "bots", Value: "H9-9"}}
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "H9-9") {
 		t.Errorf("unknown BoT: %v", err)
 	}
-	bad.Cases[0].Fields = expe.Fields{{Key: "bots", Value: "H1-1,H1-2"}, {Key: "bot_arrivals", Value: "0"}}
+	bad.Cases[0].Fields = gen.Fields{{Key: "bots", Value: "H1-1,H1-2"}, {Key: "bot_arrivals", Value: "0"}}
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "1 arrival steps for 2") {
 		t.Errorf("arrivals: %v", err)
 	}
@@ -93,7 +96,7 @@ B-x-q0-t0-s1,w0,c90,0,1,-1,1,COMPLETED_SUCCESSFULLY,950,300,1250,0,300,1,0,-1,"v
 B-x-q0-t1-s0,w0,c90,0,1,-1,1,COMPLETED_SUCCESSFULLY,950,300,1250,0,300,1,3,-1,""
 bg-h4-s0,w0,c50,0,1,-1,1,COMPLETED_SUCCESSFULLY,0,300,300,0,300,1,4,-1,""
 `
-	rows, err := expe.ReadJobsCSV(strings.NewReader(csv))
+	rows, err := analysis.ReadJobsCSV(strings.NewReader(csv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +161,7 @@ func TestBotCampaignReport(t *testing.T) {
 	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: studytest.Embedded(), Workers: 2})
 	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: again, Engine: studytest.Embedded(), Workers: 1})
 	studytest.SameOutputsTwice(t, p.Expand(), dir, again)
-	report := studytest.Report(t, s, dir)
+	text := studytest.Report(t, s, dir)
 	for _, want := range []string{
 		"## Table 7: trivial case 1", "| H1-1 | 10 (10) | 10 | 9 | 45 (45) | 52 (+15.50 %) | 45.0 (+0.0 %) |",
 		"## Table 8: trivial case 2", "| H2-3 | 24 (24) | 29 | 9 | 45 (45) | 83 (+84.44 %) |",
@@ -168,21 +171,21 @@ func TestBotCampaignReport(t *testing.T) {
 		"- **The system level on the user profiles**", "mediano at 75 %: harmful at intermediate load",
 		"## Where and why we differ", "fig/bot-table7.png",
 	} {
-		if !strings.Contains(report, want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if strings.Contains(report, "NaN") || strings.Contains(report, "## Table 14") {
-		t.Errorf("report:\n%s", report)
+	if strings.Contains(text, "NaN") || strings.Contains(text, "## Table 14") {
+		t.Errorf("report:\n%s", text)
 	}
 	for _, f := range []string{"bot-table7.png", "bot-table8.svg", "bot-profiles.png"} {
-		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, report.FigDir, f)); err != nil {
 			t.Error(err)
 		}
 	}
 	// Every run recorded its energy.
 	st, _ := s.Study(BotPlan)
-	a, err := expe.Analyze(dir, st)
+	a, err := report.Analyze(dir, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +203,12 @@ func TestBotCampaignReport(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(report, "- **Saturation.** ") {
+	if !strings.Contains(text, "- **Saturation.** ") {
 		t.Error("report: no saturation paragraph")
 	}
 	// The system level's effect on a profile: paired by seed, with the
 	// seeds that back its sign.
-	if !regexp.MustCompile(`mediano at 75 %: harmful at intermediate load: .* min \[[0-2]/2\]`).MatchString(report) {
+	if !regexp.MustCompile(`mediano at 75 %: harmful at intermediate load: .* min \[[0-2]/2\]`).MatchString(text) {
 		t.Error("report: the system level's effect without its seeds")
 	}
 	// Over an energy of 0.2 J the saving by switching off is refused; a
@@ -214,7 +217,7 @@ func TestBotCampaignReport(t *testing.T) {
 		br.joules = 0.2
 	}
 	runs["h2-3"][BotThresholdPowerVariant][1].sat = true
-	er := &reporter{Report: expe.NewReport(a), a: a}
+	er := &reporter{Report: report.New(a), a: a}
 	er.botEnergy(runs)
 	var h11, h23, mediano string
 	for _, l := range strings.Split(er.Text(), "\n") {
@@ -227,15 +230,15 @@ func TestBotCampaignReport(t *testing.T) {
 			mediano = l
 		}
 	}
-	if !strings.HasSuffix(h11, "| "+expe.NearZero+" |") {
+	if !strings.HasSuffix(h11, "| "+analysis.NearZero+" |") {
 		t.Errorf("energy saved over 0.2 J: %q", h11)
 	}
-	if !strings.HasSuffix(h23, "]"+expe.SaturatedMark+" |") || strings.Contains(mediano, expe.SaturatedMark) {
+	if !strings.HasSuffix(h23, "]"+analysis.SaturatedMark+" |") || strings.Contains(mediano, analysis.SaturatedMark) {
 		t.Errorf("energy saved over a saturated run: %q; over none: %q", h23, mediano)
 	}
 	// A difference over a Consolidado of 0 steps is refused too.
 	b := &botBoTRun{info: &botInfo{plan: &bot.BotPlan{T: 0}}, end: 600}
-	if !math.IsNaN(b.diff()) || fmtBotDiff(expe.Estimate95([]float64{b.diff()}), 1) != expe.NearZero {
+	if !math.IsNaN(b.diff()) || fmtBotDiff(analysis.Estimate95([]float64{b.diff()}), 1) != analysis.NearZero {
 		t.Errorf("difference over a zero Consolidado: %v", b.diff())
 	}
 }
@@ -243,35 +246,39 @@ func TestBotCampaignReport(t *testing.T) {
 // TestBotSpecs: the published BoTs do not depend on the seed; a profile is
 // the same BoT under every external load; arrivals are given or drawn.
 func TestBotSpecs(t *testing.T) {
-	a, err := expe.BotSpecs(expe.Values{"bots": "h2-3"}, 1)
+	specs := func(v gen.Values, seed uint64) ([]workloads.BotSpec, error) {
+		bots, _, err := botSpecs(v, seed)
+		return bots, err
+	}
+	a, err := specs(gen.Values{"bots": "h2-3"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := expe.BotSpecs(expe.Values{"bots": "H2-3"}, 7)
+	b, _ := specs(gen.Values{"bots": "H2-3"}, 7)
 	if len(a) != 1 || a[0].Name != "H2-3" || a[0].VMs != 24 || !slices.Equal(a[0].Quads, b[0].Quads) {
 		t.Errorf("H2-3: %+v / %+v", a, b)
 	}
-	plan, err := expe.BotPredict(a[0].Quads, a[0].VMs)
+	plan, err := Predict(a[0].Quads, a[0].VMs)
 	if err != nil || plan.T != 9 || len(plan.Contention) != 1 {
 		t.Errorf("H2-3 on 24 VMs: %v, T %d, contention %v (want 9 steps, one contention row)", err, plan.T, plan.Contention)
 	}
-	x, _ := expe.BotSpecs(expe.Values{"bots": "pesado"}, 3)
-	y, _ := expe.BotSpecs(expe.Values{"bots": "pesado", "background": 75}, 3)
-	z, _ := expe.BotSpecs(expe.Values{"bots": "pesado"}, 4)
+	x, _ := specs(gen.Values{"bots": "pesado"}, 3)
+	y, _ := specs(gen.Values{"bots": "pesado", "background": 75}, 3)
+	z, _ := specs(gen.Values{"bots": "pesado"}, 4)
 	if !slices.Equal(x[0].Quads, y[0].Quads) || slices.Equal(x[0].Quads, z[0].Quads) || x[0].VMs != 24 || len(x[0].Quads) != 10 {
 		t.Errorf("pesado: the seed must draw it, the external load must not change it")
 	}
 	r := studytest.Plan(t, studytest.Studies(Register), BotPlan).Recipe(BotProductionCase)
-	up, err := expe.BotSpecs(expe.Values{"bots": r.Fields.String("bots"), "bot_arrivals": r.Fields.String("bot_arrivals")}, 1)
+	up, err := specs(gen.Values{"bots": r.Fields.String("bots"), "bot_arrivals": r.Fields.String("bot_arrivals")}, 1)
 	if err != nil || len(up) != 10 || up[0].Name != "UP-10" || up[0].Arrival != 0 || up[9].Name != "UP-2" || up[9].Arrival != 106 || up[9].VMs != 4 {
 		t.Fatalf("production: %v %+v", err, up)
 	}
-	drawn, err := expe.BotSpecs(expe.Values{"bots": "UP-1,UP-2,UP-3", "bot_arrivals": "I4^8"}, 1)
+	drawn, err := specs(gen.Values{"bots": "UP-1,UP-2,UP-3", "bot_arrivals": "I4^8"}, 1)
 	if err != nil || drawn[0].Arrival != 0 || drawn[1].Arrival < 0 || drawn[2].Arrival < drawn[1].Arrival {
 		t.Errorf("drawn arrivals: %v %+v", err, drawn)
 	}
-	for _, v := range []expe.Values{{}, {"bots": "H1-1", "background": 120}, {"bots": "H1-1", "bot_arrivals": "x"}, {"bots": "H1-1", "bot_arrivals": "I0^8"}} {
-		if _, err := expe.BotSpecs(v, 1); err == nil {
+	for _, v := range []gen.Values{{}, {"bots": "H1-1", "background": 120}, {"bots": "H1-1", "bot_arrivals": "x"}, {"bots": "H1-1", "bot_arrivals": "I0^8"}} {
+		if _, err := specs(v, 1); err == nil {
 			t.Errorf("%+v accepted", v)
 		}
 	}
@@ -289,7 +296,7 @@ func TestBotWorkload(t *testing.T) {
 	if err := os.WriteFile(plat, xml, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	data, err := expe.GenerateWorkload(expe.WorkloadRecipe{Generator: "bot", Fields: expe.Fields{{Key: "bots", Value: "H1-1"}, {Key: "background", Value: 50.0}}}, 1, 0, plat)
+	data, err := gen.Generate(gen.Recipe{Generator: "bot", Fields: gen.Fields{{Key: "bots", Value: "H1-1"}, {Key: "background", Value: 50.0}}}, 1, 0, plat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +311,7 @@ func TestBotWorkload(t *testing.T) {
 	if len(info.bots) != 1 || !info.background || info.bots[0].plan.T != 9 || info.bots[0].jobs != 3*5+7*6 || info.bots[0].vms != 10 {
 		t.Fatalf("workload info %+v", info.bots[0])
 	}
-	ji, err := expe.ReadJobInfo(path)
+	ji, err := analysis.ReadJobInfo(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,17 +10,20 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
 // botCell gathers one quantity over the seeds of a case and variant.
-func botCell(runs []*botRun, f func(*botRun) float64) expe.Estimate {
+func botCell(runs []*botRun, f func(*botRun) float64) analysis.Estimate {
 	xs := make([]float64, len(runs))
 	for i, br := range runs {
 		xs[i] = f(br)
 	}
-	return expe.Estimate95(xs)
+	return analysis.Estimate95(xs)
 }
 
 // botPaired collects f over the seeds where both xs and ys have a run.
@@ -48,21 +51,21 @@ func botOf(name string, f func(*botBoTRun) float64) func(*botRun) float64 {
 
 // fmtBotEst prints an estimate: the mean alone when every seed gave the
 // same value, else with its 95 % half-width.
-func fmtBotEst(e expe.Estimate, prec int, signed bool) string {
+func fmtBotEst(e analysis.Estimate, prec int, signed bool) string {
 	if math.Abs(e.Mean) < 0.5*math.Pow(10, -float64(prec)) {
 		e.Mean = 0 // no "-0.0"
 	}
 	if e.N > 0 && !math.IsNaN(e.Half) && e.Half < 0.5*math.Pow(10, -float64(prec)) {
 		e.Half = math.NaN()
 	}
-	return expe.FmtEst(e, prec, signed)
+	return analysis.FmtEst(e, prec, signed)
 }
 
 // fmtBotDiff prints a difference from the Consolidado (or the predicted
 // end): expe.NearZero when no seed had a base above the floor.
-func fmtBotDiff(e expe.Estimate, prec int) string {
+func fmtBotDiff(e analysis.Estimate, prec int) string {
 	if e.N == 0 {
-		return expe.NearZero
+		return analysis.NearZero
 	}
 	return fmtBotEst(e, prec, true)
 }
@@ -138,7 +141,7 @@ func (r *reporter) bot() error {
 	}
 	r.Intro(fmt.Sprintf("%d variants × %d cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
 	engines, wall, _ := r.RunInfos()
-	r.p("- Engines: %s (compute sharing and energy on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), expe.FmtDuration(wall))
+	r.p("- Engines: %s (compute sharing and energy on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), analysis.FmtDuration(wall))
 	r.p("- Variants: ")
 	var vs []string
 	for _, v := range pl.Variants {
@@ -156,10 +159,10 @@ func (r *reporter) bot() error {
 	r.p("simulated job computes its c/100 × 300 Gflop in c %% of the step). *Difference* = ")
 	r.p("(makespan − Consolidado) / Consolidado × 100, the thesis' formula. *Migrations*: two consecutive rows of a VM (the `vm=` of each ")
 	r.p("job's metadata) on cores of different nodes. The published BoTs (H1, H2) do not depend on the seed: one value; the drawn ones ")
-	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", expe.SeedList(pl.Seeds))
+	r.p("(profiles, production) are means over the seeds %s ± the half-width of their 95 %% confidence interval. ", analysis.SeedList(pl.Seeds))
 	r.p("The thesis' value follows in parentheses. ")
-	r.p("A difference is not computed over a Consolidado or a predicted end below %g s (%s).\n", expe.FloorSeconds, expe.NearZero)
-	r.p("- %s\n", expe.SaturationSummary(a, true))
+	r.p("A difference is not computed over a Consolidado or a predicted end below %g s (%s).\n", analysis.FloorSeconds, analysis.NearZero)
+	r.p("- %s\n", report.SaturationSummary(a, true))
 	if s := botSpread(pl.Cases, runs); s > 0 {
 		r.p("- **The seeds of a published BoT gave different makespans** (by up to %.1f s): the runs are not deterministic.\n", s)
 	}
@@ -233,7 +236,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 	for _, v := range variants {
 		series = append(series, v.Name)
 	}
-	bars := make([][]expe.Bar, len(series))
+	bars := make([][]figures.Bar, len(series))
 	for _, c := range cases {
 		name := botSingle(c)
 		paper := botPaperTrivial[name]
@@ -249,13 +252,13 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 		if info == nil {
 			r.p("| %s | (runs missing) |%s\n", name, strings.Repeat(" |", 5+len(variants)))
 			for i := range bars {
-				bars[i] = append(bars[i], expe.Bar{Group: name, Est: expe.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: math.NaN()})
+				bars[i] = append(bars[i], figures.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: math.NaN()})
 			}
 			continue
 		}
 		cons := float64(info.plan.T) * BotStep / 60
 		r.p("| %s | %d (%d) | %d | %d | %.0f (%.0f) | %.0f (%+.2f %%) |", name, info.vms, paper.vms, info.tasks, info.plan.T, cons, paper.cons, paper.real, paper.diff)
-		bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: cons, Half: math.NaN()}, Paper: paper.cons})
+		bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: cons, Half: math.NaN()}, Paper: paper.cons})
 		for vi, v := range variants {
 			mk := botCell(rs[v.Name], botOf(name, (*botBoTRun).makespan))
 			df := botCell(rs[v.Name], botOf(name, (*botBoTRun).diff))
@@ -264,7 +267,7 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 			if v.Name == BotConsolidationVariant || v.Name == BotThresholdVariant {
 				p = paper.real
 			}
-			bars[vi+1] = append(bars[vi+1], expe.Bar{Group: name, Est: mk, Paper: p})
+			bars[vi+1] = append(bars[vi+1], figures.Bar{Group: name, Est: mk, Paper: p})
 		}
 		mig := botCell(rs[BotThresholdVariant], botOf(name, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
 		if paper.migrations >= 0 {
@@ -276,10 +279,10 @@ func (r *reporter) botTrivial(runs map[string]map[string][]*botRun, prefix strin
 	r.p("\n")
 	fig := fmt.Sprintf("bot-table%d", table)
 	title := map[int]string{7: "Trivial case 1: light BoTs on 36 cores", 8: "Trivial case 2: heavy BoTs on 8 cores"}[table]
-	if err := expe.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
+	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, report.FigDir, fig), title, "minutes", groups, series, bars, "thesis (Consolidado, Real)"); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, expe.FigDir, fig)
+	r.p("![%s](%s/%s.png)\n\nBars: our Consolidado and makespans; triangles: the thesis' Consolidado and Real (the thesis' Real beside the application level and the system level).\n\n", title, report.FigDir, fig)
 	return nil
 }
 
@@ -339,7 +342,7 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 	var groups []string
 	series := []string{"without system level", "with system level"}
 	series = append(series, others...)
-	bars := make([][]expe.Bar, len(series))
+	bars := make([][]figures.Bar, len(series))
 	for _, p := range profiles {
 		paper := botPaperProfiles[p]
 		for bi, bg := range BotBackgrounds {
@@ -357,23 +360,23 @@ func (r *reporter) botProfiles(runs map[string]map[string][]*botRun) error {
 			r.p("| %s | %d %% | %s (%.0f) | %s (%+.1f) | %s (%.0f) | %s (%+.1f) | %s (%d) |", p, bg,
 				fmtBotEst(wo, 1, false), paper.without[bi], fmtBotDiff(wod, 1), paper.diffWithout[bi],
 				fmtBotEst(wi, 1, false), paper.with[bi], fmtBotDiff(wid, 1), paper.diffWith[bi], fmtBotEst(mig, 1, false), paper.migrations[bi])
-			bars[0] = append(bars[0], expe.Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
-			bars[1] = append(bars[1], expe.Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
+			bars[0] = append(bars[0], figures.Bar{Group: c, Est: wod, Paper: paper.diffWithout[bi]})
+			bars[1] = append(bars[1], figures.Bar{Group: c, Est: wid, Paper: paper.diffWith[bi]})
 			for oi, o := range others {
 				mk := botCell(rs[o], botOf(p, (*botBoTRun).makespan))
 				df := botCell(rs[o], botOf(p, (*botBoTRun).diff))
 				r.p(" %s | %s |", fmtBotEst(mk, 1, false), fmtBotDiff(df, 1))
-				bars[2+oi] = append(bars[2+oi], expe.Bar{Group: c, Est: df, Paper: math.NaN()})
+				bars[2+oi] = append(bars[2+oi], figures.Bar{Group: c, Est: df, Paper: math.NaN()})
 			}
 			r.p("\n")
 		}
 	}
 	r.p("\n")
 	fig := "bot-profiles"
-	if err := expe.PaperBarPlot(filepath.Join(r.a.Dir, expe.FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
+	if err := figures.PaperBarPlot(filepath.Join(r.a.Dir, report.FigDir, fig), "User profiles: difference from the Consolidado", "difference (%)", groups, series, bars, "thesis (Tables 10, 11)"); err != nil {
 		return err
 	}
-	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", expe.FigDir, fig)
+	r.p("![User profiles](%s/%s.png)\n\nBars: our differences (95 %% intervals over the seeds); triangles: the thesis' (Table 10 beside the application level, Table 11 beside the system level).\n\n", report.FigDir, fig)
 	return nil
 }
 
@@ -412,7 +415,7 @@ func (r *reporter) botProduction(runs map[string]map[string][]*botRun) {
 			end := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 { return b.end / 60 }))
 			df := botCell(rs[v], botOf(name, func(b *botBoTRun) float64 {
 				p := b.info.arrival/60 + b.consolidated()
-				if p*60 < expe.FloorSeconds {
+				if p*60 < analysis.FloorSeconds {
 					return math.NaN()
 				}
 				return 100 * (b.end/60 - p) / p
@@ -428,7 +431,7 @@ func (r *reporter) botProduction(runs map[string]map[string][]*botRun) {
 		}
 		r.p("\n")
 	}
-	last := func(v string) expe.Estimate {
+	last := func(v string) analysis.Estimate {
 		return botCell(rs[v], func(br *botRun) float64 {
 			end := 0.0
 			for _, b := range br.bots {
@@ -448,7 +451,7 @@ func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
 	r.p("Energy consumed by the whole platform during the whole run (Batsim's `consumed_joules`, in kWh), the external load included, ")
 	r.p("with the wattages of the platform%s. ", botWatts(filepath.Join(r.a.Dir, expe.PlatformFile)))
 	r.p("This table is new, not a reproduction: the thesis reports no energy. The energy saved is the paired change (each seed's two runs), ")
-	r.p("negated, with the seeds that back its sign (%s); it is not computed over an energy below %g J.\n\n", expe.SeedsNote(), BotFloorJoules)
+	r.p("negated, with the seeds that back its sign (%s); it is not computed over an energy below %g J.\n\n", analysis.SeedsNote(), BotFloorJoules)
 	variants := r.a.Plan.Variants
 	r.p("| case |")
 	for _, v := range variants {
@@ -478,12 +481,12 @@ func (r *reporter) botEnergy(runs map[string]map[string][]*botRun) {
 					}
 				}
 			}
-			cp := expe.Compare(off, on, BotFloorJoules)
+			cp := analysis.Compare(off, on, BotFloorJoules)
 			mark := botSatMark(runs[c.Name][BotThresholdVariant], runs[c.Name][BotThresholdPowerVariant])
 			if cp.NearZero > 0 {
-				r.p(" %s%s |", expe.NearZero, mark)
+				r.p(" %s%s |", analysis.NearZero, mark)
 			} else {
-				r.p(" %s %s%s |", fmtBotEst(expe.Estimate{N: cp.Change.N, Mean: -cp.Change.Mean, Half: cp.Change.Half}, 1, true), cp.SeedsText(), mark)
+				r.p(" %s %s%s |", fmtBotEst(analysis.Estimate{N: cp.Change.N, Mean: -cp.Change.Mean, Half: cp.Change.Half}, 1, true), cp.SeedsText(), mark)
 			}
 		}
 		r.p("\n")
@@ -556,7 +559,7 @@ func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 				exact++
 			}
 			name := botSingle(c)
-			ours = append(ours, fmt.Sprintf("%s %s %%", name, fmtBotDiff(expe.Estimate95([]float64{b.diff()}), 1)))
+			ours = append(ours, fmt.Sprintf("%s %s %%", name, fmtBotDiff(analysis.Estimate95([]float64{b.diff()}), 1)))
 			theirs = append(theirs, fmt.Sprintf("%+.1f %%", botPaperTrivial[name].diff))
 		}
 		if n > 0 {
@@ -617,7 +620,7 @@ func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 				with = t.makespan()
 			}
 			r.p("  | %s | %.2f | %.2f | %.1f | %.1f | %s | %.0f |\n", name, float64(b.info.vms)/8, mean, fluid*BotStep/60, b.makespan(),
-				fmtBotEst(expe.Estimate{N: 1, Mean: with, Half: math.NaN()}, 1, false), botPaperTrivial[name].real)
+				fmtBotEst(analysis.Estimate{N: 1, Mean: with, Half: math.NaN()}, 1, false), botPaperTrivial[name].real)
 			rowLoads = append(rowLoads, fmt.Sprintf("%.0f %%", 100*mean))
 			diffs = append(diffs, b.diff())
 			paperDiffs = append(paperDiffs, botPaperTrivial[name].diff)
@@ -699,7 +702,7 @@ func (r *reporter) botWhy(runs map[string]map[string][]*botRun) {
 
 // botWhyProfiles checks the thesis' findings on the user profiles.
 func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
-	type cell struct{ wo, wi expe.Estimate }
+	type cell struct{ wo, wi analysis.Estimate }
 	get := func(p string, bg int) (cell, bool) {
 		c := BotProfileCase(p, bg)
 		if _, ok := r.a.Plan.Case(c); !ok {
@@ -724,7 +727,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 			return
 		}
 	}
-	verdict := func(e expe.Estimate, want int) string {
+	verdict := func(e analysis.Estimate, want int) string {
 		// want: 0 no effect, 1 slower with, -1 faster with
 		sig := !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
 		switch {
@@ -756,13 +759,13 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 			continue
 		}
 		xs := changes(cl.p, cl.bg)
-		e := expe.Estimate95(xs)
+		e := analysis.Estimate95(xs)
 		pp := botPaperProfiles[cl.p]
 		bi := slices.Index(BotBackgrounds, cl.bg)
-		r.p("  - %s at %d %%: %s: %s min %s (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), expe.SeedsOf(xs), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
+		r.p("  - %s at %d %%: %s: %s min %s (thesis %+.0f): %s.\n", cl.p, cl.bg, cl.what, fmtBotEst(e, 1, true), analysis.SeedsOf(xs), pp.with[bi]-pp.without[bi], verdict(e, cl.want))
 	}
 	// Cores shared by two VMs.
-	shared := func(p string, bg int, v string) expe.Estimate {
+	shared := func(p string, bg int, v string) analysis.Estimate {
 		return botCell(runs[BotProfileCase(p, bg)][v], botOf(p, func(b *botBoTRun) float64 {
 			if b.vmRows == 0 {
 				return math.NaN()
@@ -770,7 +773,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 			return 100 * float64(b.sharedRows) / float64(b.vmRows)
 		}))
 	}
-	migs := func(p string, bg int) expe.Estimate {
+	migs := func(p string, bg int) analysis.Estimate {
 		return botCell(runs[BotProfileCase(p, bg)][BotThresholdVariant], botOf(p, func(b *botBoTRun) float64 { return float64(b.moves.Nodes) }))
 	}
 	var sh []string
@@ -780,7 +783,7 @@ func (r *reporter) botWhyProfiles(runs map[string]map[string][]*botRun) {
 		}
 		sh = append(sh, fmt.Sprintf("%s %s %% without the system level, %s %% with it (%s migrations; change %s min, thesis %+.0f)", p,
 			fmtBotEst(shared(p, 0, BotConsolidationVariant), 1, false), fmtBotEst(shared(p, 0, BotThresholdVariant), 1, false),
-			fmtBotEst(migs(p, 0), 1, false), fmtBotEst(expe.Estimate95(changes(p, 0)), 1, true)+" "+expe.SeedsOf(changes(p, 0)), botPaperProfiles[p].with[0]-botPaperProfiles[p].without[0]))
+			fmtBotEst(migs(p, 0), 1, false), fmtBotEst(analysis.Estimate95(changes(p, 0)), 1, true)+" "+analysis.SeedsOf(changes(p, 0)), botPaperProfiles[p].with[0]-botPaperProfiles[p].without[0]))
 	}
 	if len(sh) > 0 {
 		sharing := false

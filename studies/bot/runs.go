@@ -11,11 +11,12 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies/bot"
+	json "github.com/goccy/go-json"
 )
 
 // Reading the runs: what a run of bags of tasks shows.
@@ -68,7 +69,7 @@ type BotMoves struct {
 // jobs of one VM row start together on the VM's core, so only a change of
 // core between rows counts. Jobs without a vm (background, packing) and
 // jobs that did not run are left out.
-func BotVMMoves(rows []expe.JobRow, nodeOf func(host int) string) (map[string]BotMoves, error) {
+func BotVMMoves(rows []analysis.JobRow, nodeOf func(host int) string) (map[string]BotMoves, error) {
 	type ev struct {
 		start float64
 		host  int
@@ -126,7 +127,7 @@ type botInfo struct {
 	vms         int
 	quads       []bot.BotQuad
 	tasks, jobs int
-	plan        *bot.BotPlan // the thesis' consolidation (BotPredict)
+	plan        *bot.BotPlan // the thesis' consolidation (Predict)
 	uncontended int          // steps of the uncontended execution
 }
 
@@ -190,7 +191,7 @@ func readBotWorkload(path string) (*botWorkloadInfo, error) {
 			b.tasks += q.B
 		}
 		b.uncontended = bot.BotUncontendedSteps(b.quads)
-		if b.plan, err = expe.BotPredict(b.quads, b.vms); err != nil {
+		if b.plan, err = Predict(b.quads, b.vms); err != nil {
 			return nil, fmt.Errorf("workload %s, BoT %s: %w", path, b.name, err)
 		}
 	}
@@ -240,7 +241,7 @@ func (b *botBoTRun) consolidated() float64 { return float64(b.info.plan.T) * Bot
 // diff is the thesis' difference (%): (makespan − Consolidado) / Consolidado;
 // NaN over a Consolidado below expe.FloorSeconds.
 func (b *botBoTRun) diff() float64 {
-	if b.consolidated()*60 < expe.FloorSeconds {
+	if b.consolidated()*60 < analysis.FloorSeconds {
 		return math.NaN()
 	}
 	return 100 * (b.makespan() - b.consolidated()) / b.consolidated()
@@ -262,7 +263,7 @@ func botSatMark(runs ...[]*botRun) string {
 	for _, rs := range runs {
 		for _, br := range rs {
 			if br.sat {
-				return expe.SaturatedMark
+				return analysis.SaturatedMark
 			}
 		}
 	}
@@ -294,7 +295,7 @@ func (r *reporter) botRuns() (map[string]map[string][]*botRun, error) {
 
 // nodesOf maps each platform file of the campaign to the node of each of
 // its hosts (its "node" property, else its name).
-func nodesOf(a *expe.Analysis) (any, error) {
+func nodesOf(a *report.Analysis) (any, error) {
 	nodes := map[string][]string{}
 	for _, c := range a.Plan.Cases {
 		pf := a.Plan.PlatformFileOf(c.Name)
@@ -319,12 +320,12 @@ func nodesOf(a *expe.Analysis) (any, error) {
 }
 
 // readWorkload reads the BoTs of a workload.
-func readWorkload(_ *expe.Analysis, path string, _ map[string]expe.JobInfo) (any, error) {
+func readWorkload(_ *report.Analysis, path string, _ map[string]analysis.JobInfo) (any, error) {
 	return readBotWorkload(path)
 }
 
 // readRun reads what the report needs of a run.
-func readRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(a *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	nodeOf := a.Data.(map[string][]string)[a.Plan.PlatformFileOf(rd.Run.Case)]
 	br, err := readBotRun(in.Dir, in.Rows, in.WorkloadData.(*botWorkloadInfo), nodeOf)
 	if err != nil {
@@ -336,7 +337,7 @@ func readRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 }
 
 // readBotRun reads one run directory.
-func readBotRun(dir string, rows []expe.JobRow, info *botWorkloadInfo, nodeOf []string) (*botRun, error) {
+func readBotRun(dir string, rows []analysis.JobRow, info *botWorkloadInfo, nodeOf []string) (*botRun, error) {
 	br := &botRun{bots: map[string]*botBoTRun{}, joules: math.NaN()}
 	for _, b := range info.bots {
 		br.bots[b.name] = &botBoTRun{info: b}
@@ -390,7 +391,7 @@ func readBotRun(dir string, rows []expe.JobRow, info *botWorkloadInfo, nodeOf []
 			}
 		}
 	}
-	if j, err := expe.ScheduleValue(filepath.Join(dir, expe.ScheduleFile), "consumed_joules"); err == nil {
+	if j, err := analysis.ScheduleValue(filepath.Join(dir, expe.ScheduleFile), "consumed_joules"); err == nil {
 		br.joules = j
 	}
 	return br, nil
@@ -407,7 +408,7 @@ type botVMRow struct {
 
 // botVMRows lists the VM rows of a run's jobs (jobs with a vm in their
 // metadata) and marks those that shared their core with another VM's row.
-func botVMRows(rows []expe.JobRow) []botVMRow {
+func botVMRows(rows []analysis.JobRow) []botVMRow {
 	type key struct {
 		bot       string
 		vm, host  int

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
@@ -63,7 +65,7 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 				studytest.SameOutputsTwice(t, runs, dirs[0], second)
 			}
 			st, _ := s.Study(name)
-			an, err := expe.Analyze(dirs[0], st)
+			an, err := report.Analyze(dirs[0], st)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +97,7 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			if IsSensitivity(name) && an.HostsOf(expe.Run{Case: "resources-cores"}) != 972 {
 				t.Errorf("the cores condition runs on %d hosts", an.HostsOf(expe.Run{Case: "resources-cores"}))
 			}
-			path, err := expe.WriteReport(dirs[0], s)
+			path, err := report.Write(dirs[0], s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,8 +125,8 @@ func TestEmbeddedCampaignEndToEnd(t *testing.T) {
 			if strings.Contains(string(text), "| n/a") && name == "walltime-trust" {
 				t.Errorf("report has missing values:\n%s", text)
 			}
-			for _, ext := range expe.FigureFormats {
-				figs, _ := filepath.Glob(filepath.Join(dirs[0], expe.FigDir, "*."+ext))
+			for _, ext := range figures.Formats {
+				figs, _ := filepath.Glob(filepath.Join(dirs[0], report.FigDir, "*."+ext))
 				if len(figs) == 0 {
 					t.Errorf("no %s figure", ext)
 				}

@@ -6,6 +6,10 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // Figures 1–2 as distributions: the boxes of the queue-position gains by Su
@@ -48,8 +52,8 @@ func (r *reporter) figures12(load float64) (bool, error) {
 		}
 		r.p("**%s**\n\n| model | Su band | n | Q1 | median | Q3 | whiskers | outliers | paper |\n|---|---|---|---|---|---|---|---|---|\n", BaseTitle(b))
 		for _, m := range BUCMAModels {
-			for _, band := range expe.SuBands {
-				bx := expe.Box(pooled[b][m][band])
+			for _, band := range analysis.SuBands {
+				bx := analysis.Box(pooled[b][m][band])
 				paper := "–"
 				if pg, ok := PaperGains[like][m][band]; ok {
 					paper = mark + "median " + pg.Text
@@ -85,10 +89,10 @@ func (r *reporter) figures12(load float64) (bool, error) {
 		if like != b {
 			title += fmt.Sprintf("; triangles: the paper's %s medians", BaseTitle(like))
 		}
-		if err := expe.BandBoxPlot(r.Fig(name), title, "queue-position gain at submission (%)", expe.SuBands, series, data, paperMed); err != nil {
+		if err := figures.BandBoxPlot(r.Fig(name), title, "queue-position gain at submission (%)", analysis.SuBands, series, data, paperMed); err != nil {
 			return true, err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	r.lowBandOutliers(pooled, load)
 	// The earlier figures, one per model with the four bases.
@@ -99,17 +103,17 @@ func (r *reporter) figures12(load float64) (bool, error) {
 		}
 		name := r.figName("gains_"+m, load)
 		title := fmt.Sprintf("%s: queue-position gain by Su band (load %s)", BaseTitle(m), expe.FormatLoad(load))
-		if err := expe.GainBoxPlot(r.Fig(name), title, BaseNames, titles(BaseNames), data); err != nil {
+		if err := figures.GainBoxPlot(r.Fig(name), title, BaseNames, titles(BaseNames), data); err != nil {
 			return true, err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	r.claims(load)
 	return true, nil
 }
 
 // outlierText prints a box's outliers: "12 (3.4 %), high 21.0–100.0".
-func outlierText(b expe.BoxStats) string {
+func outlierText(b analysis.BoxStats) string {
 	if b.Outliers == 0 {
 		return "none"
 	}
@@ -127,7 +131,7 @@ func outlierText(b expe.BoxStats) string {
 // EASY) with the paper's "maxima in the 20 % – 60 % range counting the
 // outliers".
 func (r *reporter) lowBandOutliers(pooled map[string]map[string]map[string][]float64, load float64) {
-	band := expe.SuBands[0]
+	band := analysis.SuBands[0]
 	note := PaperGainNotes["fcfs"][band]
 	r.p("**The outliers of the 0–24 band.** The paper: under FCFS, the gains of the 0–24 band have their median at 3–4 %% and their maxima in ")
 	r.p("the %g–%g %% range counting the outliers. Ours, every gain above the upper whisker of the band:\n\n", note.OutLo, note.OutHi)
@@ -135,7 +139,7 @@ func (r *reporter) lowBandOutliers(pooled map[string]map[string]map[string][]flo
 	for _, b := range BaseNames {
 		for _, m := range BUCMAModels {
 			vals := pooled[b][m][band]
-			bx := expe.Box(vals)
+			bx := analysis.Box(vals)
 			if bx.N == 0 {
 				continue
 			}
@@ -156,8 +160,8 @@ func (r *reporter) lowBandOutliers(pooled map[string]map[string]map[string][]flo
 }
 
 // seedMedian is the median gain of a band in one run (NaN without gains).
-func seedMedian(x *expe.RunData, band string) float64 {
-	return expe.Quantile(extra(x).Gains[band], 0.5)
+func seedMedian(x *report.RunData, band string) float64 {
+	return metrics.Quantile(extra(x).Gains[band], 0.5)
 }
 
 // claimTest is one paired test of a claim: a difference per seed, its
@@ -165,19 +169,19 @@ func seedMedian(x *expe.RunData, band string) float64 {
 // signed-rank test.
 type claimTest struct {
 	label string
-	diff  expe.Estimate
+	diff  analysis.Estimate
 	seeds string
-	test  expe.SignedRank
+	test  analysis.SignedRank
 }
 
 // newClaimTest sums up the per-seed differences d of a claim.
 func newClaimTest(label string, d []float64) claimTest {
-	return claimTest{label: label, diff: expe.Estimate95(d), seeds: expe.SeedsOf(d), test: expe.WilcoxonSignedRank(d)}
+	return claimTest{label: label, diff: analysis.Estimate95(d), seeds: analysis.SeedsOf(d), test: analysis.WilcoxonSignedRank(d)}
 }
 
 // pairedTest compares f of x with f of ref per seed: the differences
 // x − ref (not relative: the claims are about points and seconds).
-func pairedTest(label string, x, ref []*expe.RunData, f func(*expe.RunData) float64) claimTest {
+func pairedTest(label string, x, ref []*report.RunData, f func(*report.RunData) float64) claimTest {
 	var d []float64
 	for i := range x {
 		if x[i] != nil && ref[i] != nil {
@@ -196,10 +200,10 @@ func holm(tests []claimTest) []bool {
 			p[i] = math.NaN()
 		}
 	}
-	return expe.HolmRejects(p, ClaimAlpha)
+	return analysis.HolmRejects(p, ClaimAlpha)
 }
 
-func pText(t expe.SignedRank) string {
+func pText(t analysis.SignedRank) string {
 	if t.N == 0 {
 		return "–"
 	}
@@ -235,9 +239,9 @@ func (r *reporter) claims(load float64) {
 	var t1 []claimTest
 	var at1 []string
 	for _, b := range BaseNames {
-		for _, band := range expe.SuBands {
+		for _, band := range analysis.SuBands {
 			t1 = append(t1, pairedTest(fmt.Sprintf("%s, Su %s", BaseTitle(b), band), a.ConditionRuns("bucma5302-"+b, c), a.ConditionRuns("bucma4303-"+b, c),
-				func(x *expe.RunData) float64 { return seedMedian(x, band) }))
+				func(x *report.RunData) float64 { return seedMedian(x, band) }))
 			at1 = append(at1, b)
 		}
 	}
@@ -246,7 +250,7 @@ func (r *reporter) claims(load float64) {
 	widest := 0.0
 	for i, t := range t1 {
 		base, band, _ := strings.Cut(t.label, ", Su ")
-		r.p("| %s | %s | %s | %s | %s | %s |\n", base, band, expe.FmtEst(t.diff, 1, true), t.seeds, pText(t.test), map[bool]string{true: "**yes**", false: "no"}[rej1[i]])
+		r.p("| %s | %s | %s | %s | %s | %s |\n", base, band, analysis.FmtEst(t.diff, 1, true), t.seeds, pText(t.test), map[bool]string{true: "**yes**", false: "no"}[rej1[i]])
 		if t.test.N == 0 && t.diff.N == 0 {
 			continue
 		}
@@ -284,7 +288,7 @@ func (r *reporter) claims(load float64) {
 	r.p("**Claim 2: \"BUCMA5302 has the larger amplitude\"** (the paper, of Table 3: \"better reductions for the more precise profiles, ")
 	r.p("worse for the imprecise ones … a larger amplitude of the reductions for BUCMA5302, which punishes or rewards more according to the profile\"). ")
 	r.p("The amplitude of a model over a base, per seed: the Table 3 change of the imprecise requests' mean wait minus that of the precise ones ")
-	r.p("(points of %%; not computed on a seed where the base's wait of either profile is below %g s), and the same in seconds, ", expe.FloorWait)
+	r.p("(points of %%; not computed on a seed where the base's wait of either profile is below %g s), and the same in seconds, ", analysis.FloorWait)
 	r.p("the imprecise requests' mean wait minus the precise ones' under the model (no division). The paper's amplitudes are from its Table 3. ")
 	r.p("Below, the difference BUCMA5302 − BUCMA4303 of the amplitudes: positive where BUCMA5302's is the larger.\n\n")
 	r.p("| base | paper: 5302 / 4303 (points) | ours: BUCMA5302 − BUCMA4303 (points) | seeds | Wilcoxon p | in seconds | seeds | Wilcoxon p | verdict |\n|---|---|---|---|---|---|---|---|---|\n")
@@ -293,7 +297,7 @@ func (r *reporter) claims(load float64) {
 		base := a.ConditionRuns(b, c)
 		x5, x4 := a.ConditionRuns("bucma5302-"+b, c), a.ConditionRuns("bucma4303-"+b, c)
 		// relative amplitude needs the base run of the same seed
-		ampRel := func(runs []*expe.RunData) []float64 {
+		ampRel := func(runs []*report.RunData) []float64 {
 			out := make([]float64, len(runs))
 			for i, x := range runs {
 				out[i] = math.NaN()
@@ -301,10 +305,10 @@ func (r *reporter) claims(load float64) {
 					continue
 				}
 				bi, bp := classWait("imprecise")(base[i]), classWait("precise")(base[i])
-				if !(bi >= expe.FloorWait && bp >= expe.FloorWait) {
+				if !(bi >= analysis.FloorWait && bp >= analysis.FloorWait) {
 					continue
 				}
-				out[i] = expe.Change(classWait("imprecise")(x), bi) - expe.Change(classWait("precise")(x), bp)
+				out[i] = analysis.Change(classWait("imprecise")(x), bi) - analysis.Change(classWait("precise")(x), bp)
 			}
 			return out
 		}
@@ -314,7 +318,7 @@ func (r *reporter) claims(load float64) {
 			d = append(d, a5[i]-a4[i])
 		}
 		rel = append(rel, newClaimTest(b, d))
-		abs = append(abs, pairedTest(b, x5, x4, func(x *expe.RunData) float64 { return classWait("imprecise")(x) - classWait("precise")(x) }))
+		abs = append(abs, pairedTest(b, x5, x4, func(x *report.RunData) float64 { return classWait("imprecise")(x) - classWait("precise")(x) }))
 	}
 	rejRel, rejAbs := holm(rel), holm(abs)
 	holds, contra := 0, 0
@@ -330,8 +334,8 @@ func (r *reporter) claims(load float64) {
 		case rejRel[i]:
 			verdict, contra = "**contradicted**: BUCMA4303's is the larger", contra+1
 		}
-		r.p("| %s | %+.1f / %+.1f | %s | %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), p5, p4, expe.FmtEst(rel[i].diff, 1, true), rel[i].seeds, pText(rel[i].test),
-			expe.FmtEst(abs[i].diff, 0, true), abs[i].seeds, pText(abs[i].test)+map[bool]string{true: " (differs, Holm)", false: ""}[rejAbs[i]], verdict)
+		r.p("| %s | %+.1f / %+.1f | %s | %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), p5, p4, analysis.FmtEst(rel[i].diff, 1, true), rel[i].seeds, pText(rel[i].test),
+			analysis.FmtEst(abs[i].diff, 0, true), abs[i].seeds, pText(abs[i].test)+map[bool]string{true: " (differs, Holm)", false: ""}[rejAbs[i]], verdict)
 	}
 	r.p("\n")
 	r.p("Verdict (Table 3 amplitude, Holm over the four bases): BUCMA5302's amplitude is significantly the larger over %d of the 4 bases, ", holds)

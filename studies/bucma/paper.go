@@ -3,7 +3,7 @@ package bucma
 import (
 	"math"
 
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -74,7 +74,7 @@ var PaperWtrust = map[string]map[string]PaperGain{
 var WtrustMetrics = []string{"makespan", "waiting", "slowdown"}
 
 // wtrustMetric extracts a Figures 3–4 metric from a run.
-func wtrustMetric(name string, rd *expe.RunData) float64 {
+func wtrustMetric(name string, rd *report.RunData) float64 {
 	switch name {
 	case "makespan":
 		return rd.Metrics.Makespan

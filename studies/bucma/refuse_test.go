@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
@@ -18,16 +20,16 @@ import (
 // modelRun is a run's study data: the mean wait of each precision
 // profile's inserted requests and the gains by band.
 func modelRun(waits map[string]float64, gains map[string][]float64) *runData {
-	d := &runData{Classes: map[string]expe.GroupStats{}, Gains: gains, BandWait: map[string]float64{}, ClassGains: map[string][]float64{},
+	d := &runData{Classes: map[string]analysis.GroupStats{}, Gains: gains, BandWait: map[string]float64{}, ClassGains: map[string][]float64{},
 		OtherSu: math.NaN(), OtherShortWall: math.NaN(), HasTrace: len(gains) > 0}
 	for c, w := range waits {
-		d.Classes[c] = expe.GroupStats{Jobs: 100, MeanWait: w}
+		d.Classes[c] = analysis.GroupStats{Jobs: 100, MeanWait: w}
 	}
 	return d
 }
 
-func metricsOf(wait, makespan float64) expe.Metrics {
-	return expe.Metrics{Jobs: 100, Ran: 100, MeanWait: wait, Makespan: makespan, MeanSlowdown: 1 + wait/1000, MeanBSLD: 1 + wait/1000, Utilization: 0.7, Hosts: 39}
+func metricsOf(wait, makespan float64) analysis.Metrics {
+	return analysis.Metrics{Jobs: 100, Ran: 100, MeanWait: wait, Makespan: makespan, MeanSlowdown: 1 + wait/1000, MeanBSLD: 1 + wait/1000, Utilization: 0.7, Hosts: 39}
 }
 
 var gainsOf = map[string][]float64{"0-24": {1, 2, 3, 40, 4}, "25-49": {30, 40}, "50-74": {60, 70}, "75-100": {95, 99, 100}}
@@ -35,8 +37,8 @@ var gainsOf = map[string][]float64{"0-24": {1, 2, 3, 40, 4}, "25-49": {30, 40}, 
 // bucmaSynthetic is the bucma-model plan on 3 seeds where FCFS alone
 // saturates and its imprecise requests wait 0.3 s (a near-zero base), the
 // other runs ordinary.
-func bucmaSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis {
-	return synthetic3(t, s, plan, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+func bucmaSynthetic(t *testing.T, s *report.Studies, plan string) *report.Analysis {
+	return synthetic3(t, s, plan, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		f, v := float64(r.Seed), r.Variant
 		waits := map[string]float64{"imprecise": 500 + 10*f, "medium": 400 + f, "precise": 300 + f}
 		sat := studytest.Kept
@@ -65,7 +67,7 @@ func TestBucmaModelReportRefusesNearZeroAndMarksSaturation(t *testing.T) {
 	text := studytest.ReportOn(t, st, bucmaSynthetic(t, s, ModelPlan))
 	row := lineWith(t, text, "| BUCMA5302 | imprecise |")
 	cell := strings.Split(row, "|")[3] // FCFS
-	if !strings.Contains(cell, expe.NearZero) || !strings.Contains(cell, expe.SaturatedMark) || !strings.Contains(cell, "[3/3]*") {
+	if !strings.Contains(cell, analysis.NearZero) || !strings.Contains(cell, analysis.SaturatedMark) || !strings.Contains(cell, "[3/3]*") {
 		t.Errorf("Table 3 over FCFS's 0.3 s imprecise wait: %q", cell)
 	}
 	if m := hugePercent.FindString(text); m != "" {
@@ -74,7 +76,7 @@ func TestBucmaModelReportRefusesNearZeroAndMarksSaturation(t *testing.T) {
 	if fcfs := lineWith(t, text, "| fcfs | 3 |"); !strings.Contains(fcfs, "**yes**, 3 of 3 runs") {
 		t.Errorf("FCFS alone not flagged saturated: %s", fcfs)
 	}
-	if easy := lineWith(t, text, "| BUCMA5302 | medium |"); strings.Count(easy, expe.SaturatedMark) != 1 {
+	if easy := lineWith(t, text, "| BUCMA5302 | medium |"); strings.Count(easy, analysis.SaturatedMark) != 1 {
 		t.Errorf("only the FCFS cell involves a saturated run: %s", easy)
 	}
 	for _, want := range []string{"Claim 1", "Claim 2", "Wilcoxon signed-rank", "too few seeds", "The outliers of the 0–24 band"} {
@@ -86,8 +88,8 @@ func TestBucmaModelReportRefusesNearZeroAndMarksSaturation(t *testing.T) {
 
 // wtrustSynthetic is a walltime-trust plan on 3 seeds where EASY alone
 // waits 0.2 s (a near-zero base) and FCFS alone saturates.
-func wtrustSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis {
-	return synthetic3(t, s, plan, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+func wtrustSynthetic(t *testing.T, s *report.Studies, plan string) *report.Analysis {
+	return synthetic3(t, s, plan, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		wait, sat := 2000+float64(r.Seed), studytest.Kept
 		switch r.Variant.Name {
 		case "easy":
@@ -100,7 +102,7 @@ func wtrustSynthetic(t *testing.T, s *expe.Studies, plan string) *expe.Analysis 
 }
 
 // synthetic3 is plan on 3 seeds with every run's numbers from fill.
-func synthetic3(t *testing.T, s *expe.Studies, plan string, fill func(r expe.Run) (expe.Metrics, expe.Saturation, any)) *expe.Analysis {
+func synthetic3(t *testing.T, s *report.Studies, plan string, fill func(r expe.Run) (analysis.Metrics, analysis.Saturation, any)) *report.Analysis {
 	p, err := studytest.Plan(t, s, plan).With(expe.Overrides{Seeds: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -119,15 +121,15 @@ func TestWalltimeTrustReportsRefuseNearZeroAndMarkSaturation(t *testing.T) {
 		if m := hugePercent.FindString(text); m != "" {
 			t.Errorf("%s: a relative change over a near-zero base: %q", plan, m)
 		}
-		if !strings.Contains(text, expe.NearZero) || !strings.Contains(text, expe.SaturatedMark) || !strings.Contains(text, "**yes**, 3 of 3 runs") {
+		if !strings.Contains(text, analysis.NearZero) || !strings.Contains(text, analysis.SaturatedMark) || !strings.Contains(text, "**yes**, 3 of 3 runs") {
 			t.Errorf("%s: no near-zero or saturation mark:\n%s", plan, text)
 		}
 		if plan == WtrustPlan {
 			cells := strings.Split(lineWith(t, text, "| mean waiting time |"), "|")
-			if !strings.Contains(cells[5], expe.NearZero) || strings.Contains(cells[5], expe.SaturatedMark) || !strings.Contains(cells[2], expe.SaturatedMark) {
+			if !strings.Contains(cells[5], analysis.NearZero) || strings.Contains(cells[5], analysis.SaturatedMark) || !strings.Contains(cells[2], analysis.SaturatedMark) {
 				t.Errorf("Figures 3–4 waiting row: EASY %q, FCFS %q", cells[5], cells[2])
 			}
-		} else if !strings.Contains(lineWith(t, text, "| **80 % (paper)** |"), expe.NearZero) {
+		} else if !strings.Contains(lineWith(t, text, "| **80 % (paper)** |"), analysis.NearZero) {
 			t.Errorf("threshold sweep against EASY's near-zero wait: %s", lineWith(t, text, "| **80 % (paper)** |"))
 		}
 	}
@@ -147,7 +149,7 @@ func TestSensitivityReportsRefuseNearZeroAndMarkSaturation(t *testing.T) {
 	if sat, nz := strings.TrimSpace(cells[len(cells)-3]), strings.TrimSpace(cells[len(cells)-2]); sat != "6" || nz != "2" {
 		t.Errorf("reference: %s cells over a saturated run, %s over a near-zero base (want 6: the FCFS column; 2: its imprecise row)\n%s", sat, nz, ref)
 	}
-	if !strings.Contains(text, expe.NearZero) {
+	if !strings.Contains(text, analysis.NearZero) {
 		t.Error("no near-zero cell in the values table")
 	}
 
@@ -162,7 +164,7 @@ func TestSensitivityReportsRefuseNearZeroAndMarkSaturation(t *testing.T) {
 	if sat, nz := strings.TrimSpace(cells[len(cells)-3]), strings.TrimSpace(cells[len(cells)-2]); sat != "3" || nz != "1" {
 		t.Errorf("walltime-trust, reference: %s cells over a saturated run, %s over a near-zero base (want 3 and 1)\n%s", sat, nz, strings.Join(cells, "|"))
 	}
-	if !strings.Contains(text, expe.NearZero) || !strings.Contains(text, expe.SaturatedMark) {
+	if !strings.Contains(text, analysis.NearZero) || !strings.Contains(text, analysis.SaturatedMark) {
 		t.Errorf("walltime-trust: no near-zero or saturated cell in the values table:\n%s", text)
 	}
 }
@@ -184,7 +186,7 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 	}
 	p.Variants = vs
 	a := studytest.Synthetic(t, p, 39)
-	studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+	studytest.FillRuns(a, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		v := r.Variant
 		wait, sat := 1000+10*float64(r.Seed), studytest.Kept
 		w := &weightRun{BandMedian: map[string]float64{}, ClassWait: map[string]float64{"imprecise": 100, "precise": 50}}
@@ -210,14 +212,14 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 	if m := hugePercent.FindString(text); m != "" {
 		t.Errorf("a relative change over a near-zero base: %q", m)
 	}
-	for _, want := range []string{"| FCFS | ", "**yes**, 3 of 3 runs", expe.NearZero, "Where BUCMA5302 and BUCMA4303 fall", "would have chosen", "![Queue-gain spread against the mean waiting time"} {
+	for _, want := range []string{"| FCFS | ", "**yes**, 3 of 3 runs", analysis.NearZero, "Where BUCMA5302 and BUCMA4303 fall", "would have chosen", "![Queue-gain spread against the mean waiting time"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("weights report: no %q", want)
 		}
 	}
 	// α = 1 has the largest spread and the lowest wait (δ = 0): alone on
 	// every front, dominating both paper models.
-	if row := lineWith(t, text, "| FCFS | BUCMA5302 |"); !strings.Contains(row, "| no | 1 |") || !strings.Contains(row, expe.SaturatedMark) {
+	if row := lineWith(t, text, "| FCFS | BUCMA5302 |"); !strings.Contains(row, "| no | 1 |") || !strings.Contains(row, analysis.SaturatedMark) {
 		t.Errorf("BUCMA5302 over FCFS: %s", row)
 	}
 	// α = 1's makespan is longer on average but not significantly: it is
@@ -233,7 +235,7 @@ func TestWeightsReportMarksSaturationAndNearZero(t *testing.T) {
 	lineWith(t, text, "| 3 | 5302 (BUCMA5302) | 8 | 0 |")
 	// The fronts' tables give the range of the mean changes; MIN-MIN's
 	// waits, over a near-zero base, have none.
-	lineWith(t, text, "The mean changes range over "+expe.NearZero+" for the waiting time, over +10.2 to +10.8 % for the makespan.")
+	lineWith(t, text, "The mean changes range over "+analysis.NearZero+" for the waiting time, over +10.2 to +10.8 % for the makespan.")
 	lineWith(t, text, "The mean changes range over +0.0 to +5.9 % for the waiting time, over +0.0 to +0.5 % for the makespan.")
 	// By the signs of the means alone, α = 1's longer makespans count: β = 1
 	// comes first.
@@ -265,7 +267,7 @@ func TestReportsKnownCausesAndLoadLevel(t *testing.T) {
 	}
 	for _, c := range []struct {
 		plan      string
-		synthetic func(*testing.T, *expe.Studies, string) *expe.Analysis
+		synthetic func(*testing.T, *report.Studies, string) *report.Analysis
 		want, not []string
 	}{
 		{WtrustPlan, wtrustSynthetic, []string{"*Precise walltimes.*", "*The threshold.*", "Algorithm 1's \"free resources > 80 %\""},

@@ -7,11 +7,15 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 	// agreement bookkeeping for "where and why we differ"
 	signCells, signAgree int
 	signMiss             []string // opposite sign, 95 % interval excluding 0
@@ -40,7 +44,7 @@ func (r *reporter) write() error {
 	r.planHeader()
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed: ")
 	r.p("a change is computed on each seed's pair of runs, same workload, then averaged). The paper's value follows in parentheses.\n\n")
-	r.p("Definitions: %s\n\n", expe.DefinitionsNote())
+	r.p("Definitions: %s\n\n", analysis.DefinitionsNote())
 
 	for _, load := range pl.Loads {
 		if len(pl.Loads) > 1 {
@@ -82,7 +86,7 @@ func (r *reporter) bucmaModel(load float64) error {
 	} else {
 		r.p("Each cell: the change of the mean waiting time of the profile's 100 inserted requests, computed on each seed's pair of runs ")
 		r.p("(BUCMA over the base, the base alone; same workload) and averaged over the seeds, ± its 95 %% interval; then the seeds that back its sign; ")
-		r.p("the paper's value in parentheses. %s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+		r.p("the paper's value in parentheses. %s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 		r.p("| model | profile | %s |\n|---|---|%s\n", strings.Join(titles(BaseNames), " | "), strings.Repeat("---|", len(BaseNames)))
 		for _, m := range BUCMAModels {
 			for _, c := range classes {
@@ -92,7 +96,7 @@ func (r *reporter) bucmaModel(load float64) error {
 					cell := cp.Cell(1, "s", 0) + r.satMark(m+"-"+b, b, load)
 					if paper, ok := PaperTable3[m][c][b]; ok {
 						r.sign(fmt.Sprintf("Table 3, %s %s %s, load %s", BaseTitle(m), c, BaseTitle(b), expe.FormatLoad(load)), cp, paper, cell)
-						cell += fmt.Sprintf(" (%s)", expe.FmtSigned(paper, 1))
+						cell += fmt.Sprintf(" (%s)", analysis.FmtSigned(paper, 1))
 					}
 					r.p(" %s |", cell)
 				}
@@ -102,36 +106,36 @@ func (r *reporter) bucmaModel(load float64) error {
 		r.p("\n")
 		// Figure: one bar group per base, one bar per profile, per model.
 		for _, m := range BUCMAModels {
-			bars := make([][]expe.Bar, len(classes))
+			bars := make([][]figures.Bar, len(classes))
 			for ci, c := range classes {
 				for _, b := range BaseNames {
 					paper, ok := PaperTable3[m][c][b]
 					if !ok {
 						paper = math.NaN()
 					}
-					bars[ci] = append(bars[ci], expe.Bar{Group: BaseTitle(b), Est: r.table3Cmp(m, c, b, load).Change, Paper: paper})
+					bars[ci] = append(bars[ci], figures.Bar{Group: BaseTitle(b), Est: r.table3Cmp(m, c, b, load).Change, Paper: paper})
 				}
 			}
 			name := r.figName("table3_"+m, load)
 			title := fmt.Sprintf("%s: waiting-time change of the inserted requests (load %s)", BaseTitle(m), expe.FormatLoad(load))
-			if err := expe.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
+			if err := figures.ChangeBarPlot(filepath.Join(a.Dir, report.FigDir, name), title, "change vs base alone (%)", titles(BaseNames), classes, bars); err != nil {
 				return err
 			}
-			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+			r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 		}
-		r.p("A cell over a near-zero base (%s) has no bar.\n\n", expe.NearZero)
+		r.p("A cell over a near-zero base (%s) has no bar.\n\n", analysis.NearZero)
 		r.p("Mean waiting time of the inserted requests (s), per variant:\n\n")
 		r.p("| variant | %s |\n|---|%s\n", strings.Join(classes, " | "), strings.Repeat("---|", len(classes)))
 		for _, v := range a.Plan.Variants {
 			r.p("| %s |", v.Name)
 			for _, c := range classes {
-				est := expe.Estimate95(a.Values(v.Name, load, func(x *expe.RunData) float64 {
+				est := analysis.Estimate95(a.Values(v.Name, load, func(x *report.RunData) float64 {
 					if s, ok := extra(x).Classes[c]; ok {
 						return s.MeanWait
 					}
 					return math.NaN()
 				}))
-				r.p(" %s |", expe.FmtEst(est, 0, false))
+				r.p(" %s |", analysis.FmtEst(est, 0, false))
 			}
 			r.p("\n")
 		}
@@ -143,20 +147,20 @@ func (r *reporter) bucmaModel(load float64) error {
 		return err
 	}
 	r.p("Mean waiting time (s) of all jobs by the owner's Su band at submission (BUCMA runs; mean over seeds):\n\n")
-	r.p("| variant | %s |\n|---|%s\n", strings.Join(expe.SuBands, " | "), strings.Repeat("---|", len(expe.SuBands)))
+	r.p("| variant | %s |\n|---|%s\n", strings.Join(analysis.SuBands, " | "), strings.Repeat("---|", len(analysis.SuBands)))
 	for _, v := range a.Plan.Variants {
 		if v.Model == "" {
 			continue
 		}
 		r.p("| %s |", v.Name)
-		for _, band := range expe.SuBands {
-			est := expe.Estimate95(a.Values(v.Name, load, func(x *expe.RunData) float64 {
+		for _, band := range analysis.SuBands {
+			est := analysis.Estimate95(a.Values(v.Name, load, func(x *report.RunData) float64 {
 				if w, ok := extra(x).BandWait[band]; ok {
 					return w
 				}
 				return math.NaN()
 			}))
-			r.p(" %s |", expe.FmtEst(est, 0, false))
+			r.p(" %s |", analysis.FmtEst(est, 0, false))
 		}
 		r.p("\n")
 	}
@@ -167,19 +171,19 @@ func (r *reporter) bucmaModel(load float64) error {
 // ---------------------------------------------------------------- walltime trust
 
 // wtrustCmp compares walltime-trust with a base on a Figures 3–4 metric.
-func (r *reporter) wtrustCmp(metric, base string, load float64) expe.Comparison {
-	return r.a.CompareVariants("wtrust", base, expe.Condition{Load: load}, func(x *expe.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
+func (r *reporter) wtrustCmp(metric, base string, load float64) analysis.Comparison {
+	return r.a.CompareVariants("wtrust", base, expe.Condition{Load: load}, func(x *report.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
 }
 
 // wtrustFloor is the floor of the relative changes of a Figures 3–4 metric.
 func wtrustFloor(metric string) float64 {
 	switch metric {
 	case "slowdown":
-		return expe.FloorRatio
+		return analysis.FloorRatio
 	case "waiting":
-		return expe.FloorWait
+		return analysis.FloorWait
 	}
-	return expe.FloorSeconds
+	return analysis.FloorSeconds
 }
 
 var wtrustTitles = map[string]string{"makespan": "makespan", "waiting": "mean waiting time", "slowdown": "mean slowdown"}
@@ -188,7 +192,7 @@ func (r *reporter) wtrust(load float64) error {
 	a := r.a
 	r.p("### Figures 3–4: walltime-trust relative to each base (%%; negative = reduction)\n\n")
 	r.p("Each cell: the change computed on each seed's pair of runs and averaged over the seeds, ± its 95 %% interval, then the seeds that back its sign; ")
-	r.p("the paper's value in parentheses. %s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("the paper's value in parentheses. %s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 	r.p("| metric | %s |\n|---|%s\n", strings.Join(titles(BaseNames), " | "), strings.Repeat("---|", len(BaseNames)))
 	for _, m := range WtrustMetrics {
 		r.p("| %s |", wtrustTitles[m])
@@ -203,16 +207,16 @@ func (r *reporter) wtrust(load float64) error {
 	}
 	r.p("\n")
 	for _, m := range WtrustMetrics {
-		var bars []expe.Bar
+		var bars []figures.Bar
 		for _, b := range BaseNames {
-			bars = append(bars, expe.Bar{Group: BaseTitle(b), Est: r.wtrustCmp(m, b, load).Change, Paper: PaperWtrust[m][b].Value})
+			bars = append(bars, figures.Bar{Group: BaseTitle(b), Est: r.wtrustCmp(m, b, load).Change, Paper: PaperWtrust[m][b].Value})
 		}
 		name := r.figName("wtrust_"+m, load)
 		title := fmt.Sprintf("walltime-trust vs base: %s (load %s)", wtrustTitles[m], expe.FormatLoad(load))
-		if err := expe.ChangeBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]expe.Bar{bars}); err != nil {
+		if err := figures.ChangeBarPlot(filepath.Join(a.Dir, report.FigDir, name), title, "change vs base (%)", titles(BaseNames), []string{"walltime-trust"}, [][]figures.Bar{bars}); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	return nil
 }
@@ -228,7 +232,7 @@ func wtrustUnit(metric string) string {
 func (r *reporter) wtrustSweep() error {
 	r.p("## Gains against load\n\n")
 	for _, m := range WtrustMetrics {
-		ests := make([][]expe.Estimate, len(BaseNames))
+		ests := make([][]analysis.Estimate, len(BaseNames))
 		for bi, b := range BaseNames {
 			for _, l := range r.a.Plan.Loads {
 				ests[bi] = append(ests[bi], r.wtrustCmp(m, b, l).Change)
@@ -236,10 +240,10 @@ func (r *reporter) wtrustSweep() error {
 		}
 		name := "wtrust_" + m + "_vs_load"
 		title := fmt.Sprintf("walltime-trust vs each base: %s against load", wtrustTitles[m])
-		if err := expe.ChangeLinePlot(filepath.Join(r.a.Dir, expe.FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
+		if err := figures.ChangeLinePlot(filepath.Join(r.a.Dir, report.FigDir, name), title, "offered load", "change vs base (%)", r.a.Plan.Loads, titles(BaseNames), ests); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 		r.p("Change of the %s, walltime-trust vs each base (%%), by load level:\n\n", wtrustTitles[m])
 		r.p("| load | %s |\n|---|%s\n", strings.Join(titles(BaseNames), " | "), strings.Repeat("---|", len(BaseNames)))
 		for _, l := range r.a.Plan.Loads {
@@ -259,21 +263,23 @@ func (r *reporter) wtrustSweep() error {
 func (r *reporter) variantTable(load float64) {
 	a := r.a
 	r.p("### Every variant (absolute values, load %s)\n\n", expe.FormatLoad(load))
-	r.p("%s\n\n", expe.SaturationNote())
+	r.p("%s\n\n", analysis.SaturationNote())
 	r.p("| variant | runs | makespan (s) | mean wait (s) | median wait (s) | p95 wait (s) | max wait (s) | mean slowdown | mean bounded slowdown | utilization | offered load | saturated |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, v := range a.Plan.Variants {
-		get := func(f func(*expe.RunData) float64) expe.Estimate { return expe.Estimate95(a.Values(v.Name, load, f)) }
-		mk := get(func(x *expe.RunData) float64 { return x.Metrics.Makespan })
-		r.p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, mk.N, expe.FmtEst(mk, 0, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.P95Wait }), 0, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MaxWait }), 0, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanSlowdown }), 1, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.MeanBSLD }), 1, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3, false),
-			expe.FmtEst(get(func(x *expe.RunData) float64 { return x.Saturation.Offered }), 2, false),
-			expe.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
+		get := func(f func(*report.RunData) float64) analysis.Estimate {
+			return analysis.Estimate95(a.Values(v.Name, load, f))
+		}
+		mk := get(func(x *report.RunData) float64 { return x.Metrics.Makespan })
+		r.p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Name, mk.N, analysis.FmtEst(mk, 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MeanWait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MedianWait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.P95Wait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MaxWait }), 0, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MeanSlowdown }), 1, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.MeanBSLD }), 1, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Metrics.Utilization }), 3, false),
+			analysis.FmtEst(get(func(x *report.RunData) float64 { return x.Saturation.Offered }), 2, false),
+			report.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
 	}
 	r.p("\n")
 }
@@ -282,19 +288,19 @@ func (r *reporter) variantTable(load float64) {
 // of either saturated.
 func (r *reporter) satMark(x, ref string, load float64) string {
 	c := expe.Condition{Load: load}
-	return expe.MarkSaturated(r.a.ConditionRuns(x, c), r.a.ConditionRuns(ref, c))
+	return report.MarkSaturated(r.a.ConditionRuns(x, c), r.a.ConditionRuns(ref, c))
 }
 
 // table3Cmp compares the mean waiting time of a profile's inserted requests
 // under BUCMA model m over base b with the base alone.
-func (r *reporter) table3Cmp(m, class, b string, load float64) expe.Comparison {
-	return r.a.CompareVariants(m+"-"+b, b, expe.Condition{Load: load}, classWait(class), expe.FloorWait)
+func (r *reporter) table3Cmp(m, class, b string, load float64) analysis.Comparison {
+	return r.a.CompareVariants(m+"-"+b, b, expe.Condition{Load: load}, classWait(class), analysis.FloorWait)
 }
 
 // classWait is the mean waiting time of a precision profile's jobs in a run
 // (NaN when the run has none).
-func classWait(class string) func(*expe.RunData) float64 {
-	return func(x *expe.RunData) float64 {
+func classWait(class string) func(*report.RunData) float64 {
+	return func(x *report.RunData) float64 {
 		if s, ok := extra(x).Classes[class]; ok && s.Jobs > 0 {
 			return s.MeanWait
 		}
@@ -302,7 +308,7 @@ func classWait(class string) func(*expe.RunData) float64 {
 	}
 }
 
-func (r *reporter) sign(label string, ours expe.Comparison, paper float64, cell string) {
+func (r *reporter) sign(label string, ours analysis.Comparison, paper float64, cell string) {
 	e := ours.Primary()
 	if e.N == 0 || math.IsNaN(e.Mean) {
 		return
@@ -312,7 +318,7 @@ func (r *reporter) sign(label string, ours expe.Comparison, paper float64, cell 
 		r.signAgree++
 		return
 	}
-	line := fmt.Sprintf("%s: ours %s, paper %s", label, cell, expe.FmtSigned(paper, 1))
+	line := fmt.Sprintf("%s: ours %s, paper %s", label, cell, analysis.FmtSigned(paper, 1))
 	if ours.Significant() {
 		r.signMiss = append(r.signMiss, line)
 	} else {
@@ -375,7 +381,7 @@ func (r *reporter) differences() {
 		r.p("mostly precise user population the imprecise row takes the paper's sign (docs/reproducing.md).\n")
 		r.p("- *Small denominators.* Table 3 divides by the mean waiting time of 100 requests under the base policy alone; when that mean is a few ")
 		r.p("seconds (MIN-MIN starts the short inserted requests almost at once), the relative change is huge and noisy, as the paper's +2053 %% shows; ")
-		r.p("below %g s on a seed it is not computed at all (%s) and the cell gives the difference in seconds.\n", expe.FloorWait, expe.NearZero)
+		r.p("below %g s on a seed it is not computed at all (%s) and the cell gives the difference in seconds.\n", analysis.FloorWait, analysis.NearZero)
 	} else {
 		r.p("- *Precise walltimes.* The workload's walltimes are drawn precise (W = Te / U(0.85, 1.0): P between 85 and 100, the platform ")
 		r.p("walltime-trust is designed for); the W × res order, hence every change, depends on the drawn walltimes and sizes. ")
@@ -383,7 +389,7 @@ func (r *reporter) differences() {
 		r.p("- *The threshold.* Algorithm 1's 80 %% of free hosts was chosen on the paper's trace; `bucma expe run walltime-trust-threshold` ")
 		r.p("sweeps it on ours.\n")
 	}
-	r.p("- *Saturation.* A base policy that does not keep up with the offered load (%s in the tables) lets its queue grow with the trace: ", expe.SaturatedMark)
+	r.p("- *Saturation.* A base policy that does not keep up with the offered load (%s in the tables) lets its queue grow with the trace: ", analysis.SaturatedMark)
 	r.p("its mean wait, and every change against it, then measures the trace's length as much as the policies.\n")
 	if r.a.Plan.Kind == "bucma-model" {
 		r.p("- *Model decisions.* Where the paper is silent (the base policy's priority term Ab, ties, host choice, Su of unseen users = 50, gain not ")
@@ -405,12 +411,12 @@ func (r *reporter) differences() {
 func (r *reporter) starvation() {
 	a := r.a
 	for _, load := range a.Plan.Loads {
-		mean := func(v string, f func(*expe.RunData) float64) float64 {
-			return expe.Estimate95(a.Values(v, load, f)).Mean
+		mean := func(v string, f func(*report.RunData) float64) float64 {
+			return analysis.Estimate95(a.Values(v, load, f)).Mean
 		}
-		med := func(x *expe.RunData) float64 { return x.Metrics.MedianWait }
-		mx := func(x *expe.RunData) float64 { return x.Metrics.MaxWait }
-		avg := func(x *expe.RunData) float64 { return x.Metrics.MeanWait }
+		med := func(x *report.RunData) float64 { return x.Metrics.MedianWait }
+		mx := func(x *report.RunData) float64 { return x.Metrics.MaxWait }
+		avg := func(x *report.RunData) float64 { return x.Metrics.MeanWait }
 		wm, em := mean("wtrust", med), mean("easy", med)
 		if math.IsNaN(wm) || math.IsNaN(em) {
 			return
@@ -434,11 +440,11 @@ func (r *reporter) monotoneGains() string {
 				g := pooledGains(r.a, m+"-"+b, load)
 				prev := math.Inf(-1)
 				mono, n := true, 0
-				for _, band := range expe.SuBands {
+				for _, band := range analysis.SuBands {
 					if len(g[band]) == 0 {
 						continue
 					}
-					med := expe.Quantile(g[band], 0.5)
+					med := metrics.Quantile(g[band], 0.5)
 					if med < prev {
 						mono = false
 					}

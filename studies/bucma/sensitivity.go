@@ -7,6 +7,10 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -25,21 +29,21 @@ type signCell struct {
 	// x and ref name the variants; get is the quantity compared (its
 	// relative change per seed), floor its floor, unit its unit.
 	x, ref string
-	get    func(*expe.RunData) float64
+	get    func(*report.RunData) float64
 	floor  float64
 	unit   string
 }
 
 // Cell states of the heat map.
 const (
-	cellNone       = expe.SignNone
-	cellAgree      = expe.SignAgree
-	cellAgreeNS    = expe.SignAgreeNS
-	cellOppositeNS = expe.SignOppositeNS
-	cellOpposite   = expe.SignOpposite
+	cellNone       = figures.SignNone
+	cellAgree      = figures.SignAgree
+	cellAgreeNS    = figures.SignAgreeNS
+	cellOppositeNS = figures.SignOppositeNS
+	cellOpposite   = figures.SignOpposite
 )
 
-func cellState(c expe.Comparison, paper float64) int {
+func cellState(c analysis.Comparison, paper float64) int {
 	e := c.Primary()
 	if e.N == 0 || math.IsNaN(e.Mean) {
 		return cellNone
@@ -66,7 +70,7 @@ func table3Cells() []signCell {
 				out = append(out, signCell{
 					Label: fmt.Sprintf("%s %s %s", strings.TrimPrefix(m, "bucma"), c[:3], BaseTitle(b)),
 					Row:   c, Paper: PaperTable3[m][c][b], x: m + "-" + b, ref: b,
-					get: classWait(c), floor: expe.FloorWait, unit: "s",
+					get: classWait(c), floor: analysis.FloorWait, unit: "s",
 				})
 			}
 		}
@@ -81,7 +85,7 @@ func wtrustCells() []signCell {
 		for _, b := range BaseNames {
 			out = append(out, signCell{
 				Label: fmt.Sprintf("%s %s", m, BaseTitle(b)), Row: m, Paper: PaperWtrust[m][b].Value, x: "wtrust", ref: b,
-				get: func(x *expe.RunData) float64 { return wtrustMetric(m, x) }, floor: wtrustFloor(m), unit: wtrustUnit(m),
+				get: func(x *report.RunData) float64 { return wtrustMetric(m, x) }, floor: wtrustFloor(m), unit: wtrustUnit(m),
 			})
 		}
 	}
@@ -93,7 +97,7 @@ func wtrustCells() []signCell {
 // sensCase is what the report computes for one case.
 type sensCase struct {
 	c      expe.WorkloadCase
-	cmps   []expe.Comparison
+	cmps   []analysis.Comparison
 	marks  []string // SaturatedMark where a run of the cell saturated
 	states []int
 }
@@ -143,11 +147,11 @@ func (r *reporter) sensitivity() error {
 		r.p(" (**%d missing**: the numbers below use the completed runs only)", len(a.Missing))
 	}
 	r.p(".\n- Platform `%s` unless the condition says otherwise; workload: `%s` generator with %s jobs, then %s; seeds %s.\n",
-		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), expe.SeedList(pl.Seeds))
+		pl.Platform, pl.Workload.Generator, jobsText(pl), strings.Join(pl.Workload.Steps, ", "), analysis.SeedList(pl.Seeds))
 	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
 	r.p("- For each condition, %s are computed as in the main report (one change per seed's pair of runs, then the mean and its 95 %% interval) ", what)
 	r.p("and compared in sign with the paper's. A cell *agrees* when our mean has the paper's sign; it is *significant* when the 95 %% interval excludes 0. ")
-	r.p("%s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("%s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 
 	var sc []sensCase
 	for _, c := range pl.Cases {
@@ -155,9 +159,9 @@ func (r *reporter) sensitivity() error {
 		cond := expe.Condition{Case: c.Name}
 		for _, cell := range cells {
 			xr, rr := a.ConditionRuns(cell.x, cond), a.ConditionRuns(cell.ref, cond)
-			cp := expe.CompareRuns(xr, rr, cell.get, cell.floor)
+			cp := report.CompareRuns(xr, rr, cell.get, cell.floor)
 			s.cmps = append(s.cmps, cp)
-			s.marks = append(s.marks, expe.MarkSaturated(xr, rr))
+			s.marks = append(s.marks, report.MarkSaturated(xr, rr))
 			s.states = append(s.states, cellState(cp, cell.Paper))
 		}
 		sc = append(sc, s)
@@ -168,7 +172,7 @@ func (r *reporter) sensitivity() error {
 	for _, row := range rows {
 		r.p(" %s: same sign |", row)
 	}
-	r.p(" cells over a saturated run (%s) | cells over a near-zero base |", expe.SaturatedMark)
+	r.p(" cells over a saturated run (%s) | cells over a near-zero base |", analysis.SaturatedMark)
 	r.p("\n|---|---|---|---|---|%s---|---|\n", strings.Repeat("---|", len(rows)))
 	best := -1.0
 	for _, s := range sc {
@@ -208,16 +212,16 @@ func (r *reporter) sensitivity() error {
 		condLabels[i] = s.c.Title
 		grid[i] = s.states
 	}
-	if err := expe.SignHeatMap(r.Fig(name), title, condLabels, labels, grid); err != nil {
+	if err := figures.SignHeatMap(r.Fig(name), title, condLabels, labels, grid); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+	r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	r.p("Green: our change has the paper's sign (dark: significant); red: the opposite sign (dark: significant); grey: no data.\n\n")
 
 	r.p("## Our changes per condition (%%; the paper's in the header)\n\n")
 	r.p("| condition |")
 	for _, c := range cells {
-		r.p(" %s (%s) |", c.Label, expe.FmtSigned(c.Paper, 1))
+		r.p(" %s (%s) |", c.Label, analysis.FmtSigned(c.Paper, 1))
 	}
 	r.p("\n|---|%s\n", strings.Repeat("---|", len(cells)))
 	for _, s := range sc {
@@ -327,7 +331,7 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	r.p("Columns (means over seeds; BUCMA = BUCMA5302): the share of the trace's jobs asking for at most 1 h; the mean Su of their owners at submission ")
 	r.p("under BUCMA over FCFS; the median queue-position gain of the imprecise requests at submission under BUCMA over FCFS and over EASY; ")
 	r.p("the mean waiting time of the imprecise requests under FCFS alone and under BUCMA over FCFS; the utilization of FCFS alone and of BUCMA over FCFS; ")
-	r.p("the change of that wait (the Table 3 cell BUCMA5302 / imprecise / FCFS, paper %s %%); and the imprecise row's cells in the paper's sign.\n\n", expe.FmtSigned(PaperTable3["bucma5302"]["imprecise"]["fcfs"], 1))
+	r.p("the change of that wait (the Table 3 cell BUCMA5302 / imprecise / FCFS, paper %s %%); and the imprecise row's cells in the paper's sign.\n\n", analysis.FmtSigned(PaperTable3["bucma5302"]["imprecise"]["fcfs"], 1))
 	r.p("| condition | trace jobs ≤ 1 h | their owners' Su | imprecise gain, FCFS (%%) | imprecise gain, EASY (%%) | imprecise wait FCFS (s) | imprecise wait BUCMA-FCFS (s) | utilization FCFS | utilization BUCMA-FCFS | change (%%) | imprecise row |\n")
 	r.p("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	cellIdx := -1
@@ -340,8 +344,8 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 	var pts []point
 	for _, s := range sc {
 		c := s.c.Name
-		mean := func(v string, f func(*expe.RunData) float64) float64 {
-			return expe.Estimate95(a.CaseValues(v, c, f)).Mean
+		mean := func(v string, f func(*report.RunData) float64) float64 {
+			return analysis.Estimate95(a.CaseValues(v, c, f)).Mean
 		}
 		gain := func(v string) float64 {
 			var all []float64
@@ -350,21 +354,21 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 					all = append(all, extra(rd).ClassGains["imprecise"]...)
 				}
 			}
-			return expe.Quantile(all, 0.5)
+			return metrics.Quantile(all, 0.5)
 		}
-		short := mean("fcfs", func(x *expe.RunData) float64 { return extra(x).OtherShortWall })
-		su := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return extra(x).OtherSu })
+		short := mean("fcfs", func(x *report.RunData) float64 { return extra(x).OtherShortWall })
+		su := mean("bucma5302-fcfs", func(x *report.RunData) float64 { return extra(x).OtherSu })
 		gF, gE := gain("bucma5302-fcfs"), gain("bucma5302-easy")
 		wait := func(v string) float64 {
-			return mean(v, func(x *expe.RunData) float64 {
+			return mean(v, func(x *report.RunData) float64 {
 				if g, ok := extra(x).Classes["imprecise"]; ok {
 					return g.MeanWait
 				}
 				return math.NaN()
 			})
 		}
-		uF := mean("fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
-		uB := mean("bucma5302-fcfs", func(x *expe.RunData) float64 { return x.Metrics.Utilization })
+		uF := mean("fcfs", func(x *report.RunData) float64 { return x.Metrics.Utilization })
+		uB := mean("bucma5302-fcfs", func(x *report.RunData) float64 { return x.Metrics.Utilization })
 		n, of := s.agree(cells, "imprecise")
 		change, changeText := math.NaN(), "n/a"
 		if cellIdx >= 0 {
@@ -372,8 +376,8 @@ func (r *reporter) bucmaWhy(sc []sensCase, cells []signCell) {
 		}
 		cond := expe.Condition{Case: c}
 		r.p("| %s | %s | %s | %s | %s | %s | %s | %s%s | %s%s | %s | %d / %d |\n", s.c.Title, fmtF(short, 2), fmtF(su, 1), fmtF(gF, 1), fmtF(gE, 1),
-			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), expe.MarkSaturated(a.ConditionRuns("fcfs", cond)),
-			fmtF(uB, 3), expe.MarkSaturated(a.ConditionRuns("bucma5302-fcfs", cond)), changeText, n, of)
+			fmtF(wait("fcfs"), 0), fmtF(wait("bucma5302-fcfs"), 0), fmtF(uF, 3), report.MarkSaturated(a.ConditionRuns("fcfs", cond)),
+			fmtF(uB, 3), report.MarkSaturated(a.ConditionRuns("bucma5302-fcfs", cond)), changeText, n, of)
 		if of > 0 {
 			pts = append(pts, point{short, su, gF, uB - uF, float64(n) / float64(of), change})
 		}
@@ -425,7 +429,7 @@ func (r *reporter) wtrustWhy(sc []sensCase) {
 	a := r.a
 	r.p("## Why: how saturated each base is, per condition\n\n")
 	r.p("Utilization and mean waiting time (s) of each base alone and of walltime-trust, and walltime-trust's median and longest wait (means over seeds; ")
-	r.p("%s: the variant saturated in at least one seed).\n\n", expe.SaturatedMark)
+	r.p("%s: the variant saturated in at least one seed).\n\n", analysis.SaturatedMark)
 	r.p("| condition |")
 	for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
 		r.p(" %s util. | %s wait |", BaseTitle(b), BaseTitle(b))
@@ -433,17 +437,17 @@ func (r *reporter) wtrustWhy(sc []sensCase) {
 	r.p(" walltime-trust median / max wait |\n|---|%s---|\n", strings.Repeat("---|---|", len(BaseNames)+1))
 	for _, s := range sc {
 		c := s.c.Name
-		mean := func(v string, f func(*expe.RunData) float64) float64 {
-			return expe.Estimate95(a.CaseValues(v, c, f)).Mean
+		mean := func(v string, f func(*report.RunData) float64) float64 {
+			return analysis.Estimate95(a.CaseValues(v, c, f)).Mean
 		}
 		r.p("| %s |", s.c.Title)
 		for _, b := range append(append([]string(nil), BaseNames...), "wtrust") {
-			r.p(" %s%s | %s |", fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.Utilization }), 3),
-				expe.MarkSaturated(a.ConditionRuns(b, expe.Condition{Case: c})),
-				fmtF(mean(b, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }), 0))
+			r.p(" %s%s | %s |", fmtF(mean(b, func(x *report.RunData) float64 { return x.Metrics.Utilization }), 3),
+				report.MarkSaturated(a.ConditionRuns(b, expe.Condition{Case: c})),
+				fmtF(mean(b, func(x *report.RunData) float64 { return x.Metrics.MeanWait }), 0))
 		}
-		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *expe.RunData) float64 { return x.Metrics.MedianWait }), 0),
-			fmtF(mean("wtrust", func(x *expe.RunData) float64 { return x.Metrics.MaxWait }), 0))
+		r.p(" %s / %s |\n", fmtF(mean("wtrust", func(x *report.RunData) float64 { return x.Metrics.MedianWait }), 0),
+			fmtF(mean("wtrust", func(x *report.RunData) float64 { return x.Metrics.MaxWait }), 0))
 	}
 	r.p("\n")
 }

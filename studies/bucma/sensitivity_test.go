@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
-
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -96,7 +97,7 @@ func TestSpearmanAndCellState(t *testing.T) {
 		{[]float64{5, 6, 7}, []float64{0.1, 0.2, 0.1}, -20, cellOpposite},
 	}
 	for _, s := range states {
-		c := expe.Compare(s.x, s.ref, expe.FloorSeconds)
+		c := analysis.Compare(s.x, s.ref, analysis.FloorSeconds)
 		if got := cellState(c, s.paper); got != s.want {
 			t.Errorf("cellState(%v vs %v, %v) = %d, want %d", s.x, s.ref, s.paper, got, s.want)
 		}
@@ -142,7 +143,7 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 			t.Errorf("workload %s: %d jobs, want the file's 60 and 300 inserted", key, len(got.Jobs))
 		}
 	}
-	path, err := expe.WriteReport(dir, s)
+	path, err := report.Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}

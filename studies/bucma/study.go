@@ -10,7 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // Plan names, which are also the plans' kinds.
@@ -39,14 +40,14 @@ var planFiles embed.FS
 
 // RegisterPaper adds the paper's two plans, bucma-model and
 // walltime-trust, and their reports.
-func RegisterPaper(s *expe.Studies) {
+func RegisterPaper(s *report.Studies) {
 	for _, name := range []string{ModelPlan, WtrustPlan} {
 		register(s, name)
 	}
 }
 
 // RegisterSensitivity adds the two sensitivity plans and their reports.
-func RegisterSensitivity(s *expe.Studies) {
+func RegisterSensitivity(s *report.Studies) {
 	for _, name := range []string{BucmaSensitivity, WtrustSensitivity} {
 		register(s, name)
 	}
@@ -55,17 +56,17 @@ func RegisterSensitivity(s *expe.Studies) {
 // RegisterExplorations adds the two explorations of the paper's choices,
 // bucma-weights (the weights α, β, γ, δ of BUCMA5302 and BUCMA4303) and
 // walltime-trust-threshold (Algorithm 1's 80 %), and their reports.
-func RegisterExplorations(s *expe.Studies) {
+func RegisterExplorations(s *report.Studies) {
 	register(s, WeightsPlan)
 	register(s, ThresholdPlan)
 }
 
-func register(s *expe.Studies, name string) {
+func register(s *report.Studies, name string) {
 	file, err := planFiles.ReadFile(name + ".yaml")
 	if err != nil {
 		panic(err)
 	}
-	st := expe.Study{Kind: name, ReadWorkload: readWorkload, ReadRun: readRun, Report: report}
+	st := report.Study{Kind: name, ReadWorkload: readWorkload, ReadRun: readRun, Report: writeReport}
 	if name == WeightsPlan {
 		// Thousands of runs: keep a few numbers of each, not its gains.
 		st.ReadRun = weightReadRun
@@ -74,7 +75,7 @@ func register(s *expe.Studies, name string) {
 	s.AddPlan(name, file)
 }
 
-func report(r *expe.Report) error {
+func writeReport(r *report.Report) error {
 	rp := &reporter{Report: r, a: r.A}
 	return rp.write()
 }
@@ -83,7 +84,7 @@ func report(r *expe.Report) error {
 type runData struct {
 	// Classes are the statistics per precision profile (profile_class of
 	// the workload's jobs).
-	Classes map[string]expe.GroupStats
+	Classes map[string]analysis.GroupStats
 	// Gains are the queue-position gains by Su band at submission (empty
 	// without a decision trace).
 	Gains map[string][]float64
@@ -103,18 +104,18 @@ type runData struct {
 }
 
 // extra is a run's runData.
-func extra(rd *expe.RunData) *runData { return rd.Extra.(*runData) }
+func extra(rd *report.RunData) *runData { return rd.Extra.(*runData) }
 
 // readWorkload maps a workload's job ids to their precision profile.
-func readWorkload(_ *expe.Analysis, _ string, jobs map[string]expe.JobInfo) (any, error) {
-	return expe.ClassOf(jobs), nil
+func readWorkload(_ *report.Analysis, _ string, jobs map[string]analysis.JobInfo) (any, error) {
+	return analysis.ClassOf(jobs), nil
 }
 
 // readRun reads a run's statistics per precision profile and, from its
 // decision trace, the queue-position gains and waits by Su band.
-func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(_ *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	classes := in.WorkloadData.(map[string]string)
-	d := &runData{Classes: expe.ByGroup(in.Rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{},
+	d := &runData{Classes: analysis.ByGroup(in.Rows, classes), Gains: map[string][]float64{}, BandWait: map[string]float64{},
 		ClassGains: map[string][]float64{}, OtherSu: math.NaN(), OtherShortWall: math.NaN()}
 	rd.Extra = d
 	if len(classes) > 0 {
@@ -137,7 +138,7 @@ func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 		return err
 	}
 	d.HasTrace = true
-	d.Gains = expe.GainsByBand(tr)
+	d.Gains = analysis.GainsByBand(tr)
 	su, nsu := 0.0, 0
 	for _, t := range tr {
 		id := t.JobID // "w0!7" in a trace, "7" in _jobs.csv
@@ -156,7 +157,7 @@ func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 	if nsu > 0 {
 		d.OtherSu = su / float64(nsu)
 	}
-	for b, w := range expe.WaitsByBand(tr) {
+	for b, w := range analysis.WaitsByBand(tr) {
 		sum := 0.0
 		for _, x := range w {
 			sum += x
@@ -167,7 +168,7 @@ func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 }
 
 // pooledGains pools the gains of a variant by band over the seeds.
-func pooledGains(a *expe.Analysis, variant string, load float64) map[string][]float64 {
+func pooledGains(a *report.Analysis, variant string, load float64) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, s := range a.Plan.Seeds {
 		if x := a.Get(variant, s, load); x != nil {
@@ -181,7 +182,7 @@ func pooledGains(a *expe.Analysis, variant string, load float64) map[string][]fl
 
 // classesOf lists the precision profiles seen in the runs, in the paper's
 // order first (imprecise, medium, precise), then the others sorted.
-func classesOf(a *expe.Analysis) []string {
+func classesOf(a *report.Analysis) []string {
 	seen := map[string]bool{}
 	for _, rd := range a.Runs {
 		for c := range extra(rd).Classes {

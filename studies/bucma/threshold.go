@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // The threshold sweep (plan walltime-trust-threshold): Algorithm 1 orders
@@ -64,7 +67,7 @@ func (r *reporter) threshold() error {
 	r.p("smallest first otherwise; the paper chose 80 %% \"based on the best results among several ranges tested empirically\". At 0 %% the ")
 	r.p("largest always go first; at 100 %% only an idle platform puts them first. Each cell: the change of the metric against the base alone, ")
 	r.p("computed on each seed's pair of runs and averaged over the seeds, ± its 95 %% interval, as in Figures 3–4 (negative = reduction). ")
-	r.p("%s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("%s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 	names, ts := r.sweepVariants()
 	if len(names) == 0 {
 		r.p("The plan has no walltime-trust variant.\n\n")
@@ -84,8 +87,8 @@ func (r *reporter) threshold() error {
 
 // sweepCmp compares walltime-trust variant v with base b on a Figures 3–4
 // metric.
-func (r *reporter) sweepCmp(v, b, metric string, load float64) expe.Comparison {
-	return r.a.CompareVariants(v, b, expe.Condition{Load: load}, func(x *expe.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
+func (r *reporter) sweepCmp(v, b, metric string, load float64) analysis.Comparison {
+	return r.a.CompareVariants(v, b, expe.Condition{Load: load}, func(x *report.RunData) float64 { return wtrustMetric(metric, x) }, wtrustFloor(metric))
 }
 
 func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
@@ -96,7 +99,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 		r.p(" %s |", wtrustTitles[m])
 	}
 	r.p("\n|---|%s\n", strings.Repeat("---|", len(WtrustMetrics)))
-	ests := make([][]expe.Estimate, len(WtrustMetrics))
+	ests := make([][]analysis.Estimate, len(WtrustMetrics))
 	xs := make([]float64, len(ts))
 	for i, v := range names {
 		xs[i] = float64(ts[i])
@@ -120,14 +123,14 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 	}
 	name := r.figName("threshold_vs_easy", load)
 	title := fmt.Sprintf("walltime-trust vs EASY against the threshold (load %s; triangles: the paper's values at 80 %%)", expe.FormatLoad(load))
-	paper := expe.PaperPoints{X: PaperThreshold, Label: fmt.Sprintf("the paper (at %d %%)", PaperThreshold)}
+	paper := figures.PaperPoints{X: PaperThreshold, Label: fmt.Sprintf("the paper (at %d %%)", PaperThreshold)}
 	for _, m := range WtrustMetrics {
 		paper.Values = append(paper.Values, PaperWtrust[m][ref].Value)
 	}
-	if err := expe.ChangeLinePlotWithPaper(r.Fig(name), title, "threshold: free hosts at or above which the largest W × res go first (%)", "change vs EASY (%)", xs, series, ests, paper); err != nil {
+	if err := figures.ChangeLinePlotWithPaper(r.Fig(name), title, "threshold: free hosts at or above which the largest W × res go first (%)", "change vs EASY (%)", xs, series, ests, paper); err != nil {
 		return err
 	}
-	r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+	r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 
 	// Where 80 % stands, against EASY and the other bases.
 	r.p("### Where 80 %% stands\n\n")
@@ -153,10 +156,10 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 	good := 0
 	c := expe.Condition{Load: load}
 	for _, m := range WtrustMetrics {
-		get := func(x *expe.RunData) float64 { return wtrustMetric(m, x) }
+		get := func(x *report.RunData) float64 { return wtrustMetric(m, x) }
 		vals := make([]float64, len(names))
 		for i, v := range names {
-			vals[i] = expe.Estimate95(r.a.ConditionValues(v, c, get)).Mean
+			vals[i] = analysis.Estimate95(r.a.ConditionValues(v, c, get)).Mean
 		}
 		best, rank := -1, 1
 		for i := range vals {
@@ -182,7 +185,7 @@ func (r *reporter) thresholdAt(load float64, names []string, ts []int) error {
 			good++
 		}
 		r.p("| %s | %d of %d | %d %% | %s%s | %s |", wtrustTitles[m], rank, len(ts), ts[best], vsBest.Cell(1, wtrustUnit(m), 0),
-			expe.MarkSaturated(r.a.ConditionRuns(names[i80], c), r.a.ConditionRuns(names[best], c)), verdict)
+			report.MarkSaturated(r.a.ConditionRuns(names[i80], c), r.a.ConditionRuns(names[best], c)), verdict)
 		for _, b := range BaseNames {
 			r.p(" %s / %s |", r.sweepCmp(names[i80], b, m, load).ChangeText(1)+r.satMark(names[i80], b, load), r.sweepCmp(names[best], b, m, load).ChangeText(1)+r.satMark(names[best], b, load))
 		}

@@ -9,6 +9,10 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // The weight exploration (plan bucma-weights): the paper chose BUCMA5302
@@ -102,14 +106,14 @@ type weightRun struct {
 	ClassWait map[string]float64
 }
 
-func weightReadRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func weightReadRun(a *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	if err := readRun(a, in, rd); err != nil {
 		return err
 	}
 	d := extra(rd)
 	w := &weightRun{BandMedian: map[string]float64{}, ClassWait: map[string]float64{}}
 	for b, g := range d.Gains {
-		w.BandMedian[b] = expe.Quantile(g, 0.5)
+		w.BandMedian[b] = metrics.Quantile(g, 0.5)
 	}
 	for c, st := range d.Classes {
 		if st.Jobs > 0 {
@@ -120,21 +124,21 @@ func weightReadRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error 
 	return nil
 }
 
-func wextra(rd *expe.RunData) *weightRun { return rd.Extra.(*weightRun) }
+func wextra(rd *report.RunData) *weightRun { return rd.Extra.(*weightRun) }
 
 // spreadOf is a run's queue-gain spread: the median gain of the 75–100
 // band minus that of the 0–24 band (points; NaN without both).
-func spreadOf(x *expe.RunData) float64 {
-	hi, ok1 := wextra(x).BandMedian[expe.SuBands[3]]
-	lo, ok2 := wextra(x).BandMedian[expe.SuBands[0]]
+func spreadOf(x *report.RunData) float64 {
+	hi, ok1 := wextra(x).BandMedian[analysis.SuBands[3]]
+	lo, ok2 := wextra(x).BandMedian[analysis.SuBands[0]]
 	if !ok1 || !ok2 {
 		return math.NaN()
 	}
 	return hi - lo
 }
 
-func wClassWait(class string) func(*expe.RunData) float64 {
-	return func(x *expe.RunData) float64 {
+func wClassWait(class string) func(*report.RunData) float64 {
+	return func(x *report.RunData) float64 {
 		if v, ok := wextra(x).ClassWait[class]; ok {
 			return v
 		}
@@ -146,11 +150,11 @@ func wClassWait(class string) func(*expe.RunData) float64 {
 type weightPoint struct {
 	w              Weighting
 	variant        string
-	spread         expe.Estimate
-	wait, makespan expe.Comparison
-	slowdown       expe.Comparison
-	imprecise      expe.Comparison
-	precise        expe.Comparison
+	spread         analysis.Estimate
+	wait, makespan analysis.Comparison
+	slowdown       analysis.Comparison
+	imprecise      analysis.Comparison
+	precise        analysis.Comparison
 	sat            string // SaturatedMark when a run of the weighting or of the base alone saturated
 	onWait, onMk   bool   // on the Pareto fronts
 }
@@ -165,11 +169,11 @@ func (p weightPoint) mkObj() float64   { return objOf(p.makespan) }
 // are read from (expe.Comparison.Primary); over a near-zero base, the mean
 // difference (every weighting of a base shares the base's runs, so a front
 // compares one kind of number).
-func objOf(c expe.Comparison) float64 { return c.Primary().Mean }
+func objOf(c analysis.Comparison) float64 { return c.Primary().Mean }
 
 // relOf is the x of the figures: the mean per-seed relative change (%),
 // NaN over a near-zero base.
-func relOf(c expe.Comparison) float64 {
+func relOf(c analysis.Comparison) float64 {
 	if c.NearZero > 0 || c.Change.N == 0 {
 		return math.NaN()
 	}
@@ -197,13 +201,13 @@ func (r *reporter) weightPoints(base string, load float64) []weightPoint {
 			}
 		}
 		pts = append(pts, weightPoint{
-			w: w, variant: v.Name, spread: expe.Estimate95(sp),
-			wait:      expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.MeanWait }, expe.FloorWait),
-			makespan:  expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.Makespan }, expe.FloorSeconds),
-			slowdown:  expe.CompareRuns(x, ref, func(x *expe.RunData) float64 { return x.Metrics.MeanSlowdown }, expe.FloorRatio),
-			imprecise: expe.CompareRuns(x, ref, wClassWait("imprecise"), expe.FloorWait),
-			precise:   expe.CompareRuns(x, ref, wClassWait("precise"), expe.FloorWait),
-			sat:       expe.MarkSaturated(x, ref),
+			w: w, variant: v.Name, spread: analysis.Estimate95(sp),
+			wait:      report.CompareRuns(x, ref, func(x *report.RunData) float64 { return x.Metrics.MeanWait }, analysis.FloorWait),
+			makespan:  report.CompareRuns(x, ref, func(x *report.RunData) float64 { return x.Metrics.Makespan }, analysis.FloorSeconds),
+			slowdown:  report.CompareRuns(x, ref, func(x *report.RunData) float64 { return x.Metrics.MeanSlowdown }, analysis.FloorRatio),
+			imprecise: report.CompareRuns(x, ref, wClassWait("imprecise"), analysis.FloorWait),
+			precise:   report.CompareRuns(x, ref, wClassWait("precise"), analysis.FloorWait),
+			sat:       report.MarkSaturated(x, ref),
 		})
 	}
 	objs := func(f func(weightPoint) float64) [][]float64 {
@@ -213,10 +217,10 @@ func (r *reporter) weightPoints(base string, load float64) []weightPoint {
 		}
 		return out
 	}
-	for _, i := range expe.ParetoFront(objs(weightPoint.waitObj), []bool{true, false}) {
+	for _, i := range analysis.ParetoFront(objs(weightPoint.waitObj), []bool{true, false}) {
 		pts[i].onWait = true
 	}
-	for _, i := range expe.ParetoFront(objs(weightPoint.mkObj), []bool{true, false}) {
+	for _, i := range analysis.ParetoFront(objs(weightPoint.mkObj), []bool{true, false}) {
 		pts[i].onMk = true
 	}
 	return pts
@@ -235,7 +239,7 @@ func (r *reporter) weights() error {
 	r.p("the base alone records no gain); mean over the seeds ± 95 %% interval;\n")
 	r.p("- **performance**: the mean waiting time, the makespan and the mean slowdown of all jobs, and the mean waiting time of the inserted ")
 	r.p("imprecise and precise requests (Table 3), each against the base alone on each seed's pair of runs: the change relative ")
-	r.p("to the base (%%) averaged over the seeds ± its 95 %% interval, the seeds that back its sign. %s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("to the base (%%) averaged over the seeds ± its 95 %% interval, the seeds that back its sign. %s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 	r.p("A weighting is on the **Pareto front** of a base when no other weighting has both a larger spread and a lower mean waiting time ")
 	r.p("(or makespan) over that base. The fronts use the mean changes over the seeds, as the figures draw them; the tables give their intervals.\n\n")
 
@@ -253,18 +257,18 @@ func (r *reporter) weights() error {
 func (r *reporter) weightsAt(load float64) error {
 	a := r.a
 	c := expe.Condition{Load: load}
-	r.p("### The base policies alone\n\n%s\n\n| base | mean wait (s) | makespan (s) | utilization | offered load | saturated |\n|---|---|---|---|---|---|\n", expe.SaturationNote())
+	r.p("### The base policies alone\n\n%s\n\n| base | mean wait (s) | makespan (s) | utilization | offered load | saturated |\n|---|---|---|---|---|---|\n", analysis.SaturationNote())
 	for _, b := range BaseNames {
-		get := func(f func(*expe.RunData) float64) string {
-			return expe.FmtEst(expe.Estimate95(a.ConditionValues(b, c, f)), 0, false)
+		get := func(f func(*report.RunData) float64) string {
+			return analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, f)), 0, false)
 		}
-		r.p("| %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), get(func(x *expe.RunData) float64 { return x.Metrics.MeanWait }),
-			get(func(x *expe.RunData) float64 { return x.Metrics.Makespan }),
-			expe.FmtEst(expe.Estimate95(a.ConditionValues(b, c, func(x *expe.RunData) float64 { return x.Metrics.Utilization })), 3, false),
-			expe.FmtEst(expe.Estimate95(a.ConditionValues(b, c, func(x *expe.RunData) float64 { return x.Saturation.Offered })), 2, false),
-			expe.SaturationText(a.ConditionRuns(b, c)))
+		r.p("| %s | %s | %s | %s | %s | %s |\n", BaseTitle(b), get(func(x *report.RunData) float64 { return x.Metrics.MeanWait }),
+			get(func(x *report.RunData) float64 { return x.Metrics.Makespan }),
+			analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, func(x *report.RunData) float64 { return x.Metrics.Utilization })), 3, false),
+			analysis.FmtEst(analysis.Estimate95(a.ConditionValues(b, c, func(x *report.RunData) float64 { return x.Saturation.Offered })), 2, false),
+			report.SaturationText(a.ConditionRuns(b, c)))
 	}
-	r.p("\nA change against a saturated base is marked %s: its sign holds, its size depends on the trace's length.\n\n", expe.SaturatedMark)
+	r.p("\nA change against a saturated base is marked %s: its sign holds, its size depends on the trace's length.\n\n", analysis.SaturatedMark)
 
 	all := map[string][]weightPoint{}
 	for _, b := range BaseNames {
@@ -272,9 +276,9 @@ func (r *reporter) weightsAt(load float64) error {
 	}
 	// Figures: one per performance metric, a panel per base.
 	for _, metric := range []string{"waiting", "makespan"} {
-		var panels []expe.ParetoPanel
+		var panels []figures.ParetoPanel
 		for _, b := range BaseNames {
-			pn := expe.ParetoPanel{Title: BaseTitle(b), XLabel: wtrustTitles[metric] + " vs base alone (%)", YLabel: "queue-gain spread (points)", XRef: 0}
+			pn := figures.ParetoPanel{Title: BaseTitle(b), XLabel: wtrustTitles[metric] + " vs base alone (%)", YLabel: "queue-gain spread (points)", XRef: 0}
 			for _, p := range all[b] {
 				cp, front := p.wait, p.onWait
 				if metric == "makespan" {
@@ -286,16 +290,16 @@ func (r *reporter) weightsAt(load float64) error {
 						label = BaseTitle(m)
 					}
 				}
-				pn.Points = append(pn.Points, expe.ParetoPoint{X: relOf(cp), Y: p.spread.Mean, Front: front, Label: label})
+				pn.Points = append(pn.Points, figures.ParetoPoint{X: relOf(cp), Y: p.spread.Mean, Front: front, Label: label})
 			}
 			panels = append(panels, pn)
 		}
 		name := fmt.Sprintf("pareto_%s_load%s", metric, expe.FormatLoad(load))
 		title := fmt.Sprintf("Queue-gain spread against the %s, every weighting of the 10 %% grid (load %s)", wtrustTitles[metric], expe.FormatLoad(load))
-		if err := expe.ParetoFigure(r.Fig(name), title, panels, 2); err != nil {
+		if err := figures.ParetoFigure(r.Fig(name), title, panels, 2); err != nil {
 			return err
 		}
-		r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+		r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 	}
 	r.p("Grey: every weighting; blue: the Pareto front; the paper's two models marked; dashed: the base alone (0 %%). ")
 	r.p("A weighting over a near-zero base has no x and is not drawn.\n\n")
@@ -312,7 +316,7 @@ func (r *reporter) weightsAt(load float64) error {
 // wcell prints a weighting's comparison: the mean per-seed change against
 // the base alone (the estimate its seeds and significance refer to), the
 // seeds, the saturation mark; over a near-zero base, the difference.
-func wcell(cp expe.Comparison, mark string) string {
+func wcell(cp analysis.Comparison, mark string) string {
 	return cp.Cell(1, "s", 0) + mark
 }
 
@@ -342,17 +346,17 @@ func (r *reporter) paperModelsOnFront(all map[string][]weightPoint) {
 			for _, metric := range []string{"waiting", "makespan"} {
 				obj, cp, on := me.waitObj(), me.wait, me.onWait
 				get := weightPoint.waitObj
-				cmpOf := func(p weightPoint) expe.Comparison { return p.wait }
+				cmpOf := func(p weightPoint) analysis.Comparison { return p.wait }
 				if metric == "makespan" {
 					obj, cp, on = me.mkObj(), me.makespan, me.onMk
 					get = weightPoint.mkObj
-					cmpOf = func(p weightPoint) expe.Comparison { return p.makespan }
+					cmpOf = func(p weightPoint) analysis.Comparison { return p.makespan }
 				}
 				dom := 0
 				bestSpread, bestObj := me.spread.Mean, obj
 				bestCmp := cp
 				for _, p := range pts {
-					if expe.Dominates([]float64{p.spread.Mean, get(p)}, []float64{me.spread.Mean, obj}, []bool{true, false}) {
+					if analysis.Dominates([]float64{p.spread.Mean, get(p)}, []float64{me.spread.Mean, obj}, []bool{true, false}) {
 						dom++
 					}
 					if get(p) <= obj && p.spread.Mean > bestSpread {
@@ -362,7 +366,7 @@ func (r *reporter) paperModelsOnFront(all map[string][]weightPoint) {
 						bestObj, bestCmp = get(p), cmpOf(p)
 					}
 				}
-				r.p("| %s | %s | %s | %s | %s | %s | %d | %.1f | %s |\n", BaseTitle(b), BaseTitle(m), expe.FmtEst(me.spread, 1, false), wtrustTitles[metric],
+				r.p("| %s | %s | %s | %s | %s | %s | %d | %.1f | %s |\n", BaseTitle(b), BaseTitle(m), analysis.FmtEst(me.spread, 1, false), wtrustTitles[metric],
 					wcell(cp, me.sat), map[bool]string{true: "**yes**", false: "no"}[on], dom, bestSpread, bestCmp.ChangeText(1))
 			}
 		}
@@ -385,8 +389,8 @@ func (r *reporter) frontTable(b string, pts []weightPoint) {
 	r.p("Over all %d, the mean waiting time changes significantly (95 %%) under %d weightings (%d longer), the makespan under %d (%d longer): ",
 		len(pts), count(pts, func(p weightPoint) bool { return p.wait.Significant() }), count(pts, func(p weightPoint) bool { return p.wait.Significant() && p.wait.Sign() > 0 }),
 		count(pts, func(p weightPoint) bool { return p.makespan.Significant() }), count(pts, func(p weightPoint) bool { return p.makespan.Significant() && p.makespan.Sign() > 0 }))
-	r.p("a front drawn through changes that are not significant orders noise. The mean changes range over %s for the waiting time, ", changeRange(pts, func(p weightPoint) expe.Comparison { return p.wait }))
-	r.p("over %s for the makespan.\n\n", changeRange(pts, func(p weightPoint) expe.Comparison { return p.makespan }))
+	r.p("a front drawn through changes that are not significant orders noise. The mean changes range over %s for the waiting time, ", changeRange(pts, func(p weightPoint) analysis.Comparison { return p.wait }))
+	r.p("over %s for the makespan.\n\n", changeRange(pts, func(p weightPoint) analysis.Comparison { return p.makespan }))
 	r.p("| α β γ δ | front | spread (points) | mean wait | makespan | mean slowdown | imprecise requests' wait | precise requests' wait |\n|---|---|---|---|---|---|---|---|\n")
 	for _, p := range front {
 		var on []string
@@ -402,7 +406,7 @@ func (r *reporter) frontTable(b string, pts []weightPoint) {
 				name += " (" + BaseTitle(m) + ")"
 			}
 		}
-		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, strings.Join(on, ", "), expe.FmtEst(p.spread, 1, false),
+		r.p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, strings.Join(on, ", "), analysis.FmtEst(p.spread, 1, false),
 			wcell(p.wait, p.sat), wcell(p.makespan, p.sat), wcell(p.slowdown, p.sat), wcell(p.imprecise, p.sat), wcell(p.precise, p.sat))
 	}
 	r.p("\n")
@@ -411,7 +415,7 @@ func (r *reporter) frontTable(b string, pts []weightPoint) {
 // changeRange prints the smallest and the largest mean relative change
 // (relOf) of one metric over the weightings of a base ("−12.0 to +3.4 %"),
 // and how many weightings had a near-zero base.
-func changeRange(pts []weightPoint, metric func(weightPoint) expe.Comparison) string {
+func changeRange(pts []weightPoint, metric func(weightPoint) analysis.Comparison) string {
 	lo, hi, nz := math.Inf(1), math.Inf(-1), 0
 	for _, p := range pts {
 		x := relOf(metric(p))
@@ -422,7 +426,7 @@ func changeRange(pts []weightPoint, metric func(weightPoint) expe.Comparison) st
 		lo, hi = math.Min(lo, x), math.Max(hi, x)
 	}
 	if math.IsInf(lo, 1) {
-		return expe.NearZero
+		return analysis.NearZero
 	}
 	s := fmt.Sprintf("%+.1f to %+.1f %%", lo, hi)
 	if nz > 0 {
@@ -505,7 +509,7 @@ func (r *reporter) chosenWeightings(all map[string][]weightPoint) {
 	for _, ch := range order {
 		sp := 0.0
 		for _, p := range ch.perBase {
-			for _, cp := range []expe.Comparison{p.wait, p.makespan} {
+			for _, cp := range []analysis.Comparison{p.wait, p.makespan} {
 				if objOf(cp) > 0 {
 					ch.above++
 				}
@@ -608,7 +612,7 @@ func (r *reporter) planHeader() {
 		steps = strings.Join(pl.Workload.Steps, ", ")
 	}
 	r.p(".\n- Platform `%s` (%d compute hosts); workload: `%s` generator with %s jobs, then %s; seeds %s; load levels %s.\n",
-		pl.Platform, a.Hosts, pl.Workload.Generator, jobsText(pl), steps, expe.SeedList(pl.Seeds), expe.LoadList(pl.Loads))
+		pl.Platform, a.Hosts, pl.Workload.Generator, jobsText(pl), steps, analysis.SeedList(pl.Seeds), expe.LoadList(pl.Loads))
 	r.loadNote()
 	r.p("- Engines: %s.\n", strings.Join(r.engineNames(), ", "))
 }
@@ -642,7 +646,7 @@ func (r *reporter) loadNote() {
 	for _, l := range pl.Loads {
 		var xs []float64
 		for _, v := range pl.Variants {
-			xs = append(xs, a.Values(v.Name, l, func(x *expe.RunData) float64 { return x.Saturation.Offered })...)
+			xs = append(xs, a.Values(v.Name, l, func(x *report.RunData) float64 { return x.Saturation.Offered })...)
 		}
 		xs = slices.DeleteFunc(xs, func(x float64) bool { return math.IsNaN(x) })
 		if len(xs) > 0 {

@@ -13,6 +13,9 @@ import (
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/metrics"
 )
 
@@ -30,14 +33,14 @@ const GangPlan = "gang"
 var planFile []byte
 
 // Register adds the plan and its report.
-func Register(s *expe.Studies) {
-	s.Register(expe.Study{Kind: GangPlan, ReadRun: readRun, Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).gang() }})
+func Register(s *report.Studies) {
+	s.Register(report.Study{Kind: GangPlan, ReadRun: readRun, Report: func(r *report.Report) error { return (&reporter{Report: r, a: r.A}).gang() }})
 	s.AddPlan(GangPlan, planFile)
 }
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 }
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
@@ -73,7 +76,7 @@ var gangKs = []int{500, 1000, 1500, 2000, 2500, 3000}
 // while some waiting job (submitted, not started) has at most n_j tasks,
 // summed over time, over N × (last end − first submission). Rejected jobs
 // never wait.
-func GangLoC(rows []expe.JobRow, hosts int) float64 {
+func GangLoC(rows []analysis.JobRow, hosts int) float64 {
 	type ev struct {
 		t     float64
 		kind  int // 0 end, 1 submit, 2 start: at one date, ends free processors first, a job is submitted before it starts
@@ -136,7 +139,7 @@ func GangLoC(rows []expe.JobRow, hosts int) float64 {
 // host-time of the N processors (metrics.BusyTime; Σ tasks × execution
 // when no two jobs share a processor) over N × (last end − first start).
 // NaN when a job that ran has no readable allocated_resources.
-func GangUtilization(rows []expe.JobRow, hosts int) float64 {
+func GangUtilization(rows []analysis.JobRow, hosts int) float64 {
 	first, last := math.Inf(1), math.Inf(-1)
 	var spans []metrics.Span
 	for i := range rows {
@@ -159,8 +162,8 @@ func GangUtilization(rows []expe.JobRow, hosts int) float64 {
 
 // GangARTAt is the mean response time (finish − submission) of the first k
 // jobs to complete, for each k of ks (NaN past the jobs that ran).
-func GangARTAt(rows []expe.JobRow, ks []int) []float64 {
-	var done []*expe.JobRow
+func GangARTAt(rows []analysis.JobRow, ks []int) []float64 {
+	var done []*analysis.JobRow
 	for i := range rows {
 		if !rows[i].Rejected() {
 			done = append(done, &rows[i])
@@ -224,7 +227,7 @@ func (r *reporter) gangRuns() (map[string]map[string][]gangRun, error) {
 }
 
 // readRun computes the paper's metrics of a run.
-func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(_ *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	rows, n := in.Rows, in.Hosts
 	sum, count := map[int]float64{}, map[int]int{}
 	for i := range rows {
@@ -241,12 +244,12 @@ func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 	return nil
 }
 
-func gangEstimate(runs []gangRun, f func(gangRun) float64) expe.Estimate {
+func gangEstimate(runs []gangRun, f func(gangRun) float64) analysis.Estimate {
 	xs := make([]float64, len(runs))
 	for i, g := range runs {
 		xs[i] = f(g)
 	}
-	return expe.Estimate95(xs)
+	return analysis.Estimate95(xs)
 }
 
 func (r *reporter) gang() error {
@@ -259,8 +262,8 @@ func (r *reporter) gang() error {
 	r.Intro(fmt.Sprintf("%d variants × %d seeds × %d load level(s)", len(pl.Variants), len(pl.Seeds), len(pl.Loads)), "the numbers below use the completed runs only")
 	engines, wall, _ := r.RunInfos()
 	r.p("- Platform `%s` (%d hosts); workload: `gang` generator, %d jobs, offered load %s at the reference speed; seeds %s.\n",
-		pl.Platform, a.Hosts, pl.Workload.Jobs, expe.LoadList(pl.Loads), expe.SeedList(pl.Seeds))
-	r.p("- Engines: %s. Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), expe.FmtDuration(wall))
+		pl.Platform, a.Hosts, pl.Workload.Jobs, expe.LoadList(pl.Loads), analysis.SeedList(pl.Seeds))
+	r.p("- Engines: %s. Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), analysis.FmtDuration(wall))
 	r.p("- Values are means over seeds ± the half-width of their 95 %% confidence interval; the paper's value follows in parentheses.\n\n")
 	r.p("Definitions (the paper's section 7). *ART* at k jobs: mean response time (finish − submission) of the first k jobs to complete. ")
 	r.p("*Loss of capacity* (Eq. 4): Σ n_j (t_{j+1} − t_j) δ_j / (N (t_q − t_1)), over the intervals between submissions, starts and ends, ")
@@ -306,7 +309,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 				for _, m := range gangMigrations {
 					name := GangVariantName(ld, q, m.suffix)
 					e := gangEstimate(runs[name], func(g gangRun) float64 { return g.artAt[ki] })
-					r.p(" %s", expe.FmtEst(e, 0, false))
+					r.p(" %s", analysis.FmtEst(e, 0, false))
 					if p, ok := gangPaperART[name]; ok {
 						r.p(" (%.0f)", p[ki])
 					}
@@ -318,14 +321,14 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 		r.p("| saturated runs |")
 		for _, q := range gangQueues {
 			for _, m := range gangMigrations {
-				n, of, _ := expe.SaturationCount(a.ConditionRuns(GangVariantName(ld, q, m.suffix), expe.Condition{Load: load}))
+				n, of, _ := report.SaturationCount(a.ConditionRuns(GangVariantName(ld, q, m.suffix), expe.Condition{Load: load}))
 				r.p(" %d of %d |", n, of)
 			}
 		}
 		r.p("\n\n")
 		// One figure per scenario: ART against jobs executed.
 		var series []string
-		var ests [][]expe.Estimate
+		var ests [][]analysis.Estimate
 		var xs []float64
 		for _, k := range gangKs {
 			if k <= pl.Workload.Jobs || pl.Workload.Jobs == 0 {
@@ -336,7 +339,7 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 			for _, m := range gangMigrations {
 				name := GangVariantName(ld, q, m.suffix)
 				series = append(series, strings.ToUpper(q)+m.title)
-				var es []expe.Estimate
+				var es []analysis.Estimate
 				for ki := range xs {
 					es = append(es, gangEstimate(runs[name], func(g gangRun) float64 { return g.artAt[ki] }))
 				}
@@ -344,26 +347,26 @@ func (r *reporter) gangLoad(load float64, runs map[string][]gangRun) error {
 			}
 		}
 		fig := fmt.Sprintf("gang-art-s%d%s", si+1, suffix)
-		if err := expe.LogLinePlot(filepath.Join(a.Dir, expe.FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
+		if err := figures.LogLinePlot(filepath.Join(a.Dir, report.FigDir, fig), fmt.Sprintf("ART, scenario S%d (%s)", si+1, strings.ToUpper(ld)), "jobs executed", "ART (s)", xs, series, ests); err != nil {
 			return err
 		}
-		r.p("![ART, S%d](%s/%s.png)\n\nLogarithmic axis; the 95 %% intervals are in the table.\n\n", si+1, expe.FigDir, fig)
+		r.p("![ART, S%d](%s/%s.png)\n\nLogarithmic axis; the 95 %% intervals are in the table.\n\n", si+1, report.FigDir, fig)
 	}
 
 	r.p("## Loss of capacity and Eq. 6 utilization (Figures 11-14)\n\n")
-	r.p("%s\n\n", expe.SaturationNote())
+	r.p("%s\n\n", analysis.SaturationNote())
 	r.p("| variant | loss of capacity (%%) | Eq. 6 utilization (%%) | jobs run | saturated |\n|---|---|---|---|---|\n")
 	for _, v := range pl.Variants {
 		loc := gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.loc })
-		r.p("| %s | %s", v.Name, expe.FmtEst(loc, 2, false))
+		r.p("| %s | %s", v.Name, analysis.FmtEst(loc, 2, false))
 		if p, ok := gangPaperLoC[v.Name]; ok {
 			r.p(" (%.2f)", p)
 		} else if v.Model == "" {
 			r.p(" (≈ %.0f)", gangPaperLoCNone)
 		}
-		r.p(" | %s | %s | %s |\n", expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.util }), 1, false),
-			expe.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return float64(g.ran) }), 0, false),
-			expe.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
+		r.p(" | %s | %s | %s |\n", analysis.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return g.util }), 1, false),
+			analysis.FmtEst(gangEstimate(runs[v.Name], func(g gangRun) float64 { return float64(g.ran) }), 0, false),
+			report.SaturationText(a.ConditionRuns(v.Name, expe.Condition{Load: load})))
 	}
 	r.p("\n")
 	r.gangClaims(load, runs)
@@ -393,20 +396,20 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 	}
 	k := gangKs[last]
 	cond := expe.Condition{Load: load}
-	artLast := func(x *expe.RunData) float64 { return x.Extra.(*gangRun).artAt[last] }
+	artLast := func(x *report.RunData) float64 { return x.Extra.(*gangRun).artAt[last] }
 	// cut is the ART reduction of x against ref (%): the paired change,
 	// negated; NaN over a near-zero base; text with its seeds and marks.
 	cut := func(x, ref string) (float64, string) {
-		cp := r.a.CompareVariants(x, ref, cond, artLast, expe.FloorSeconds)
-		mark := expe.MarkSaturated(r.a.ConditionRuns(x, cond), r.a.ConditionRuns(ref, cond))
+		cp := r.a.CompareVariants(x, ref, cond, artLast, analysis.FloorSeconds)
+		mark := report.MarkSaturated(r.a.ConditionRuns(x, cond), r.a.ConditionRuns(ref, cond))
 		if cp.Diff.N == 0 || math.Abs(cp.Base.Mean) < cp.Floor {
-			return math.NaN(), expe.NearZero + mark
+			return math.NaN(), analysis.NearZero + mark
 		}
 		v := -100 * cp.Diff.Mean / cp.Base.Mean
 		return v, fmt.Sprintf("%.1f %% %s%s", v, cp.SeedsText(), mark)
 	}
 	r.p("## Side by side with the paper\n\nA reduction of ART is the paired difference (each seed's two runs) relative to the reference's mean. ")
-	r.p("%s %s %s\n\n", expe.FloorsNote(), expe.SeedsNote(), expe.SaturatedMarkNote())
+	r.p("%s %s %s\n\n", analysis.FloorsNote(), analysis.SeedsNote(), analysis.SaturatedMarkNote())
 	r.p("The paper's findings, checked on the campaign (ART at %d jobs, means over seeds):\n\n", k)
 	var cuts []string
 	allCut, afcfsMost := true, true
@@ -431,8 +434,8 @@ func (r *reporter) gangClaims(load float64, runs map[string][]gangRun) {
 		a, x, j := art(GangVariantName(ld, "afcfs", "")), art(GangVariantName(ld, "lxf", "")), art(GangVariantName(ld, "ljfs", ""))
 		orderOK = orderOK && a < x && x < j
 		// The seeds on which each step of the order holds.
-		ax := r.a.CompareVariants(GangVariantName(ld, "lxf", ""), GangVariantName(ld, "afcfs", ""), cond, artLast, expe.FloorSeconds)
-		xj := r.a.CompareVariants(GangVariantName(ld, "ljfs", ""), GangVariantName(ld, "lxf", ""), cond, artLast, expe.FloorSeconds)
+		ax := r.a.CompareVariants(GangVariantName(ld, "lxf", ""), GangVariantName(ld, "afcfs", ""), cond, artLast, analysis.FloorSeconds)
+		xj := r.a.CompareVariants(GangVariantName(ld, "ljfs", ""), GangVariantName(ld, "lxf", ""), cond, artLast, analysis.FloorSeconds)
 		orders = append(orders, fmt.Sprintf("%s: AFCFS %.0f, LXF %.0f, LJFS %.0f s; LXF above AFCFS on %d of %d seeds, LJFS above LXF on %d of %d",
 			strings.ToUpper(ld), a, x, j, ax.Up, ax.N(), xj.Up, xj.N()))
 	}

@@ -9,13 +9,16 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
 // jobRow is a job on the hosts 0 to res − 1.
-func jobRow(submit, start, finish float64, res int) expe.JobRow {
-	return expe.JobRow{Submit: submit, Start: start, Finish: finish, Exec: finish - start, Wait: start - submit,
-		Turnaround: finish - submit, Res: res, Alloc: fmt.Sprintf("0-%d", res-1), HasTimes: true, FinalState: expe.SuccessState, Success: true}
+func jobRow(submit, start, finish float64, res int) analysis.JobRow {
+	return analysis.JobRow{Submit: submit, Start: start, Finish: finish, Exec: finish - start, Wait: start - submit,
+		Turnaround: finish - submit, Res: res, Alloc: fmt.Sprintf("0-%d", res-1), HasTimes: true, FinalState: metrics.SuccessState, Success: true}
 }
 
 // TestGangMetrics: on 4 processors, A (2 tasks) runs 0-10; B (4) waits
@@ -23,7 +26,7 @@ func jobRow(submit, start, finish float64, res int) expe.JobRow {
 // Idle processors that a waiting job could use: 2 during 5-10 (C fits,
 // B does not), so the loss of capacity is 2 × 5 / (4 × 30) = 8.33 %.
 func TestGangMetrics(t *testing.T) {
-	rows := []expe.JobRow{jobRow(0, 0, 10, 2), jobRow(0, 10, 20, 4), jobRow(5, 20, 30, 1), {Res: 8, FinalState: "REJECTED"}}
+	rows := []analysis.JobRow{jobRow(0, 0, 10, 2), jobRow(0, 10, 20, 4), jobRow(5, 20, 30, 1), {Res: 8, FinalState: "REJECTED"}}
 	if got := GangLoC(rows, 4); math.Abs(got-100*10.0/120) > 1e-9 {
 		t.Errorf("loss of capacity %f, want 8.333", got)
 	}
@@ -67,21 +70,21 @@ func TestGangCampaignReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same plan gives the same outputs (OLB's shuffles are seeded).
-	dir, report := studytest.CampaignTwiceReport(t, s, p)
+	dir, text := studytest.CampaignTwiceReport(t, s, p)
 	for _, want := range []string{
 		"## Table 3: scenario S1, local dispatcher OLB", "## Table 4: scenario S2, local dispatcher JSEQ",
 		"| 500 |", "(40133)", "(11941)", "| olb-afcfsm |", "(3.48)", "(≈ 50)",
 		"- (a) Local migration cuts ART", "- (g) Without migration AFCFS",
 	} {
-		if !strings.Contains(report, want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if strings.Contains(report, "| 1000 |") {
+	if strings.Contains(text, "| 1000 |") {
 		t.Error("the ART table goes past the campaign's 500 jobs")
 	}
 	for _, f := range []string{"gang-art-s1.png", "gang-art-s2.svg"} {
-		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, report.FigDir, f)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -97,7 +100,7 @@ func TestGangReportNearZeroAndSaturation(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := studytest.Synthetic(t, p, 384)
-	studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+	studytest.FillRuns(a, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		v := r.Variant
 		art, sat := 1e4+float64(r.Seed), studytest.Kept
 		if v.Options["migration"] == "none" {
@@ -110,13 +113,13 @@ func TestGangReportNearZeroAndSaturation(t *testing.T) {
 		for i := range arts {
 			arts[i] = art
 		}
-		return expe.Metrics{Jobs: 3000, Ran: 3000, Hosts: 384}, sat, &gangRun{artAt: arts, loc: 10, util: 50, ran: 3000, artBySize: map[int]float64{1: art}}
+		return analysis.Metrics{Jobs: 3000, Ran: 3000, Hosts: 384}, sat, &gangRun{artAt: arts, loc: 10, util: 50, ran: 3000, artBySize: map[int]float64{1: art}}
 	})
 	st, _ := s.Study(GangPlan)
 	text := studytest.ReportOn(t, st, a)
 	for _, want := range []string{
-		"OLB AFCFS " + expe.NearZero + expe.SaturatedMark,
-		"OLB LXF 80.0 % [3/3]*" + expe.SaturatedMark, // (5e4 − 1e4) / 5e4 on every seed
+		"OLB AFCFS " + analysis.NearZero + analysis.SaturatedMark,
+		"OLB LXF 80.0 % [3/3]*" + analysis.SaturatedMark, // (5e4 − 1e4) / 5e4 on every seed
 		"| saturated runs | 3 of 3 | 0 of 3 |",
 	} {
 		if !strings.Contains(text, want) {

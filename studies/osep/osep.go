@@ -3,11 +3,15 @@ package osep
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/workloads"
 )
@@ -113,7 +117,7 @@ func ParseOSEPJobs(data []byte) ([]OSEPJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := expe.ParseJobInfo(data)
+	info, err := analysis.ParseJobInfo(data)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +244,7 @@ func OwnerAloneCompletion(jobs []OSEPJob, g *OSEPGrid) (map[string]float64, erro
 		byUser[j.User] = append(byUser[j.User], j)
 	}
 	out := make(map[string]float64, len(jobs))
-	for _, u := range expe.SortedKeys(byUser) {
+	for _, u := range slices.Sorted(maps.Keys(byUser)) {
 		owned := g.Owned(u)
 		if len(owned) == 0 {
 			continue
@@ -264,20 +268,20 @@ type jobOutcome struct {
 
 // outcomes maps each original job of jobs to its outcome; rows that belong
 // to no job of jobs are counted in orphans.
-func outcomes(rows []expe.JobRow, jobs []OSEPJob) (out map[string]*jobOutcome, orphans int) {
+func outcomes(rows []analysis.JobRow, jobs []OSEPJob) (out map[string]*jobOutcome, orphans int) {
 	out = make(map[string]*jobOutcome, len(jobs))
 	for _, j := range jobs {
 		out[j.ID] = &jobOutcome{}
 	}
 	for i := range rows {
 		r := &rows[i]
-		_, name, _ := expe.OriginalJob(r.Workload, r.ID)
+		_, name, _ := analysis.OriginalJob(r.Workload, r.ID)
 		o, ok := out[name]
 		if !ok {
 			orphans++
 			continue
 		}
-		if r.FinalState == expe.SuccessState && r.HasTimes {
+		if r.FinalState == metrics.SuccessState && r.HasTimes {
 			if o.completed == 0 || r.Finish > o.finish {
 				o.finish = r.Finish
 			}
@@ -305,7 +309,7 @@ type UserSatisfaction struct {
 // CT_ideal_j its completion time in ideal (OwnerAloneCompletion). A job is
 // 100 % satisfied when it ends when its owner alone would have ended it;
 // more than 100 % when it ends sooner.
-func Satisfaction(rows []expe.JobRow, jobs []OSEPJob, ideal map[string]float64) map[string]UserSatisfaction {
+func Satisfaction(rows []analysis.JobRow, jobs []OSEPJob, ideal map[string]float64) map[string]UserSatisfaction {
 	oc, _ := outcomes(rows, jobs)
 	type acc struct {
 		sum             float64
@@ -351,7 +355,7 @@ func Satisfaction(rows []expe.JobRow, jobs []OSEPJob, ideal map[string]float64) 
 // time: every row with a start, killed ones included, occupies its hosts
 // from starting_time to finish_time on behalf of the user of its original
 // job. Rows of jobs not in jobs are left out.
-func PowerShares(rows []expe.JobRow, jobs []OSEPJob, g *OSEPGrid) (*expe.ShareSeries, error) {
+func PowerShares(rows []analysis.JobRow, jobs []OSEPJob, g *OSEPGrid) (*figures.ShareSeries, error) {
 	user := make(map[string]string, len(jobs))
 	for _, j := range jobs {
 		user[j.ID] = j.User
@@ -383,7 +387,7 @@ func PowerShares(rows []expe.JobRow, jobs []OSEPJob, g *OSEPGrid) (*expe.ShareSe
 		if r.Rejected() || !(r.Finish > r.Start) {
 			continue
 		}
-		_, name, _ := expe.OriginalJob(r.Workload, r.ID)
+		_, name, _ := analysis.OriginalJob(r.Workload, r.ID)
 		u, ok := user[name]
 		if !ok {
 			continue
@@ -404,7 +408,7 @@ func PowerShares(rows []expe.JobRow, jobs []OSEPJob, g *OSEPGrid) (*expe.ShareSe
 		add(r.Start, u, speed)
 		add(r.Finish, u, -speed)
 	}
-	s := &expe.ShareSeries{Users: users, Share: map[string][]float64{}}
+	s := &figures.ShareSeries{Users: users, Share: map[string][]float64{}}
 	for t := range deltas {
 		s.Times = append(s.Times, t)
 	}
@@ -450,7 +454,7 @@ type OSEPRunStats struct {
 	// consistent run.
 	Orphans, Duplicates int
 	// Shares is each user's share of the grid's power over time.
-	Shares *expe.ShareSeries
+	Shares *figures.ShareSeries
 }
 
 // Unfinished is the number of original jobs no row completed, over every
@@ -484,7 +488,7 @@ func (s *OSEPRunStats) TotalKilledExec() float64 {
 // ComputeOSEP computes the OSEP metrics of one run from its rows, the
 // original jobs of its workload, their owner-alone completion times
 // (OwnerAloneCompletion) and the grid.
-func ComputeOSEP(rows []expe.JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSEPGrid) (*OSEPRunStats, error) {
+func ComputeOSEP(rows []analysis.JobRow, jobs []OSEPJob, ideal map[string]float64, g *OSEPGrid) (*OSEPRunStats, error) {
 	s := &OSEPRunStats{
 		Satisfaction: Satisfaction(rows, jobs, ideal),
 		Preemptions:  map[string]int{}, KilledExec: map[string]float64{},
@@ -526,7 +530,7 @@ func ComputeOSEP(rows []expe.JobRow, jobs []OSEPJob, ideal map[string]float64, g
 		if r.Rejected() {
 			continue
 		}
-		if _, name, _ := expe.OriginalJob(r.Workload, r.ID); user[name] != "" {
+		if _, name, _ := analysis.OriginalJob(r.Workload, r.ID); user[name] != "" {
 			// PowerShares has checked the allocations.
 			hosts, _ := r.Hosts()
 			u, d := user[name], r.Finish-r.Start
@@ -546,8 +550,8 @@ func ComputeOSEP(rows []expe.JobRow, jobs []OSEPJob, ideal map[string]float64, g
 		if math.IsNaN(s.Busy[1]) || r.Finish > s.Busy[1] {
 			s.Busy[1] = r.Finish
 		}
-		_, name, _ := expe.OriginalJob(r.Workload, r.ID)
-		if u, ok := user[name]; ok && r.FinalState == expe.KilledState {
+		_, name, _ := analysis.OriginalJob(r.Workload, r.ID)
+		if u, ok := user[name]; ok && r.FinalState == metrics.KilledState {
 			s.Preemptions[u]++
 			s.KilledExec[u] += r.Finish - r.Start
 		}

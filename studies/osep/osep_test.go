@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 	"github.com/bucma-sched/bucma/workloads"
@@ -176,9 +178,9 @@ b2,w0,p-b2,5.000000,1,-1.000000,0,COMPLETED_KILLED,5.000000,1.500000,6.500000,0.
 zz,w0,p-zz,0.000000,1,-1.000000,0,REJECTED,,,,,,,,,""
 `
 
-func miniRun(t *testing.T) []expe.JobRow {
+func miniRun(t *testing.T) []analysis.JobRow {
 	t.Helper()
-	rows, err := expe.ReadJobsCSV(strings.NewReader(miniRows))
+	rows, err := analysis.ReadJobsCSV(strings.NewReader(miniRows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +300,7 @@ func TestComputeOSEP(t *testing.T) {
 		t.Errorf("contention %v, shares %v", s.Contention, s.ContentionShare)
 	}
 	// Two rows completing the same job: counted, the last finish counts.
-	dup := append(miniRun(t), expe.JobRow{ID: "a2.1", Workload: "w0.r", FinalState: expe.SuccessState, HasTimes: true, Start: 2, Finish: 10, Alloc: "0"})
+	dup := append(miniRun(t), analysis.JobRow{ID: "a2.1", Workload: "w0.r", FinalState: metrics.SuccessState, HasTimes: true, Start: 2, Finish: 10, Alloc: "0"})
 	s, err = ComputeOSEP(dup, miniJobs, ideal, g)
 	if err != nil || s.Duplicates != 1 || !close9(s.Satisfaction["alice"].SU, (4.0/6+1.0/10)/2*100) {
 		t.Errorf("duplicate: %v, %+v", err, s)

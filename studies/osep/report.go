@@ -2,13 +2,19 @@ package osep
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 )
 
 // NearlyEqualPoints is how close (in satisfaction points) two users'
@@ -26,17 +32,17 @@ func (r *reporter) osep() error {
 	g := grid(a)
 	r.Intro(fmt.Sprintf("%d variants × %d workload cases × %d seeds", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "the numbers below use the completed runs only")
 	r.p("- Platform `%s` (%d compute hosts, owners read from the host property `%s`); workload: `%s` generator, one demand per case and seed, the late user submitting at %g s; seeds %s.\n",
-		pl.Platform, a.Hosts, OwnerProperty(pl), pl.Workload.Generator, pl.Workload.Fields.Float("late_by"), expe.SeedList(pl.Seeds))
+		pl.Platform, a.Hosts, OwnerProperty(pl), pl.Workload.Generator, pl.Workload.Fields.Float("late_by"), analysis.SeedList(pl.Seeds))
 	engines, wall, nInfo := r.RunInfos()
-	r.p("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), expe.FmtDuration(wall))
+	r.p("- Engines: %s. Wall time of the runs: %s in all", strings.Join(engines, ", "), analysis.FmtDuration(wall))
 	if nInfo > 0 {
-		r.p(" (%s per run on average; runs in parallel take less elapsed time)", expe.FmtDuration(wall/float64(nInfo)))
+		r.p(" (%s per run on average; runs in parallel take less elapsed time)", analysis.FmtDuration(wall/float64(nInfo)))
 	}
 	r.p(".\n")
 	r.p("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed; ")
 	r.p("a difference between two variants is computed on each seed's pair of runs, same workload, then averaged). Satisfactions are ")
 	r.p("percentages of an ideal and their differences are in points: no value of this report is a change relative to a base.\n")
-	r.p("- %s Here every case is a fixed demand of 40 jobs submitted within %g s, hours of work on 12 hosts: its offered load over that span is ", expe.SaturationSummary(a, false), pl.Workload.Fields.Float("late_by"))
+	r.p("- %s Here every case is a fixed demand of 40 jobs submitted within %g s, hours of work on 12 hosts: its offered load over that span is ", report.SaturationSummary(a, false), pl.Workload.Fields.Float("late_by"))
 	r.p("far above 1, so a run is saturated by construction. The satisfactions measure how the contention is shared among the users; they do not ")
 	r.p("follow a trace's length.\n\n")
 
@@ -57,7 +63,7 @@ func (r *reporter) osep() error {
 	r.p("(list scheduling: the smallest waiting job to the fastest free host). 100 %% means as soon as alone on one's own hosts; above 100 %%, sooner ")
 	r.p("(the user got more than their own hosts). Jobs that never completed are left out of SU and counted in the *jobs not completed* column. ")
 	r.p("*Share of the grid's power*: the sum of the speeds of the hosts running a user's jobs (killed ones included, until they were killed) over ")
-	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, expe.KilledState)
+	r.p("the grid's total speed (%.2f Gflop/s). A *preemption* is a row that ended `%s`; its execution time is work lost, ", g.Total/1e9, metrics.KilledState)
 	r.p("except the whole checkpoint blocks a checkpointing variant keeps.\n\n")
 	r.osepAnomalies()
 
@@ -75,7 +81,7 @@ func (r *reporter) osep() error {
 // osepAnomalies reports runs whose rows do not match their workload.
 func (r *reporter) osepAnomalies() {
 	var orphans, dups []string
-	for _, id := range expe.SortedKeys(r.a.Runs) {
+	for _, id := range slices.Sorted(maps.Keys(r.a.Runs)) {
 		s := extra(r.a.Runs[id])
 		if s.Orphans > 0 {
 			orphans = append(orphans, fmt.Sprintf("%s (%d)", id, s.Orphans))
@@ -181,7 +187,7 @@ func (r *reporter) lateGroups() (lates []string, cases map[string][]expe.Workloa
 	return lates, cases
 }
 
-func suOf(x *expe.RunData, u string) float64 {
+func suOf(x *report.RunData, u string) float64 {
 	if s, ok := extra(x).Satisfaction[u]; ok {
 		return s.SU
 	}
@@ -190,7 +196,7 @@ func suOf(x *expe.RunData, u string) float64 {
 
 // shareDistance is Σ over users of |time-averaged share − owned share| in
 // the contention window, in points of the grid's power.
-func (r *reporter) shareDistance(x *expe.RunData) float64 {
+func (r *reporter) shareDistance(x *report.RunData) float64 {
 	d := 0.0
 	for _, u := range grid(r.a).Users {
 		d += math.Abs(extra(x).ContentionShare[u] - grid(r.a).OwnedShare(u))
@@ -198,7 +204,7 @@ func (r *reporter) shareDistance(x *expe.RunData) float64 {
 	return 100 * d
 }
 
-func significant(e expe.Estimate) bool {
+func significant(e analysis.Estimate) bool {
 	return e.N >= 2 && !math.IsNaN(e.Half) && math.Abs(e.Mean) > e.Half
 }
 
@@ -219,8 +225,8 @@ func (r *reporter) osepSatisfaction() error {
 			for _, v := range a.Plan.Variants {
 				r.p("| %s | %s | %s |", c.Param("demand"), checkpointTitle(v), variantTitle(v))
 				for _, u := range users {
-					est := expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) }))
-					r.p(" %s |", expe.FmtEst(est, 1, false))
+					est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return suOf(x, u) }))
+					r.p(" %s |", analysis.FmtEst(est, 1, false))
 				}
 				unfinished, runs := 0, 0
 				for _, s := range a.Plan.Seeds {
@@ -238,20 +244,20 @@ func (r *reporter) osepSatisfaction() error {
 		}
 		r.p("\n")
 		for _, c := range byLate[late] {
-			ests := make([][]expe.Estimate, len(a.Plan.Variants))
+			ests := make([][]analysis.Estimate, len(a.Plan.Variants))
 			var series []string
 			for vi, v := range a.Plan.Variants {
 				series = append(series, variantLegend(v))
 				for _, u := range users {
-					ests[vi] = append(ests[vi], expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, u) })))
+					ests[vi] = append(ests[vi], analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return suOf(x, u) })))
 				}
 			}
 			name := "osep_su_" + c.Name
 			title := c.Title + ": satisfaction per user"
-			if err := expe.EstimateBarPlot(filepath.Join(a.Dir, expe.FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
+			if err := figures.EstimateBarPlot(filepath.Join(a.Dir, report.FigDir, name), title, "satisfaction (%)", users, series, ests, 100); err != nil {
 				return err
 			}
-			r.p("![%s](%s/%s.png)\n\n", title, expe.FigDir, name)
+			r.p("![%s](%s/%s.png)\n\n", title, report.FigDir, name)
 		}
 	}
 	return nil
@@ -290,7 +296,7 @@ func (r *reporter) osepShares() error {
 		r.p("One run per figure (seed %d, no checkpointing), the two policies side by side, as the thesis' Figures 15–18 show one run each. ", seed)
 		r.p("Solid: each user's share of the grid's power; dashed, same colour: the share the user owns.\n\n")
 		for _, c := range r.representativeCases() {
-			var panels []expe.SharePanel
+			var panels []figures.SharePanel
 			for _, pol := range OSEPPolicies {
 				v, ok := r.osepVariant(pol, 0)
 				if !ok {
@@ -304,7 +310,7 @@ func (r *reporter) osepShares() error {
 				if s == nil {
 					return fmt.Errorf("run %s: no share series kept", rd.Run.ID)
 				}
-				panels = append(panels, expe.SharePanel{Title: policyTitle(pol), Series: s, Owned: owned})
+				panels = append(panels, figures.SharePanel{Title: policyTitle(pol), Series: s, Owned: owned})
 			}
 			if len(panels) == 0 {
 				r.p("No completed run of %s, seed %d, without checkpointing, to draw.\n\n", c.Title, seed)
@@ -312,10 +318,10 @@ func (r *reporter) osepShares() error {
 			}
 			name := fmt.Sprintf("osep_share_%s_s%03d", c.Name, seed)
 			title := fmt.Sprintf("%s, seed %d", c.Title, seed)
-			if err := expe.SharePlot(filepath.Join(a.Dir, expe.FigDir, name), title, panels); err != nil {
+			if err := figures.SharePlot(filepath.Join(a.Dir, report.FigDir, name), title, panels); err != nil {
 				return err
 			}
-			r.p("![share of the grid's power over time, %s](%s/%s.png)\n\n", title, expe.FigDir, name)
+			r.p("![share of the grid's power over time, %s](%s/%s.png)\n\n", title, report.FigDir, name)
 		}
 	}
 	users := g.Users
@@ -333,10 +339,10 @@ func (r *reporter) osepShares() error {
 		for _, v := range a.Plan.Variants {
 			r.p("| %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v))
 			for _, u := range users {
-				est := expe.Estimate95(a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return 100 * extra(x).ContentionShare[u] }))
-				r.p(" %s |", expe.FmtEst(est, 1, false))
+				est := analysis.Estimate95(a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return 100 * extra(x).ContentionShare[u] }))
+				r.p(" %s |", analysis.FmtEst(est, 1, false))
 			}
-			r.p(" %s |\n", expe.FmtEst(expe.Estimate95(a.CaseValues(v.Name, c.Name, r.shareDistance)), 1, false))
+			r.p(" %s |\n", analysis.FmtEst(analysis.Estimate95(a.CaseValues(v.Name, c.Name, r.shareDistance)), 1, false))
 		}
 	}
 	r.p("\n")
@@ -373,8 +379,8 @@ func (r *reporter) osepShares() error {
 // the mean speed (Gflop/s) of the hosts their jobs ran on, under variant v
 // on case c, means over the seeds (NaN when no run has data).
 func (r *reporter) ranOn(v expe.Variant, c, u string) (own, speed float64) {
-	o := expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return 100 * extra(x).OwnHostTime[u] }))
-	sp := expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return extra(x).HostSpeed[u] / 1e9 }))
+	o := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return 100 * extra(x).OwnHostTime[u] }))
+	sp := analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return extra(x).HostSpeed[u] / 1e9 }))
 	return o.Mean, sp.Mean
 }
 
@@ -397,14 +403,14 @@ func (r *reporter) osepPreemptions() {
 	r.p("| case | checkpointing | policy | preemptions per run | %s | killed execution time (h) |\n|---|---|---|---|%s---|\n", strings.Join(users, " | "), strings.Repeat("---|", len(users)))
 	for _, c := range a.Plan.Cases {
 		for _, v := range a.Plan.Variants {
-			vals := func(f func(*expe.RunData) float64) string {
-				return expe.FmtEst(expe.Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
+			vals := func(f func(*report.RunData) float64) string {
+				return analysis.FmtEst(analysis.Estimate95(a.CaseValues(v.Name, c.Name, f)), 2, false)
 			}
-			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
+			r.p("| %s | %s | %s | %s |", c.Title, checkpointTitle(v), variantTitle(v), vals(func(x *report.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 			for _, u := range users {
-				r.p(" %s |", vals(func(x *expe.RunData) float64 { return float64(extra(x).Preemptions[u]) }))
+				r.p(" %s |", vals(func(x *report.RunData) float64 { return float64(extra(x).Preemptions[u]) }))
 			}
-			r.p(" %s |\n", vals(func(x *expe.RunData) float64 { return extra(x).TotalKilledExec() / 3600 }))
+			r.p(" %s |\n", vals(func(x *report.RunData) float64 { return extra(x).TotalKilledExec() / 3600 }))
 		}
 	}
 	r.p("\n")
@@ -435,10 +441,10 @@ func verdict(agree, contra, unsure int) string {
 // estSeeds prints per-seed differences: their mean ± 95 % interval, then
 // the seeds that back its sign.
 func estSeeds(xs []float64) string {
-	return expe.FmtEst(expe.Estimate95(xs), 1, true) + " " + expe.SeedsOf(xs)
+	return analysis.FmtEst(analysis.Estimate95(xs), 1, true) + " " + analysis.SeedsOf(xs)
 }
 
-func tally(e expe.Estimate, sign float64, agree, contra, unsure *int) {
+func tally(e analysis.Estimate, sign float64, agree, contra, unsure *int) {
 	switch {
 	case e.N == 0 || math.IsNaN(e.Mean):
 	case !significant(e):
@@ -473,21 +479,21 @@ func (r *reporter) osepThesis() {
 		return o, h, ok1 && ok2
 	}
 	suDiff := func(o, h expe.Variant, c, u string) []float64 {
-		return a.CasePaired(o.Name, h.Name, c, func(x, y *expe.RunData) float64 { return suOf(x, u) - suOf(y, u) })
+		return a.CasePaired(o.Name, h.Name, c, func(x, y *report.RunData) float64 { return suOf(x, u) - suOf(y, u) })
 	}
 	// below100 is SU(u) − 100 per seed.
 	below100 := func(v expe.Variant, c, u string) []float64 {
-		return a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) - 100 })
+		return a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return suOf(x, u) - 100 })
 	}
 
 	// 1. and 2.: "than it should" is read as against 100 %, the satisfaction
 	// of a user served exactly as by their own hosts.
-	suEst := func(v expe.Variant, c, u string) expe.Estimate {
-		return expe.Estimate95(a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return suOf(x, u) }))
+	suEst := func(v expe.Variant, c, u string) analysis.Estimate {
+		return analysis.Estimate95(a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return suOf(x, u) }))
 	}
 	r.p("Findings 1 and 2 say how much more or less satisfied a user is *than they should be*; we read that as against 100 %%, the ")
 	r.p("satisfaction of a user served exactly as well as by their own hosts alone, and give the heterogeneous OSEP's value next to it. ")
-	r.p("%s\n\n", expe.SeedsNote())
+	r.p("%s\n\n", analysis.SeedsNote())
 
 	// 1. user1 under-served, large demand, user1 late.
 	c1 := OSEPCaseName("user1", "large")
@@ -500,9 +506,9 @@ func (r *reporter) osepThesis() {
 				continue
 			}
 			xs := below100(o, c1, "user1")
-			e := expe.Estimate95(xs)
+			e := analysis.Estimate95(xs)
 			r.p("- checkpointing %s: %s points (SU %s %%; heterogeneous OSEP: %s %%, difference %s points)\n", checkpointTitle(o), estSeeds(xs),
-				expe.FmtEst(suEst(o, c1, "user1"), 1, false), expe.FmtEst(suEst(h, c1, "user1"), 1, false), estSeeds(suDiff(o, h, c1, "user1")))
+				analysis.FmtEst(suEst(o, c1, "user1"), 1, false), analysis.FmtEst(suEst(h, c1, "user1"), 1, false), estSeeds(suDiff(o, h, c1, "user1")))
 			tally(e, -1, &ag, &co, &un)
 		}
 	}
@@ -524,7 +530,7 @@ func (r *reporter) osepThesis() {
 				continue
 			}
 			xs := below100(o, c.Name, "user4")
-			e := expe.Estimate95(xs)
+			e := analysis.Estimate95(xs)
 			r.p("- %s, checkpointing %s: %s points (heterogeneous OSEP: %s)\n", c.Title, checkpointTitle(o), estSeeds(xs), estSeeds(below100(h, c.Name, "user4")))
 			tally(e, +1, &ag, &co, &un)
 			if e.N > 0 && e.Mean > best {
@@ -548,9 +554,9 @@ func (r *reporter) osepThesis() {
 		for _, c := range a.Plan.Cases {
 			for _, pr := range [][2]string{{"user1", "user2"}, {"user3", "user4"}} {
 				gap := func(v expe.Variant) []float64 {
-					return a.CaseValues(v.Name, c.Name, func(x *expe.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) })
+					return a.CaseValues(v.Name, c.Name, func(x *report.RunData) float64 { return suOf(x, pr[0]) - suOf(x, pr[1]) })
 				}
-				eo, eh := expe.Estimate95(gap(o)), expe.Estimate95(gap(h))
+				eo, eh := analysis.Estimate95(gap(o)), analysis.Estimate95(gap(h))
 				r.p("| %s | (%s, %s) | %s | %s |\n", c.Title, pr[0], pr[1], estSeeds(gap(o)), estSeeds(gap(h)))
 				if eo.N == 0 || math.IsNaN(eo.Mean) {
 					continue
@@ -589,8 +595,8 @@ func (r *reporter) osepThesis() {
 	ag, co, un = 0, 0, 0
 	if ok {
 		for _, c := range a.Plan.Cases {
-			xs := a.CasePaired(h.Name, o.Name, c.Name, func(x, y *expe.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) })
-			e := expe.Estimate95(xs)
+			xs := a.CasePaired(h.Name, o.Name, c.Name, func(x, y *report.RunData) float64 { return r.shareDistance(x) - r.shareDistance(y) })
+			e := analysis.Estimate95(xs)
 			r.p("- %s: %s points\n", c.Title, estSeeds(xs))
 			tally(e, -1, &ag, &co, &un)
 		}
@@ -636,7 +642,7 @@ func (r *reporter) osepThesis() {
 // guardCause compares, in case c, the heterogeneous OSEP with the default
 // guard and with the guard as printed: preemptions per run and user1's
 // satisfaction.
-func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) expe.Estimate) {
+func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) analysis.Estimate) {
 	h, ok := r.osepVariant("osep-hetero", 0)
 	var ap expe.Variant
 	for _, v := range r.a.Plan.Variants {
@@ -648,12 +654,12 @@ func (r *reporter) guardCause(c string, suEst func(v expe.Variant, c, u string) 
 	if _, has := r.a.Plan.Case(c); !ok || ap.Name == "" || !has {
 		return
 	}
-	pre := func(v expe.Variant) expe.Estimate {
-		return expe.Estimate95(r.a.CaseValues(v.Name, c, func(x *expe.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
+	pre := func(v expe.Variant) analysis.Estimate {
+		return analysis.Estimate95(r.a.CaseValues(v.Name, c, func(x *report.RunData) float64 { return float64(extra(x).TotalPreemptions()) }))
 	}
 	r.p("- *The heterogeneous OSEP's preemption guard.* The thesis prints it as PR_Aloc(u_i,y) > PR_Preemp(u_j,y); bucma's default reads it ")
-	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, expe.FmtEst(pre(h), 1, false))
-	r.p("SU(user1) %s %% with the default; %s preemptions per run and SU(user1) %s %% with the guard as printed, ", expe.FmtEst(suEst(h, c, "user1"), 1, false), expe.FmtEst(pre(ap), 1, false), expe.FmtEst(suEst(ap, c, "user1"), 1, false))
+	r.p("the other way round, PR_Preemp(u_j,y) >= PR_Aloc(u_i,y) (docs/policies.md). In %s (no checkpointing): %s preemptions per run and ", c, analysis.FmtEst(pre(h), 1, false))
+	r.p("SU(user1) %s %% with the default; %s preemptions per run and SU(user1) %s %% with the guard as printed, ", analysis.FmtEst(suEst(h, c, "user1"), 1, false), analysis.FmtEst(pre(ap), 1, false), analysis.FmtEst(suEst(ap, c, "user1"), 1, false))
 	r.p("which lets two users take a host from each other round after round (the table \"Preemptions\"). ")
 	r.p("Either way the victim is the least powerful host that passes the guard, so a late owner of fast hosts is given slow ones first.\n")
 }

@@ -12,6 +12,10 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
+	"github.com/bucma-sched/bucma/metrics"
 	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
@@ -76,19 +80,19 @@ func (f osepFake) Run(ctx context.Context, spec expe.RunSpec) error {
 		switch {
 		case j.User == victim && !first[j.User]:
 			kill := start + dur/2
-			row(j.ID, "w0", j.Submit, false, expe.KilledState, start, kill, h.ID)
+			row(j.ID, "w0", j.Submit, false, metrics.KilledState, start, kill, h.ID)
 			kept := 0.0
 			if ckpt > 0 {
 				kept = math.Floor(dur/2/ckpt) * ckpt
 			}
 			free[h.ID] = kill + dur - kept
-			row(j.ID+".1", "w0.r", kill, true, expe.SuccessState, kill, free[h.ID], h.ID)
+			row(j.ID+".1", "w0.r", kill, true, metrics.SuccessState, kill, free[h.ID], h.ID)
 		case spec.Run.ID == f.unfinished && j.ID == last["user3"]:
 			free[h.ID] = start + dur/3
-			row(j.ID, "w0", j.Submit, false, expe.KilledState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, false, metrics.KilledState, start, free[h.ID], h.ID)
 		default:
 			free[h.ID] = start + dur
-			row(j.ID, "w0", j.Submit, true, expe.SuccessState, start, free[h.ID], h.ID)
+			row(j.ID, "w0", j.Submit, true, metrics.SuccessState, start, free[h.ID], h.ID)
 		}
 		first[j.User] = true
 	}
@@ -108,7 +112,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 	dir := t.TempDir()
 	unfinished := "osep-ckpt600_" + expe.CaseWorkloadKey("user1-late-medium", 2)
 	studytest.MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: osepFake{unfinished: unfinished}, Workers: 2})
-	a, err := expe.Analyze(dir, osepStudy())
+	a, err := report.Analyze(dir, osepStudy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +138,7 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("checkpointing: killed %v vs %v, SU %v vs %v", extra(x).KilledExec, extra(y).KilledExec, extra(x).Satisfaction["user2"], extra(y).Satisfaction["user2"])
 	}
 
-	path, err := expe.WriteReport(dir, s)
+	path, err := report.Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,31 +180,31 @@ func TestOSEPReportOnSyntheticCampaign(t *testing.T) {
 		t.Errorf("%d verdicts", n)
 	}
 	// The satisfaction table's cells are the runs' means.
-	est := expe.Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *expe.RunData) float64 { return extra(x).Satisfaction["user2"].SU }))
+	est := analysis.Estimate95(a.CaseValues("osep-hetero", "user4-late-large", func(x *report.RunData) float64 { return extra(x).Satisfaction["user2"].SU }))
 	lines := strings.Split(text[strings.Index(text, "### user4 late"):], "\n")
 	found := false
 	for _, l := range lines {
 		if strings.HasPrefix(l, "| large | none | heterogeneous OSEP |") {
-			found = strings.Contains(l, "| "+expe.FmtEst(est, 1, false)+" |")
+			found = strings.Contains(l, "| "+analysis.FmtEst(est, 1, false)+" |")
 			break
 		}
 	}
 	if !found {
-		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", expe.FmtEst(est, 1, false))
+		t.Errorf("user4 late, large, heterogeneous OSEP: no cell %s for user2", analysis.FmtEst(est, 1, false))
 	}
 	for _, c := range p.Cases {
-		for _, ext := range expe.FigureFormats {
-			if st, err := os.Stat(filepath.Join(dir, expe.FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
+		for _, ext := range figures.Formats {
+			if st, err := os.Stat(filepath.Join(dir, report.FigDir, "osep_su_"+c.Name+"."+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("figure of %s: %v", c.Name, err)
 			}
 		}
 	}
-	shares, _ := filepath.Glob(filepath.Join(dir, expe.FigDir, "osep_share_*"))
-	if len(shares) != 2*len(expe.FigureFormats) {
+	shares, _ := filepath.Glob(filepath.Join(dir, report.FigDir, "osep_share_*"))
+	if len(shares) != 2*len(figures.Formats) {
 		t.Errorf("share figures %v", shares)
 	}
 	// Written again, the report is the same.
-	if _, err := expe.WriteReport(dir, s); err != nil {
+	if _, err := report.Write(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(path); string(again) != text {
@@ -237,7 +241,7 @@ func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
 	if !strings.Contains(string(cmd), "--enable-dynamic-jobs --acknowledge-dynamic-jobs") {
 		t.Errorf("command line without the dynamic-job flags: %s", cmd)
 	}
-	an, err := expe.Analyze(dir, osepStudy())
+	an, err := report.Analyze(dir, osepStudy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +261,7 @@ func TestEmbeddedOSEPCampaignEndToEnd(t *testing.T) {
 	if preempted == 0 {
 		t.Error("no preemption in the whole campaign")
 	}
-	path, err := expe.WriteReport(dir, s)
+	path, err := report.Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 )
 
 // Plan is the name and kind of the plan.
@@ -52,13 +54,13 @@ func OwnerProperty(p expe.Plan) string {
 var planFile []byte
 
 // Register adds the plan and its report.
-func Register(s *expe.Studies) {
-	s.Register(expe.Study{Kind: Plan, Prepare: prepare, ReadWorkload: readWorkload, ReadRun: readRun, Report: report})
+func Register(s *report.Studies) {
+	s.Register(report.Study{Kind: Plan, Prepare: prepare, ReadWorkload: readWorkload, ReadRun: readRun, Report: writeReport})
 	s.AddPlan(Plan, planFile)
 }
 
 // prepare reads the grid's owners from the platform.
-func prepare(a *expe.Analysis) (any, error) {
+func prepare(a *report.Analysis) (any, error) {
 	if a.Platform == nil {
 		return nil, fmt.Errorf("%s: the OSEP metrics need the platform %s", a.Dir, filepath.Join(a.Dir, expe.PlatformFile))
 	}
@@ -69,7 +71,7 @@ func prepare(a *expe.Analysis) (any, error) {
 	return g, nil
 }
 
-func grid(a *expe.Analysis) *OSEPGrid { return a.Data.(*OSEPGrid) }
+func grid(a *report.Analysis) *OSEPGrid { return a.Data.(*OSEPGrid) }
 
 // osepWorkload is what the OSEP metrics need from one workload file.
 type osepWorkload struct {
@@ -79,7 +81,7 @@ type osepWorkload struct {
 
 // readWorkload reads an OSEP workload and computes its owner-alone
 // completion times on the grid.
-func readWorkload(a *expe.Analysis, path string, _ map[string]expe.JobInfo) (any, error) {
+func readWorkload(a *report.Analysis, path string, _ map[string]analysis.JobInfo) (any, error) {
 	jobs, err := ReadOSEPJobs(path)
 	if err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func readWorkload(a *expe.Analysis, path string, _ map[string]expe.JobInfo) (any
 
 // readRun computes a run's OSEP metrics; the share series is kept for the
 // runs of the plan's first seed, the ones the report draws.
-func readRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(a *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	w := in.WorkloadData.(*osepWorkload)
 	s, err := ComputeOSEP(in.Rows, w.jobs, w.ideal, grid(a))
 	if err != nil {
@@ -107,23 +109,23 @@ func readRun(a *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
 }
 
 // extra is a run's OSEP metrics.
-func extra(rd *expe.RunData) *OSEPRunStats { return rd.Extra.(*OSEPRunStats) }
+func extra(rd *report.RunData) *OSEPRunStats { return rd.Extra.(*OSEPRunStats) }
 
-func report(r *expe.Report) error {
+func writeReport(r *report.Report) error {
 	rp := &reporter{Report: r, a: r.A}
 	return rp.osep()
 }
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 }
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
 
 // osepStudy is the study Register adds.
-func osepStudy() expe.Study {
-	s := expe.NewStudies()
+func osepStudy() report.Study {
+	s := report.NewStudies()
 	Register(s)
 	st, _ := s.Study(Plan)
 	return st

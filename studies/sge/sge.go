@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/figures"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -28,14 +30,14 @@ const SGEPlan = "sge"
 var planFile []byte
 
 // Register adds the plan and its report.
-func Register(s *expe.Studies) {
-	s.Register(expe.Study{Kind: SGEPlan, ReadRun: readRun, Report: func(r *expe.Report) error { return (&reporter{Report: r, a: r.A}).sge() }})
+func Register(s *report.Studies) {
+	s.Register(report.Study{Kind: SGEPlan, ReadRun: readRun, Report: func(r *report.Report) error { return (&reporter{Report: r, a: r.A}).sge() }})
 	s.AddPlan(SGEPlan, planFile)
 }
 
 type reporter struct {
-	*expe.Report
-	a *expe.Analysis
+	*report.Report
+	a *report.Analysis
 }
 
 func (r *reporter) p(format string, args ...any) { r.P(format, args...) }
@@ -79,7 +81,7 @@ var sgePaper = map[string]sgePaperRow{
 // sgeGain is the paper's gain: (default − load-balanced) / load-balanced
 // (%); NaN over a load-balanced makespan below expe.FloorSeconds.
 func sgeGain(def, lb float64) float64 {
-	if math.Abs(lb) < expe.FloorSeconds {
+	if math.Abs(lb) < analysis.FloorSeconds {
 		return math.NaN()
 	}
 	return 100 * (def - lb) / lb
@@ -89,7 +91,7 @@ func sgeGain(def, lb float64) float64 {
 // near-zero base.
 func fmtGain(g, paper float64) string {
 	if math.IsNaN(g) {
-		return fmt.Sprintf("%s (%.2f)", expe.NearZero, paper)
+		return fmt.Sprintf("%s (%.2f)", analysis.NearZero, paper)
 	}
 	return fmt.Sprintf("%.2f (%.2f)", g, paper)
 }
@@ -106,11 +108,11 @@ type sgeCell struct {
 // the gains over them are marked.
 func sgeSatMark(cells map[string]sgeCell, prefix string) string {
 	if cells[SGELoadBalancedVariant].sat {
-		return expe.SaturatedMark
+		return analysis.SaturatedMark
 	}
 	for s := 0; s < sgeHosts; s++ {
 		if cells[prefix+strconv.Itoa(s)].sat {
-			return expe.SaturatedMark
+			return analysis.SaturatedMark
 		}
 	}
 	return ""
@@ -136,7 +138,7 @@ func (r *reporter) sgeCells() (map[string]map[string]sgeCell, error) {
 }
 
 // readRun counts the tasks each host ran.
-func readRun(_ *expe.Analysis, in *expe.RunInput, rd *expe.RunData) error {
+func readRun(_ *report.Analysis, in *report.RunInput, rd *report.RunData) error {
 	c := &sgeCell{makespan: rd.Metrics.Makespan, perHost: make([]int, in.Hosts)}
 	for i := range in.Rows {
 		hosts, err := in.Rows[i].Hosts()
@@ -181,16 +183,16 @@ func (r *reporter) sge() error {
 	}
 	r.Intro(fmt.Sprintf("%d variants × %d scenarios × %d seed(s)", len(pl.Variants), len(pl.Cases), len(pl.Seeds)), "their cells are empty")
 	engines, wall, _ := r.RunInfos()
-	r.p("- Engines: %s (Batsim's compute sharing on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), expe.FmtDuration(wall))
+	r.p("- Engines: %s (Batsim's compute sharing on). Wall time of the runs: %s in all.\n", strings.Join(engines, ", "), analysis.FmtDuration(wall))
 	r.p("- Makespan = last finish − first submission (every task is submitted at 0). The default's *worst*, *average* and *best* are the largest, ")
 	r.p("mean and smallest makespans of the round robin started at h1, h2, h3 and h4 (each start equally likely). ")
 	r.p("Gain = (default − load-balanced) / load-balanced × 100, the paper's formula (its denominator is the load-balanced makespan). ")
 	r.p("The paper's value follows in parentheses (its tables give whole seconds). ")
 	r.p("Each value is one run: the runs do not depend on the seed (%d seed(s) run), so no value has an interval or a count of seeds. %s\n\n",
-		len(pl.Seeds), expe.FloorsNote())
-	r.p("%s\n\n", expe.SaturationSummary(a, true))
+		len(pl.Seeds), analysis.FloorsNote())
+	r.p("%s\n\n", report.SaturationSummary(a, true))
 
-	var bars [2][]expe.Bar
+	var bars [2][]figures.Bar
 	var groups []string
 	for _, app := range workloads.SGEApps {
 		table := map[string]string{"pi50": "Table 2", "pi80": "Table 3", "sw": "Table 4"}[app.Name]
@@ -204,32 +206,32 @@ func (r *reporter) sge() error {
 			lb, lbOK := cells[name][SGELoadBalancedVariant]
 			if !ok || !lbOK {
 				r.p("| %d | (runs missing) | | | | | |\n", n)
-				bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainWorst})
-				bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainMean})
+				bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainWorst})
+				bars[1] = append(bars[1], figures.Bar{Group: name, Est: analysis.Estimate{Mean: math.NaN(), Half: math.NaN()}, Paper: paper.gainMean})
 				continue
 			}
 			gw, gm := sgeGain(worst, lb.makespan), sgeGain(mean, lb.makespan)
 			r.p("| %d | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
 				n, worst, paper.worst, mean, paper.mean, best, paper.best, lb.makespan, paper.lb, fmtGain(gw, paper.gainWorst)+sgeSatMark(cells[name], sgeRRPrefix),
 				fmtGain(gm, paper.gainMean)+sgeSatMark(cells[name], sgeRRPrefix))
-			bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
-			bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
+			bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: gw, Half: math.NaN()}, Paper: paper.gainWorst})
+			bars[1] = append(bars[1], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: gm, Half: math.NaN()}, Paper: paper.gainMean})
 			if w, m, b, _, ok := sgeDefault(cells[name], sgeRREqualPrefix); ok && name == "sw-17" {
 				r.p("| %d, default with 5 slots on h4 | %.1f (%g) | %.1f (%g) | %.1f (%g) | %.1f (%g) | %s | %s |\n",
 					n, w, paper.worst, m, paper.mean, b, paper.best, lb.makespan, paper.lb, fmtGain(sgeGain(w, lb.makespan), paper.gainWorst)+sgeSatMark(cells[name], sgeRREqualPrefix),
 					fmtGain(sgeGain(m, lb.makespan), paper.gainMean)+sgeSatMark(cells[name], sgeRREqualPrefix))
 				groups = append(groups, fmt.Sprintf("%s %d eq", app.Name, n))
-				bars[0] = append(bars[0], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
-				bars[1] = append(bars[1], expe.Bar{Group: name, Est: expe.Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
+				bars[0] = append(bars[0], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: sgeGain(w, lb.makespan), Half: math.NaN()}, Paper: paper.gainWorst})
+				bars[1] = append(bars[1], figures.Bar{Group: name, Est: analysis.Estimate{N: 1, Mean: sgeGain(m, lb.makespan), Half: math.NaN()}, Paper: paper.gainMean})
 			}
 		}
 		r.p("\n")
 	}
-	fig := filepath.Join(a.Dir, expe.FigDir, "sge-gains")
-	if err := expe.ChangeBarPlot(fig, "Gain of load balancing over the round robin", "gain over load-balanced makespan (%)", groups, []string{"worst case", "average case"}, bars[:]); err != nil {
+	fig := filepath.Join(a.Dir, report.FigDir, "sge-gains")
+	if err := figures.ChangeBarPlot(fig, "Gain of load balancing over the round robin", "gain over load-balanced makespan (%)", groups, []string{"worst case", "average case"}, bars[:]); err != nil {
 		return err
 	}
-	r.p("![gains](%s/sge-gains.png)\n\nBars: our gains; triangles: the paper's. *sw 17 eq*: the default with 5 slots on h4 (see below).\n\n", expe.FigDir)
+	r.p("![gains](%s/sge-gains.png)\n\nBars: our gains; triangles: the paper's. *sw 17 eq*: the default with 5 slots on h4 (see below).\n\n", report.FigDir)
 	r.sgeSpread(cells)
 	r.sgeOthers(cells)
 	r.sgeDifferences(cells)
@@ -340,7 +342,7 @@ func (r *reporter) sgeDifferences(cells map[string]map[string]sgeCell) {
 		paper := sgePaper[c.Name]
 		worst, mean, _, _, ok := sgeDefault(cells[c.Name], sgeRRPrefix)
 		lb, lbOK := cells[c.Name][SGELoadBalancedVariant]
-		if !ok || !lbOK || paper.worst == paper.lb || math.Abs(worst-lb.makespan) < expe.FloorSeconds {
+		if !ok || !lbOK || paper.worst == paper.lb || math.Abs(worst-lb.makespan) < analysis.FloorSeconds {
 			continue
 		}
 		ours = append(ours, fmt.Sprintf("%s %.2f", c.Name, (mean-lb.makespan)/(worst-lb.makespan)))

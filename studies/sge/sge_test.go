@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/studies/internal/studytest"
 )
 
@@ -54,7 +56,7 @@ func TestSGEPlan(t *testing.T) {
 func TestSGECampaignReport(t *testing.T) {
 	s := studytest.Studies(Register)
 	p := studytest.Plan(t, s, SGEPlan)
-	dir, report := studytest.CampaignTwiceReport(t, s, p)
+	dir, text := studytest.CampaignTwiceReport(t, s, p)
 	for _, want := range []string{
 		"| 13 | 193.6 (194) | 167.2 (175) | 158.4 (158) | 158.4 (158) | 22.22 (22.78) | 5.56 (10.76) |",
 		"| 17, default with 5 slots on h4 | 242.0 (242) |",
@@ -65,12 +67,12 @@ func TestSGECampaignReport(t *testing.T) {
 		"With equal slots (5,5,5,5) the worst case (start at h4) is 242.0 s",
 		"fig/sge-gains.png",
 	} {
-		if !strings.Contains(report, want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
 	for _, ext := range []string{".png", ".svg"} {
-		if _, err := os.Stat(filepath.Join(dir, expe.FigDir, "sge-gains"+ext)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, report.FigDir, "sge-gains"+ext)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -83,16 +85,16 @@ func TestSGECampaignReport(t *testing.T) {
 // engine's _schedule.csv. Scenario sw-13 load-balanced keeps the 4 hosts
 // busy 541.2 host-seconds over its makespan of 158.400005 s: 0.854; res ×
 // execution over the same gave 2.8125.
-func checkUtilization(t *testing.T, s *expe.Studies, dir string) {
+func checkUtilization(t *testing.T, s *report.Studies, dir string) {
 	t.Helper()
 	st, _ := s.Study(SGEPlan)
-	a, err := expe.Analyze(dir, st)
+	a, err := report.Analyze(dir, st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range a.RunIDs() {
 		m := a.Runs[id].Metrics
-		tc, err := expe.ScheduleValue(filepath.Join(expe.RunDir(dir, id), expe.ScheduleFile), "time_computing")
+		tc, err := analysis.ScheduleValue(filepath.Join(expe.RunDir(dir, id), expe.ScheduleFile), "time_computing")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,8 +116,8 @@ func TestSGEReportNearZeroAndSaturation(t *testing.T) {
 	s := studytest.Studies(Register)
 	p := studytest.Plan(t, s, SGEPlan)
 	a := studytest.Synthetic(t, p, 4)
-	noSpan := expe.Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN(), MeanExec: 10}
-	studytest.FillRuns(a, func(r expe.Run) (expe.Metrics, expe.Saturation, any) {
+	noSpan := analysis.Saturation{Offered: math.NaN(), Utilization: math.NaN(), EarlyWait: math.NaN(), LateWait: math.NaN(), MeanExec: 10}
+	studytest.FillRuns(a, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
 		mk := 100.0
 		if r.Variant.Name == SGELoadBalancedVariant && r.Case == "pi50-5" {
 			mk = 0.4
@@ -124,12 +126,12 @@ func TestSGEReportNearZeroAndSaturation(t *testing.T) {
 		if r.Variant.Name == sgeRRPrefix+"3" && r.Case == "sw-5" {
 			sat = studytest.Saturated
 		}
-		return expe.Metrics{Makespan: mk, Hosts: 4}, sat, &sgeCell{makespan: mk, perHost: []int{1, 1, 1, 2}}
+		return analysis.Metrics{Makespan: mk, Hosts: 4}, sat, &sgeCell{makespan: mk, perHost: []int{1, 1, 1, 2}}
 	})
 	st, _ := s.Study(SGEPlan)
 	text := studytest.ReportOn(t, st, a)
 	for _, want := range []string{
-		"| 5 | 100.0 (25) | 100.0 (24) | 100.0 (23) | 0.4 (23) | " + expe.NearZero + " (8.70) | " + expe.NearZero + " (4.35) |",
+		"| 5 | 100.0 (25) | 100.0 (24) | 100.0 (23) | 0.4 (23) | " + analysis.NearZero + " (8.70) | " + analysis.NearZero + " (4.35) |",
 		"**Saturation.** 1 of 110 runs saturated (rr-start3: 1; values over them are marked †). 109 of them have every job submitted at once",
 		// The gains of sw-5 involve the saturated start at h4; the other
 		// rows' do not.

@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/expe/analysis"
+	"github.com/bucma-sched/bucma/expe/report"
 	"github.com/bucma-sched/bucma/policies"
 )
 
 // Studies returns a registry holding the studies register adds.
-func Studies(register ...func(*expe.Studies)) *expe.Studies {
-	s := expe.NewStudies()
+func Studies(register ...func(*report.Studies)) *report.Studies {
+	s := report.NewStudies()
 	for _, r := range register {
 		r(s)
 	}
@@ -23,7 +25,7 @@ func Studies(register ...func(*expe.Studies)) *expe.Studies {
 }
 
 // Plan is a built-in plan of a registry.
-func Plan(t testing.TB, s *expe.Studies, name string) expe.Plan {
+func Plan(t testing.TB, s *report.Studies, name string) expe.Plan {
 	t.Helper()
 	p, err := s.Plan(name)
 	if err != nil {
@@ -68,7 +70,7 @@ func Embedded() expe.Engine { return expe.NewEmbeddedEngine(policies.Builtin()) 
 // then 1), checks the two executions wrote the same outputs, writes the
 // first's report (its study's, from s) and returns its directory and the
 // report's text.
-func CampaignTwiceReport(t testing.TB, s *expe.Studies, p expe.Plan) (dir, report string) {
+func CampaignTwiceReport(t testing.TB, s *report.Studies, p expe.Plan) (dir, report string) {
 	t.Helper()
 	dir, again := t.TempDir(), t.TempDir()
 	MustRun(t, &expe.Campaign{Plan: p, Dir: dir, Engine: Embedded(), Workers: 2})
@@ -78,9 +80,9 @@ func CampaignTwiceReport(t testing.TB, s *expe.Studies, p expe.Plan) (dir, repor
 }
 
 // Report writes a campaign's report and returns its text.
-func Report(t testing.TB, s *expe.Studies, dir string) string {
+func Report(t testing.TB, s *report.Studies, dir string) string {
 	t.Helper()
-	path, err := expe.WriteReport(dir, s)
+	path, err := report.Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,27 +98,27 @@ func Report(t testing.TB, s *expe.Studies, dir string) string {
 // it (ReportOn), to pin what a report prints over numbers no campaign of a
 // test's size gives (a near-zero base, a saturated variant). FillRuns adds
 // its runs.
-func Synthetic(t testing.TB, p expe.Plan, hosts int) *expe.Analysis {
+func Synthetic(t testing.TB, p expe.Plan, hosts int) *report.Analysis {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, expe.FigDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, report.FigDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &expe.Analysis{Dir: dir, Plan: p, Hosts: hosts, Runs: map[string]*expe.RunData{}}
+	return &report.Analysis{Dir: dir, Plan: p, Hosts: hosts, Runs: map[string]*report.RunData{}}
 }
 
 // Kept and Saturated are the saturation of a run that kept up with its
 // workload and of one that did not (utilization far below the offered
 // load).
 var (
-	Kept      = expe.Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 100, LateWait: 110, MeanExec: 3000}
-	Saturated = expe.Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 100, LateWait: 90000, MeanExec: 3000}
+	Kept      = analysis.Saturation{Offered: 0.8, Utilization: 0.78, EarlyWait: 100, LateWait: 110, MeanExec: 3000}
+	Saturated = analysis.Saturation{Offered: 0.8, Utilization: 0.3, EarlyWait: 100, LateWait: 90000, MeanExec: 3000}
 )
 
 // ReportOn writes study st's report on analysis a and returns its text.
-func ReportOn(t testing.TB, st expe.Study, a *expe.Analysis) string {
+func ReportOn(t testing.TB, st report.Study, a *report.Analysis) string {
 	t.Helper()
-	r := expe.NewReport(a)
+	r := report.New(a)
 	if err := st.Report(r); err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +127,9 @@ func ReportOn(t testing.TB, st expe.Study, a *expe.Analysis) string {
 
 // FillRuns adds every run of the synthetic analysis's plan, with what f
 // gives for it (its metrics, saturation and study data).
-func FillRuns(a *expe.Analysis, f func(r expe.Run) (expe.Metrics, expe.Saturation, any)) {
+func FillRuns(a *report.Analysis, f func(r expe.Run) (analysis.Metrics, analysis.Saturation, any)) {
 	for _, r := range a.Plan.Expand() {
 		m, sat, extra := f(r)
-		a.Runs[r.ID] = &expe.RunData{Run: r, Metrics: m, Saturation: sat, Extra: extra}
+		a.Runs[r.ID] = &report.RunData{Run: r, Metrics: m, Saturation: sat, Extra: extra}
 	}
 }

@@ -1,0 +1,209 @@
+package report
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bucma-sched/bucma/expe"
+	"github.com/bucma-sched/bucma/policies"
+)
+
+// smallPlan is a campaign of four runs of the embedded engine: two
+// variants at two load levels.
+const smallPlan = `name: small
+platform: lille
+workload: {generator: lille, jobs: 40}
+loads: [0.7, 1]
+seeds: [1]
+variants:
+  - {name: fcfs, policy: fcfs}
+  - {name: easy, policy: easy}
+`
+
+// runSmall runs smallPlan into a new campaign directory.
+func runSmall(t *testing.T) (string, expe.Plan) {
+	t.Helper()
+	p, err := expe.ParsePlanFile([]byte(smallPlan), expe.PlanFileOptions{Name: "small.yaml", Policies: policies.Builtin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	camp := &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 2}
+	res, err := camp.Execute(context.Background())
+	if err != nil || len(res.Failed) != 0 || res.Done != len(p.Expand()) {
+		t.Fatalf("campaign: %+v, %v", res, err)
+	}
+	return dir, p
+}
+
+func readReport(t *testing.T, dir string) string {
+	t.Helper()
+	path, err := Write(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// The report of a campaign with several load levels has a section and a
+// distribution figure per level; a run not done is said missing; a
+// completed run whose outputs changed since it finished is refused, named
+// with its file.
+func TestReportOfACampaign(t *testing.T) {
+	dir, p := runSmall(t)
+	text := readReport(t, dir)
+	for _, l := range []string{"0.7", "1"} {
+		if _, err := os.Stat(filepath.Join(dir, FigDir, "cdf_waiting_l"+l+".svg")); err != nil || !strings.Contains(text, "cdf_waiting_l"+l+".png") {
+			t.Errorf("distribution figure of load %s: %v", l, err)
+		}
+		if !strings.Contains(text, "## load level "+l+"\n") {
+			t.Errorf("the report has no section for load %s", l)
+		}
+	}
+	if again := readReport(t, dir); again != text {
+		t.Errorf("the report of the same runs differs:\n%s\n----\n%s", again, text)
+	}
+
+	runs := p.Expand()
+	if err := os.RemoveAll(expe.RunDir(dir, runs[0].ID)); err != nil {
+		t.Fatal(err)
+	}
+	if text := readReport(t, dir); !strings.Contains(text, "(**1 missing**") {
+		t.Errorf("the report does not mention the missing run:\n%s", text)
+	}
+
+	jobs := filepath.Join(expe.RunDir(dir, runs[1].ID), expe.JobsFile)
+	data, err := os.ReadFile(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(jobs, []byte(strings.Replace(string(data), "COMPLETED_SUCCESSFULLY", "COMPLETED_SUCCESSFULLX", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir, nil); err == nil || !strings.Contains(err.Error(), "run "+runs[1].ID+": "+jobs) {
+		t.Errorf("report on a tampered run: %v", err)
+	}
+}
+
+// The metrics the comparison report defines are the ones a plan may name
+// (expe.ReportMetrics), in that order.
+func TestReportMetricsDefined(t *testing.T) {
+	var names []string
+	for _, m := range reportMetricDefs {
+		names = append(names, m.name)
+	}
+	if !slices.Equal(names, expe.ReportMetrics) {
+		t.Errorf("defined %v, a plan names %v", names, expe.ReportMetrics)
+	}
+	for _, m := range expe.DefaultReportMetrics {
+		if !slices.Contains(names, m) {
+			t.Errorf("default metric %s not defined", m)
+		}
+	}
+}
+
+// A study registry knows its built-in plans by name.
+func TestStudiesPlan(t *testing.T) {
+	s := NewStudies()
+	s.AddPlan("small", []byte(smallPlan))
+	if _, err := s.Plan("nope"); err == nil || !strings.Contains(err.Error(), `unknown plan "nope" (valid: small)`) {
+		t.Errorf("unknown plan: %v", err)
+	}
+	if p, err := s.Plan("small"); err != nil || p.Name != "small" || len(p.Variants) != 2 {
+		t.Errorf("small: %+v, %v", p, err)
+	}
+}
+
+// copyDir copies the campaign directory src into a new directory.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// edit rewrites a file of a campaign directory.
+func edit(t *testing.T, path string, f func(string) string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(f(string(data))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// DiffCampaigns finds two executions of the same campaign identical but
+// for what differs from one execution to the next (wall times, logs, the
+// program's name, Pajé colours), and names every other difference.
+func TestDiffCampaigns(t *testing.T) {
+	a, p := runSmall(t)
+	if _, err := Write(a, nil); err != nil {
+		t.Fatal(err)
+	}
+	run := expe.RunDir(a, p.Expand()[0].ID)
+	trace := "1 0 0 Container\n5 job1 Job \"job 1\" 0.1 0.2 0.3\n"
+	if err := os.WriteFile(filepath.Join(run, "out_schedule.trace"), []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := copyDir(t, a)
+	brun := expe.RunDir(b, p.Expand()[0].ID)
+	edit(t, filepath.Join(brun, "out_schedule.trace"), func(s string) string { return strings.Replace(s, "0.1 0.2 0.3", "0.9 0.8 0.7", 1) })
+	edit(t, filepath.Join(brun, expe.RunInfoFile), func(s string) string {
+		s = regexp.MustCompile(`"wall_seconds": *[0-9.e+-]+`).ReplaceAllString(s, `"wall_seconds": 12.5`)
+		s = regexp.MustCompile(`"finished": *"[^"]*"`).ReplaceAllString(s, `"finished": "2001-01-01T00:00:00Z"`)
+		return strings.Replace(s, `"bucma simulate `, `"/tmp/bucma-old simulate `, 1)
+	})
+	edit(t, filepath.Join(brun, expe.CmdFile), func(s string) string { return strings.Replace(s, "bucma simulate ", "./bucma-new simulate ", 1) })
+	edit(t, filepath.Join(brun, expe.ScheduleFile), func(s string) string {
+		lines := strings.SplitN(s, "\n", 3)
+		cols := strings.Split(lines[1], ",")
+		for i, h := range strings.Split(lines[0], ",") {
+			if slices.Contains(expe.WallClockColumns, h) {
+				cols[i] = "99.5"
+			}
+		}
+		lines[1] = strings.Join(cols, ",")
+		return strings.Join(lines, "\n")
+	})
+	edit(t, filepath.Join(brun, "run.log"), func(s string) string { return s + "another execution\n" })
+	edit(t, filepath.Join(b, File), func(s string) string {
+		return wallTime.ReplaceAllString(s, "Wall time of the runs: 1h in all (30m per run on average).")
+	})
+	if err := os.WriteFile(filepath.Join(b, "extra.txt"), []byte("only in b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := DiffCampaigns(a, b)
+	if err != nil || len(d.Differ) != 0 || d.Compared < 20 {
+		t.Fatalf("the same campaign: %+v, %v", d, err)
+	}
+
+	// A value of a run's outputs, a file missing in b, a word of the
+	// report: each differs.
+	jobs := filepath.Join(p.Expand()[1].ID, expe.JobsFile)
+	edit(t, filepath.Join(b, expe.RunsDir, jobs), func(s string) string { return strings.Replace(s, ",1,", ",2,", 1) })
+	if err := os.Remove(filepath.Join(b, expe.WorkloadsDir, p.Expand()[0].Workload+".json")); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, filepath.Join(b, File), func(s string) string { return strings.Replace(s, "Baseline", "Base line", 1) })
+	d, err = DiffCampaigns(a, b)
+	want := []string{File, filepath.Join(expe.RunsDir, jobs), filepath.Join(expe.WorkloadsDir, p.Expand()[0].Workload+".json")}
+	if err != nil || !slices.Equal(d.Differ, want) {
+		t.Errorf("differences %+v, %v; want %v", d, err, want)
+	}
+	if _, err := DiffCampaigns(a, filepath.Join(b, File)); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a file as a campaign: %v", err)
+	}
+}
