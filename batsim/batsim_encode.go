@@ -18,10 +18,20 @@ import (
 // Map-like objects (resource properties, workloads, profiles, job_progress)
 // are written with sorted keys (Batsim uses its hash order; compare them as
 // parsed objects).
-func EncodeBatsim(m *Message) []byte {
+func EncodeBatsim(m *Message) []byte { return encodeBatsim(m, batsimfmt.AppendFloat) }
+
+// EncodeBatsimExact is EncodeBatsim with every double written as rapidjson's
+// Writer writes it (the digits that read back as the same double) instead
+// of with 6 decimals: the message of a Batsim whose clock is finer than
+// Batsim 4's microsecond (Batsim 5 prints 12 decimals), handed to a Batsim 4
+// decision process without rounding its times.
+func EncodeBatsimExact(m *Message) []byte { return encodeBatsim(m, batsimfmt.AppendDouble) }
+
+// encodeBatsim is EncodeBatsim with the doubles written by num.
+func encodeBatsim(m *Message, num func([]byte, float64) []byte) []byte {
 	b := make([]byte, 0, 128+96*len(m.Events))
 	b = append(b, `{"now":`...)
-	b = batsimfmt.AppendFloat(b, m.Now)
+	b = num(b, m.Now)
 	b = append(b, `,"events":[`...)
 	for i := range m.Events {
 		if i > 0 {
@@ -29,11 +39,11 @@ func EncodeBatsim(m *Message) []byte {
 		}
 		e := &m.Events[i]
 		b = append(b, `{"timestamp":`...)
-		b = batsimfmt.AppendFloat(b, e.Timestamp)
+		b = num(b, e.Timestamp)
 		b = append(b, `,"type":`...)
 		b = batsimfmt.AppendString(b, e.Type)
 		b = append(b, `,"data":`...)
-		b = appendBatsimData(b, e.Data)
+		b = appendBatsimData(b, e.Data, num)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
@@ -93,7 +103,7 @@ func appendResources(b []byte, rs []Resource) []byte {
 	return append(b, ']')
 }
 
-func appendProgress(b []byte, p *JobProgress) []byte {
+func appendProgress(b []byte, p *JobProgress, num func([]byte, float64) []byte) []byte {
 	b = append(b, `{"profile_name":`...)
 	b = batsimfmt.AppendString(b, p.ProfileName)
 	if p.CurrentTaskIndex != nil || p.CurrentTask != nil {
@@ -105,7 +115,7 @@ func appendProgress(b []byte, p *JobProgress) []byte {
 		b = strconv.AppendInt(b, int64(idx), 10)
 		if p.CurrentTask != nil {
 			b = append(b, `,"current_task":`...)
-			b = appendProgress(b, p.CurrentTask)
+			b = appendProgress(b, p.CurrentTask, num)
 		}
 	} else {
 		v := 0.0
@@ -113,12 +123,12 @@ func appendProgress(b []byte, p *JobProgress) []byte {
 			v = *p.Progress
 		}
 		b = append(b, `,"progress":`...)
-		b = batsimfmt.AppendFloat(b, v)
+		b = num(b, v)
 	}
 	return append(b, '}')
 }
 
-func appendBatsimData(b []byte, data any) []byte {
+func appendBatsimData(b []byte, data any, num func([]byte, float64) []byte) []byte {
 	switch d := data.(type) {
 	case *SimulationBegins:
 		b = append(b, `{"nb_resources":`...)
@@ -230,7 +240,7 @@ func appendBatsimData(b []byte, data any) []byte {
 			}
 			b = batsimfmt.AppendString(b, id)
 			b = append(b, ':')
-			b = appendProgress(b, d.JobProgress[id])
+			b = appendProgress(b, d.JobProgress[id], num)
 		}
 		return append(b, "}}"...)
 	case *Notify:
@@ -259,7 +269,7 @@ func appendBatsimData(b []byte, data any) []byte {
 		return append(b, '}')
 	case *BatsimAnswer:
 		b = append(b, `{"consumed_energy":`...)
-		b = batsimfmt.AppendFloat(b, d.ConsumedEnergy)
+		b = num(b, d.ConsumedEnergy)
 		return append(b, '}')
 	case *Unknown:
 		return appendRaw(b, d.Raw, "{}")

@@ -110,7 +110,25 @@ type DecodeError struct {
 	Event int // index of the offending event, -1 for the envelope
 	Type  string
 	Rule  string
+	// Cause, when set, is what broke the rule: ErrUnknownEvent,
+	// ErrAfterNow, ErrCallInPast, an error wrapping ErrIntervalSet, or
+	// another error of the event's data.
+	Cause error
 }
+
+// Errors a DecodeError may wrap (errors.Is), for tools that report the
+// rule a scheduler's message breaks (bucma check).
+var (
+	// ErrUnknownEvent: an event type Batsim does not know.
+	ErrUnknownEvent = errors.New("unknown event type")
+	// ErrAfterNow: an event dated later than its message's now.
+	ErrAfterNow = errors.New("event dated after now")
+	// ErrCallInPast: a CALL_ME_LATER whose target is not after its date.
+	ErrCallInPast = errors.New("CALL_ME_LATER not in the future")
+)
+
+// Unwrap is the error's Cause.
+func (e *DecodeError) Unwrap() error { return e.Cause }
 
 // Error implements error.
 func (e *DecodeError) Error() string {
@@ -168,17 +186,17 @@ func (d *Decoder) Decode(b []byte, dir Direction) (*Message, error) {
 		// also sends them in time order (its reader does not require that
 		// order from a scheduler).
 		if ts > msg.Now {
-			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("timestamp %g is later than now=%g", ts, msg.Now)}
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("timestamp %g is later than now=%g", ts, msg.Now), Cause: ErrAfterNow}
 		}
 		if dir == FromBatsim && i > 0 && ts < msg.Events[i-1].Timestamp {
 			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("timestamp %g is earlier than the previous event's %g (events out of order)", ts, msg.Events[i-1].Timestamp)}
 		}
 		data, err := d.decodeData(re.typ, re.data, dir)
 		if err != nil {
-			return nil, &DecodeError{Event: i, Type: re.typ, Rule: err.Error()}
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: err.Error(), Cause: err}
 		}
 		if c, ok := data.(*CallMeLater); ok && dir == FromScheduler && !(c.At > ts) {
-			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("target %g is not after the event's timestamp %g (Batsim aborts on a call in the past or now)", c.At, ts)}
+			return nil, &DecodeError{Event: i, Type: re.typ, Rule: fmt.Sprintf("target %g is not after the event's timestamp %g (Batsim aborts on a call in the past or now)", c.At, ts), Cause: ErrCallInPast}
 		}
 		msg.Events = append(msg.Events, Event{Timestamp: ts, Type: re.typ, Data: data})
 	}
@@ -869,7 +887,7 @@ func (d *Decoder) decodeFromScheduler(typ string, b []byte) (any, error) {
 		}
 		return &ToJobMsg{JobID: id, Msg: msg}, nil
 	default:
-		return nil, fmt.Errorf("unknown event type %q (Batsim aborts on it)", typ)
+		return nil, fmt.Errorf("%w %q (Batsim aborts on it)", ErrUnknownEvent, typ)
 	}
 }
 

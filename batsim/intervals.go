@@ -103,7 +103,7 @@ func ParseIntervalSet(text string) (IntervalSet, error) {
 	total := 0
 	for _, iv := range merged {
 		if iv[1]-iv[0] >= MaxIntervalSetSize-total {
-			return nil, fmt.Errorf("interval set %q: more than %d ids", text, MaxIntervalSetSize)
+			return nil, fmt.Errorf("%w %q: more than %d ids", ErrIntervalSet, text, MaxIntervalSetSize)
 		}
 		total += iv[1] - iv[0] + 1
 	}
@@ -135,10 +135,14 @@ func parseResourceID(text, f, bound string) (int, error) {
 // has several.
 func intervalError(text, f, msg string) error {
 	if f == strings.TrimSpace(text) {
-		return fmt.Errorf("interval set %q: %s", text, msg)
+		return fmt.Errorf("%w %q: %s", ErrIntervalSet, text, msg)
 	}
-	return fmt.Errorf("interval set %q: %q: %s", text, f, msg)
+	return fmt.Errorf("%w %q: %q: %s", ErrIntervalSet, text, f, msg)
 }
+
+// ErrIntervalSet is wrapped by the errors of a text that is not an
+// interval set Batsim reads.
+var ErrIntervalSet = errors.New("interval set")
 
 // Intervals returns the set as its maximal runs of consecutive ids, [a, b]
 // pairs in increasing order.

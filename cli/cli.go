@@ -101,6 +101,8 @@ func newApp(reg *sched.Registry) *cli.App {
 			simulateCommand(),
 			workloadCommand(),
 			expeCommand(),
+			bridgeCommand(),
+			checkCommand(),
 		},
 		ExitErrHandler: func(c *cli.Context, err error) {},
 		OnUsageError:   onUsageError,

@@ -244,6 +244,22 @@ func newLogger(c *cli.Context, verbose bool) *slog.Logger {
 	return loggerAt(c, level)
 }
 
+// serveLevel is the log level of a command that serves Batsim: debug with
+// verbose; on a terminal, info (where bucma waits for Batsim, the endpoint
+// bound, and when the simulation ends); warnings otherwise.
+func serveLevel(c *cli.Context, verbose bool) *slog.LevelVar {
+	level := new(slog.LevelVar)
+	switch {
+	case verbose:
+		level.Set(slog.LevelDebug)
+	case isTerminal(stderr(c)):
+		level.Set(slog.LevelInfo)
+	default:
+		level.Set(slog.LevelWarn)
+	}
+	return level
+}
+
 // loggerAt logs to c's standard error from level up.
 func loggerAt(c *cli.Context, level slog.Leveler) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr(c), &slog.HandlerOptions{Level: level}))
@@ -274,17 +290,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	verbose := c.Bool("verbose")
-	level := new(slog.LevelVar) // Batsim 5's init string may lower it (verbose)
-	switch {
-	case verbose:
-		level.Set(slog.LevelDebug)
-	case isTerminal(stderr(c)):
-		// On a terminal, where bucma waits for Batsim (the endpoint
-		// bound) and when the simulation ends.
-		level.Set(slog.LevelInfo)
-	default:
-		level.Set(slog.LevelWarn)
-	}
+	level := serveLevel(c, verbose) // Batsim 5's init string may lower it (verbose)
 	log := loggerAt(c, level)
 	if mode := modeOf(c); mode != nil {
 		// batsched's command line: the variant's twin, its options

@@ -83,6 +83,12 @@ func (s *syncBuffer) String() string {
 // its standard error.
 func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) {
 	t.Helper()
+	return startServing(t, "run", args...)
+}
+
+// startServing is startRun for command cmd (run, bridge).
+func startServing(t *testing.T, cmd string, args ...string) (string, <-chan error, *syncBuffer) {
+	t.Helper()
 	bound := make(chan string, 1)
 	serveBound = func(ep string) { bound <- ep }
 	t.Cleanup(func() { serveBound = nil })
@@ -90,7 +96,7 @@ func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) 
 	errOut := &syncBuffer{}
 	app.Writer, app.ErrWriter = io.Discard, errOut
 	done := make(chan error, 1)
-	full := append([]string{"bucma", "run", "-s", "tcp://127.0.0.1:*"}, args...)
+	full := append([]string{"bucma", cmd, "-s", "tcp://127.0.0.1:*"}, args...)
 	go func() { done <- runCLI(app, full) }()
 	select {
 	case ep := <-bound:
@@ -98,7 +104,7 @@ func startRun(t *testing.T, args ...string) (string, <-chan error, *syncBuffer) 
 	case err := <-done:
 		t.Fatalf("bucma %v returned before listening: %v", full[1:], err)
 	case <-time.After(runGuard):
-		t.Fatal("bucma run did not listen")
+		t.Fatalf("bucma %s did not listen", cmd)
 	}
 	return "", nil, nil
 }

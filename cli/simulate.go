@@ -137,16 +137,9 @@ func simulateAction(c *cli.Context) error {
 	if connect != "" && (len(optArgs) > 0 || c.String("trace") != "" || c.Bool("validate")) {
 		return usage("--option, --trace and --validate apply to an in-process scheduler, not to --connect")
 	}
-	schedCfg := c.String("sched-cfg")
-	if f := c.String("sched-cfg-file"); f != "" {
-		if schedCfg != "" {
-			return usage("give --sched-cfg or --sched-cfg-file, not both")
-		}
-		b, err := readBounded(f, maxSchedConfig)
-		if err != nil {
-			return fmt.Errorf("simulate: sched-config file: %w", err)
-		}
-		schedCfg = string(b)
+	schedCfg, err := schedConfigOf(c)
+	if err != nil {
+		return err
 	}
 
 	simu := run.Simulation{
@@ -219,6 +212,23 @@ func simulateAction(c *cli.Context) error {
 		printSummary(stdout(c), res.Result, prefix, c.String("trace"))
 	}
 	return nil
+}
+
+// schedConfigOf is the sched-config of --sched-cfg or --sched-cfg-file
+// (not both: a usage error).
+func schedConfigOf(c *cli.Context) (string, error) {
+	schedCfg := c.String("sched-cfg")
+	if f := c.String("sched-cfg-file"); f != "" {
+		if schedCfg != "" {
+			return "", cli.Exit(commandPath(c)+": give --sched-cfg or --sched-cfg-file, not both", 2)
+		}
+		b, err := readBounded(f, maxSchedConfig)
+		if err != nil {
+			return "", fmt.Errorf("%s: sched-config file: %w", commandPath(c), err)
+		}
+		schedCfg = string(b)
+	}
+	return schedCfg, nil
 }
 
 // maxSchedConfig bounds the file of --sched-cfg-file: a sched-config is

@@ -9,6 +9,7 @@ package run
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -43,17 +44,10 @@ type Init struct {
 // known ones. Its errors are *sched.OptionError (a bad option).
 func ParseInit(data []byte) (Init, error) {
 	var in Init
-	data = bytes.TrimSpace(v5.TrimNUL(data))
-	if len(data) == 0 {
-		return in, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	if _, err := v5.DecodeInit(data, &in); errors.Is(err, v5.ErrTextAfterInit) {
+		return in, initError("%v", err)
+	} else if err != nil {
 		return in, initError("not a JSON object with the keys policy, options, validate, verbose: %v", err)
-	}
-	if dec.More() {
-		return in, initError("text after the JSON object")
 	}
 	if o := bytes.TrimSpace(in.Options); len(o) > 0 && string(o) != "null" && o[0] != '{' {
 		return in, initError("options must be a JSON object, got %s", o)

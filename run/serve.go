@@ -47,6 +47,10 @@ type Server struct {
 	// lower to debug ("verbose": true); at debug every message is logged.
 	Level *slog.LevelVar
 	Log   *slog.Logger
+	// Start, when set, builds Batsim 5's decision component from its init
+	// string in place of the policy's (bucma bridge: a Batsim 4 decision
+	// process behind the adapter).
+	Start zmq.EDCStarter
 }
 
 // Serve checks the policy and opens the trace, binds, and serves until the
@@ -110,6 +114,9 @@ func (s *Server) Serve(ctx context.Context) error {
 			}
 		}
 		return e, nil
+	}
+	if s.Start != nil {
+		start = s.Start
 	}
 	err = s.serve(ctx, cfg, h, start, log)
 	if err == nil {

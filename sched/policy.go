@@ -117,6 +117,14 @@ func (d *Decider) fail(format string, args ...any) bool {
 	return false
 }
 
+// broke records a decision that breaks a rule.
+func (d *Decider) broke(e *RuleError) bool {
+	if d.err == nil {
+		d.err = &DecisionError{Time: d.s.now, Rule: e.Rule, Msg: e.Msg}
+	}
+	return false
+}
+
 // Start starts waiting job j on hosts (len(hosts) must equal j.Res, every host
 // free). It returns false, records an error and changes nothing when the
 // decision is invalid.
@@ -136,52 +144,17 @@ func (d *Decider) StartAt(j *Job, hosts []int, at float64) bool {
 	if d.err != nil {
 		return false
 	}
-	if j.state != batsim.StateSubmitted {
-		return d.fail("start %s: job is %s, not waiting", j.id, j.state)
+	if err := d.s.checkStart(j, hosts, len(hosts), at); err != nil {
+		return d.broke(err)
 	}
-	if !d.s.queued(j) {
-		return d.fail("start %s: unknown job", j.id)
-	}
-	if j.refused {
-		return d.fail("start %s: the job was refused at submission", j.id)
-	}
-	if len(hosts) != j.res {
-		return d.fail("start %s: %d hosts given for res=%d", j.id, len(hosts), j.res)
-	}
-	for _, h := range hosts {
-		if h < 0 || h >= len(d.s.hosts) {
-			return d.fail("start %s: host %d does not exist", j.id, h)
-		}
-		if !d.s.hosts[h].Free() && !d.s.hosts[h].handedOver(at) {
-			if d.s.hosts[h].Capacity() > 1 && !d.s.hosts[h].unavailable {
-				return d.fail("start %s: host %d has no free slot (%d jobs for %d slots)", j.id, h, len(d.s.hosts[h].jobs), d.s.hosts[h].Capacity())
-			}
-			return d.fail("start %s: host %d is not free", j.id, h)
-		}
-	}
-	alloc := batsim.NewIntervalSet(hosts...) // sorted, duplicates merged
-	if len(alloc) != len(hosts) {
-		return d.fail("start %s: a host is given twice in %v", j.id, hosts)
-	}
+	alloc := batsim.NewIntervalSet(hosts...) // sorted
 	if d.reply.Len() > 0 {
 		at = max(at, d.reply.LastDate())
 	}
 	if err := d.reply.ExecuteJobSetAt(j.id, alloc, at); err != nil {
 		return d.fail("%v", err)
 	}
-	for _, h := range alloc {
-		host := &d.s.hosts[h]
-		was := host.Free()
-		host.jobs = append(host.jobs, j)
-		if was && !host.Free() {
-			d.s.nfree--
-		}
-	}
-	d.s.dequeued(j)
-	j.state = batsim.StateRunning
-	j.start = max(d.s.now, at)
-	j.alloc = alloc
-	d.s.runStarted(j)
+	d.s.applyStart(j, alloc, at)
 	d.started = append(d.started, j)
 	return true
 }
@@ -206,14 +179,13 @@ func (d *Decider) Reject(j *Job) bool {
 	if d.err != nil {
 		return false
 	}
-	if j.state != batsim.StateSubmitted {
-		return d.fail("reject %s: job is %s, not waiting", j.id, j.state)
+	if err := checkReject(j); err != nil {
+		return d.broke(err)
 	}
 	if err := d.reply.RejectJob(j.id); err != nil {
 		return d.fail("%v", err)
 	}
-	d.s.dequeued(j)
-	j.state = batsim.StateRejected
+	d.s.applyReject(j)
 	d.rejected = append(d.rejected, j)
 	return true
 }
@@ -226,30 +198,15 @@ func (d *Decider) Kill(jobs ...*Job) bool {
 	}
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
-		if j.state != batsim.StateRunning {
-			return d.fail("kill %s: job is %s, not running", j.id, j.state)
-		}
-		if cur, ok := d.s.running[j.id]; !ok || cur != j {
-			return d.fail("kill %s: unknown job", j.id)
-		}
-		if j.killing {
-			return d.fail("kill %s: a kill of this job is already under way", j.id)
-		}
-		for _, k := range jobs[:i] {
-			if k == j {
-				return d.fail("kill %s: job given twice", j.id)
-			}
+		if err := d.s.checkKill(j, jobs[:i]); err != nil {
+			return d.broke(err)
 		}
 		ids[i] = j.id
 	}
 	if err := d.reply.KillJobs(ids...); err != nil {
 		return d.fail("%v", err)
 	}
-	for _, j := range jobs {
-		j.killing = true
-		j.x().killAt = d.reply.Now()
-	}
-	d.s.nkilling += len(jobs)
+	d.s.applyKill(jobs, d.reply.Now())
 	return true
 }
 
@@ -260,7 +217,7 @@ func (d *Decider) CallMeLater(t float64) bool {
 		return false
 	}
 	if err := d.reply.CallMeLater(t); err != nil {
-		return d.fail("%v", err)
+		return d.broke(&RuleError{Rule: RuleCallTooSoon, Msg: err.Error()})
 	}
 	return true
 }

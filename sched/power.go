@@ -66,49 +66,14 @@ func (d *Decider) SetPState(hosts []int, ps int) bool {
 	if d.err != nil {
 		return false
 	}
-	if len(hosts) == 0 {
-		return d.fail("SET_RESOURCE_STATE: no host")
+	if err := d.s.checkPState(hosts, ps); err != nil {
+		return d.broke(err)
 	}
 	set := batsim.NewIntervalSet(hosts...)
-	if len(set) != len(hosts) {
-		return d.fail("SET_RESOURCE_STATE: a host is given twice in %v", hosts)
-	}
-	for _, id := range set {
-		if id < 0 || id >= len(d.s.hosts) {
-			return d.fail("SET_RESOURCE_STATE: host %d does not exist", id)
-		}
-		h := &d.s.hosts[id]
-		switch {
-		case ps < 0 || (h.pstates != nil && h.pstates.n > 0 && ps >= h.pstates.n):
-			return d.fail("SET_RESOURCE_STATE: host %d (%s) has no pstate %d", id, h.name, ps)
-		case h.pstates != nil && h.pstates.virt[ps]:
-			return d.fail("SET_RESOURCE_STATE: pstate %d of host %d (%s) is a switching pstate, which cannot be requested", ps, id, h.name)
-		case h.power == PowerSwitchingOff || h.power == PowerSwitchingOn:
-			return d.fail("SET_RESOURCE_STATE: host %d (%s) is %s", id, h.name, h.power)
-		case h.isSleep(ps) && h.power == PowerSleeping:
-			return d.fail("SET_RESOURCE_STATE: host %d (%s) sleeps: it cannot go to another sleep pstate", id, h.name)
-		case h.isSleep(ps) && len(h.jobs) > 0:
-			return d.fail("SET_RESOURCE_STATE: host %d (%s) runs %d job(s): it cannot be switched off", id, h.name, len(h.jobs))
-		}
-	}
 	if err := d.reply.SetResourceState(set, ps); err != nil {
 		return d.fail("%v", err)
 	}
-	for _, id := range set {
-		h := &d.s.hosts[id]
-		was := h.Free()
-		switch {
-		case h.isSleep(ps):
-			h.power = PowerSwitchingOff
-		case h.power == PowerSleeping:
-			h.power = PowerSwitchingOn
-		default:
-			h.pstate = ps
-		}
-		if was && !h.Free() {
-			d.s.nfree--
-		}
-	}
+	d.s.applyPState(set, ps)
 	return true
 }
 

@@ -219,12 +219,8 @@ func (d *Decider) Resubmit(k Killed, block float64) (string, bool) {
 		d.fail("resubmit %s: no session", j.id)
 		return "", false
 	}
-	if !s.config.DynamicJobsEnabled {
-		d.fail("resubmit %s: Batsim runs without dynamic jobs (--enable-dynamic-jobs)", j.id)
-		return "", false
-	}
-	if s.RegistrationFinished() {
-		d.fail("resubmit %s: registration_finished was already sent", j.id)
+	if err := s.checkRegistering("resubmit " + j.id); err != nil {
+		d.broke(err)
 		return "", false
 	}
 	raw, ok := s.Profile(j.Workload(), j.profile)
@@ -247,7 +243,7 @@ func (d *Decider) Resubmit(k Killed, block float64) (string, bool) {
 		return "", false
 	}
 	if _, known := s.jobs[id]; known || dyn.pending[id] != nil {
-		d.fail("resubmit %s: job %s already exists", j.id, id)
+		d.broke(broken(RuleJobExists, "resubmit %s: job %s already exists", j.id, id))
 		return "", false
 	}
 	pid, _ := batsim.ParseJobID(id)

@@ -41,34 +41,22 @@ func (d *Decider) Register(id string, job json.RawMessage, profileName string, p
 	if d.sess == nil {
 		return nil, d.fail("register %s: no session", id)
 	}
-	if !s.config.DynamicJobsEnabled {
-		return nil, d.fail("register %s: Batsim runs without dynamic jobs (--enable-dynamic-jobs)", id)
-	}
-	if s.RegistrationFinished() {
-		return nil, d.fail("register %s: registration_finished was already sent", id)
-	}
-	_, done := d.sess.finished[id]
-	if _, known := s.jobs[id]; known || done {
-		return nil, d.fail("register %s: the job already exists", id)
+	if err := d.sess.checkRegisterJob(id); err != nil {
+		return nil, d.broke(err)
 	}
 	pid, err := batsim.ParseJobID(id)
 	if err != nil {
 		return nil, d.fail("register: %v", err)
 	}
 	dyn := s.dyn()
-	if dyn.registered[id] {
-		return nil, d.fail("register %s: the job was already registered", id)
-	}
 	if profile != nil {
-		key := pid.Workload + "!" + profileName
-		if dyn.used[key] {
-			return nil, d.fail("register %s: profile %q of workload %q was already registered (Batsim aborts on a second registration)", id, profileName, pid.Workload)
+		if err := s.checkRegisterProfile(id, pid.Workload, profileName); err != nil {
+			return nil, d.broke(err)
 		}
 		if err := d.reply.RegisterProfile(pid.Workload, profileName, profile); err != nil {
 			return nil, d.fail("register %s: %v", id, err)
 		}
-		dyn.used[key] = true
-		s.addProfile(pid.Workload, profileName, profile)
+		s.applyRegisterProfile(pid.Workload, profileName, profile)
 	}
 	nj, err := parseJob(&batsim.JobSubmitted{JobID: id, Job: job}, d.reply.Now())
 	if err != nil {
@@ -100,11 +88,8 @@ func (d *Decider) FinishRegistration() bool {
 	if d.err != nil {
 		return false
 	}
-	if !d.s.config.DynamicJobsEnabled {
-		return d.fail("registration_finished: Batsim runs without dynamic jobs (--enable-dynamic-jobs)")
-	}
-	if d.s.RegistrationFinished() {
-		return d.fail("registration_finished was already sent")
+	if err := d.s.checkFinishRegistration(); err != nil {
+		return d.broke(err)
 	}
 	d.reply.RegistrationFinished()
 	d.s.dyn().finished = true

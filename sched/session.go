@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 
 	"github.com/bucma-sched/bucma/batsim"
@@ -44,6 +45,11 @@ type SessionConfig struct {
 	Log      *slog.Logger
 	// Observers see every submission, start and end.
 	Observers []Observer
+	// Passive makes the session follow Batsim's messages and decide
+	// nothing: no policy call, no rejection of the jobs that cannot run, no
+	// registration_finished; with compute sharing allowed, a host takes
+	// any number of jobs. A Checker follows another decision process so.
+	Passive bool
 }
 
 // Session is the decision process of one simulation: it applies Batsim's
@@ -190,6 +196,9 @@ func (s *Session) handle(msg *batsim.Message, reply *batsim.Reply) (*batsim.Repl
 	if n := len(msg.Events); n > 0 {
 		s.state.lastEvent = msg.Events[n-1].Timestamp
 	}
+	if s.cfg.Passive {
+		return reply, nil
+	}
 	if d == nil {
 		d = s.decider(reply)
 	}
@@ -283,7 +292,7 @@ func (s *Session) submit(j *Job, info *pendingPiece) {
 	s.state.seq++
 	s.state.jobs[j.id] = j
 	s.state.enqueue(j)
-	j.refused = j.res <= 0 || j.res > len(s.state.hosts)
+	j.refused = !s.cfg.Passive && (j.res <= 0 || j.res > len(s.state.hosts))
 	if a, ok := s.policy.(Admitter); ok && !j.refused {
 		j.refused = !a.Admits(s.state, j)
 		if e, ok := s.policy.(RefusalExplainer); ok && j.refused {
@@ -345,6 +354,9 @@ func (s *Session) apply(ev *batsim.Event, reply *batsim.Reply) error {
 			s.log.Warn("the scheduler refused jobs, which were rejected", "refused", s.nrefused, "logged", refusalsLogged)
 		}
 	case *batsim.JobSubmitted:
+		if s.cfg.Passive && s.state.dynamic != nil && s.state.dynamic.registered[d.JobID] {
+			break // the acknowledgment of a job the Checker queued at its registration
+		}
 		j, err := parseJob(d, ev.Timestamp)
 		if err != nil {
 			return fmt.Errorf("JOB_SUBMITTED %s: %w", d.JobID, err)
@@ -538,6 +550,12 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 		}
 		s.state.reindexHosts()
 	}
+	if s.cfg.Passive && d.AllowComputeSharing {
+		for i := range s.state.hosts {
+			s.state.hosts[i].slots = math.MaxInt32
+		}
+		s.state.reindexHosts()
+	}
 	if st, ok := p.(Starter); ok {
 		if err := st.SimulationBegins(s.state); err != nil {
 			return err
@@ -550,7 +568,7 @@ func (s *Session) begin(d *batsim.SimulationBegins, reply *batsim.Reply) error {
 			}
 		}
 	}
-	if d.Config.DynamicJobsEnabled {
+	if d.Config.DynamicJobsEnabled && !s.cfg.Passive {
 		if r, ok := p.(Registrar); !ok || !r.RegistersDynamicJobs() {
 			reply.RegistrationFinished()
 		}

@@ -25,6 +25,7 @@ type EDC struct {
 	StopOnError bool
 	messages    int
 	failed      error
+	killed      bool // the stop killed the running jobs
 }
 
 // NewEDC serves h to Batsim 5 with an adapter configured by cfg.
@@ -50,7 +51,11 @@ func (e *EDC) Hello() []byte {
 // drops the rest of the simulation and sends SimulationEndsEvent alone,
 // and answers SimulationEndsEvent with an empty message, done, and err.
 // Batsim then ends as it does at the end of a simulation, writing its
-// output files (the jobs done so far).
+// output files (the jobs done so far). The first such answer kills the
+// jobs still running first (KillJobsEvent): Batsim 5.0.0-rc2 aborts on an
+// inconsistency of its machines ("marking machine 0 on job 'w0!1' end,
+// while no job is being computed on the machine") when
+// ForceSimulationStop finds a job running.
 func (e *EDC) Fail(err error) { e.failed = err }
 
 // stop answers m as Fail says.
@@ -62,7 +67,11 @@ func (e *EDC) stop(m *Message) ([]byte, bool, error) {
 		ends = ends || ev.Type == TypeSimulationEnds
 	}
 	if !ends {
-		out.Events = []Event{{Timestamp: now, Type: TypeForceSimulationStop, Data: &ForceSimulationStop{}}}
+		if ids := e.Adapter.Running(); len(ids) > 0 && !e.killed {
+			out.Events = append(out.Events, Event{Timestamp: now, Type: TypeKillJobs, Data: &KillJobs{JobIDs: ids}})
+		}
+		e.killed = true
+		out.Events = append(out.Events, Event{Timestamp: now, Type: TypeForceSimulationStop, Data: &ForceSimulationStop{}})
 	}
 	b, err := out.Encode()
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/bucma-sched/bucma/batsim"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/internal/corpus"
 	"github.com/bucma-sched/bucma/policies"
@@ -34,24 +33,7 @@ func TestReplayTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := e.Hello(); string(got) != ls[1].Raw {
-				t.Fatalf("hello:\n got  %s\n want %s", got, ls[1].Raw)
-			}
-			ended := false
-			for i := 2; i+1 < len(ls); i += 2 {
-				if ls[i].Dir != batsim.FromBatsim.String() || ls[i+1].Dir != batsim.FromScheduler.String() {
-					t.Fatalf("line %d: directions %s, %s", i+1, ls[i].Dir, ls[i+1].Dir)
-				}
-				got, done, err := e.Take([]byte(ls[i].Raw))
-				if err != nil {
-					t.Fatalf("line %d: %v", i+1, err)
-				}
-				if string(got) != ls[i+1].Raw {
-					t.Fatalf("line %d: reply\n got  %s\n want %s", i+2, got, ls[i+1].Raw)
-				}
-				ended = done
-			}
-			if !ended {
+			if !corpus.ReplayBatsim5(t, ls, e.Hello(), e.Take) {
 				t.Error("the session did not end with SimulationEndsEvent answered")
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -44,6 +45,8 @@ type Adapter struct {
 	cfg      Config
 	log      *slog.Logger
 	alloc    map[string]string  // running job -> its allocation as sent
+	killing  map[string]bool    // running job -> its kill was asked
+	newKills []string           // the kills asked by the reply being translated
 	profiles map[string]Profile // "workload!name" -> forwarded or registered profile
 	calls    int
 	now      float64 // the now of the last message translated (as printed by Batsim)
@@ -62,7 +65,17 @@ func NewAdapter(cfg Config) *Adapter {
 	if cfg.Constraints.JobAllocationValidationStrategy == "" {
 		cfg.Constraints.JobAllocationValidationStrategy = defaultAllocationStrategy
 	}
-	return &Adapter{cfg: cfg, log: log, alloc: map[string]string{}, profiles: map[string]Profile{}, warned: map[string]bool{}}
+	return &Adapter{cfg: cfg, log: log, alloc: map[string]string{}, killing: map[string]bool{}, profiles: map[string]Profile{}, warned: map[string]bool{}}
+}
+
+// Running lists the jobs started and not completed, sorted.
+func (a *Adapter) Running() []string {
+	ids := make([]string, 0, len(a.alloc))
+	for id := range a.alloc {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // Ended reports whether SimulationEndsEvent was translated.
@@ -129,6 +142,7 @@ func (a *Adapter) ToV4(m *Message) (*batsim.Message, error) {
 				return nil, fmt.Errorf("event %d (%s): job %s completed but was never started", i, e.Type, d.JobID)
 			}
 			delete(a.alloc, d.JobID)
+			delete(a.killing, d.JobID)
 			add(e, batsim.TypeJobCompleted, &batsim.JobCompleted{JobID: d.JobID, JobState: d.State, ReturnCode: int(int32(d.ReturnCode)), Alloc: alloc})
 		case *JobsKilled:
 			add(e, batsim.TypeJobKilled, a.jobsKilled(d))
@@ -398,7 +412,10 @@ func (a *Adapter) progressToV4(k KillProgress, wl string) *batsim.JobProgress {
 var ErrNoEquivalent = errors.New("no Batsim 5 equivalent")
 
 // FromV4 translates a Batsim 4 reply into Batsim 5 decisions, with the
-// same times. SET_JOB_METADATA, which Batsim 5 has no event for, is left
+// same times, and Batsim 4's reading of what Batsim 5 would abort on: a
+// decision dated before the one before it is dated as that one (Batsim 4
+// applies it then), a kill already asked is left out (Batsim 4 leaves it
+// out). SET_JOB_METADATA, which Batsim 5 has no event for, is left
 // out (with a warning, once); the other decisions Batsim 5 cannot express
 // (CHANGE_JOB_STATE, QUERY, ANSWER, TO_JOB_MSG, continue_registration,
 // additional_io_job) are errors.
@@ -422,10 +439,27 @@ func (a *Adapter) FromV4(r *batsim.Reply) (*Message, error) {
 		a.hello = false
 		out.Events = append(out.Events, Event{Timestamp: out.Now, Type: TypeEDCHello, Data: a.HelloEvent()})
 	}
+	a.newKills = a.newKills[:0]
+	last := math.Inf(-1)
 	for i, e := range r.Events() {
 		e.Timestamp = clamp(e.Timestamp)
+		// Batsim 4 applies a reply's events in order, each at the later
+		// of its date and the clock: an event dated before the one before
+		// it is applied at that one's date (Batsim 5 aborts on it).
+		e.Timestamp = max(e.Timestamp, last)
+		last = e.Timestamp
 		ev, err := a.decision(e)
 		if err != nil {
+			// The reply is not sent: its starts and kills did not
+			// happen.
+			for _, d := range r.Events()[:i] {
+				if ej, ok := d.Data.(*batsim.ExecuteJob); ok {
+					delete(a.alloc, ej.JobID)
+				}
+			}
+			for _, id := range a.newKills {
+				delete(a.killing, id)
+			}
 			return nil, fmt.Errorf("decision %d (%s): %w", i, e.Type, err)
 		}
 		if evs, ok := ev.([]any); ok {
@@ -486,7 +520,21 @@ func (a *Adapter) decision(e batsim.Event) (any, error) {
 	case *batsim.RejectJob:
 		return &RejectJob{JobID: d.JobID}, nil
 	case *batsim.KillJob:
-		return &KillJobs{JobIDs: append([]string(nil), d.JobIDs...)}, nil
+		// Batsim 4 leaves out a job whose kill was asked (in this
+		// KILL_JOB or before); Batsim 5 aborts on it.
+		ids := make([]string, 0, len(d.JobIDs))
+		for _, id := range d.JobIDs {
+			if a.killing[id] {
+				continue
+			}
+			a.killing[id] = true
+			a.newKills = append(a.newKills, id)
+			ids = append(ids, id)
+		}
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		return &KillJobs{JobIDs: ids}, nil
 	case *batsim.CallMeLater:
 		ms := CallMeLaterMillis(d.At)
 		if !(ms >= 0 && ms < 1<<63) {

@@ -22,7 +22,14 @@ type RemoteScheduler struct {
 // forever, like Batsim) and ctx, when not nil, interrupts it. Close it when
 // done.
 func Remote(ctx context.Context, endpoint string, timeout time.Duration) (*RemoteScheduler, error) {
-	c, err := Dial(endpoint)
+	return RemoteTransport(ctx, endpoint, "", timeout)
+}
+
+// RemoteTransport is Remote through the transport named (see
+// DialTransport): TransportNative sees the scheduler's connection close at
+// once, where libzmq's REQ socket waits for the reply lost with it.
+func RemoteTransport(ctx context.Context, endpoint, transport string, timeout time.Duration) (*RemoteScheduler, error) {
+	c, err := DialTransport(endpoint, transport)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +56,9 @@ func (r *RemoteScheduler) Exchange(m *batsim.Message) (*batsim.Message, error) {
 	}
 	return msg, nil
 }
+
+// SetTimeout bounds the wait for each later reply (0: forever).
+func (r *RemoteScheduler) SetTimeout(d time.Duration) { r.c.Timeout = d }
 
 // Close closes the connection.
 func (r *RemoteScheduler) Close() error { return r.c.Close() }

@@ -37,6 +37,7 @@ package main
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -44,6 +45,7 @@ import (
 	"unsafe"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/batsim/bridge"
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/run"
@@ -52,11 +54,24 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0"
 
+// component is the decision component the library serves: bucma's own
+// (a policy's session behind package v5's adapter) or a bridge to a
+// Batsim 4 decision process (package batsim/bridge).
+type component interface {
+	Take(msg []byte) (reply []byte, done bool, err error)
+	Close() error
+}
+
+// own is bucma's own decision component.
+type own struct{ *v5.EDC }
+
+func (own) Close() error { return nil }
+
 // The library's state: Batsim calls it from one thread, one call at a time;
 // the mutex keeps a misbehaving caller from corrupting it.
 var (
 	mu      sync.Mutex
-	current *v5.EDC
+	current component
 	buffer  unsafe.Pointer // the last buffer handed to Batsim (C memory)
 )
 
@@ -110,6 +125,9 @@ func bucmaInit(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t, repl
 	if initSize > 0 && initData != nil {
 		init = C.GoBytes(unsafe.Pointer(initData), C.int(initSize))
 	}
+	if bridge.IsInit(init) {
+		return startBridge(init, flags, replyData, replySize)
+	}
 	// The init string is read as bucma run reads it (run.Resolve), without
 	// a command line: it names the policy.
 	st, err := run.Resolve(init, policies.Builtin(), run.Defaults{})
@@ -129,8 +147,32 @@ func bucmaInit(initData *C.uint8_t, initSize C.uint32_t, flags *C.uint32_t, repl
 		e.Observe = func(d batsim.Direction, raw []byte) { log.Debug("message", "dir", d.String(), "raw", string(raw)) }
 	}
 	*flags = C.uint32_t(v5.FormatJSON)
-	current = e
+	current = own{e}
 	handOver(e.Hello(), replyData, replySize)
+	return 0
+}
+
+// startBridge starts a bridge to the Batsim 4 decision process its init
+// string names. A decision of the process that Batsim 5 cannot express,
+// or an error of the process, makes the bridge ask Batsim to stop the
+// simulation (as over ZeroMQ); the process is told the end.
+func startBridge(init []byte, flags *C.uint32_t, replyData **C.uint8_t, replySize *C.uint32_t) C.uint8_t {
+	in, err := bridge.ParseInit(init)
+	if err != nil {
+		return fail(err)
+	}
+	level := slog.LevelWarn
+	if in.Verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	c, err := bridge.Start(context.Background(), init, bridge.Config{Version: version, Log: log})
+	if err != nil {
+		return fail(err)
+	}
+	*flags = C.uint32_t(v5.FormatJSON)
+	current = c
+	handOver(c.Hello(), replyData, replySize)
 	return 0
 }
 
@@ -164,6 +206,13 @@ func bucmaDeinit() (status C.uint8_t) {
 	mu.Lock()
 	defer mu.Unlock()
 	release()
+	var err error
+	if current != nil {
+		err = current.Close()
+	}
 	current = nil
+	if err != nil {
+		return fail(err)
+	}
 	return 0
 }

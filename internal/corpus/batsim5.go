@@ -41,3 +41,29 @@ func ReadBatsim5Session(t testing.TB, name string) []Line {
 	}
 	return out
 }
+
+// ReplayBatsim5 replays a recorded Batsim 5 session to a decision
+// component: its hello must be the recorded one, and take's reply to each
+// of Batsim's messages the recorded reply, byte for byte. It returns
+// whether the last reply ended the simulation.
+func ReplayBatsim5(t testing.TB, ls []Line, hello []byte, take func(msg []byte) (reply []byte, done bool, err error)) bool {
+	t.Helper()
+	if string(hello) != ls[1].Raw {
+		t.Fatalf("hello:\n got  %s\n want %s", hello, ls[1].Raw)
+	}
+	ended := false
+	for i := 2; i+1 < len(ls); i += 2 {
+		if ls[i].Dir != FromBatsim || ls[i+1].Dir != FromScheduler {
+			t.Fatalf("line %d: directions %s, %s", i+1, ls[i].Dir, ls[i+1].Dir)
+		}
+		got, done, err := take([]byte(ls[i].Raw))
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if string(got) != ls[i+1].Raw {
+			t.Fatalf("line %d: reply\n got  %s\n want %s", i+2, got, ls[i+1].Raw)
+		}
+		ended = done
+	}
+	return ended
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/cli"
+	"github.com/bucma-sched/bucma/internal/checkfixture"
 	"github.com/bucma-sched/bucma/internal/scenario"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/sched"
@@ -33,6 +34,7 @@ import (
 const asBucmaEnv = "BUCMA_REALBATSIM_AS_BUCMA"
 
 func TestMain(m *testing.M) {
+	checkfixture.ServeIfAsked() // the broken processes bucma check is tested on
 	if os.Getenv(asBucmaEnv) == "1" {
 		os.Exit(cli.Main(append([]string{"bucma"}, os.Args[1:]...), policies.Builtin()))
 	}

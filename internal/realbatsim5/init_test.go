@@ -58,18 +58,7 @@ func TestInitStringsEndBatsim5(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			run := append([]string{"env", asBucmaEnv + "=1", self, "run", "-s", "tcp://127.0.0.1:*", "--endpoint-file", ep}, c.run...)
-			r, err := batsimrun.Pair(ctx, run, ep, func(endpoint string) []string {
-				return []string{bin, "-p", platformPath("lille"), "-w", wl, "-s", endpoint, c.init, "-e", filepath.Join(out, "zmq") + string(filepath.Separator)}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Hung {
-				t.Fatalf("bucma run or batsim5 did not end\nbucma: %s\nbatsim5: %s", tail(r.SchedLog, 2000), tail(r.BatsimLog, 2000))
-			}
-			if r.BatsimErr != nil {
-				t.Errorf("batsim5: %v, want the end of a simulation\n%s", r.BatsimErr, tail(r.BatsimLog, 2000))
-			}
+			r := pairEnds(ctx, t, "bucma run", run, bin, ep, wl, c.init, out)
 			jobs, err := os.ReadFile(filepath.Join(out, "zmq", "jobs.csv"))
 			if err != nil {
 				t.Errorf("batsim5 wrote no jobs.csv: %v", err)
@@ -105,4 +94,25 @@ func TestInitStringsEndBatsim5(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pairEnds runs bucma's command cmd (named what; it writes its endpoint to
+// ep) and batsim5 (bin) on the lille platform, workload wl and init string
+// init, Batsim 5's outputs in out/zmq/: both must end, Batsim 5 as at the
+// end of a simulation.
+func pairEnds(ctx context.Context, t *testing.T, what string, cmd []string, bin, ep, wl, init, out string) *batsimrun.PairResult {
+	t.Helper()
+	r, err := batsimrun.Pair(ctx, cmd, ep, func(endpoint string) []string {
+		return []string{bin, "-p", platformPath("lille"), "-w", wl, "-s", endpoint, init, "-e", filepath.Join(out, "zmq") + string(filepath.Separator)}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Hung {
+		t.Fatalf("%s or batsim5 did not end\n%s: %s\nbatsim5: %s", what, what, tail(r.SchedLog, 2000), tail(r.BatsimLog, 2000))
+	}
+	if r.BatsimErr != nil {
+		t.Errorf("batsim5: %v, want the end of a simulation\n%s", r.BatsimErr, tail(r.BatsimLog, 2000))
+	}
+	return r
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bucma-sched/bucma/testkit/batsimrun"
 )
 
 // readmeBlock is one shell block of a document with its runnable-docs mark
@@ -64,27 +66,67 @@ func readmeSection(t *testing.T, path, section string) []readmeBlock {
 // own).
 func TestReadmeBatsim5(t *testing.T) {
 	batsim5(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, dir := scratchClone(t, "readme")
 	blocks := readmeSection(t, filepath.Join(root, "docs", "batsim5.md"), "Quick start")
 	if len(blocks) < 4 {
 		t.Fatalf("docs/batsim5.md's Quick start section has %d shell blocks", len(blocks))
 	}
-	dir := filepath.Join(tmpRoot, "readme")
+	t.Logf("docs/batsim5.md's Quick start: %d shell blocks ran", runBlocks(t, "docs/batsim5.md", blocks, dir))
+}
+
+// TestDocsBatsim5 runs the Batsim 5 blocks of the docs' sections that have
+// some (the bridge's, in docs/batsim5.md; docs/check.md's), in order, in a
+// scratch clone where bin/ is built first (make build lib).
+func TestDocsBatsim5(t *testing.T) {
+	batsim5(t)
+	batsimrun.Batsched(t)
+	root, dir := scratchClone(t, "docs")
+	cmd := exec.Command("make", "build", "lib")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make build lib: %v\n%s", err, tail(string(out), 3000))
+	}
+	for _, s := range []struct{ file, section string }{
+		{"docs/batsim5.md", "Running your Batsim 4 scheduler on Batsim 5"},
+		{"docs/check.md", "Who plays Batsim"},
+	} {
+		blocks := readmeSection(t, filepath.Join(root, s.file), s.section)
+		if len(blocks) == 0 {
+			t.Fatalf("%s's section %q has no shell block", s.file, s.section)
+		}
+		t.Logf("%s, %s: %d shell blocks ran", s.file, s.section, runBlocks(t, s.file, blocks, dir))
+	}
+}
+
+// scratchClone makes a scratch directory named name that links the
+// repository's files but bin/ and the outputs; it returns the repository's
+// root and the directory.
+func scratchClone(t *testing.T, name string) (root, dir string) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(tmpRoot, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	linkRepo(t, root, dir)
+	return root, dir
+}
+
+// runBlocks runs the run and batsim5 blocks of file in dir, in order, and
+// returns how many ran.
+func runBlocks(t *testing.T, file string, blocks []readmeBlock, dir string) int {
+	t.Helper()
 	ran := 0
 	for _, b := range blocks {
 		switch {
 		case b.mark == "run" || b.mark == "batsim5":
-		case strings.HasPrefix(b.mark, "skip"):
+		case strings.HasPrefix(b.mark, "skip"), b.mark == "batsim":
 			continue
 		default:
-			t.Fatalf("docs/batsim5.md:%d: unknown mark %q", b.line, b.mark)
+			t.Fatalf("%s:%d: unknown mark %q", file, b.line, b.mark)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", b.text)
@@ -92,9 +134,9 @@ func TestReadmeBatsim5(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		cancel()
 		if err != nil {
-			t.Fatalf("docs/batsim5.md:%d: %v\n%s\n%s", b.line, err, b.text, tail(string(out), 3000))
+			t.Fatalf("%s:%d: %v\n%s\n%s", file, b.line, err, b.text, tail(string(out), 3000))
 		}
 		ran++
 	}
-	t.Logf("docs/batsim5.md's Quick start: %d shell blocks ran", ran)
+	return ran
 }

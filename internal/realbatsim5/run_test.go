@@ -24,6 +24,7 @@ import (
 	v5 "github.com/bucma-sched/bucma/batsim/v5"
 	"github.com/bucma-sched/bucma/batsim/zmq"
 	"github.com/bucma-sched/bucma/cli"
+	"github.com/bucma-sched/bucma/internal/checkfixture"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
@@ -40,6 +41,7 @@ var tmpRoot string
 const asBucmaEnv = "BUCMA_REALBATSIM5_AS_BUCMA"
 
 func TestMain(m *testing.M) {
+	checkfixture.ServeIfAsked() // the broken processes bucma check is tested on
 	if os.Getenv(asBucmaEnv) == "1" {
 		os.Exit(cli.Main(append([]string{"bucma"}, os.Args[1:]...), policies.Builtin()))
 	}
