@@ -102,6 +102,7 @@ func newApp(reg *sched.Registry) *cli.App {
 			simulateCommand(),
 			workloadCommand(),
 			expeCommand(),
+			rlschedulerCommand(),
 		},
 		ExitErrHandler: func(c *cli.Context, err error) {},
 		OnUsageError:   onUsageError,

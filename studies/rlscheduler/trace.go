@@ -141,7 +141,7 @@ func Evaluate(jobs []Job, starts []int, size int, hs []string, mode func(h strin
 			for _, s := range starts {
 				r, err := Window(jobs[s:s+size], mode(h, bf))
 				if err != nil {
-					return nil, fmt.Errorf("window at job %d: %w", s, err)
+					return nil, fmt.Errorf("%w (the window starting at job index %d)", err, s)
 				}
 				t.Windows[c] = append(t.Windows[c], r)
 				sum.BSLD += r.BSLD
