@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/studies/rlscheduler"
 )
 
@@ -22,7 +23,11 @@ backfilling on windows of consecutive jobs of an SWF trace, on 256
 interchangeable nodes, in two modes: compat, the paper's simulator and
 metrics (WFP3 and UNI see a waiting job's wait as -1 - submit; the
 utilization ends at the last job's start), and corrected (the real wait,
-the utilization to the last finish). Each cell is the mean of the windows.
+the utilization to the last finish); with --batsim, also under Batsim's
+rules: the same windows as Batsim workloads (walltime = requested time, a
+delay profile of the run time) on 256 hosts, scheduled by bucma's prio-*
+policies through the embedded engine, the metrics of package metrics.
+Each cell is the mean of the windows.
 On a 10 000-job trace the default windows are the paper's (10 of 1024
 jobs, its seed-1 starts); otherwise --windows starts are drawn by bucma's
 own generator from --seed (not the paper's).`,
@@ -34,7 +39,8 @@ own generator from --seed (not the paper's).`,
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the drawn starts"},
 			&cli.StringFlag{Name: "heuristics", Usage: "comma-separated heuristics (default all: " + strings.Join(rlscheduler.Heuristics, ",") + ")"},
 			&cli.StringFlag{Name: "published", Usage: "print the paper's published cells of this trace beside: lublin-1"},
-			&cli.BoolFlag{Name: "csv", Usage: "print CSV, one row per cell (metric,backfilling,heuristic,published,compat,corrected)"},
+			&cli.BoolFlag{Name: "batsim", Usage: "add the same windows under Batsim's rules: bucma's prio-* policies (none, EASY and conservative backfilling) through the embedded engine on 256 hosts"},
+			&cli.BoolFlag{Name: "csv", Usage: "print CSV, one row per cell (metric,backfilling,heuristic, then published, compat, corrected, batsim, batsim_conservative as given)"},
 		},
 		Action: rlschedulerAction,
 	}
@@ -72,8 +78,13 @@ func rlschedulerAction(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit("rlscheduler: "+err.Error(), 1)
 	}
-	r, err := rlscheduler.Run(jobs, rlscheduler.Config{Trace: path, Starts: starts, Windows: c.Int("windows"),
+	ctx, stop := interruptContext(c.Context)
+	defer stop()
+	r, err := rlscheduler.Run(ctx, jobs, rlscheduler.Config{Batsim: c.Bool("batsim"), Trace: path, Starts: starts, Windows: c.Int("windows"),
 		WindowJobs: c.Int("window-jobs"), Seed: c.Uint64("seed"), Heuristics: hs, Published: c.String("published")})
+	if run.IsInterrupted(err) {
+		return cli.Exit("rlscheduler: interrupted", exitInterrupted)
+	}
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}

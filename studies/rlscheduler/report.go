@@ -1,6 +1,7 @@
 package rlscheduler
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -24,6 +25,8 @@ type Config struct {
 	// Published names the paper's published cells to print beside
 	// (a key of Published); "" for none.
 	Published string
+	// Batsim adds the same windows under Batsim's rules (EvaluateBatsim).
+	Batsim bool
 }
 
 // Report is an evaluation in both modes.
@@ -33,10 +36,12 @@ type Report struct {
 	StartsFrom string // where the starts come from
 	Compat     *Table
 	Corrected  *Table
+	Batsim     *BatsimTable // nil unless Config.Batsim
 }
 
-// Run evaluates jobs in the compatibility and the corrected modes.
-func Run(jobs []Job, c Config) (*Report, error) {
+// Run evaluates jobs in the compatibility and the corrected modes, and
+// under Batsim's rules when c.Batsim.
+func Run(ctx context.Context, jobs []Job, c Config) (*Report, error) {
 	if c.Windows == 0 {
 		c.Windows = PaperWindows
 	}
@@ -79,6 +84,11 @@ func Run(jobs []Job, c Config) (*Report, error) {
 	if r.Corrected, err = Evaluate(jobs, r.Starts, c.WindowJobs, c.Heuristics, Corrected); err != nil {
 		return nil, err
 	}
+	if c.Batsim {
+		if r.Batsim, err = EvaluateBatsim(ctx, jobs, r.Starts, c.WindowJobs, c.Heuristics); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -94,9 +104,48 @@ var metrics = []metric{
 	{"utilization", 3, func(r Result) float64 { return r.Util }},
 }
 
-// rows calls row for every cell: metric, backfilling, heuristic, the
-// published value (ok false: none), compat and corrected values.
-func (r *Report) rows(row func(m metric, backfill string, h string, pub float64, hasPub bool, compat, corrected float64) error) error {
+// column is one value of a row: its header and whether the cell has it.
+type column struct {
+	name string
+	of   func(c Cell) (Result, bool)
+}
+
+// columns are the report's value columns.
+func (r *Report) columns() []column {
+	var cols []column
+	if r.Published != "" {
+		cols = append(cols, column{"published", func(c Cell) (Result, bool) { p, ok := Published[r.Published][c]; return p, ok }})
+	}
+	cols = append(cols,
+		column{"compat", func(c Cell) (Result, bool) { return r.Compat.Cells[c], true }},
+		column{"corrected", func(c Cell) (Result, bool) { return r.Corrected.Cells[c], true }})
+	if r.Batsim != nil {
+		// Without backfilling, Batsim's rules start jobs in order up to
+		// the first that does not fit; with, EASY and conservative.
+		cols = append(cols,
+			column{"batsim", func(c Cell) (Result, bool) {
+				bf := "none"
+				if c.Backfill {
+					bf = "easy"
+				}
+				v, ok := r.Batsim.Cells[BatsimCell{c.Heuristic, bf}]
+				return v, ok
+			}},
+			column{"batsim_conservative", func(c Cell) (Result, bool) {
+				if !c.Backfill {
+					return Result{}, false
+				}
+				v, ok := r.Batsim.Cells[BatsimCell{c.Heuristic, "conservative"}]
+				return v, ok
+			}})
+	}
+	return cols
+}
+
+// rows calls row for every cell: metric, backfilling, heuristic and the
+// columns' values ("" where a column has none), formatted by format.
+func (r *Report) rows(format func(m metric, x float64) string, row func(m metric, backfill, h string, vals []string) error) error {
+	cols := r.columns()
 	for _, m := range metrics {
 		for _, bf := range []bool{false, true} {
 			name := "none"
@@ -105,8 +154,13 @@ func (r *Report) rows(row func(m metric, backfill string, h string, pub float64,
 			}
 			for _, h := range r.Heuristics {
 				c := Cell{h, bf}
-				p, ok := Published[r.Published][c]
-				if err := row(m, name, h, m.of(p), ok, m.of(r.Compat.Cells[c]), m.of(r.Corrected.Cells[c])); err != nil {
+				vals := make([]string, len(cols))
+				for i, col := range cols {
+					if v, ok := col.of(c); ok {
+						vals[i] = format(m, m.of(v))
+					}
+				}
+				if err := row(m, name, h, vals); err != nil {
 					return err
 				}
 			}
@@ -130,50 +184,48 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.Trace, r.Jobs, len(r.Starts), r.WindowJobs, r.startsText(), r.StartsFrom)
 	fmt.Fprintf(w, "compat: the paper's simulator (WFP3 and UNI wait -1 - submit, utilization to the last start)\n")
 	fmt.Fprintf(w, "corrected: the same with the real wait (now - submit) and the utilization to the last finish\n")
+	if r.Batsim != nil {
+		fmt.Fprintf(w, "batsim: bucma's prio-* policies through the embedded engine (Batsim's rules) on %d hosts, backfill=none (row none) or easy (row greedy); batsim_conservative: backfill=conservative\n", DefaultNodes)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	last := ""
-	err := r.rows(func(m metric, bf, h string, pub float64, hasPub bool, compat, corrected float64) error {
-		if m.name != last {
-			last = m.name
-			fmt.Fprintf(tw, "\n%s\tbackfilling\theuristic\t", m.name)
-			if r.Published != "" {
-				fmt.Fprintf(tw, "published\t")
+	cols := r.columns()
+	err := r.rows(func(m metric, x float64) string { return strconv.FormatFloat(x, 'f', m.digits, 64) },
+		func(m metric, bf, h string, vals []string) error {
+			if m.name != last {
+				last = m.name
+				fmt.Fprintf(tw, "\n%s\tbackfilling\theuristic\t", m.name)
+				for _, c := range cols {
+					fmt.Fprintf(tw, "%s\t", c.name)
+				}
+				fmt.Fprintln(tw)
 			}
-			fmt.Fprintf(tw, "compat\tcorrected\t\n")
-		}
-		fmt.Fprintf(tw, "\t%s\t%s\t", bf, h)
-		if r.Published != "" {
-			p := ""
-			if hasPub {
-				p = strconv.FormatFloat(pub, 'f', m.digits, 64)
-			}
-			fmt.Fprintf(tw, "%s\t", p)
-		}
-		fmt.Fprintf(tw, "%.*f\t%.*f\t\n", m.digits, compat, m.digits, corrected)
-		return nil
-	})
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t\n", bf, h, strings.Join(vals, "\t"))
+			return nil
+		})
 	if err != nil {
 		return err
 	}
 	return tw.Flush()
 }
 
-// WriteCSV writes one row per cell (metric, backfilling, heuristic,
-// published, compat, corrected), values at full precision; published is
-// empty where the paper has none.
+// WriteCSV writes one row per cell (metric, backfilling, heuristic, then
+// the columns: published, compat, corrected, batsim, batsim_conservative,
+// those the report has), values at full precision, empty where a column
+// has none.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"metric", "backfilling", "heuristic", "published", "compat", "corrected"}); err != nil {
+	head := []string{"metric", "backfilling", "heuristic"}
+	for _, c := range r.columns() {
+		head = append(head, c.name)
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	err := r.rows(func(m metric, bf, h string, pub float64, hasPub bool, compat, corrected float64) error {
-		p := ""
-		if hasPub {
-			p = g(pub)
-		}
-		return cw.Write([]string{m.name, bf, h, p, g(compat), g(corrected)})
-	})
+	err := r.rows(func(_ metric, x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) },
+		func(m metric, bf, h string, vals []string) error {
+			return cw.Write(append([]string{m.name, bf, h}, vals...))
+		})
 	if err != nil {
 		return err
 	}

@@ -128,28 +128,51 @@ type Cell struct {
 // mode (Compat or Corrected) on the windows jobs[s : s+size] of starts,
 // and averages each over the windows.
 func Evaluate(jobs []Job, starts []int, size int, hs []string, mode func(h string, backfill bool) Options) (*Table, error) {
-	for _, s := range starts {
-		if s < 0 || size < 1 || s+size > len(jobs) {
-			return nil, fmt.Errorf("rlscheduler: window [%d, %d) is outside the trace's %d jobs", s, s+size, len(jobs))
-		}
+	if err := checkWindows(len(jobs), starts, size); err != nil {
+		return nil, err
 	}
 	t := &Table{Starts: starts, Size: size, Cells: map[Cell]Result{}, Windows: map[Cell][]Result{}}
 	for _, h := range hs {
 		for _, bf := range []bool{false, true} {
 			c := Cell{h, bf}
-			var sum Result
-			for _, s := range starts {
-				r, err := Window(jobs[s:s+size], mode(h, bf))
-				if err != nil {
-					return nil, fmt.Errorf("%w (the window starting at job index %d)", err, s)
-				}
-				t.Windows[c] = append(t.Windows[c], r)
-				sum.BSLD += r.BSLD
-				sum.Util += r.Util
+			ws, mean, err := overWindows(jobs, starts, size, func(w []Job) (Result, error) { return Window(w, mode(h, bf)) })
+			if err != nil {
+				return nil, err
 			}
-			n := float64(len(starts))
-			t.Cells[c] = Result{BSLD: sum.BSLD / n, Util: sum.Util / n}
+			t.Windows[c], t.Cells[c] = ws, mean
 		}
 	}
 	return t, nil
+}
+
+// checkWindows checks that every window [s, s+size) of starts is in a
+// trace of n jobs.
+func checkWindows(n int, starts []int, size int) error {
+	if len(starts) == 0 {
+		return fmt.Errorf("rlscheduler: no window")
+	}
+	for _, s := range starts {
+		if s < 0 || size < 1 || s+size > n {
+			return fmt.Errorf("rlscheduler: window [%d, %d) is outside the trace's %d jobs", s, s+size, n)
+		}
+	}
+	return nil
+}
+
+// overWindows evaluates every window jobs[s : s+size] of starts with f and
+// returns each result and their mean.
+func overWindows(jobs []Job, starts []int, size int, f func(w []Job) (Result, error)) ([]Result, Result, error) {
+	var ws []Result
+	var sum Result
+	for _, s := range starts {
+		r, err := f(jobs[s : s+size])
+		if err != nil {
+			return nil, Result{}, fmt.Errorf("%w (the window starting at job index %d)", err, s)
+		}
+		ws = append(ws, r)
+		sum.BSLD += r.BSLD
+		sum.Util += r.Util
+	}
+	n := float64(len(starts))
+	return ws, Result{BSLD: sum.BSLD / n, Util: sum.Util / n}, nil
 }
