@@ -96,26 +96,28 @@ func TestNoBackfillChosenNotRechosen(t *testing.T) {
 	wantStarts(t, "SJF without backfilling", starts(t, jobs, o), 0, 10, 110)
 }
 
-// The defect: WFP3 takes the wait as -1 - submit, so that it prefers the
-// earliest submitted, longest jobs; with the real wait it prefers the job
-// that has waited longest for its length.
-func TestWFP3Defect(t *testing.T) {
-	jobs := swf(t, "1 0 10 1 -1", "2 1 10 1 -1", "3 2 100 1 -1", "4 3 1 1 -1")
-	o := Compat("WFP3", false)
-	o.Nodes = 1
-	wantStarts(t, "WFP3 with the defect", starts(t, jobs, o), 0, 10, 20, 120)
-	o.Defect = DefectNone
-	wantStarts(t, "WFP3 with the real wait", starts(t, jobs, o), 0, 10, 21, 20)
-}
-
-// UNI with the defect sorts single-processor jobs last (log2 of 1 is 0).
-func TestUNIDefectSerialLast(t *testing.T) {
-	jobs := swf(t, "1 0 10 2 -1", "2 1 10 2 -1", "3 2 10 1 -1", "4 3 10 2 -1")
-	o := Compat("UNI", false)
-	o.Nodes = 2
-	wantStarts(t, "UNI with the defect", starts(t, jobs, o), 0, 10, 30, 20)
-	o.Defect = DefectNone
-	wantStarts(t, "UNI with the real wait", starts(t, jobs, o), 0, 10, 20, 30)
+// The defect: WFP3 and UNI take the wait as -1 - submit. WFP3 then
+// prefers the earliest submitted, longest jobs, where the real wait
+// prefers the job that has waited longest for its length; UNI sorts
+// one-processor jobs last (log2 of 1 is 0), where the real wait sorts them
+// first.
+func TestWaitDefect(t *testing.T) {
+	for _, c := range []struct {
+		heuristic        string
+		nodes            int
+		jobs             []string
+		defect, realWait []float64
+	}{
+		{"WFP3", 1, []string{"1 0 10 1 -1", "2 1 10 1 -1", "3 2 100 1 -1", "4 3 1 1 -1"}, []float64{0, 10, 20, 120}, []float64{0, 10, 21, 20}},
+		{"UNI", 2, []string{"1 0 10 2 -1", "2 1 10 2 -1", "3 2 10 1 -1", "4 3 10 2 -1"}, []float64{0, 10, 30, 20}, []float64{0, 10, 20, 30}},
+	} {
+		jobs := swf(t, c.jobs...)
+		o := Compat(c.heuristic, false)
+		o.Nodes = c.nodes
+		wantStarts(t, c.heuristic+" with the defect", starts(t, jobs, o), c.defect...)
+		o.Defect = DefectNone
+		wantStarts(t, c.heuristic+" with the real wait", starts(t, jobs, o), c.realWait...)
+	}
 }
 
 // The bounded slowdown has a 10 s threshold and a floor of 1; the paper's
