@@ -172,6 +172,8 @@ func TestReadSWFErrors(t *testing.T) {
 		{"1 0 -1 5 1 -1 -1 -1 -1\n1 1 -1 5 1 -1 -1 -1 -1\n", "job id 1 appears twice"},
 		{"1.5 0 -1 5 1 -1 -1 -1 -1\n", "job id \"1.5\" is not an integer"},
 		{"1 0 -1 NaN 1 -1 -1 -1 -1\n", "field 4 \"NaN\" is not a number"},
+		{"1 0 -1 5 1e300 -1 -1 -1 -1\n", "t.swf:1: job 1: 1e+300 processors (fields 5 and 8): too many"},
+		{"1e300 0 -1 5 1 -1 -1 -1 -1\n", "job id \"1e300\" is not an integer"},
 	} {
 		_, err := ReadSWF(strings.NewReader(c.in), "t.swf")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -341,4 +343,29 @@ func TestPaperLublin1(t *testing.T) {
 			t.Errorf("FCFS backfill=%v utilization to the last finish %s, want %s", bf, got, want)
 		}
 	}
+}
+
+// Any trace ReadSWF accepts simulates without a panic or a hang, its
+// windows under every heuristic giving a bsld of at least 1 or an error.
+func FuzzReadSWFWindow(f *testing.F) {
+	f.Add("1 0 -1 10 1 -1 -1 -1 -1\n2 5 -1 3 2 -1 -1 -1 0\n3 5 -1 -4 -1 -1 -1 4 7\n", uint8(2))
+	f.Add("; h\n2 9 -1 1 300 -1 -1 -1 -1\n1 9 -1 1e9 1 -1 -1 -1 -1\n", uint8(1))
+	f.Add("5 1e18 -1 1 1 -1 -1 -1 0\n6 0 -1 0 1 -1 -1 -1 -1\n7 3 -1 2 2 -1 -1 -1 1e-9\n", uint8(0))
+	f.Fuzz(func(t *testing.T, in string, nodes uint8) {
+		jobs, err := ReadSWF(strings.NewReader(in), "f.swf")
+		if err != nil || len(jobs) == 0 || len(jobs) > 64 {
+			return
+		}
+		for _, h := range Heuristics {
+			for _, bf := range []bool{false, true} {
+				for _, mode := range []func(string, bool) Options{Compat, Corrected} {
+					o := mode(h, bf)
+					o.Nodes = int(nodes%8) + 1
+					if r, err := Window(jobs, o); err == nil && !(r.BSLD >= 1) {
+						t.Fatalf("%s backfill=%v: bsld %v", h, bf, r.BSLD)
+					}
+				}
+			}
+		}
+	})
 }

@@ -42,10 +42,13 @@ func ReadSWF(in io.Reader, name string) ([]Job, error) {
 			}
 			v[i] = x
 		}
-		j := Job{ID: int64(v[0]), Submit: v[1], Run: v[3], Procs: int(max(v[4], v[7])), Req: v[8]}
-		if v[0] != math.Trunc(v[0]) {
+		if v[0] != math.Trunc(v[0]) || math.Abs(v[0]) > 1<<53 {
 			return nil, fmt.Errorf("%s:%d: job id %q is not an integer", name, line, f[0])
 		}
+		if p := max(v[4], v[7]); p > 1<<31 {
+			return nil, fmt.Errorf("%s:%d: job %s: %g processors (fields 5 and 8): too many", name, line, f[0], p)
+		}
+		j := Job{ID: int64(v[0]), Submit: v[1], Run: v[3], Procs: int(max(v[4], v[7])), Req: v[8]}
 		if j.Run == 0 {
 			continue
 		}
