@@ -11,7 +11,12 @@
 //   - corrected: the same simulator with the real waiting time (now -
 //     submit) and the utilization ending at the last finish.
 //
-// Window evaluates one window; Evaluate a whole table.
+// and, for comparison, under Batsim's rules: the same windows as Batsim
+// workloads on 256 hosts, scheduled by bucma's priority-function policies
+// (policies/prio) through the embedded engine (BatsimWindow).
+//
+// Window evaluates one window; Evaluate and EvaluateBatsim a whole table,
+// Run a report (the command bucma rlscheduler, docs/rlscheduler.md).
 package rlscheduler
 
 import (
