@@ -103,6 +103,7 @@ func newApp(reg *sched.Registry) *cli.App {
 			expeCommand(),
 			bridgeCommand(),
 			checkCommand(),
+			rlschedulerCommand(),
 		},
 		ExitErrHandler: func(c *cli.Context, err error) {},
 		OnUsageError:   onUsageError,
