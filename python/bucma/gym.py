@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -89,8 +90,9 @@ def _load_jobs(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if not isinstance(jobs, list) or not jobs:
         raise OptionError(f"workload {path}: no jobs")
     for i, j in enumerate(jobs):
-        if not isinstance(j, dict) or not isinstance(j.get("subtime"), (int, float)):
-            raise OptionError(f"workload {path}: job {i} has no numeric subtime")
+        t = j.get("subtime") if isinstance(j, dict) else None
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t):
+            raise OptionError(f"workload {path}: job {i} has no finite numeric subtime")
     jobs = sorted(jobs, key=lambda j: float(j["subtime"]))
     return w, jobs
 
@@ -187,7 +189,7 @@ class JobPickingEnv(Env):
         self.observation_space: Any = (
             jobs_space if observation == "box" else Dict({"jobs": jobs_space, "mask": MultiBinary(k)})
         )
-        self._mask = np.zeros(k, dtype=np.int8)
+        self._mask = np.zeros(k, dtype=bool)
         self._run: Run | None = None
         self._episode = -1
         self._done = True
@@ -242,7 +244,11 @@ class JobPickingEnv(Env):
         for j in self._pool:
             users.setdefault(str(j.get("user", "")), len(users))
         self._users = users
-        self._profiles = self._head.get("profiles") or {}
+        # Each profile as its JSON member ("name":{...}), for the windows.
+        self._profiles = {
+            str(k): json.dumps({str(k): v}, separators=(",", ":"))[1:-1]
+            for k, v in (self._head.get("profiles") or {}).items()
+        }
         # Each job's JSON but its submission time (the window shifts it), from its second field on.
         self._encoded = [
             json.dumps({k: v for k, v in j.items() if k != "subtime"}, separators=(",", ":"))[1:]
@@ -324,8 +330,8 @@ class JobPickingEnv(Env):
         return self._observe(), float(reward), self._done, False, self._info()
 
     def action_masks(self) -> np.ndarray[Any, Any]:
-        """The valid actions: a bool per slot, True where a job waits."""
-        return self._mask.astype(bool)
+        """The valid actions: a bool per slot, True where a job waits (the first ones)."""
+        return self._mask
 
     def close(self) -> None:
         """Stop the episode's run and remove the environment's files."""
@@ -363,17 +369,21 @@ class JobPickingEnv(Env):
 
     def _pick(self, action: Any) -> Job:
         self._invalid = False
-        ok = self.action_space.contains(action) and self._mask[int(action)]
-        if not ok:
-            valid = np.flatnonzero(self._mask)
-            if self.invalid_action == "raise":
-                raise ValueError(
-                    f"action {action!r}: not a slot holding a job (valid: {valid.tolist()}, "
-                    f"slots 0 to {self.slots - 1})"
-                )
-            self._invalid = True
-            action = valid[0]
-        return self._slots[int(action)]
+        slots = self._slots
+        # The valid slots are the first len(slots): a Python or numpy integer (0-d array too) among them.
+        a = action
+        if isinstance(a, np.ndarray) and a.shape == ():
+            a = a[()]
+        if type(a) is int or isinstance(a, np.integer):
+            if 0 <= a < len(slots):
+                return slots[a]
+        if self.invalid_action == "raise":
+            raise ValueError(
+                f"action {action!r}: not a slot holding a job (valid: {list(range(len(slots)))}, "
+                f"slots 0 to {self.slots - 1})"
+            )
+        self._invalid = True
+        return slots[0]
 
     def _start(self, job: Job) -> None:
         run = self._run
@@ -496,7 +506,7 @@ class JobPickingEnv(Env):
 
     def _observe(self) -> Any:
         obs = np.zeros((self.slots, len(self.features)), dtype=np.float32)
-        self._mask = mask = np.zeros(self.slots, dtype=np.int8)
+        self._mask = mask = np.zeros(self.slots, dtype=bool)
         run = self._run
         self._slots: list[Job] = []
         if not self._done and run is not None:
@@ -504,7 +514,7 @@ class JobPickingEnv(Env):
             jobs = self._slots = list(itertools.islice(st.waiting, self.slots))
             n = len(jobs)
             if n:
-                mask[:n] = 1
+                mask[:n] = True
                 a = self._attrs[[j.idx for j in jobs]]
                 col = obs[:n]
                 if self._static:
@@ -519,13 +529,13 @@ class JobPickingEnv(Env):
                         nh = len(st.hosts)
                         col[:, i] = free / nh if nh else 0.0
         if self.observation == "dict":
-            return {"jobs": obs, "mask": mask.copy()}
+            return {"jobs": obs, "mask": mask.astype(np.int8)}
         return obs
 
     def _info(self) -> dict[str, Any]:
         run = self._run
         info: dict[str, Any] = {
-            "action_mask": self.action_masks(),
+            "action_mask": self._mask,
             "episode": self._episode,
             "window_start": self._start_index,
             "steps": self._steps,
@@ -549,18 +559,21 @@ class JobPickingEnv(Env):
         return len(run.state.hosts) if run is not None else 0
 
     def _write_window(self, start: int) -> None:
-        jobs = self._pool[start : start + self.window]
-        enc = self._encoded[start : start + self.window]
+        end = start + self.window
+        jobs = self._pool[start:end]
         t0 = jobs[0]["subtime"]
         profiles = self._profiles
-        used = {p: profiles[p] for p in dict.fromkeys(j.get("profile") for j in jobs) if p in profiles}
-        parts = [f'{{"subtime":{json.dumps(j["subtime"] - t0)},{e}' for j, e in zip(jobs, enc)]
-        text = (
-            f'{{"nb_res":{json.dumps(self._head.get("nb_res"))},"jobs":['
-            + ",".join(parts)
-            + '],"profiles":'
-            + json.dumps(used, separators=(",", ":"))
-            + "}"
+        used = dict.fromkeys(j.get("profile") for j in jobs)
+        # repr of a finite int or float is its JSON.
+        parts = [f'{{"subtime":{j["subtime"] - t0!r},{e}' for j, e in zip(jobs, self._encoded[start:end])]
+        text = "".join(
+            (
+                f'{{"nb_res":{json.dumps(self._head.get("nb_res"))},"jobs":[',
+                ",".join(parts),
+                '],"profiles":{',
+                ",".join(profiles[p] for p in used if p in profiles),
+                "}}",
+            )
         )
         tmp = self.workload_path + ".tmp"
         with open(tmp, "w") as f:

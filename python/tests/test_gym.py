@@ -93,12 +93,14 @@ def test_invalid_actions(env: JobPickingEnv) -> None:
     env.reset(seed=5)
     n = int(env.action_masks().sum())
     assert n < env.slots
-    for bad in (n, env.slots, -1, 1.5, "0"):
+    for bad in (n, env.slots, -1, 1.5, "0", True, np.array([0]), np.float64(0)):
         with pytest.raises(ValueError, match=r"not a slot holding a job \(valid: \[0"):
             env.step(bad)
+    for good in (np.int8(0), np.array(0), np.uint64(0)):
+        env.step(good)
     # The run is untouched by a refused action: the episode goes on.
     _, _, _, info = run_episode(env, 5)
-    assert info["steps"] == 32
+    assert info["steps"] == 32 and env.action_masks().dtype == bool
     first = JobPickingEnv("lille", LILLE, window=32, slots=8, invalid_action="first")
     first.reset(seed=5)
     _, _, _, _, info = first.step(7)
@@ -192,7 +194,12 @@ def test_bad_workloads(tmp_path: Path) -> None:
         JobPickingEnv("lille", empty)
     bad = tmp_path / "bad.json"
     bad.write_text('{"nb_res": 4, "jobs": [{"id": 1, "subtime": "x"}], "profiles": {}}')
-    with pytest.raises(bucma.OptionError, match="bad.json: job 0 has no numeric subtime"):
+    with pytest.raises(bucma.OptionError, match="bad.json: job 0 has no finite numeric subtime"):
+        JobPickingEnv("lille", bad)
+    bad.write_text(
+        '{"nb_res": 4, "jobs": [{"id": 1, "subtime": 1}, {"id": 2, "subtime": 1e999}], "profiles": {}}'
+    )
+    with pytest.raises(bucma.OptionError, match="bad.json: job 1 has no finite numeric subtime"):
         JobPickingEnv("lille", bad)
     with pytest.raises(bucma.OptionError, match="give a workload"):
         JobPickingEnv("lille", None)
