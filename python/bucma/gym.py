@@ -18,12 +18,13 @@ The engine is Go's: Python only steps it, through the same calls as a
 from __future__ import annotations
 
 import itertools
+import copy
 import json
 import math
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Union
 
@@ -36,7 +37,7 @@ from .errors import OptionError, UsageError
 from .policy import Policy
 from .state import REJECTED, Decisions, Job, State
 
-__all__ = ["JobPickingEnv", "Replay", "FEATURES", "REWARDS", "GYMNASIUM"]
+__all__ = ["JobPickingEnv", "AgentPolicy", "Replay", "FEATURES", "REWARDS", "GYMNASIUM"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -81,6 +82,51 @@ class Replay(Policy):
                 raise UsageError(f"replay: job {jid} does not wait at time {state.now:g}")
             decide.start(job, list(hosts))
             self.next += 1
+
+
+class AgentPolicy(Policy):
+    """An agent of :class:`JobPickingEnv` served as a policy: the environment's decisions, on any run.
+
+    ``agent(obs, mask)`` returns a slot, given the observation and the action
+    mask the environment ``env`` would give (its slots, features, scales,
+    observation kind, backfilling and trace's users). At each decision the
+    policy does what the environment does around the agent: start the job
+    reserved once it fits (backfilling meanwhile), then ask the agent until
+    the job it picks does not fit. So the agent served to the real Batsim 4
+    or 5 (:func:`bucma.run_batsim`, :func:`bucma.serve`) or to the embedded
+    engine takes the decisions it takes in the environment on the same
+    window, and Batsim writes the same schedule. ``env`` itself is left as it
+    is.
+    """
+
+    name = "gym-agent"
+
+    def __init__(self, agent: Callable[[Any, np.ndarray[Any, Any]], Any], env: JobPickingEnv) -> None:
+        self.agent = agent
+        core = copy.copy(env)
+        core._tmp = ""  # the copy owns no files
+        core._run = None
+        self._core = core
+
+    def _at(self, state: State) -> JobPickingEnv:
+        core = self._core
+        if core._run is not state._run:
+            core._run = state._run
+            core._begin()
+        return core
+
+    def job_submitted(self, state: State, job: Job) -> None:
+        self._at(state)._submitted(state, job)
+
+    def job_ended(self, state: State, job: Job) -> None:
+        self._at(state)._ended(state, job)
+
+    def decide(self, state: State, decide: Decisions) -> None:
+        core = self._at(state)
+        if core._choice():
+            agent = self.agent
+            while core._act(core._pick(agent(core._observe(), core._mask))):
+                pass
 
 
 def _load_jobs(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -189,7 +235,7 @@ class JobPickingEnv(Env):
         self.observation_space: Any = (
             jobs_space if observation == "box" else Dict({"jobs": jobs_space, "mask": MultiBinary(k)})
         )
-        self._mask = np.zeros(k, dtype=bool)
+        self._mask: np.ndarray[Any, Any] = np.zeros(k, dtype=bool)
         self._run: Run | None = None
         self._episode = -1
         self._done = True
@@ -288,6 +334,12 @@ class JobPickingEnv(Env):
         self._prefix = prefix
         self._result = None
         self._run = Run(config, _Driver(), temporary=True)
+        self._begin()
+        self._advance()
+        return self._observe(), self._info()
+
+    def _begin(self) -> None:
+        """Start an episode's bookkeeping."""
         self.decisions: list[tuple[float, str, tuple[int, ...]]] = []
         self._pending: Job | None = None
         self._rejected = 0
@@ -302,24 +354,12 @@ class JobPickingEnv(Env):
         self._phi = 0.0
         self._steps = 0
         self._done = False
-        self._advance()
-        return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Start (or reserve) the job of slot ``action``, run to the next choice; see the class."""
         if self._done or self._run is None:
             raise UsageError("step: the episode has ended (or not begun): call reset()")
-        job = self._pick(action)
-        self._steps += 1
-        st = self._run.state
-        if job.res <= st.nb_free:
-            self._start(job)
-            if not self._choice():
-                self._advance()
-        else:
-            self._pending = job
-            if self.backfill:
-                self._backfill()
+        if not self._act(self._pick(action)):
             self._advance()
         phi = self._potential()
         if self.reward_at == "step":
@@ -336,11 +376,13 @@ class JobPickingEnv(Env):
     def close(self) -> None:
         """Stop the episode's run and remove the environment's files."""
         self._close()
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
 
     def __del__(self) -> None:
         try:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+            if self._tmp:
+                shutil.rmtree(self._tmp, ignore_errors=True)
         except Exception:
             pass
 
@@ -384,6 +426,19 @@ class JobPickingEnv(Env):
             )
         self._invalid = True
         return slots[0]
+
+    def _act(self, job: Job) -> bool:
+        """Start job, or reserve it (and backfill); return whether the agent chooses again now."""
+        run = self._run
+        assert run is not None
+        self._steps += 1
+        if job.res <= run.state.nb_free:
+            self._start(job)
+            return self._choice()
+        self._pending = job
+        if self.backfill:
+            self._backfill()
+        return False
 
     def _start(self, job: Job) -> None:
         run = self._run

@@ -20,7 +20,7 @@ from conftest import LILLE
 def run_episode(
     env: JobPickingEnv, seed: int | None, agent: Any = None, check: bool = False
 ) -> tuple[list[int], list[float], list[Any], dict[str, Any]]:
-    """One episode: the actions, the rewards, the observations, the last info (agent: mask -> action)."""
+    """One episode: the actions, the rewards, the observations, the last info (agent: obs, mask -> action)."""
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     actions: list[int] = []
@@ -31,7 +31,7 @@ def run_episode(
         mask = env.action_masks()
         if check:
             check_point(env, obs, info)
-        a = agent(mask) if agent is not None else int(rng.choice(np.flatnonzero(mask)))
+        a = agent(obs, mask) if agent is not None else int(rng.choice(np.flatnonzero(mask)))
         obs, r, done, truncated, info = env.step(a)
         assert isinstance(r, float) and isinstance(done, bool) and truncated is False
         actions.append(a)
@@ -252,7 +252,7 @@ def test_first_slot_agent_is_bucma_simulate(
 ) -> None:
     """Always picking the first job is FCFS (with backfilling, EASY): bucma simulate's _jobs.csv."""
     e = JobPickingEnv("lille", LILLE, window=300, slots=4, backfill=backfill, keep_outputs=True)
-    run_episode(e, 9, agent=lambda mask: 0)
+    run_episode(e, 9, agent=lambda obs, mask: 0)
     e.export(tmp_path / "env")
     window = tmp_path / "window.json"
     window.write_bytes(Path(e.workload_path).read_bytes())
@@ -285,3 +285,52 @@ def test_stand_in_spaces() -> None:
     assert dd.sample() != {} and len(dd) == 2 and dd["a"] is d
     with pytest.raises(ValueError, match="n=0"):
         _spaces.Discrete(0)
+
+
+def greedy(weights: np.ndarray[Any, Any]) -> Any:
+    """A linear agent: the valid slot of the largest score obs @ weights."""
+
+    def agent(obs: np.ndarray[Any, Any], mask: np.ndarray[Any, Any]) -> int:
+        return int(np.argmax(np.where(mask, obs @ weights, -np.inf)))
+
+    return agent
+
+
+WEIGHTS = np.array([1.0, -2.0, -0.5, 1.5, 0.1, 0.0])
+
+
+@pytest.mark.parametrize("backfill", [False, True])
+def test_agent_policy_takes_the_environment_decisions(backfill: bool) -> None:
+    """An agent served as a policy on the episode's window gives the episode's schedule, byte for byte."""
+    e = JobPickingEnv("lille", LILLE, window=200, slots=16, backfill=backfill, keep_outputs=True)
+    agent = greedy(WEIGHTS)
+    actions, _, _, _ = run_episode(e, 13, agent=agent)
+    assert len(set(actions)) > 1
+    policy = bucma.gym.AgentPolicy(agent, e)
+    r = bucma.simulate("lille", e.workload_path, policy)
+    assert r.jobs_csv == e.result().jobs_csv
+    # The policy runs again (a new run, a new episode's bookkeeping), and env was left as it was.
+    assert bucma.simulate("lille", e.workload_path, policy).jobs_csv == r.jobs_csv
+    assert e.result().jobs_csv == r.jobs_csv
+    e.close()
+
+
+def test_agent_served_to_batsim4(batsim: str) -> None:
+    """Served to the real Batsim 4.2.1, the agent takes its environment decisions: the same _jobs.csv."""
+    e = JobPickingEnv("lille", LILLE, window=200, slots=16, backfill=True, keep_outputs=True)
+    agent = greedy(WEIGHTS)
+    run_episode(e, 13, agent=agent)
+    r = bucma.run_batsim("lille", e.workload_path, bucma.gym.AgentPolicy(agent, e), batsim=batsim)
+    assert r.jobs_csv == e.result().jobs_csv
+    e.close()
+
+
+def test_agent_served_to_batsim5(batsim5: str) -> None:
+    """Served to Batsim 5, the first-slot agent with backfilling is Go's easy there: the same jobs.csv."""
+    e = JobPickingEnv("lille", LILLE, window=200, slots=16, backfill=True)
+    e.reset(seed=13)
+    policy = bucma.gym.AgentPolicy(lambda obs, mask: 0, e)
+    mine = bucma.run_batsim("lille", e.workload_path, policy, version=5, batsim=batsim5)
+    go = bucma.run_batsim("lille", e.workload_path, "easy", version=5, batsim=batsim5)
+    assert mine.jobs_csv == go.jobs_csv and len(mine.jobs) == 200
+    e.close()
