@@ -130,9 +130,12 @@ class AgentPolicy(Policy):
 
 
 def _load_jobs(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    with open(path, "rb") as f:
-        w = json.load(f)
-    jobs = w.get("jobs")
+    try:
+        with open(path, "rb") as f:
+            w = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise OptionError(f"workload {path}: {exc}") from exc
+    jobs = w.get("jobs") if isinstance(w, dict) else None
     if not isinstance(jobs, list) or not jobs:
         raise OptionError(f"workload {path}: no jobs")
     for i, j in enumerate(jobs):
@@ -170,13 +173,13 @@ class JobPickingEnv(Env):
     reserved and starts as soon as it fits, the agent being asked again then
     (with ``backfill=True``, jobs that fit now and do not delay it start
     meanwhile, by EASY's rule on bucma's reservation). A job asking more hosts
-    than the platform has is rejected by the engine, as Batsim does, without asking the agent
-    (``info["rejected"]``). A masked or out-of-range action raises
+    than the platform has is rejected by the engine, as Batsim does, without
+    asking the agent (``info["rejected"]``). A masked or out-of-range action raises
     ``ValueError`` (``invalid_action="raise"``), or picks the first job
     (``invalid_action="first"``, ``info["invalid_action"]`` True).
 
     ``reward`` is ``"bsld"`` (the negated mean bounded slowdown, threshold 10
-    s, over the window's jobs), ``"wait"`` (the negated mean waiting time, in
+    s, over the window's jobs, a rejected job counting 0), ``"wait"`` (the negated mean waiting time, in
     units of the ``wait`` scale) or ``"utilization"`` (busy host-time over the
     hosts × the makespan). ``reward_at="end"`` gives it at the last step (0
     before); ``reward_at="step"`` gives at each step the change of its value

@@ -201,6 +201,14 @@ def test_bad_workloads(tmp_path: Path) -> None:
     )
     with pytest.raises(bucma.OptionError, match="bad.json: job 1 has no finite numeric subtime"):
         JobPickingEnv("lille", bad)
+    bad.write_text('{"nb_res": 4, "jobs": [')
+    with pytest.raises(bucma.OptionError, match="bad.json: Expecting value"):
+        JobPickingEnv("lille", bad)
+    bad.write_text("[1, 2]")
+    with pytest.raises(bucma.OptionError, match="bad.json: no jobs"):
+        JobPickingEnv("lille", bad)
+    with pytest.raises(bucma.OptionError, match="nowhere.json: .*No such file"):
+        JobPickingEnv("lille", tmp_path / "nowhere.json")
     with pytest.raises(bucma.OptionError, match="give a workload"):
         JobPickingEnv("lille", None)
 
