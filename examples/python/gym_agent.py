@@ -77,7 +77,7 @@ def starts(r: bucma.Result) -> list[tuple[str, float, str]]:
     return sorted((x["job_id"], round(float(x["starting_time"]), 3), x["allocated_resources"]) for x in rows)
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> int:
     env = JobPickingEnv("lille", "lille-7056", window=64, slots=16, keep_outputs=True)
     w = train(env)
     agent = greedy(w)
@@ -90,15 +90,19 @@ def main(argv: list[str]) -> None:
     evaluate(env, agent, range(7, 8))
     episode = env.result().jobs_csv
     served = bucma.simulate("lille", env.workload_path, AgentPolicy(agent, env))
-    print("served to the engine, the episode's _jobs.csv:", served.jobs_csv == episode)
+    same = [served.jobs_csv == episode]
+    print("served to the engine, the episode's _jobs.csv:", same[-1])
     if "--batsim" in argv:
         real = bucma.run_batsim("lille", env.workload_path, AgentPolicy(agent, env))
-        print("served to Batsim 4.2.1, the episode's _jobs.csv:", real.jobs_csv == episode)
+        same.append(real.jobs_csv == episode)
+        print("served to Batsim 4.2.1, the episode's _jobs.csv:", same[-1])
     if "--batsim5" in argv:
         real5 = bucma.run_batsim("lille", env.workload_path, AgentPolicy(agent, env), version=5)
-        print("served to Batsim 5, the episode's starts and hosts:", starts(real5) == starts(env.result()))
+        same.append(starts(real5) == starts(env.result()))
+        print("served to Batsim 5, the episode's starts and hosts:", same[-1])
     env.close()
+    return 0 if all(same) else 1
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))
