@@ -14,6 +14,8 @@
 #                 numpy or pytest (make test runs them too)
 #   make bench-python  the speed of Python policies: the overhead of a
 #                 decision, a priority function over EASY against Go's easy
+#   make bench-gym  the speed of the Gymnasium environment (bucma.gym): a
+#                 random agent's 1024-job episodes, non-agent time, steps/s
 #   make lint-python  black, flake8 and mypy (strict) on python/ and
 #                 examples/python/ (Debian: black, flake8, python3-mypy)
 #   make run      build, then simulate a policy (SCHED, default easy) on the
@@ -116,7 +118,7 @@ PYTHON     ?= $(shell for p in python3 /usr/bin/python3; do \
 APT_PACKAGES = libzmq3-dev pkg-config
 
 
-.PHONY: python python-venv test-python bench-python lint-python
+.PHONY: python python-venv test-python bench-python bench-gym lint-python
 .PHONY: all build lib run serve test check test-examples test-fast test-docs doc-numbers test-batsim test-batsim5 vet fuzz bench bench-batsim bench-engine bench-trace bench-policies deps clean image test-containers test-slurm
 
 all: build
@@ -148,6 +150,9 @@ test-python: python
 
 bench-python: python
 	PYTHONPATH=python $(PYTHON) python/benchmarks/bench.py
+
+bench-gym: python
+	PYTHONPATH=python $(PYTHON) python/benchmarks/bench_gym.py
 
 lint-python:
 	black --check --config python/pyproject.toml python examples/python

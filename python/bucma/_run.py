@@ -12,7 +12,7 @@ import tempfile
 import traceback
 import warnings
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from ctypes import POINTER, c_double
 from pathlib import Path
 from typing import Any, Union
@@ -98,9 +98,28 @@ class Run:
         self.began = False
         self.points = 0
 
+    def pull(self, point: Callable[[int, bytes], bool]) -> bool:
+        """Step the run: ``point(kind, bytes)`` at each point, until it returns True (then True).
+
+        Returns False when the run ended; raises its failure.
+        """
+        h = self.handle
+        nxt = _lib.lib.bucmapy_next
+        string_at = ctypes.string_at
+        hid, ptr, ptrp, size, sizep, errp = h.id, h.ptr, h.ptrp, h.size, h.sizep, h.errp
+        while True:
+            k = nxt(hid, ptrp, sizep, errp)
+            if k == RUNNING:
+                continue
+            if k <= DONE:
+                if k < 0:
+                    h.fail()
+                return False
+            if point(k, string_at(ptr, size.value)):
+                return True
+
     def drive(self) -> None:
         """Step the run to its end; raise its failure."""
-        h = self.handle
         policy = self.policy
         state = self.state
         decisions = self.decisions
@@ -108,30 +127,23 @@ class Run:
         submitted = getattr(policy, "_hook_submitted", None)
         ended = getattr(policy, "_hook_ended", None)
         decide = policy.decide if isinstance(policy, Policy) else None
-        nxt = _lib.lib.bucmapy_next
-        string_at = ctypes.string_at
-        hid, ptr, ptrp, size, sizep, errp = h.id, h.ptr, h.ptrp, h.size, h.sizep, h.errp
+
+        def point(k: int, buf: bytes) -> bool:
+            self.points += 1
+            kind, o_keys, n_keys = apply(buf, submitted, ended)
+            if not self.began and state.hosts:
+                self.began = True
+                if isinstance(policy, Policy):
+                    policy.simulation_begins(state)
+            if k == DECIDE:
+                if decide is not None:
+                    decide(state, decisions)
+            elif k == KEYS and isinstance(policy, KeyPolicy):
+                self._keys(buf, o_keys, n_keys)
+            return False
+
         try:
-            while True:
-                k = nxt(hid, ptrp, sizep, errp)
-                if k == RUNNING:
-                    continue
-                if k <= DONE:
-                    if k < 0:
-                        h.fail()
-                    break
-                self.points += 1
-                buf = string_at(ptr, size.value)
-                kind, o_keys, n_keys = apply(buf, submitted, ended)
-                if not self.began and state.hosts:
-                    self.began = True
-                    if isinstance(policy, Policy):
-                        policy.simulation_begins(state)
-                if k == DECIDE:
-                    if decide is not None:
-                        decide(state, decisions)
-                elif k == KEYS and isinstance(policy, KeyPolicy):
-                    self._keys(buf, o_keys, n_keys)
+            self.pull(point)
         except BaseException as exc:
             self._stop(exc)
             raise
