@@ -17,7 +17,10 @@ import (
 // (Next returns it with Done).
 type DecisionError struct{ Err error }
 
+// Error returns the Decider's message.
 func (e *DecisionError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the Decider's error, for errors.Is and errors.As.
 func (e *DecisionError) Unwrap() error { return e.Err }
 
 // decision returns the point's decider, or a *UsageError outside a Decide

@@ -28,6 +28,8 @@ const (
 	Running
 )
 
+// String names the kind: done, decide, keys or running (a number for an
+// unknown kind).
 func (k Kind) String() string {
 	switch k {
 	case Done:
@@ -50,6 +52,7 @@ var ErrClosed = errors.New("the run was closed before its end")
 // refused without any effect on the run.
 type UsageError struct{ Msg string }
 
+// Error returns the message naming the call refused and why.
 func (e *UsageError) Error() string { return e.Msg }
 
 func usage(format string, args ...any) error {
