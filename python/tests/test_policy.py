@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -118,6 +120,41 @@ def test_hooks_and_state() -> None:
     assert w.began == 1 and w.checked > 20
     assert len(w.submitted) == len(w.ended) == 20
     assert {s for _, s in w.ended} == {"COMPLETED_SUCCESSFULLY"}
+
+
+def test_too_large_job_never_waits(tmp_path: Path) -> None:
+    """A job larger than the platform, rejected by the framework before the policy decides, never waits."""
+    wl = tmp_path / "w.json"
+    jobs = [
+        {"id": "a", "subtime": 0, "walltime": 100, "res": 1, "profile": "d"},
+        {"id": "big", "subtime": 5, "walltime": 100, "res": 1000, "profile": "d"},
+        {"id": "b", "subtime": 5, "walltime": 100, "res": 2, "profile": "d"},
+    ]
+    profiles = {"d": {"type": "delay", "delay": 50}}
+    wl.write_text(json.dumps({"nb_res": 39, "jobs": jobs, "profiles": profiles}))
+
+    class Watch(FCFS):
+        def __init__(self) -> None:
+            self.ended: dict[str, str] = {}
+            self.checked = 0
+
+        def job_ended(self, state: bucma.State, job: bucma.Job) -> None:
+            self.ended[job.id] = job.state
+
+        def decide(self, state: bucma.State, decide: bucma.Decisions) -> None:
+            assert len(list(state.waiting)) == len(state.waiting) == state.nb_waiting
+            assert all(j.res <= 39 for j in state.waiting)
+            self.checked += 1
+            super().decide(state, decide)
+
+    w = Watch()
+    bucma.simulate("lille", str(wl), w)
+    assert w.checked >= 2
+    assert w.ended == {
+        "w0!a": "COMPLETED_SUCCESSFULLY",
+        "w0!big": "REJECTED",
+        "w0!b": "COMPLETED_SUCCESSFULLY",
+    }
 
 
 def test_job_fields() -> None:

@@ -74,6 +74,10 @@ type tracker struct {
 	starts bool
 	begin  bool  // the begin section was sent
 	sent   int64 // the jobs of arrival rank below it were sent
+	// early holds the jobs told ended in the point they joined the queue
+	// (rejected by the framework before the caller decides), whose Ended
+	// comes after the decision: it is not told again.
+	early map[int64]bool
 }
 
 func (t *tracker) Submitted(s *sched.State, j *sched.Job) {
@@ -104,7 +108,28 @@ func (t *tracker) Started(s *sched.State, j *sched.Job) {
 
 func (t *tracker) Ended(s *sched.State, j *sched.Job) {
 	t.state = s
+	if t.early[j.Seq()] {
+		delete(t.early, j.Seq())
+		return
+	}
 	t.ended = append(t.ended, j)
+}
+
+// rejectedEarly moves the jobs of the point that the framework rejected
+// before the caller decides (larger than the platform, refused by the
+// policy's rules) to the ended records of that same point, so that the
+// caller never counts them as waiting.
+func (t *tracker) rejectedEarly() {
+	for _, j := range t.added {
+		if j.State() != batsim.StateRejected || t.early[j.Seq()] {
+			continue
+		}
+		if t.early == nil {
+			t.early = map[int64]bool{}
+		}
+		t.early[j.Seq()] = true
+		t.ended = append(t.ended, j)
+	}
 }
 
 // job is the job of arrival rank idx, nil when there is none.
@@ -171,6 +196,7 @@ func (t *tracker) encode(b []byte, r *Run, k Kind) []byte {
 		}
 		begin, _ = json.Marshal(map[string]any{"hosts": hosts})
 	}
+	t.rejectedEarly()
 	var keys []*sched.Job
 	if k == Keys {
 		keys = r.keyJobs
@@ -208,8 +234,12 @@ func (t *tracker) encode(b []byte, r *Run, k Kind) []byte {
 		b = put32(b, 0)
 	}
 	for _, j := range t.ended {
+		end := j.End()
+		if t.early[j.Seq()] {
+			end = now // the session dates the rejection after the decision
+		}
 		b = put64(b, j.Seq())
-		b = putF(b, j.End())
+		b = putF(b, end)
 		b = put32(b, stateIndex(j.State()))
 		b = put32(b, int32(j.ReturnCode()))
 	}

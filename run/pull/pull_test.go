@@ -171,8 +171,9 @@ func newRun(t *testing.T, c pull.Config) *pull.Run {
 	return r
 }
 
-// fcfs is FCFS decided by the caller at each point.
-func fcfs(t *testing.T, r *pull.Run) (points int) {
+// fcfs is FCFS decided by the caller at each point; each, when not nil,
+// sees every decision point first.
+func fcfs(t *testing.T, r *pull.Run, each func(point)) (points int) {
 	t.Helper()
 	var m mirror
 	for {
@@ -187,6 +188,9 @@ func fcfs(t *testing.T, r *pull.Run) (points int) {
 		case pull.Decide:
 			points++
 			p := decode(t, r.Point())
+			if each != nil {
+				each(p)
+			}
 			if p.waiting != len(m.waiting)+len(p.added)-countAddedEnded(p) {
 				t.Fatalf("point %d: %d waiting, the mirror has %d", points, p.waiting, len(m.waiting)+len(p.added))
 			}
@@ -226,7 +230,7 @@ func TestCallerFCFSIsFCFS(t *testing.T) {
 	want := goRun(t, "fcfs", tiny, filepath.Join(dir, "go"))
 	r := newRun(t, pull.Config{Platform: "lille", Workloads: []string{tiny},
 		Policy: pull.Policy{Caller: "decide", Name: "caller-fcfs"}, Export: filepath.Join(dir, "caller")})
-	points := fcfs(t, r)
+	points := fcfs(t, r, nil)
 	got, err := os.ReadFile(filepath.Join(dir, "caller_jobs.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -475,5 +479,40 @@ func TestBadConfig(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+// A job larger than the platform, which the framework rejects before the
+// caller decides, joins and leaves the queue in the same point: the
+// count of waiting jobs agrees with what the caller was told (fcfs checks it).
+func TestTooLargeJobEndsInItsPoint(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "w.json")
+	if err := os.WriteFile(wl, []byte(`{"nb_res": 39, "jobs": [
+		{"id": "a", "subtime": 0, "walltime": 100, "res": 1, "profile": "d"},
+		{"id": "big", "subtime": 5, "walltime": 100, "res": 1000, "profile": "d"},
+		{"id": "b", "subtime": 5, "walltime": 100, "res": 2, "profile": "d"}],
+		"profiles": {"d": {"type": "delay", "delay": 50}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRun(t, pull.Config{Platform: "lille", Workloads: []string{wl},
+		Policy: pull.Policy{Caller: "decide", Name: "caller-fcfs"}})
+	rejected := 0
+	fcfs(t, r, func(p point) {
+		for _, e := range p.ended {
+			if e.state != "REJECTED" {
+				continue
+			}
+			rejected++
+			if e.end != p.now {
+				t.Errorf("rejected at %g in the point of %g", e.end, p.now)
+			}
+			if countAddedEnded(p) != 1 {
+				t.Errorf("at %g: the rejected job did not join the queue in this point", p.now)
+			}
+		}
+	})
+	if rejected != 1 {
+		t.Errorf("%d rejections told, want 1", rejected)
 	}
 }

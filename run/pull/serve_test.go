@@ -37,7 +37,7 @@ func TestServe(t *testing.T) {
 		})
 		engine <- err
 	}()
-	points := fcfs(t, r)
+	points := fcfs(t, r, nil)
 	if err := <-engine; err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestBatsimMode(t *testing.T) {
 	want := goRun(t, "fcfs", tiny, filepath.Join(dir, "go"))
 	r := newRun(t, pull.Config{Mode: "batsim", Platform: "lille", Workloads: []string{tiny}, Export: filepath.Join(dir, "batsim"),
 		Wait: 0.01, Policy: pull.Policy{Caller: "decide"}})
-	fcfs(t, r)
+	fcfs(t, r, nil)
 	got, err := os.ReadFile(filepath.Join(dir, "batsim_jobs.csv"))
 	if err != nil {
 		t.Fatal(err)
