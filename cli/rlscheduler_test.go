@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bucma-sched/bucma/internal/papertrace"
 )
 
 // "bucma rlscheduler" on a trace of bucma's Lublin generator: a CSV row
@@ -71,10 +73,7 @@ func TestRLSchedulerErrors(t *testing.T) {
 // With RLScheduler's Lublin-1 trace, the command prints the published
 // cells beside its own.
 func TestRLSchedulerPaperTrace(t *testing.T) {
-	trace := filepath.Join("..", "..", "shared", "data", "rlscheduler", "lublin_256.swf")
-	if _, err := os.Stat(trace); err != nil {
-		t.Skip("lublin_256.swf (RLScheduler's Lublin-1 trace) is not in ../shared/data/rlscheduler")
-	}
+	trace := papertrace.Lublin1OrSkip(t)
 	err, code, out := runApp(t, "rlscheduler", "--trace", trace, "--published", "lublin-1", "--heuristics", "FCFS,WFP3", "--csv")
 	if err != nil || code != 0 {
 		t.Fatalf("%v %s", err, out)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bucma-sched/bucma/internal/papertrace"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/studies/rlscheduler"
 	"github.com/bucma-sched/bucma/testkit/batsimrun"
@@ -20,12 +21,16 @@ import (
 // of a Lublin trace on 256 hosts) gives the same _jobs.csv and
 // _schedule.csv through the real Batsim as through the embedded engine,
 // for a heuristic of each backfill rule; and, when RLScheduler's own
-// Lublin-1 trace is in ../shared/data/rlscheduler, its first window of
+// Lublin-1 trace is found (package papertrace), its first window of
 // the paper's evaluation.
 func TestRLSchedulerWindowMatchesBatsim(t *testing.T) {
 	bin := batsimrun.Batsim(t)
 	windows := map[string][]rlscheduler.Job{"generated": lublinWindow(t)}
-	if f, err := os.Open(filepath.Join("..", "..", "..", "shared", "data", "rlscheduler", "lublin_256.swf")); err == nil {
+	if path, ok := papertrace.Lublin1(); ok {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
 		jobs, err := rlscheduler.ReadSWF(f, "lublin_256.swf")
 		f.Close()
 		if err != nil {

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/bucma-sched/bucma/internal/papertrace"
 	"github.com/bucma-sched/bucma/workloads"
 )
 
@@ -283,14 +282,14 @@ func checkSchedule(t *testing.T, what string, w []Job, start []float64, nodes in
 	}
 }
 
-// paperTrace is RLScheduler's Lublin-1 trace, kept outside the project.
+// paperTrace is RLScheduler's Lublin-1 trace, not shipped (package
+// papertrace finds it).
 func paperTrace(t *testing.T) []Job {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "rlscheduler", "lublin_256.swf")
+	path := papertrace.Lublin1OrSkip(t)
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skip("lublin_256.swf (RLScheduler's Lublin-1 trace) is not in ../shared/data/rlscheduler")
+		t.Fatal(err)
 	}
 	defer f.Close()
 	jobs, err := ReadSWF(f, path)
