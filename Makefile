@@ -78,7 +78,9 @@
 # output prefix, default out/lille-SCHED), SIM_ARGS (extra arguments of
 # "bucma simulate", e.g. SIM_ARGS='-o hosts=first-fit'), RUN_ARGS (extra
 # arguments of "bucma run", e.g. RUN_ARGS='-v --socket-endpoint tcp://*:28001'),
-# TEST_FLAGS (default -race), FUZZTIME (duration of each fuzz target, default
+# TEST_FLAGS (flags of the concurrent packages' tests, default -race;
+# internal/racepkgs names those packages), TEST_JOBS (test commands run side
+# by side by make test, default 2), FUZZTIME (duration of each fuzz target, default
 # 10s; e.g. FUZZTIME=5m make fuzz), BENCHTIME (go test -benchtime of make
 # bench, default 1s), VERSION (what bucma --version prints; default
 # scripts/version: git describe), IMAGE (make image's tag),
@@ -96,6 +98,7 @@ OUT        ?= out/lille-$(SCHED)
 RUN_ARGS   ?=
 SIM_ARGS   ?=
 TEST_FLAGS ?= -race
+TEST_JOBS  ?= 2
 FUZZTIME   ?= 10s
 BENCHTIME  ?= 1s
 SEEDS      ?= 20
@@ -184,12 +187,22 @@ TIER5 = github.com/bucma-sched/bucma/internal/realbatsim5
 # every 30 s naming the packages still running, and the totals last; the
 # exit status is non-zero when anything failed.
 TESTSUMMARY = bin/testsummary
+# The packages whose code is concurrent (goroutines, channels, locks,
+# parallel tests) run under the race detector (TEST_FLAGS), the others
+# without: internal/racepkgs says which. TEST_JOBS test commands run side by
+# side: the real-Batsim tier, one simulation after another, beside the
+# packages' tests.
+RACEPKGS = bin/racepkgs
 
 test: deps vet
 	$(GO) -C examples vet ./...
 	@$(GO) build -o $(TESTSUMMARY) ./internal/testsummary
-	@./$(TESTSUMMARY) "$(GO) test $(TEST_FLAGS) -timeout 30m -json $$($(GO) list ./... | grep -vx -e '$(TIER)' -e '$(TIER5)')" \
+	@$(GO) build -o $(RACEPKGS) ./internal/racepkgs
+	@raced="$$(./$(RACEPKGS) -exclude $(TIER),$(TIER5))" && plain="$$(./$(RACEPKGS) -plain -exclude $(TIER),$(TIER5))" && \
+	./$(TESTSUMMARY) -jobs $(TEST_JOBS) \
+		"$(GO) test $(TEST_FLAGS) -timeout 30m -json $$raced" \
 		"$(GO) test -json -count=1 -timeout 30m $(TIER)" \
+		"$(GO) test -timeout 30m -json $$plain" \
 		"$(GO) test -json -count=1 -timeout 1h $(TIER5)" \
 		"env CGO_ENABLED=0 $(GO) test -json -count=1 ./batsim/zmq" \
 		"$(GO) -C examples test -json -count=1 ./..."

@@ -19,4 +19,10 @@
 // outputs and their statistics, expe/report a campaign's report (the
 // comparison report, or a study's: package studies) and results.csv,
 // expe/figures the report's figures.
+//
+// Its workers run the policies and workload generators of the plan, its
+// importers' code among them, in goroutines of their own: make test runs
+// the importers' tests under the race detector (internal/racepkgs).
+//
+//bucma:race-importers
 package expe

@@ -93,7 +93,6 @@ func TestWalkedOrdersDecideAsSorted(t *testing.T) {
 	}
 	for _, v := range variants {
 		t.Run(fmt.Sprintf("%s%v", v.Policy, v.Options), func(t *testing.T) {
-			t.Parallel()
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
 				var outs [2]struct{ replies, trace bytes.Buffer }
 				for k, spec := range []*sched.Spec{nil, sorting(t, v.Policy)} {

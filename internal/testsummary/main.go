@@ -14,7 +14,10 @@
 //
 //	testsummary 'go test -race -json PKG...' 'go test -json -count=1 TIER'
 //
-// Each argument is one command, split at spaces (no quoting), run in turn.
+// Each argument is one command, split at spaces (no quoting). They run in
+// turn, or -jobs N at a time, started in the order given: a command that
+// keeps one core busy (a tier driving one external simulator after
+// another) runs beside one that uses the others.
 package main
 
 import (
@@ -35,8 +38,9 @@ import (
 
 func main() {
 	every := flag.Duration("every", 30*time.Second, "how often to say which packages are still running")
+	jobs := flag.Int("jobs", 1, "how many commands run at once")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: testsummary [-every D] 'go test -json ...' ...")
+		fmt.Fprintln(os.Stderr, "usage: testsummary [-every D] [-jobs N] 'go test -json ...' ...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -44,22 +48,63 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if *jobs < 1 {
+		fmt.Fprintf(os.Stderr, "testsummary: -jobs %d: give at least 1\n", *jobs)
+		os.Exit(2)
+	}
 	s := newSummary(os.Stdout, time.Now)
 	status := 0
-	for _, line := range flag.Args() {
-		argv := strings.Fields(line)
-		if len(argv) == 0 {
-			continue
-		}
-		if err := s.run(argv, *every); err != nil {
-			s.commandFailed(argv, err)
-			status = 1
-		}
+	if !s.runAll(flag.Args(), *jobs, *every) {
+		status = 1
 	}
 	if s.finish() {
 		status = 1
 	}
 	os.Exit(status)
+}
+
+// runAll runs the commands, jobs at a time, saying every so often which
+// packages are still running; it reports whether every command exited
+// without an error.
+func (s *summary) runAll(lines []string, jobs int, every time.Duration) bool {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				s.progress()
+			}
+		}
+	}()
+	slots := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := true
+	for i, line := range lines {
+		argv := strings.Fields(line)
+		if len(argv) == 0 {
+			continue
+		}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if err := s.run(i, argv); err != nil {
+				s.commandFailed(i, argv, err)
+				mu.Lock()
+				ok = false
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return ok
 }
 
 // event is one of go test's JSON events (cmd/test2json).
@@ -77,6 +122,7 @@ type event struct {
 // pkg is what is known of one package while it runs.
 type pkg struct {
 	name                  string
+	cmd                   int // the command whose events these are
 	start                 time.Time
 	passed, failed, skips int
 	output                map[string][]string // by test ("" for the package)
@@ -90,22 +136,33 @@ type summary struct {
 	now     func() time.Time
 	start   time.Time
 	mu      sync.Mutex
-	running map[string]*pkg
+	running map[runKey]*pkg
 	// build holds the output of packages that do not build, by import
 	// path.
 	build                 map[string][]string
 	passed, failed, skips int
 	failures              []string // failed packages and tests
+	// failedBy counts the failures of each command's packages.
+	failedBy map[int]int
+}
+
+// runKey names a running package: a package may run in two commands at
+// once (with and without the race detector, with and without cgo).
+type runKey struct {
+	cmd  int
+	name string
 }
 
 func newSummary(w io.Writer, now func() time.Time) *summary {
-	return &summary{w: w, now: now, start: now(), running: map[string]*pkg{}, build: map[string][]string{}}
+	return &summary{w: w, now: now, start: now(), running: map[runKey]*pkg{}, build: map[string][]string{}, failedBy: map[int]int{}}
 }
 
-// run runs one command, reading its events from its standard output; its
-// standard error goes through.
-func (s *summary) run(argv []string, every time.Duration) error {
+// run runs command number i, reading its events from its standard output;
+// its standard error goes through.
+func (s *summary) run(i int, argv []string) error {
+	s.mu.Lock()
 	fmt.Fprintf(s.w, "▶ %s\n", shorten(strings.Join(argv, " "), 160))
+	s.mu.Unlock()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -115,41 +172,29 @@ func (s *summary) run(argv []string, every time.Duration) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				s.progress()
-			}
-		}
-	}()
-	s.read(out)
-	close(done)
+	s.read(i, out)
 	return cmd.Wait()
 }
 
-// read handles the events of r, one JSON object a line; other lines are
-// printed as they are.
-func (s *summary) read(r io.Reader) {
+// read handles the events of command i from r, one JSON object a line;
+// other lines are printed as they are.
+func (s *summary) read(i int, r io.Reader) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
 		var e event
 		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
+			s.mu.Lock()
 			fmt.Fprintln(s.w, string(line))
+			s.mu.Unlock()
 			continue
 		}
-		s.handle(e)
+		s.handle(i, e)
 	}
 }
 
-func (s *summary) handle(e event) {
+func (s *summary) handle(i int, e event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch e.Action {
@@ -162,10 +207,11 @@ func (s *summary) handle(e event) {
 	if e.Package == "" {
 		return
 	}
-	p := s.running[e.Package]
+	k := runKey{i, e.Package}
+	p := s.running[k]
 	if p == nil {
-		p = &pkg{name: e.Package, start: s.now(), output: map[string][]string{}, skipped: map[string]string{}}
-		s.running[e.Package] = p
+		p = &pkg{name: e.Package, cmd: i, start: s.now(), output: map[string][]string{}, skipped: map[string]string{}}
+		s.running[k] = p
 	}
 	switch e.Action {
 	case "output":
@@ -220,7 +266,7 @@ const unendedLines = 40
 // packageEnded prints the package's line, its failures and skips, and adds
 // its counts to the total.
 func (s *summary) packageEnded(p *pkg, e event) {
-	delete(s.running, p.name)
+	delete(s.running, runKey{p.cmd, p.name})
 	elapsed := time.Duration(e.Elapsed * float64(time.Second)).Round(100 * time.Millisecond)
 	counts := fmt.Sprintf("%d passed", p.passed)
 	if p.failed > 0 {
@@ -231,6 +277,7 @@ func (s *summary) packageEnded(p *pkg, e event) {
 	}
 	s.passed += p.passed
 	s.failed += p.failed
+	s.failedBy[p.cmd] += p.failed
 	s.skips += p.skips
 	switch {
 	case e.Action == "skip" && p.passed+p.failed+p.skips == 0:
@@ -246,6 +293,7 @@ func (s *summary) packageEnded(p *pkg, e event) {
 			// No failed test: the package itself (build, panic,
 			// timeout).
 			s.failed++
+			s.failedBy[p.cmd]++
 			s.failures = append(s.failures, p.name)
 			for _, k := range slices.Sorted(maps.Keys(s.build)) {
 				if k == p.name || strings.HasPrefix(k, p.name+" [") {
@@ -323,13 +371,18 @@ func modulePrefix(path string) string {
 	return ""
 }
 
-// commandFailed records a command that exited with an error: one failure
-// unless its packages' events already told of one.
-func (s *summary) commandFailed(argv []string, err error) {
+// commandFailed records that command number i exited with an error: one
+// failure unless its packages' events already told of one or will (a
+// package that did not finish is one).
+func (s *summary) commandFailed(i int, argv []string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fmt.Fprintf(s.w, "testsummary: %s: %v\n", shorten(strings.Join(argv, " "), 80), err)
-	if s.failed == 0 && len(s.running) == 0 {
+	unfinished := false
+	for k := range s.running {
+		unfinished = unfinished || k.cmd == i
+	}
+	if s.failedBy[i] == 0 && !unfinished {
 		s.failed++
 		s.failures = append(s.failures, strings.Join(argv[:min(len(argv), 3)], " ")+": "+err.Error())
 	}
@@ -341,8 +394,15 @@ func (s *summary) finish() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Packages that never ended (a command stopped): failures.
-	for _, name := range slices.Sorted(maps.Keys(s.running)) {
-		p := s.running[name]
+	keys := slices.SortedFunc(maps.Keys(s.running), func(a, b runKey) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		return a.cmd - b.cmd
+	})
+	for _, k := range keys {
+		p := s.running[k]
+		name := p.name
 		s.passed += p.passed
 		s.failed += p.failed + 1
 		s.skips += p.skips

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +41,7 @@ func TestSummary(t *testing.T) {
 	}, "\n")
 	var out strings.Builder
 	s := newSummary(&out, time.Now)
-	s.read(strings.NewReader(events))
+	s.read(0, strings.NewReader(events))
 	if !s.finish() {
 		t.Error("finish reports no failure")
 	}
@@ -69,14 +71,14 @@ func TestSummaryPassAndProgress(t *testing.T) {
 	var out strings.Builder
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := newSummary(&out, func() time.Time { return clock })
-	s.read(strings.NewReader(`{"Action":"start","Package":"github.com/o/r/slow"}
+	s.read(0, strings.NewReader(`{"Action":"start","Package":"github.com/o/r/slow"}
 {"Action":"pass","Package":"github.com/o/r/slow","Test":"TestA","Elapsed":0}`))
 	clock = clock.Add(95 * time.Second)
 	s.progress()
 	if !strings.Contains(out.String(), "… 1m35s: running slow (1m35s, 1 passed)") {
 		t.Errorf("progress line missing:\n%s", out.String())
 	}
-	s.read(strings.NewReader(`{"Action":"pass","Package":"github.com/o/r/slow","Elapsed":95}`))
+	s.read(0, strings.NewReader(`{"Action":"pass","Package":"github.com/o/r/slow","Elapsed":95}`))
 	if s.finish() {
 		t.Error("finish reports a failure")
 	}
@@ -90,13 +92,49 @@ func TestSummaryPassAndProgress(t *testing.T) {
 func TestSummaryCommandFails(t *testing.T) {
 	var out strings.Builder
 	s := newSummary(&out, time.Now)
-	if err := s.run([]string{"sh", "-c", "echo 'flag provided but not defined: -x'; exit 2"}, time.Hour); err == nil {
+	if s.runAll([]string{"true", "false"}, 1, time.Hour) {
 		t.Fatal("the command's failure is not reported")
-	} else {
-		s.commandFailed([]string{"sh"}, err)
 	}
 	if !s.finish() || !strings.HasSuffix(out.String(), "0 passed, 1 failed, 0 skipped\n") {
 		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// Commands run side by side (-jobs): the same package in two of them at
+// once (with and without the race detector) is two packages, each counted
+// and reported; one command's failure is counted once, and another's
+// running packages do not hide it.
+func TestSummaryJobs(t *testing.T) {
+	dir := t.TempDir()
+	// Each command starts its package, then waits until the other has
+	// started its own, so that both run at once.
+	script := func(me, other, test, action string) string {
+		path := filepath.Join(dir, me+".sh")
+		text := fmt.Sprintf(`echo '{"Action":"start","Package":"m/a"}'
+touch %[1]s/%[2]s
+while [ ! -e %[1]s/%[3]s ]; do sleep 0.01; done
+echo '{"Action":"%[5]s","Package":"m/a","Test":"%[4]s"}'
+echo '{"Action":"%[5]s","Package":"m/a"}'
+`, dir, me, other, test, action)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return "sh " + path
+	}
+	var out strings.Builder
+	s := newSummary(&out, time.Now)
+	cmds := []string{script("one", "two", "TestOne", "pass"), script("two", "one", "TestTwo", "fail")}
+	if !s.runAll(cmds, 2, time.Hour) {
+		t.Errorf("a command reported an error:\n%s", out.String())
+	}
+	if !s.finish() {
+		t.Error("the failed test is not reported")
+	}
+	got := out.String()
+	for _, want := range []string{"ok    m/a", "FAIL  m/a", "--- TestTwo:", "1 passed, 1 failed, 0 skipped\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
 	}
 }
 
@@ -116,7 +154,7 @@ func TestSummaryTimeoutShowsRunningTests(t *testing.T) {
 		`{"Action":"fail","Package":"m/slow","Elapsed":600.1}`)
 	var out strings.Builder
 	s := newSummary(&out, time.Now)
-	s.read(strings.NewReader(strings.Join(lines, "\n")))
+	s.read(0, strings.NewReader(strings.Join(lines, "\n")))
 	if !s.finish() {
 		t.Fatal("the timeout is not a failure")
 	}
