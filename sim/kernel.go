@@ -287,8 +287,10 @@ type kernel struct {
 	links        []link
 	route        func(src, dst int) ([]int, float64, error)
 	err          error
-	// linkStamp numbers the distinct-link counts of new actions.
+	// linkStamp numbers the distinct-link counts of new actions;
+	// linkOrder is expandLinks' scratch.
 	linkStamp     uint64
+	linkOrder     []int
 	workers, idle []*worker
 	// steps counts the clock advances (for tests and statistics).
 	steps int

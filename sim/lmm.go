@@ -162,11 +162,17 @@ func (s *lmmSystem) touchCnst(c *lmmCnst) {
 	}
 }
 
+// touchVar marks v and its constraints changed. A variable marked since the
+// last solve has its constraints marked already: they were when it was,
+// and an element added since marks its own (expand), so only a newly
+// marked variable walks its elements (walking them at every touch made
+// building a variable of n elements quadratic in n).
 func (s *lmmSystem) touchVar(v *lmmVar) {
-	if v.dirty != s.stamp+1 {
-		v.dirty = s.stamp + 1
-		s.dirtyV = append(s.dirtyV, v)
+	if v.dirty == s.stamp+1 {
+		return
 	}
+	v.dirty = s.stamp + 1
+	s.dirtyV = append(s.dirtyV, v)
 	for _, e := range v.elems {
 		s.touchCnst(e.c)
 	}
