@@ -538,7 +538,7 @@ func TestPlatformSpellings(t *testing.T) {
 			t.Errorf("simulate -p %s: exit %d: %v\n%s", p, code, err, out)
 		}
 	}
-	list := "bot-2nodes, bot, lille-cores, lille, mcmca, osep, sge-pi50, sge"
+	list := "bot-2nodes, bot, cluster-256, lille-cores, lille, mcmca, osep, sge-pi50, sge"
 	if err, _, _ := runApp(t, "simulate", "-w", tiny, "--scheduler", "fcfs"); err == nil || !strings.Contains(err.Error(), "one of: "+list+")") {
 		t.Errorf("simulate without -p: %v", err)
 	}
