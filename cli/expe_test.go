@@ -182,6 +182,8 @@ func TestExpeUsageErrors(t *testing.T) {
 		{"missing workload file", []string{"expe", "run", "bucma-model", "--workload", "/nonexistent/trace.json"}, "--workload: open /nonexistent/trace.json"},
 		{"workload file for osep", []string{"expe", "run", "osep", "--workload", "../workloads/tiny.json"}, "cannot be replaced by a file"},
 		{"loads with a workload file", []string{"expe", "run", "bucma-model", "--workload", "../workloads/tiny.json", "--loads", "0.5"}, "keeps its own load"},
+		{"window of no job", []string{"expe", "run", "walltime-trust", "--workload", "../workloads/tiny.json", "--jobs", "0"}, "--jobs must be at least 1"},
+		{"window of the whole file", []string{"expe", "run", "walltime-trust", "--workload", "../workloads/tiny.json", "--jobs", "1000"}, "a window of 1000 would give every seed the same workload"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/bucma-sched/bucma/workloads"
 	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
 )
@@ -328,17 +329,24 @@ func (p Plan) FixedJobs() bool {
 	return true
 }
 
-// WithFile returns the plan with its workload generator replaced by a
-// workload file (a real trace): the plan's steps are applied to it for each
-// seed, the load is the file's own, and platform (if not empty) replaces
-// the plan's. The file's checksum is recorded, so that a campaign notices
-// a changed file.
-func (p Plan) WithFile(path, platform string) (Plan, error) {
-	if p.Workload.Generator != "lille" {
-		return p, fmt.Errorf("--workload: plan %s: its %s workload cannot be replaced by a file", p.Name, p.Workload.Generator)
+// WithFile returns the plan with its synthetic workload replaced by a
+// workload file (a real trace): a Batsim workload, or a trace in the
+// Standard Workload Format when its name ends in .swf (converted as "bucma
+// workload from-swf" does, one host per processor). With window > 0 each
+// seed keeps window consecutive jobs of the file, from a first job drawn
+// with the seed (the window step), else the whole file; the plan's steps
+// are then applied to it for each seed, the load is the file's own, and
+// platform (if not empty) replaces the plan's. The file's checksum is
+// recorded, so that a campaign notices a changed file.
+func (p Plan) WithFile(path, platform string, window int) (Plan, error) {
+	if g := p.Workload.Generator; g != "lille" && g != "lublin" {
+		return p, fmt.Errorf("--workload: plan %s: its %s workload cannot be replaced by a file", p.Name, g)
 	}
 	if len(p.Cases) > 0 {
 		return p, fmt.Errorf("--workload: plan %s: its workload cases vary the generator's parameters, which a workload file does not have", p.Name)
+	}
+	if window < 0 {
+		return p, fmt.Errorf("--jobs must be at least 1 (got %d)", window)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -348,13 +356,51 @@ func (p Plan) WithFile(path, platform string) (Plan, error) {
 	if err != nil {
 		return p, fmt.Errorf("--workload: %w", err)
 	}
-	p.Workload = gen.Recipe{Generator: "file", Steps: p.Workload.Steps, Fields: gen.Fields{{Key: "file", Value: abs}, {Key: "file" + gen.ShaSuffix, Value: sum}}}
+	generator, what := "file", "the file"
+	if strings.EqualFold(filepath.Ext(abs), ".swf") {
+		generator, what = "swf", "the SWF trace"
+	}
+	r := gen.Recipe{Generator: generator, Steps: p.Workload.Steps, Fields: gen.Fields{{Key: "file", Value: abs}, {Key: "file" + gen.ShaSuffix, Value: sum}}}
+	if window > 0 {
+		n, err := fileJobs(abs, generator)
+		if err != nil {
+			return p, fmt.Errorf("--workload: %w", err)
+		}
+		if window >= n {
+			return p, fmt.Errorf("--jobs %d: %s holds %d jobs: a window of %d would give every seed the same workload (give fewer jobs, or leave --jobs out for the whole file)", window, abs, n, window)
+		}
+		r.Steps = append([]string{"window"}, r.Steps...)
+		r.Fields.Set("window_jobs", float64(window))
+		what = fmt.Sprintf("a window of %d consecutive jobs of %s, drawn with the seed,", window, what)
+	}
+	p.Workload = r
 	p.Loads = []float64{0}
 	if platform != "" {
 		p.Platform = platform
 	}
-	p.Description += fmt.Sprintf(" Here the workload is the file %s (its own load) instead of the synthetic trace.", abs)
+	p.Description += fmt.Sprintf(" Here the workload is %s %s (its own load) instead of the synthetic trace.", what, abs)
 	return p, p.Check()
+}
+
+// fileJobs is the number of jobs of a workload file read by generator
+// ("file" or "swf") with its default parameters.
+func fileJobs(path, generator string) (int, error) {
+	if generator == "swf" {
+		v, err := gen.ValuesOf(gen.SWFParams, gen.Fields{{Key: "file", Value: path}})
+		if err != nil {
+			return 0, err
+		}
+		w, _, err := gen.ImportSWF(path, v)
+		if err != nil {
+			return 0, err
+		}
+		return len(w.Jobs), nil
+	}
+	w, err := workloads.Load(path)
+	if err != nil {
+		return 0, err
+	}
+	return len(w.Jobs), nil
 }
 
 func caseNames(cs []WorkloadCase) string {
