@@ -175,7 +175,7 @@ func expeRunCommand() *cli.Command {
 func campaignFlags() []cli.Flag {
 	return append(engineFlags(),
 		&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default: the plan's; with --quick %d, or the plan's quick seeds)", expe.QuickSeeds)},
-		&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace: a Batsim workload, e.g. from 'bucma workload from-swf', or an SWF trace, FILE.swf) instead of the synthetic one: bucma-model and walltime-trust; with --jobs N each seed takes a window of N consecutive jobs of it; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
+		&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace: a Batsim workload, e.g. from 'bucma workload from-swf', or an SWF trace, FILE.swf) instead of the synthetic one: bucma-model, walltime-trust and prio; with --jobs N each seed takes a window of N consecutive jobs of it; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
 		&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
 		&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels (default: the plan's, %s for the paper's plans; not for plans without load levels)", expe.FormatLoad(expe.DefaultLoad))},
 		&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default: the plan's, %d for the paper's plans; %d with --quick; not for generators of fixed size)", expe.DefaultJobs, expe.QuickJobs)},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/workloads"
 	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
@@ -266,6 +267,31 @@ func TestExpeRunReportGantt(t *testing.T) {
 	// Another experiment in the same directory is refused.
 	if err, code, _ = runApp(t, "expe", "run", "bucma-model", "--out", dir, "--seeds", "1", "--jobs", "50", "--no-progress"); code == 0 || !strings.Contains(err.Error(), "another experiment") {
 		t.Errorf("other plan in the same directory: exit %d, %v", code, err)
+	}
+}
+
+// The prio plan on an SWF trace given by path: each seed a window of
+// --jobs consecutive jobs of it, reported with the variants ranked.
+func TestExpeRunPrioOnSWF(t *testing.T) {
+	tmp := t.TempDir()
+	trace := filepath.Join(tmp, "trace.swf")
+	if err, _, out := runApp(t, "workload", "lublin", "--jobs", "100", "--seed", "5", "--max-size", "64", "-o", trace); err != nil {
+		t.Fatalf("workload lublin: %v\n%s", err, out)
+	}
+	dir := filepath.Join(tmp, "prio")
+	err, code, out := runApp(t, "expe", "run", "prio", "--workload", trace, "--jobs", "30", "--seeds", "2", "--out", dir, "--no-progress", "--report", "--format", "md")
+	if err != nil || code != 0 || !strings.Contains(out, "prio: 66 runs") {
+		t.Fatalf("expe run: %v (exit %d)\n%s", err, code, out)
+	}
+	for _, key := range []string{"s001_l0", "s002_l0"} {
+		w, err := workloads.Load(filepath.Join(dir, "workloads", key+".json"))
+		if err != nil || len(w.Jobs) != 30 {
+			t.Fatalf("workload %s: %v", key, err)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(report), "a window of 30 consecutive jobs of the SWF trace, drawn with the seed, "+trace) || !strings.Contains(string(report), "# Ranking") {
+		t.Errorf("report:\n%.2000s", report)
 	}
 }
 
