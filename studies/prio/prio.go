@@ -69,20 +69,23 @@ type ranked struct {
 
 // rank orders the variants of a condition by mean bounded slowdown, then
 // mean waiting time, then name; variants without a completed run are left
-// out.
+// out, those without a mean (no job ran) come last.
 func rank(a *report.Analysis, c expe.Condition) []ranked {
 	var out []ranked
 	for _, v := range a.Plan.Variants {
+		if len(a.ConditionValues(v.Name, c, bsld.value)) == 0 {
+			continue
+		}
 		est := func(m metric) analysis.Estimate {
 			return analysis.Estimate95(a.ConditionValues(v.Name, c, m.value))
 		}
-		r := ranked{v: v, bsld: est(bsld), wait: est(waiting), util: est(utilization)}
-		if r.bsld.N == 0 {
-			continue
-		}
-		out = append(out, r)
+		out = append(out, ranked{v: v, bsld: est(bsld), wait: est(waiting), util: est(utilization)})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
+		// A mean that is not a number (no job ran) comes last.
+		if a, b := math.IsNaN(out[i].bsld.Mean), math.IsNaN(out[j].bsld.Mean); a != b {
+			return b
+		}
 		if out[i].bsld.Mean != out[j].bsld.Mean {
 			return out[i].bsld.Mean < out[j].bsld.Mean
 		}
@@ -94,12 +97,20 @@ func rank(a *report.Analysis, c expe.Condition) []ranked {
 	return out
 }
 
-// conditionTitle names a condition as the comparison report does.
+// conditionTitle names a condition: its workload case and its load level,
+// as the comparison report does.
 func conditionTitle(p expe.Plan, c expe.Condition) string {
-	if p.HasLoads() {
-		return "load level " + expe.FormatLoad(c.Load)
+	var parts []string
+	if c.Case != "" {
+		parts = append(parts, "case "+c.Case)
 	}
-	return "the workload's own load"
+	if p.HasLoads() {
+		parts = append(parts, "load level "+expe.FormatLoad(c.Load))
+	}
+	if len(parts) == 0 {
+		return "the workload's own load"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeRanking appends the ranking: per condition, the variants by mean
@@ -157,11 +168,18 @@ func writeFindings(r *report.Report, c expe.Condition, rs []ranked) {
 	a := r.A
 	base := a.Plan.BaselineVariant()
 	best := func(m metric, of func(ranked) analysis.Estimate) string {
-		i := 0
+		i := -1
 		for j := range rs {
-			if v, w := of(rs[j]).Mean, of(rs[i]).Mean; (m.lower && v < w) || (!m.lower && v > w) {
+			v := of(rs[j]).Mean
+			if math.IsNaN(v) {
+				continue
+			}
+			if i < 0 || (m.lower && v < of(rs[i]).Mean) || (!m.lower && v > of(rs[i]).Mean) {
 				i = j
 			}
+		}
+		if i < 0 {
+			return "none (no value)"
 		}
 		return fmt.Sprintf("`%s` (%s)", rs[i].v.Name, analysis.FmtEst(of(rs[i]), m.prec, false))
 	}

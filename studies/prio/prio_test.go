@@ -2,6 +2,7 @@ package prio
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -186,5 +187,38 @@ func TestRanking(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("ranking: no %q\n%s", want, text)
 		}
+	}
+}
+
+// A variant none of whose jobs ran (its means are not numbers) is ranked
+// last and is never the best; the conditions of a plan with workload
+// cases are named by their case.
+func TestRankingWithoutValues(t *testing.T) {
+	s := studytest.Studies(Register)
+	p := studytest.Plan(t, s, Plan)
+	p.Loads = []float64{0.85}
+	p.Seeds = []uint64{1, 2}
+	p.Variants = slices.DeleteFunc(p.Variants, func(v expe.Variant) bool { return !strings.HasPrefix(v.Name, "fcfs-") })
+	a := studytest.Synthetic(t, p, 256)
+	studytest.FillRuns(a, func(r expe.Run) (analysis.Metrics, analysis.Saturation, any) {
+		m := analysis.Metrics{Jobs: 10, Ran: 10, MeanBSLD: 5 + float64(r.Seed), MeanWait: 100, Utilization: 0.5}
+		if r.Variant.Name == "fcfs-none" {
+			m = analysis.Metrics{Jobs: 10, Rejected: 10, MeanBSLD: math.NaN(), MeanWait: math.NaN(), Utilization: math.NaN()}
+		}
+		if r.Variant.Name == "fcfs-cons" {
+			m.MeanBSLD, m.MeanWait = 9, 200
+		}
+		return m, studytest.Kept, nil
+	})
+	r := report.New(a)
+	writeRanking(r)
+	for _, want := range []string{"| 3 | fcfs-none | n/a | n/a | n/a | n/a | n/a | 0 of 2 |", "- Best mean bounded slowdown: `fcfs-easy` (6.50 ± 6.35); best mean waiting time: `fcfs-easy` (100 ± 0); highest utilization: `fcfs-easy`"} {
+		if !strings.Contains(r.Text(), want) {
+			t.Errorf("ranking: no %q\n%s", want, r.Text())
+		}
+	}
+	c := expe.Condition{Case: "big", Load: 0.85}
+	if got := conditionTitle(p, c); got != "case big, load level 0.85" {
+		t.Errorf("condition title %q", got)
 	}
 }
