@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/bucma-sched/bucma/internal/fuzzguard"
 )
 
 // shakeInput is n delay jobs, submitted every 7 s from 0, of delays 100 to
@@ -206,4 +208,66 @@ func TestShakenProfileNames(t *testing.T) {
 	if err != nil || name != "p@6#3" || w.Profiles[name].Delay != 6 || string(w.Profiles[name].Raw) != `{"type":"delay","delay":6}` {
 		t.Errorf("got %q, %v: %+v", name, err, w.Profiles[name])
 	}
+}
+
+// FuzzShake: on any workload Parse accepts and any bounds, Shake either
+// refuses with an error or gives a workload that parses again, whose jobs
+// are the input's (ids, sizes, walltimes; when its ids are distinct), in submission order, never
+// submitted before 0 nor moved past the bound, with delays of at least 1 ms.
+func FuzzShake(f *testing.F) {
+	f.Add([]byte(scaleInput), 30.0, 0.05, 0.0, uint64(1))
+	f.Add([]byte(scaleInput), 1e7, 0.0, 1e7, uint64(2))
+	f.Add([]byte(scaleInput), -1.0, math.NaN(), math.Inf(1), uint64(0))
+	f.Add([]byte(`{"nb_res":1,"jobs":[{"id":"a","subtime":1e300,"res":1,"walltime":1e-9,"profile":"c"}],"profiles":{"c":{"type":"composed","seq":["d"]},"d":{"type":"delay","delay":1e300}}}`), 5.0, 0.5, 0.0, uint64(3))
+	f.Add([]byte(`{"nb_res":1,"jobs":[{"id":1,"subtime":0,"res":1,"profile":"d"},{"id":2,"subtime":0,"res":1,"profile":"d@1"}],"profiles":{"d":{"type":"delay","delay":1},"d@1":{"type":"delay","delay":2}}}`), 0.0, 0.0, 5.0, uint64(4))
+	f.Fuzz(func(t *testing.T, data []byte, submit, fraction, seconds float64, seed uint64) {
+		fuzzguard.Run(t, func() error {
+			return checkShake(data, ShakeOptions{Submit: submit, RuntimeFraction: fraction, RuntimeSeconds: seconds, Seed: seed})
+		})
+	})
+}
+
+func checkShake(data []byte, o ShakeOptions) error {
+	in, err := Parse(data, "fuzz")
+	if err != nil {
+		return nil
+	}
+	w, err := Shake(in, o)
+	if err != nil {
+		return nil
+	}
+	out, err := w.Bytes()
+	if err != nil {
+		return err
+	}
+	back, err := Parse(out, "shaken")
+	if err != nil {
+		return fmt.Errorf("the shaken workload does not parse: %v", err)
+	}
+	if len(back.Jobs) != len(in.Jobs) {
+		return fmt.Errorf("%d jobs, want %d", len(back.Jobs), len(in.Jobs))
+	}
+	orig := map[string]Job{}
+	for _, j := range in.Jobs {
+		orig[j.ID] = j
+	}
+	if len(orig) != len(in.Jobs) {
+		return nil // ids given twice (Batsim refuses the file): the jobs cannot be told apart
+	}
+	for i, j := range back.Jobs {
+		x := orig[j.ID]
+		if j.Res != x.Res || j.Walltime != x.Walltime {
+			return fmt.Errorf("job %s: res %d walltime %g, was %d and %g", j.ID, j.Res, j.Walltime, x.Res, x.Walltime)
+		}
+		if i > 0 && j.Subtime < back.Jobs[i-1].Subtime {
+			return fmt.Errorf("job %s submitted before the one it follows", j.ID)
+		}
+		if j.Subtime < 0 || (math.Abs(j.Subtime-x.Subtime) > o.Submit+1e-3*math.Max(1, math.Abs(x.Subtime)*1e-9) && j.Subtime != 0 && x.Subtime >= 0) {
+			return fmt.Errorf("job %s submitted at %g, was %g (bound %g)", j.ID, j.Subtime, x.Subtime, o.Submit)
+		}
+		if p := back.Profiles[j.Profile]; p.Type == TypeDelay && p.Name != x.Profile && !(p.Delay >= shakeTick) {
+			return fmt.Errorf("job %s: delay %g", j.ID, p.Delay)
+		}
+	}
+	return nil
 }

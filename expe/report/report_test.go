@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -231,10 +233,24 @@ func TestShakenReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Interrupted after 5 runs (one worker), then resumed.
 	dir := t.TempDir()
-	camp := &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 2}
-	if res, err := camp.Execute(context.Background()); err != nil || res.Done != 12 {
-		t.Fatalf("campaign: %+v, %v", res, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	camp := &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 1,
+		Progress: func(done, total int) {
+			if done == 5 {
+				cancel()
+			}
+		}}
+	if res, err := camp.Execute(ctx); !errors.Is(err, context.Canceled) || res.Done != 5 {
+		t.Fatalf("interrupted campaign: %+v, %v", res, err)
+	}
+	if text := readReport(t, dir); !strings.Contains(text, "12 runs; 5 completed") {
+		t.Errorf("the report of the interrupted campaign does not say 5 of 12 runs:\n%.400s", text)
+	}
+	camp = &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 2}
+	if res, err := camp.Execute(context.Background()); err != nil || res.Done != 7 || res.Skipped != 5 {
+		t.Fatalf("resumed campaign: %+v, %v", res, err)
 	}
 	text := readReport(t, dir)
 	for _, want := range []string{"2 variants × 1 load level × 2 seeds × 3 shaken copies = 12 runs", "Shaken workloads: each seed's workload is shaken into 3 copies (submission times ± 120 s, run times ± 10 %;",
@@ -289,6 +305,23 @@ func TestShakenReport(t *testing.T) {
 		t.Errorf("results.csv:\n%.600s", results)
 	}
 	signs, _ := os.ReadFile(paths[1])
+	// An uninterrupted campaign gives the same numbers.
+	ref := t.TempDir()
+	camp = &expe.Campaign{Plan: p, Dir: ref, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 2}
+	if _, err := camp.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	refPaths, err := WriteCSVs(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range refPaths {
+		a, _ := os.ReadFile(paths[i])
+		b, _ := os.ReadFile(refPaths[i])
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s of the resumed campaign differs from the uninterrupted one's", filepath.Base(paths[i]))
+		}
+	}
 	wantRow := "shaken,easy,fcfs,,0.9,waiting," + csvNumber(cp.Diff.Mean) + "," + csvNumber(cp.Change.Mean) + "," + strconv.Itoa(cp.Sign()) + "," + strconv.Itoa(holds) + ",3\n"
 	if !strings.HasPrefix(string(signs), "campaign,variant,baseline,case,load,metric,difference,change,sign,copies_holding,copies\n") || !strings.Contains(string(signs), wantRow) {
 		t.Errorf("signs.csv lacks %q:\n%s", wantRow, signs)
