@@ -204,3 +204,37 @@ func TestShakenWorkloadError(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// A shaken campaign prepared for a batch system (Slurm's submission
+// prepares the directory, its array tasks run their shards by id) runs each
+// copy's runs once, on the copies prepared with it.
+func TestShakenExecuteRuns(t *testing.T) {
+	p := shakePlan(t)
+	dir, prep := preparedCampaign(t, p)
+	if len(prep.Pending) != len(p.Expand()) {
+		t.Fatalf("%d runs pending, want %d", len(prep.Pending), len(p.Expand()))
+	}
+	inputs, err := InputDigests(dir, p, prep.Pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := newFakeEngine()
+	for shard := range 2 {
+		var ids []string
+		for i, r := range prep.Pending {
+			if i%2 == shard {
+				ids = append(ids, r.ID)
+			}
+		}
+		c := newCampaign(p, dir, eng, 2)
+		c.Inputs = inputs
+		if res, err := c.ExecuteRuns(context.Background(), ids); err != nil || res.Done != len(ids) {
+			t.Fatalf("shard %d: %+v, %v", shard, res, err)
+		}
+	}
+	for _, r := range p.Expand() {
+		if eng.completed[r.ID] != 1 || r.Copy < 1 || !strings.HasSuffix(r.Workload, ShakenKey("", r.Copy)) {
+			t.Errorf("run %+v completed %d times", r, eng.completed[r.ID])
+		}
+	}
+}
