@@ -386,6 +386,12 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 			return p, f.err("shake.copies", "%d copies: %d variants × %d cases × %d load levels × %d seeds × %d copies is more than %d runs",
 				raw.Shake.Copies, sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], MaxRuns)
 		}
+		for _, x := range recipes {
+			if g, _ := reg.Generator(x.r.Generator); g.Computations && (raw.Shake.RuntimePercent > 0 || raw.Shake.RuntimeSeconds > 0) {
+				return p, f.err("shake.runtime", "the %s workload of %s has computation profiles, whose run times depend on the hosts: shake its submission times alone (leave runtime out)",
+					x.r.Generator, x.at)
+			}
+		}
 		p.Shake = raw.Shake
 	}
 	p.indexCases()

@@ -16,8 +16,12 @@ import (
 // inputs complete.
 const hostileBase = "name: x\nplatform: lille\nworkload: {generator: lille, jobs: 50}\nvariants: [{name: a, policy: fcfs}]\n"
 
-// shaken is hostileBase with its loads and seeds, and the key shake.
-const shaken = hostileBase + "loads: 0.5\nseeds: 1\nshake: "
+// shaken is hostileBase with its loads and seeds, and the key shake;
+// shakenLublin the same on a workload of delay profiles.
+const (
+	shaken       = hostileBase + "loads: 0.5\nseeds: 1\nshake: "
+	shakenLublin = "name: x\nplatform: lille\nworkload: {generator: lublin, jobs: 50}\nvariants: [{name: a, policy: fcfs}]\nloads: 0.5\nseeds: 1\nshake: "
+)
 
 // hostilePlans are plan files written to break the reader: each is
 // refused with the file, the line and what is wrong, or read as meant.
@@ -68,9 +72,9 @@ var hostilePlans = []struct {
 		5, "variants[0].options.rjms-delay", `variant slow: scheduler conservative: rjms-delay "abc"`},
 	{"engine without name", hostileBase + "loads: 0.5\nengine: {batsim: batsim, batsim_flags: [--verbosity=quiet]}\n", 0, "", ""},
 	{"empty engine", hostileBase + "loads: 0.5\nengine: {}\n", 6, "engine", "no engine: give name: embedded, or name: batsim"},
-	{"shake", shaken + "{submit: 30s, runtime: 5%, copies: 10}\n", 0, "", ""},
-	{"shake in seconds and units", shaken + "{submit: 1.5h, runtime: 90, copies: 2}\n", 0, "", ""},
-	{"shake block mapping", shaken + "\n  submit: 2min\n  runtime: 1 d\n  copies: 3\n", 0, "", ""},
+	{"shake", shakenLublin + "{submit: 30s, runtime: 5%, copies: 10}\n", 0, "", ""},
+	{"shake in seconds and units", shakenLublin + "{submit: 1.5h, runtime: 90, copies: 2}\n", 0, "", ""},
+	{"shake block mapping", shakenLublin + "\n  submit: 2min\n  runtime: 1 d\n  copies: 3\n", 0, "", ""},
 	{"shake negative", shaken + "{submit: -5s, copies: 10}\n", 7, "shake.submit", "-5: must be at least 0"},
 	{"shake negative number", shaken + "{submit: 10, runtime: -1, copies: 10}\n", 7, "shake.runtime", "-1: must be at least 0"},
 	{"shake NaN", shaken + "{submit: .nan, copies: 10}\n", 7, "shake.submit", `or, for runtime, a percentage (5%), got ".nan"`},
@@ -93,6 +97,8 @@ var hostilePlans = []struct {
 	{"shake of nothing", shaken + "{submit: 0s, runtime: 0%, copies: 3}\n", 7, "shake", "submit and runtime are 0 or left out"},
 	{"shake unknown key", shaken + "{submit: 30s, copies: 3, walltime: 5%}\n", 7, "shake.walltime", "unknown key (valid: submit, runtime, copies)"},
 	{"shake not a mapping", shaken + "10\n", 7, "shake", "want a mapping of keys to values, got"},
+	{"shake run times of computations", shaken + "{submit: 30s, runtime: 5%, copies: 3}\n", 7, "shake.runtime", "the lille workload of workload has computation profiles, whose run times depend on the hosts"},
+	{"shake submission times of computations", shaken + "{submit: 30s, runtime: 0%, copies: 3}\n", 0, "", ""},
 	{"shake with a study", "study: bucma-model\n" + shaken + "{submit: 30s, copies: 3}\n", 8, "shake", "the report of study bucma-model does not read shaken copies"},
 	{"too many tokens", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a ", maxPlanTokens) + "\"\n", 0, "", "YAML tokens, more than the 500000 a plan file may have"},
 	{"too large", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a", MaxPlanFileBytes) + "\"\n", 0, "", "a plan file is at most 4 MB"},

@@ -238,3 +238,35 @@ func TestShakenExecuteRuns(t *testing.T) {
 		}
 	}
 }
+
+// The generators that say their profiles are computations (plan files
+// refuse to shake their run times) make computations, the others of
+// bucma's that need no file make delays.
+func TestGeneratorsComputations(t *testing.T) {
+	reg := gen.Default()
+	for _, name := range reg.Names() {
+		g, _ := reg.Generator(name)
+		if name == "file" || name == "swf" {
+			continue // the file's profiles (swf: delays, its own test)
+		}
+		r := gen.Recipe{Generator: name}
+		if g.Jobs > 0 {
+			r.Jobs = 30
+		}
+		load := 0.0
+		if g.Load {
+			load = 0.7
+		}
+		w, err := reg.Make(r, 1, load, workloads.LilleHostSpeeds())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Logf("%s: %d jobs, computations %v", name, len(w.Jobs), g.Computations)
+		for _, j := range w.Jobs {
+			if delay := w.Profiles[j.Profile].Type == workloads.TypeDelay; delay == g.Computations {
+				t.Errorf("%s: job %s has a %s profile, the generator says Computations = %v", name, j.ID, w.Profiles[j.Profile].Type, g.Computations)
+				break
+			}
+		}
+	}
+}
