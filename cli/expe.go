@@ -388,7 +388,9 @@ func writeReports(c *cli.Context, dir string, formats []string) error {
 		case "md":
 			path, err = report.Write(dir, studies)
 		case "csv":
-			path, err = report.WriteResultsCSV(dir)
+			var paths []string
+			paths, err = report.WriteCSVs(dir)
+			path = strings.Join(paths, "\n")
 		}
 		if err != nil {
 			return err

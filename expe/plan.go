@@ -145,6 +145,10 @@ type Plan struct {
 	// Quick is what --quick does (not recorded in plan.json: the sizes
 	// used are).
 	Quick QuickSpec `json:"-"`
+	// Shake, when set, runs every variant on Copies shaken copies of each
+	// workload instead of the workload itself (nil: no shaking, and
+	// plan.json, runs and results as without the field).
+	Shake *ShakeSpec `json:"shake,omitempty"`
 
 	// caseAt indexes Cases by name (see Case); nil when not built.
 	caseAt map[string]int
@@ -152,12 +156,15 @@ type Plan struct {
 
 // Run is one simulation of a campaign.
 type Run struct {
-	ID       string  `json:"id"`
-	Variant  Variant `json:"variant"`
-	Case     string  `json:"case,omitempty"` // workload case (plans with cases)
-	Seed     uint64  `json:"seed"`
-	Load     float64 `json:"load"`     // load level (0: the plan has none)
-	Workload string  `json:"workload"` // workload key (file workloads/<key>.json)
+	ID      string  `json:"id"`
+	Variant Variant `json:"variant"`
+	Case    string  `json:"case,omitempty"` // workload case (plans with cases)
+	Seed    uint64  `json:"seed"`
+	Load    float64 `json:"load"` // load level (0: the plan has none)
+	// Copy is the shaken copy of the workload the run is on, from 1 (0:
+	// the plan does not shake its workloads).
+	Copy     int    `json:"copy,omitempty"`
+	Workload string `json:"workload"` // workload key (file workloads/<key>.json)
 }
 
 // Default campaign sizes.
@@ -554,6 +561,14 @@ func (p Plan) Check() error {
 	if len(p.Seeds) == 0 {
 		return fmt.Errorf("plan %s: no seed", p.Name)
 	}
+	if p.Shake != nil {
+		if err := p.Shake.check(); err != nil {
+			return fmt.Errorf("plan %s: %w", p.Name, err)
+		}
+		if p.Kind != "" {
+			return fmt.Errorf("plan %s: shake: the report of study %s does not read shaken copies (the comparison report does: leave study out)", p.Name, p.Kind)
+		}
+	}
 	reg := gen.Default()
 	if len(p.Cases) > 0 {
 		if err := p.checkCases(); err != nil {
@@ -563,8 +578,8 @@ func (p Plan) Check() error {
 		if len(p.Loads) == 0 {
 			return fmt.Errorf("plan %s: no load level", p.Name)
 		}
-		if _, ok := runCount(len(p.Variants), len(p.Seeds), len(p.Loads)); !ok {
-			return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), MaxRuns)
+		if _, ok := runCount(len(p.Variants), len(p.Seeds), len(p.Loads), len(p.Copies())); !ok {
+			return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels%s: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), p.copiesText(), MaxRuns)
 		}
 		if err := checkRecipe(reg, p.Workload); err != nil {
 			return fmt.Errorf("plan %s: %w", p.Name, err)
@@ -645,11 +660,11 @@ func checkRecipe(reg *gen.Registry, r gen.Recipe) error {
 // every case's recipe is one its generator accepts, and takes a load when
 // the plan has load levels.
 func (p Plan) checkCases() error {
-	if _, ok := runCount(len(p.Variants), len(p.Cases), len(p.Seeds), max(len(p.Loads), 1)); !ok {
+	if _, ok := runCount(len(p.Variants), len(p.Cases), len(p.Seeds), max(len(p.Loads), 1), len(p.Copies())); !ok {
 		if len(p.Loads) > 0 {
-			return fmt.Errorf("plan %s: %d variants × %d cases × %d load levels × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Loads), len(p.Seeds), MaxRuns)
+			return fmt.Errorf("plan %s: %d variants × %d cases × %d load levels × %d seeds%s: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Loads), len(p.Seeds), p.copiesText(), MaxRuns)
 		}
-		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), MaxRuns)
+		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds%s: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), p.copiesText(), MaxRuns)
 	}
 	reg := gen.Default()
 	seen := map[string]bool{}
@@ -783,15 +798,23 @@ func (p Plan) Conditions() []Condition {
 
 // Expand lists the runs of the plan, in a fixed order: for each load, each
 // seed, each variant; with workload cases, for each case (then each load,
-// with load levels), each seed, each variant. Runs are independent: each
+// with load levels), each seed, each variant. A plan that shakes its
+// workloads runs every variant on each copy of a seed's workload (for each
+// seed, each copy, each variant). Runs are independent: each
 // writes only its own directory, so any subset of them may run apart.
 func (p Plan) Expand() []Run {
 	var runs []Run
 	for _, c := range p.Conditions() {
 		for _, s := range p.Seeds {
-			key := p.KeyOf(c.Case, s, c.Load)
-			for _, v := range p.Variants {
-				runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Case: c.Case, Seed: s, Load: c.Load, Workload: key})
+			base := p.KeyOf(c.Case, s, c.Load)
+			for _, cp := range p.Copies() {
+				key := base
+				if cp > 0 {
+					key = ShakenKey(base, cp)
+				}
+				for _, v := range p.Variants {
+					runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Case: c.Case, Seed: s, Load: c.Load, Copy: cp, Workload: key})
+				}
 			}
 		}
 	}
