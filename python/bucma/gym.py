@@ -239,6 +239,9 @@ class JobPickingEnv(Env):
             jobs_space if observation == "box" else Dict({"jobs": jobs_space, "mask": MultiBinary(k)})
         )
         self._mask: np.ndarray[Any, Any] = np.zeros(k, dtype=bool)
+        # The mask of n jobs waiting, for n = 0 to k (copied at each step).
+        self._masks = [np.arange(k) < n for n in range(k + 1)]
+        self._slots: list[Job] = []
         self._run: Run | None = None
         self._episode = -1
         self._done = True
@@ -284,10 +287,9 @@ class JobPickingEnv(Env):
                 raise OptionError(f"scales[{name!r}]={v!r}: want a positive scale of wait or walltime")
         self._inv_wait = 1.0 / self.scales["wait"]
         self._inv_walltime = 1.0 / self.scales["walltime"]
-        static = {"walltime": 1, "res": 2, "user": 4}
+        # The features known when a job arrives (its row of _rows), and those of the moment.
+        static = {"walltime": 0, "res": 1, "user": 2}
         self._static = [(i, static[f]) for i, f in enumerate(self.features) if f in static]
-        self._static_dst = [i for i, _ in self._static]
-        self._static_src = [c for _, c in self._static]
         self._dynamic = [(i, f) for i, f in enumerate(self.features) if f not in static]
         users: dict[str, int] = {}
         for j in self._pool:
@@ -346,8 +348,11 @@ class JobPickingEnv(Env):
         self.decisions: list[tuple[float, str, tuple[int, ...]]] = []
         self._pending: Job | None = None
         self._rejected = 0
-        # Per job (by arrival rank): submission time, walltime and res features, res, user feature.
-        self._attrs = np.zeros((self.window + 1, 5))
+        # Per job (by arrival rank): its observation row (the features known at its arrival, the
+        # others 0), its submission time and its res.
+        self._rows = np.zeros((self.window + 1, len(self.features)), dtype=np.float32)
+        self._submit = np.zeros(self.window + 1)
+        self._res = np.zeros(self.window + 1)
         self._invalid = False
         self._used = 0
         self._t = 0.0
@@ -467,18 +472,24 @@ class JobPickingEnv(Env):
             # The framework rejects it (as Batsim does) and never counts it as waiting.
             job.state = REJECTED
             self._rejected += 1
-        attrs = self._attrs
-        if job.idx >= len(attrs):
-            self._attrs = attrs = np.concatenate([attrs, np.zeros_like(attrs)])
-        u = self._users
-        nu = len(u)
-        attrs[job.idx] = (
-            job.submit,
-            min(job.walltime * self._inv_walltime, 1.0),
-            min(job.res / nh, 1.0) if nh else 0.0,
-            job.res,
-            (u.get(job.user, nu - 1) + 1) / nu,
-        )
+        idx = job.idx
+        if idx >= len(self._submit):
+            self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
+            self._submit = np.concatenate([self._submit, np.zeros_like(self._submit)])
+            self._res = np.concatenate([self._res, np.zeros_like(self._res)])
+        self._submit[idx] = job.submit
+        self._res[idx] = job.res
+        if self._static:
+            u = self._users
+            nu = len(u)
+            values = (
+                min(job.walltime * self._inv_walltime, 1.0),
+                min(job.res / nh, 1.0) if nh else 0.0,
+                (u.get(job.user, nu - 1) + 1) / nu,
+            )
+            row = self._rows[idx]
+            for i, c in self._static:
+                row[i] = values[c]
 
     def _integrate(self, now: float) -> None:
         self._area += self._used * (now - self._t)
@@ -563,29 +574,33 @@ class JobPickingEnv(Env):
             self._run = None
 
     def _observe(self) -> Any:
-        obs = np.zeros((self.slots, len(self.features)), dtype=np.float32)
-        self._mask = mask = np.zeros(self.slots, dtype=bool)
+        """The observation now (and the slots' jobs, the mask): fresh arrays, which the caller may keep."""
+        k = self.slots
         run = self._run
-        self._slots: list[Job] = []
+        n = 0
         if not self._done and run is not None:
             st = run.state
-            jobs = self._slots = list(itertools.islice(st.waiting, self.slots))
+            jobs = self._slots = list(itertools.islice(st.waiting, k))
             n = len(jobs)
-            if n:
-                mask[:n] = True
-                a = self._attrs[[j.idx for j in jobs]]
-                col = obs[:n]
-                if self._static:
-                    col[:, self._static_dst] = a[:, self._static_src]
-                free = st.nb_free
-                for i, f in self._dynamic:
-                    if f == "wait":
-                        col[:, i] = np.minimum((st.now - a[:, 0]) * self._inv_wait, 1.0)
-                    elif f == "fits":
-                        col[:, i] = a[:, 3] <= free
-                    else:
-                        nh = len(st.hosts)
-                        col[:, i] = free / nh if nh else 0.0
+        else:
+            self._slots = []
+        obs = np.zeros((k, len(self.features)), dtype=np.float32)
+        self._mask = mask = self._masks[n].copy()
+        if n:
+            idx = np.fromiter([j.idx for j in jobs], np.intp, n)
+            col = obs[:n]
+            self._rows.take(idx, 0, col)
+            for i, f in self._dynamic:
+                if f == "wait":
+                    w = self._submit.take(idx)
+                    np.subtract(st.now, w, w)
+                    np.multiply(w, self._inv_wait, w)
+                    np.minimum(w, 1.0, col[:, i])
+                elif f == "fits":
+                    np.less_equal(self._res.take(idx), st.nb_free, col[:, i])
+                else:
+                    nh = len(st.hosts)
+                    col[:, i] = st.nb_free / nh if nh else 0.0
         if self.observation == "dict":
             return {"jobs": obs, "mask": mask.astype(np.int8)}
         return obs
