@@ -35,7 +35,7 @@ from ._run import DECIDE, Result, Run, resolve_workload
 from ._spaces import GYMNASIUM, Box, Dict, Discrete, Env, MultiBinary
 from .errors import OptionError, UsageError
 from .policy import Policy
-from .state import REJECTED, Decisions, Job, State
+from .state import REJECTED, SUBMITTED, Decisions, Job, State
 
 __all__ = ["JobPickingEnv", "AgentPolicy", "Replay", "FEATURES", "REWARDS", "GYMNASIUM"]
 
@@ -49,6 +49,8 @@ REWARDS = ("bsld", "wait", "utilization")
 #: Bounded slowdown's threshold, in seconds.
 BSLD_THRESHOLD = 10.0
 _DEFAULT_SCALES = {"wait": 43200.0, "walltime": 43200.0}
+# Where a feature's column of a job's row comes from (JobPickingEnv._submitted's values).
+_ROW_SOURCE = {"wait": 0, "fits": 1, "walltime": 2, "res": 3, "user": 4, "free": 5}
 
 
 class _Driver(Policy):
@@ -287,10 +289,10 @@ class JobPickingEnv(Env):
                 raise OptionError(f"scales[{name!r}]={v!r}: want a positive scale of wait or walltime")
         self._inv_wait = 1.0 / self.scales["wait"]
         self._inv_walltime = 1.0 / self.scales["walltime"]
-        # The features known when a job arrives (its row of _rows), and those of the moment.
-        static = {"walltime": 0, "res": 1, "user": 2}
-        self._static = [(i, static[f]) for i, f in enumerate(self.features) if f in static]
-        self._dynamic = [(i, f) for i, f in enumerate(self.features) if f not in static]
+        # A job's row of _rows holds, per feature: its value (walltime, res, user), what the
+        # value is computed from at each step (wait: the submission time, fits: res), or 0 (free).
+        self._row_source = [_ROW_SOURCE[f] for f in self.features]
+        self._dynamic = [(i, f) for i, f in enumerate(self.features) if f in ("wait", "fits", "free")]
         users: dict[str, int] = {}
         for j in self._pool:
             users.setdefault(str(j.get("user", "")), len(users))
@@ -348,11 +350,11 @@ class JobPickingEnv(Env):
         self.decisions: list[tuple[float, str, tuple[int, ...]]] = []
         self._pending: Job | None = None
         self._rejected = 0
-        # Per job (by arrival rank): its observation row (the features known at its arrival, the
-        # others 0), its submission time and its res.
-        self._rows = np.zeros((self.window + 1, len(self.features)), dtype=np.float32)
-        self._submit = np.zeros(self.window + 1)
-        self._res = np.zeros(self.window + 1)
+        # Per job (by arrival rank): its row (_setup), from which _observe computes its slot's.
+        self._rows = np.zeros((self.window + 1, len(self.features)))
+        # The observation's float64 rows (those of no job 0), and how many hold a job.
+        self._scratch = np.zeros((self.slots, len(self.features)))
+        self._filled = 0
         self._invalid = False
         self._used = 0
         self._t = 0.0
@@ -473,23 +475,20 @@ class JobPickingEnv(Env):
             job.state = REJECTED
             self._rejected += 1
         idx = job.idx
-        if idx >= len(self._submit):
-            self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
-            self._submit = np.concatenate([self._submit, np.zeros_like(self._submit)])
-            self._res = np.concatenate([self._res, np.zeros_like(self._res)])
-        self._submit[idx] = job.submit
-        self._res[idx] = job.res
-        if self._static:
-            u = self._users
-            nu = len(u)
-            values = (
-                min(job.walltime * self._inv_walltime, 1.0),
-                min(job.res / nh, 1.0) if nh else 0.0,
-                (u.get(job.user, nu - 1) + 1) / nu,
-            )
-            row = self._rows[idx]
-            for i, c in self._static:
-                row[i] = values[c]
+        rows = self._rows
+        if idx >= len(rows):
+            self._rows = rows = np.concatenate([rows, np.zeros_like(rows)])
+        u = self._users
+        nu = len(u)
+        values = (
+            job.submit,
+            job.res,
+            min(job.walltime * self._inv_walltime, 1.0),
+            min(job.res / nh, 1.0) if nh else 0.0,
+            (u.get(job.user, nu - 1) + 1) / nu,
+            0.0,
+        )
+        rows[idx] = [values[c] for c in self._row_source]
 
     def _integrate(self, now: float) -> None:
         self._area += self._used * (now - self._t)
@@ -577,30 +576,40 @@ class JobPickingEnv(Env):
         """The observation now (and the slots' jobs, the mask): fresh arrays, which the caller may keep."""
         k = self.slots
         run = self._run
-        n = 0
+        jobs: list[Job] = []
         if not self._done and run is not None:
             st = run.state
-            jobs = self._slots = list(itertools.islice(st.waiting, k))
-            n = len(jobs)
-        else:
-            self._slots = []
-        obs = np.zeros((k, len(self.features)), dtype=np.float32)
-        self._mask = mask = self._masks[n].copy()
+            # The first k waiting jobs (st.waiting's): the queue's jobs that are not waiting any
+            # more left it in this decision (st._left), so they are among its first k + len(_left).
+            m = k + len(st._left)
+            jobs = [j for j in itertools.islice(st._waiting.values(), m) if j.state == SUBMITTED]
+            if len(jobs) > k:
+                del jobs[k:]
+            elif len(jobs) < k and len(st._waiting) > m:
+                jobs = list(itertools.islice(st.waiting, k))
+        self._slots = jobs
+        n = len(jobs)
+        scratch = self._scratch
+        if n < self._filled:
+            scratch[n : self._filled] = 0.0
+        self._filled = n
         if n:
             idx = np.fromiter([j.idx for j in jobs], np.intp, n)
-            col = obs[:n]
-            self._rows.take(idx, 0, col)
+            rows = scratch[:n]
+            self._rows.take(idx, 0, rows)
             for i, f in self._dynamic:
+                c = rows[:, i]
                 if f == "wait":
-                    w = self._submit.take(idx)
-                    np.subtract(st.now, w, w)
-                    np.multiply(w, self._inv_wait, w)
-                    np.minimum(w, 1.0, col[:, i])
+                    np.subtract(st.now, c, c)
+                    np.multiply(c, self._inv_wait, c)
+                    np.minimum(c, 1.0, c)
                 elif f == "fits":
-                    np.less_equal(self._res.take(idx), st.nb_free, col[:, i])
+                    np.less_equal(c, st.nb_free, c)
                 else:
                     nh = len(st.hosts)
-                    col[:, i] = st.nb_free / nh if nh else 0.0
+                    c[:] = st.nb_free / nh if nh else 0.0
+        obs = scratch.astype(np.float32)
+        self._mask = mask = self._masks[n].copy()
         if self.observation == "dict":
             return {"jobs": obs, "mask": mask.astype(np.int8)}
         return obs
