@@ -23,6 +23,7 @@ import json
 import math
 import os
 import shutil
+import struct
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -292,6 +293,7 @@ class JobPickingEnv(Env):
         # A job's row of _rows holds, per feature: its value (walltime, res, user), what the
         # value is computed from at each step (wait: the submission time, fits: res), or 0 (free).
         self._row_source = [_ROW_SOURCE[f] for f in self.features]
+        self._row = struct.Struct(f"={len(self.features)}d")
         self._dynamic = [(i, f) for i, f in enumerate(self.features) if f in ("wait", "fits", "free")]
         users: dict[str, int] = {}
         for j in self._pool:
@@ -488,7 +490,7 @@ class JobPickingEnv(Env):
             (u.get(job.user, nu - 1) + 1) / nu,
             0.0,
         )
-        rows[idx] = [values[c] for c in self._row_source]
+        self._row.pack_into(rows, idx * self._row.size, *[values[c] for c in self._row_source])
 
     def _integrate(self, now: float) -> None:
         self._area += self._used * (now - self._t)
