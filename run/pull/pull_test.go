@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/run/pull"
@@ -514,5 +517,60 @@ func TestTooLargeJobEndsInItsPoint(t *testing.T) {
 	})
 	if rejected != 1 {
 		t.Errorf("%d rejections told, want 1", rejected)
+	}
+}
+
+// A bundled platform is parsed once per process and shared by the runs
+// that name it; a file, or an unknown name, is left to the run to read
+// (and report). Runs on the shared platform write what runs on a copy of
+// its file write.
+func TestBundledPlatformParsedOnce(t *testing.T) {
+	a, err := pull.BundledPlatform("lille", slog.New(slog.DiscardHandler))
+	if err != nil || a == nil {
+		t.Fatalf("lille: %v, %v", a, err)
+	}
+	b, err := pull.BundledPlatform("lille.xml", slog.New(slog.DiscardHandler))
+	if err != nil || b != a {
+		t.Fatalf("lille.xml: %p, %v; lille: %p", b, err, a)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "lille.xml")
+	xml, err := platforms.BundledXML("lille")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, xml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{file, "no-such-platform"} {
+		if p, err := pull.BundledPlatform(name, slog.New(slog.DiscardHandler)); p != nil || err != nil {
+			t.Errorf("%s: %p, %v, want nothing (the run reads it)", name, p, err)
+		}
+	}
+	var jobs [3][]byte
+	for i, plat := range []string{"lille", "lille", file} {
+		prefix := filepath.Join(dir, fmt.Sprint(i))
+		r := newRun(t, pull.Config{Platform: plat, Workloads: []string{tiny}, Export: prefix,
+			Policy: pull.Policy{Name: "easy"}})
+		for {
+			k, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == pull.Done {
+				break
+			}
+		}
+		if jobs[i], err = os.ReadFile(prefix + "_jobs.csv"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(jobs[0], jobs[1]) || !bytes.Equal(jobs[0], jobs[2]) {
+		t.Errorf("_jobs.csv differ between the runs on the bundled lille (twice) and on a copy of its file:\n%s\n%s\n%s", jobs[0], jobs[1], jobs[2])
+	}
+	_, err = pull.New(pull.Config{Platform: "no-such-platform", Workloads: []string{tiny},
+		Policy: pull.Policy{Name: "easy"}}, policies.Builtin(), nil)
+	if err == nil || !strings.Contains(err.Error(), "no-such-platform") {
+		t.Errorf("unknown platform: %v, want an error naming it", err)
 	}
 }

@@ -1,0 +1,4 @@
+package pull
+
+// BundledPlatform is bundledPlatform, for the tests.
+var BundledPlatform = bundledPlatform
