@@ -490,7 +490,7 @@ class JobPickingEnv(Env):
             (u.get(job.user, nu - 1) + 1) / nu,
             0.0,
         )
-        self._row.pack_into(rows, idx * self._row.size, *[values[c] for c in self._row_source])
+        self._row.pack_into(rows.data, idx * self._row.size, *[values[c] for c in self._row_source])
 
     def _integrate(self, now: float) -> None:
         self._area += self._used * (now - self._t)
