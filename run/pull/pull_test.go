@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -572,5 +573,69 @@ func TestBundledPlatformParsedOnce(t *testing.T) {
 		Policy: pull.Policy{Name: "easy"}}, policies.Builtin(), nil)
 	if err == nil || !strings.Contains(err.Error(), "no-such-platform") {
 		t.Errorf("unknown platform: %v, want an error naming it", err)
+	}
+}
+
+// A Running carries no records: what changed since the last point comes
+// with the next decide or keys point, however often the run hands a
+// Running (here before every message, as on a machine so loaded that the
+// engine runs 50 ms between two points). The caller's queue stays the
+// run's, and a key policy's points tell the jobs that joined the queue,
+// started and ended as they do when no Running comes between them.
+func TestRunningLosesNoRecord(t *testing.T) {
+	defer pull.SetProgressEvery(0)()
+	fcfs(t, newRun(t, pull.Config{Platform: "lille", Workloads: []string{tiny}, Policy: pull.Policy{Caller: "decide"}}), nil)
+	for _, timed := range []bool{false, true} {
+		restore := pull.SetProgressEvery(time.Hour)
+		want, wantRunning := told(t, timed)
+		restore()
+		got, running := told(t, timed)
+		if running == 0 || wantRunning != 0 {
+			t.Fatalf("%d Running with a Running before every message, %d without", running, wantRunning)
+		}
+		if got != want {
+			t.Errorf("time-dependent %v: the points told, with a Running before every message:\n%s\nwithout:\n%s", timed, got, want)
+		}
+	}
+}
+
+// told runs EASY over the keys of the submission times on the tiny
+// workload and returns what its points told (the jobs that joined the
+// queue, started and ended, in order) and how many Running came.
+func told(t *testing.T, timed bool) (string, int) {
+	r := newRun(t, pull.Config{Platform: "lille", Workloads: []string{tiny},
+		Policy: pull.Policy{Caller: "key", Options: json.RawMessage(`{"rule": "easy"}`), TimeDependent: timed}})
+	var b strings.Builder
+	running := 0
+	for {
+		k, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch k {
+		case pull.Done:
+			return b.String(), running
+		case pull.Running:
+			running++
+			continue
+		}
+		p := decode(t, r.Point())
+		for _, j := range p.added {
+			fmt.Fprintf(&b, "added %d ", j.idx)
+		}
+		for _, s := range p.started {
+			fmt.Fprintf(&b, "started %d at %g ", s.idx, s.start)
+		}
+		for _, e := range p.ended {
+			fmt.Fprintf(&b, "ended %d at %g ", e.idx, e.end)
+		}
+		ks := make([]float64, len(p.keys))
+		for i := range ks {
+			ks[i] = p.keySubmit[i]
+		}
+		if err := r.SetKeys(ks); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("\n")
 	}
 }
