@@ -166,6 +166,24 @@ func goRun(t *testing.T, policy, workload, prefix string) []byte {
 	return b
 }
 
+// toEnd steps a run of a policy of the registry (no point but Running)
+// to its end.
+func toEnd(t *testing.T, r *pull.Run) {
+	t.Helper()
+	for {
+		k, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == pull.Done {
+			return
+		}
+		if k != pull.Running {
+			t.Fatalf("point %s", k)
+		}
+	}
+}
+
 func newRun(t *testing.T, c pull.Config) *pull.Run {
 	t.Helper()
 	r, err := pull.New(c, policies.Builtin(), nil)
@@ -435,18 +453,7 @@ func TestRegistryPolicyRuns(t *testing.T) {
 	want := goRun(t, "easy", tiny, filepath.Join(dir, "go"))
 	r := newRun(t, pull.Config{Platform: "lille", Workloads: []string{tiny}, Policy: pull.Policy{Name: "easy"},
 		Export: filepath.Join(dir, "reg")})
-	for {
-		k, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k == pull.Done {
-			break
-		}
-		if k != pull.Running {
-			t.Fatalf("point %s", k)
-		}
-	}
+	toEnd(t, r)
 	got, _ := os.ReadFile(filepath.Join(dir, "reg_jobs.csv"))
 	if !bytes.Equal(got, want) {
 		t.Fatal("easy through a pulled run differs")
@@ -551,17 +558,8 @@ func TestBundledPlatformParsedOnce(t *testing.T) {
 	var jobs [3][]byte
 	for i, plat := range []string{"lille", "lille", file} {
 		prefix := filepath.Join(dir, fmt.Sprint(i))
-		r := newRun(t, pull.Config{Platform: plat, Workloads: []string{tiny}, Export: prefix,
-			Policy: pull.Policy{Name: "easy"}})
-		for {
-			k, err := r.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if k == pull.Done {
-				break
-			}
-		}
+		toEnd(t, newRun(t, pull.Config{Platform: plat, Workloads: []string{tiny}, Export: prefix,
+			Policy: pull.Policy{Name: "easy"}}))
 		if jobs[i], err = os.ReadFile(prefix + "_jobs.csv"); err != nil {
 			t.Fatal(err)
 		}
