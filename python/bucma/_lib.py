@@ -86,6 +86,11 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 
+#: bucmapy_next without ctypes' conversion of its arguments, for the loops that step a run
+#: point by point: they pass objects of the exact C types (Handle.cid and its out-parameters).
+next_point: Any = lib._FuncPtr(("bucmapy_next", lib))
+next_point.restype = c_int32
+
 
 def version() -> str:
     """The version of bucma's Go side."""
@@ -157,7 +162,19 @@ class Handle:
     created it.
     """
 
-    __slots__ = ("id", "thread", "closed", "err", "errp", "ptr", "ptrp", "size", "sizep", "__weakref__")
+    __slots__ = (
+        "id",
+        "cid",
+        "thread",
+        "closed",
+        "err",
+        "errp",
+        "ptr",
+        "ptrp",
+        "size",
+        "sizep",
+        "__weakref__",
+    )
 
     def __init__(self, config: dict[str, Any] | None) -> None:
         self.err = c_char_p()
@@ -168,6 +185,7 @@ class Handle:
             hid = c_int64()
             check(lib.bucmapy_new(data, len(data), ctypes.byref(hid), self.errp), self.err)
             self.id = hid.value
+        self.cid = c_int64(self.id)
         self.thread = threading.get_ident()
         self.closed = False
         self.ptr = POINTER(c_uint8)()
@@ -181,6 +199,7 @@ class Handle:
         """The handle of a run the library opened (a task)."""
         h = cls(None)
         h.id = hid
+        h.cid = c_int64(hid)
         return h
 
     def fail(self) -> None:
