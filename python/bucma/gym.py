@@ -21,6 +21,7 @@ import itertools
 import copy
 import json
 import math
+import operator
 import os
 import shutil
 import struct
@@ -50,6 +51,7 @@ REWARDS = ("bsld", "wait", "utilization")
 #: Bounded slowdown's threshold, in seconds.
 BSLD_THRESHOLD = 10.0
 _DEFAULT_SCALES = {"wait": 43200.0, "walltime": 43200.0}
+_IDX = operator.attrgetter("idx")
 # Where a feature's column of a job's row comes from (JobPickingEnv._submitted's values).
 _ROW_SOURCE = {"wait": 0, "fits": 1, "walltime": 2, "res": 3, "user": 4, "free": 5}
 
@@ -596,7 +598,7 @@ class JobPickingEnv(Env):
             scratch[n : self._filled] = 0.0
         self._filled = n
         if n:
-            idx = np.fromiter([j.idx for j in jobs], np.intp, n)
+            idx = np.fromiter(map(_IDX, jobs), np.intp, n)
             rows = scratch[:n]
             self._rows.take(idx, 0, rows)
             for i, f in self._dynamic:
