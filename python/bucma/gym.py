@@ -600,7 +600,8 @@ class JobPickingEnv(Env):
         if n:
             idx = np.fromiter(map(_IDX, jobs), np.intp, n)
             rows = scratch[:n]
-            self._rows.take(idx, 0, rows)
+            # Every rank has its row (_submitted): "clip" only spares numpy's checked, buffered copy.
+            self._rows.take(idx, 0, rows, "clip")
             for i, f in self._dynamic:
                 c = rows[:, i]
                 if f == "wait":
