@@ -86,10 +86,20 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 
-#: bucmapy_next without ctypes' conversion of its arguments, for the loops that step a run
-#: point by point: they pass objects of the exact C types (Handle.cid and its out-parameters).
-next_point: Any = lib._FuncPtr(("bucmapy_next", lib))
-next_point.restype = c_int32
+
+def _unconverted(name: str) -> Any:
+    """The library's function name without ctypes' conversion of its arguments.
+
+    For the calls made at every point or decision: their callers pass objects
+    of the exact C types (Handle.cid, c_int64 values, the out-parameters).
+    """
+    fn = lib._FuncPtr((name, lib))
+    fn.restype = c_int32
+    return fn
+
+
+next_point = _unconverted("bucmapy_next")
+start_job = _unconverted("bucmapy_start")
 
 
 def version() -> str:
