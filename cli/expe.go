@@ -175,7 +175,7 @@ func expeRunCommand() *cli.Command {
 func campaignFlags() []cli.Flag {
 	return append(engineFlags(),
 		&cli.IntFlag{Name: "seeds", Usage: fmt.Sprintf("number of seeds, 1..N (default: the plan's; with --quick %d, or the plan's quick seeds)", expe.QuickSeeds)},
-		&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace, e.g. from 'bucma workload from-swf') instead of the synthetic one: bucma-model and walltime-trust; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
+		&cli.StringFlag{Name: "workload", Usage: "a workload `FILE` (a real trace: a Batsim workload, e.g. from 'bucma workload from-swf', or an SWF trace, FILE.swf) instead of the synthetic one: bucma-model, walltime-trust and prio; with --jobs N each seed takes a window of N consecutive jobs of it; the plan's steps (inserted requests, precise walltimes) are applied to it for each seed"},
 		&cli.StringFlag{Name: "platform", Usage: "platform (bundled name or file) instead of the plan's, e.g. for --workload"},
 		&cli.StringFlag{Name: "loads", Usage: fmt.Sprintf("comma-separated offered load levels (default: the plan's, %s for the paper's plans; not for plans without load levels)", expe.FormatLoad(expe.DefaultLoad))},
 		&cli.IntFlag{Name: "jobs", Usage: fmt.Sprintf("jobs of the generated workload (default: the plan's, %d for the paper's plans; %d with --quick; not for generators of fixed size)", expe.DefaultJobs, expe.QuickJobs)},
@@ -245,17 +245,22 @@ func commandPlan(c *cli.Context, name string) (plan expe.Plan, formats []string,
 			return plan, nil, cli.Exit(name+": --platform: "+err.Error(), 2)
 		}
 	}
+	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
+	if c.IsSet("jobs") && ov.Jobs < 1 {
+		return plan, nil, cli.Exit(name+": --jobs must be at least 1", 2)
+	}
 	if c.IsSet("workload") {
-		if plan, err = plan.WithFile(c.String("workload"), platform); err != nil {
+		// --jobs sizes the window each seed takes of the file.
+		if plan, err = plan.WithFile(c.String("workload"), platform, ov.Jobs); err != nil {
 			return plan, nil, cli.Exit(name+": "+err.Error(), 2)
 		}
+		ov.Jobs = 0
 	} else if c.IsSet("platform") {
 		if len(plan.Cases) > 0 && plan.Kind != "osep" {
 			return plan, nil, cli.Exit(name+": --platform does not apply to plan "+plan.Name+": its conditions name their platforms", 2)
 		}
 		plan.Platform = platform
 	}
-	ov := expe.Overrides{Seeds: c.Int("seeds"), Jobs: c.Int("jobs"), Quick: c.Bool("quick")}
 	if c.IsSet("loads") {
 		if ov.Loads, err = expe.ParseLoads(c.String("loads")); err != nil {
 			return plan, nil, cli.Exit(name+": "+err.Error(), 2)
@@ -263,9 +268,6 @@ func commandPlan(c *cli.Context, name string) (plan expe.Plan, formats []string,
 	}
 	if c.IsSet("seeds") && ov.Seeds < 1 {
 		return plan, nil, cli.Exit(name+": --seeds must be at least 1", 2)
-	}
-	if c.IsSet("jobs") && ov.Jobs < 1 {
-		return plan, nil, cli.Exit(name+": --jobs must be at least 1", 2)
 	}
 	if plan, err = plan.With(ov); err != nil {
 		return plan, nil, cli.Exit(name+": "+err.Error(), 2)
@@ -386,7 +388,9 @@ func writeReports(c *cli.Context, dir string, formats []string) error {
 		case "md":
 			path, err = report.Write(dir, studies)
 		case "csv":
-			path, err = report.WriteResultsCSV(dir)
+			var paths []string
+			paths, err = report.WriteCSVs(dir)
+			path = strings.Join(paths, "\n")
 		}
 		if err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bucma-sched/bucma/expe"
 	"github.com/bucma-sched/bucma/policies"
+	"github.com/bucma-sched/bucma/workloads"
 	"github.com/bucma-sched/bucma/workloads/gen"
 )
 
@@ -182,6 +183,8 @@ func TestExpeUsageErrors(t *testing.T) {
 		{"missing workload file", []string{"expe", "run", "bucma-model", "--workload", "/nonexistent/trace.json"}, "--workload: open /nonexistent/trace.json"},
 		{"workload file for osep", []string{"expe", "run", "osep", "--workload", "../workloads/tiny.json"}, "cannot be replaced by a file"},
 		{"loads with a workload file", []string{"expe", "run", "bucma-model", "--workload", "../workloads/tiny.json", "--loads", "0.5"}, "keeps its own load"},
+		{"window of no job", []string{"expe", "run", "walltime-trust", "--workload", "../workloads/tiny.json", "--jobs", "0"}, "--jobs must be at least 1"},
+		{"window of the whole file", []string{"expe", "run", "walltime-trust", "--workload", "../workloads/tiny.json", "--jobs", "1000"}, "a window of 1000 would give every seed the same workload"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -264,6 +267,31 @@ func TestExpeRunReportGantt(t *testing.T) {
 	// Another experiment in the same directory is refused.
 	if err, code, _ = runApp(t, "expe", "run", "bucma-model", "--out", dir, "--seeds", "1", "--jobs", "50", "--no-progress"); code == 0 || !strings.Contains(err.Error(), "another experiment") {
 		t.Errorf("other plan in the same directory: exit %d, %v", code, err)
+	}
+}
+
+// The prio plan on an SWF trace given by path: each seed a window of
+// --jobs consecutive jobs of it, reported with the variants ranked.
+func TestExpeRunPrioOnSWF(t *testing.T) {
+	tmp := t.TempDir()
+	trace := filepath.Join(tmp, "trace.swf")
+	if err, _, out := runApp(t, "workload", "lublin", "--jobs", "100", "--seed", "5", "--max-size", "64", "-o", trace); err != nil {
+		t.Fatalf("workload lublin: %v\n%s", err, out)
+	}
+	dir := filepath.Join(tmp, "prio")
+	err, code, out := runApp(t, "expe", "run", "prio", "--workload", trace, "--jobs", "30", "--seeds", "2", "--out", dir, "--no-progress", "--report", "--format", "md")
+	if err != nil || code != 0 || !strings.Contains(out, "prio: 66 runs") {
+		t.Fatalf("expe run: %v (exit %d)\n%s", err, code, out)
+	}
+	for _, key := range []string{"s001_l0", "s002_l0"} {
+		w, err := workloads.Load(filepath.Join(dir, "workloads", key+".json"))
+		if err != nil || len(w.Jobs) != 30 {
+			t.Fatalf("workload %s: %v", key, err)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(report), "a window of 30 consecutive jobs of the SWF trace, drawn with the seed, "+trace) || !strings.Contains(string(report), "# Ranking") {
+		t.Errorf("report:\n%.2000s", report)
 	}
 }
 
@@ -538,7 +566,7 @@ func TestPlatformSpellings(t *testing.T) {
 			t.Errorf("simulate -p %s: exit %d: %v\n%s", p, code, err, out)
 		}
 	}
-	list := "bot-2nodes, bot, lille-cores, lille, mcmca, osep, sge-pi50, sge"
+	list := "bot-2nodes, bot, cluster-256, lille-cores, lille, mcmca, osep, sge-pi50, sge"
 	if err, _, _ := runApp(t, "simulate", "-w", tiny, "--scheduler", "fcfs"); err == nil || !strings.Contains(err.Error(), "one of: "+list+")") {
 		t.Errorf("simulate without -p: %v", err)
 	}

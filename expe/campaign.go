@@ -662,7 +662,7 @@ func safeRun(ctx context.Context, e Engine, spec RunSpec) (err error) {
 func (c *Campaign) checkAndWritePlan(dir string) error {
 	if old, err := ReadPlan(dir); err == nil {
 		if !samePlatform(old.Platform, c.Plan.Platform) || !sameJSON(old.Workload, c.Plan.Workload) || !reflect.DeepEqual(old.Variants, c.Plan.Variants) ||
-			!sameJSON(old.Cases, c.Plan.Cases) {
+			!sameJSON(old.Cases, c.Plan.Cases) || !sameJSON(old.Shake, c.Plan.Shake) {
 			return fmt.Errorf("%s holds another experiment (plan %s, platform %s, %d jobs, %d variants): use another --out directory or the same plan and --jobs/--quick",
 				dir, old.Name, old.Platform, old.Workload.Jobs, len(old.Variants))
 		}
@@ -715,18 +715,23 @@ func anyRunDone(dir string) bool {
 }
 
 // makeWorkloads generates the missing workload files of the pending runs,
-// in parallel.
+// in parallel: each workload once, then, for a plan that shakes its
+// workloads, its missing shaken copies (the workload itself is not kept).
 func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run, workers int) error {
 	maker := c.MakeWorkload
 	if maker == nil {
 		maker = gen.Generate
 	}
+	// One item per workload to make, with the files made from it.
 	type item struct {
-		key, cas string
-		seed     uint64
-		load     float64
+		base, cas string
+		seed      uint64
+		load      float64
+		keys      []string
+		copies    []int // of each key (0: the workload itself)
 	}
 	seen := map[string]bool{}
+	at := map[string]int{}
 	var todo []item
 	for _, r := range pending {
 		if seen[r.Workload] {
@@ -736,7 +741,15 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run,
 		if _, err := os.Stat(WorkloadPath(dir, r.Workload)); err == nil {
 			continue
 		}
-		todo = append(todo, item{r.Workload, r.Case, r.Seed, r.Load})
+		base := c.Plan.KeyOf(r.Case, r.Seed, r.Load)
+		i, ok := at[base]
+		if !ok {
+			i = len(todo)
+			at[base] = i
+			todo = append(todo, item{base: base, cas: r.Case, seed: r.Seed, load: r.Load})
+		}
+		todo[i].keys = append(todo[i].keys, r.Workload)
+		todo[i].copies = append(todo[i].copies, r.Copy)
 	}
 	errs := make([]error, len(todo))
 	sem := make(chan struct{}, workers)
@@ -750,16 +763,24 @@ func (c *Campaign) makeWorkloads(ctx context.Context, dir string, pending []Run,
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			key := it.base
 			data, err := maker(c.Plan.Recipe(it.cas), it.seed, it.load, filepath.Join(dir, c.Plan.PlatformFileOf(it.cas)))
-			if err == nil {
-				err = atomicfile.Write(WorkloadPath(dir, it.key), data)
+			for k := 0; err == nil && k < len(it.keys); k++ {
+				key = it.keys[k]
+				out := data
+				if it.copies[k] > 0 {
+					out, err = ShakeWorkload(data, *c.Plan.Shake, it.seed, it.copies[k])
+				}
+				if err == nil {
+					err = atomicfile.Write(WorkloadPath(dir, key), out)
+				}
 			}
 			switch {
 			case err == nil:
 			case it.cas != "":
-				errs[i] = fmt.Errorf("workload %s (case %s, seed %d): %w", it.key, it.cas, it.seed, err)
+				errs[i] = fmt.Errorf("workload %s (case %s, seed %d): %w", key, it.cas, it.seed, err)
 			default:
-				errs[i] = fmt.Errorf("workload %s (seed %d, load %s): %w", it.key, it.seed, FormatLoad(it.load), err)
+				errs[i] = fmt.Errorf("workload %s (seed %d, load %s): %w", key, it.seed, FormatLoad(it.load), err)
 			}
 		}()
 	}

@@ -126,22 +126,8 @@ func TestCampaignResumeAfterInterruption(t *testing.T) {
 	total := len(plan.Expand())
 	dir := t.TempDir()
 	eng := newFakeEngine()
-	ctx, cancel := context.WithCancel(context.Background())
-	var started int
 	var mu sync.Mutex
-	eng.hook = func(rctx context.Context, spec RunSpec) error {
-		mu.Lock()
-		started++
-		n := started
-		mu.Unlock()
-		if n == 5 {
-			cancel() // the user presses Ctrl-C during the fifth run
-			<-rctx.Done()
-			return rctx.Err()
-		}
-		return nil
-	}
-	res, err := newCampaign(plan, dir, eng, 1).Execute(ctx)
+	res, err := newCampaign(plan, dir, eng, 1).Execute(interruptAt(eng, 5))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted campaign: err = %v", err)
 	}
@@ -192,6 +178,27 @@ func TestCampaignResumeAfterInterruption(t *testing.T) {
 	if a, b := outputsOf(t, dir), outputsOf(t, ref); !reflect.DeepEqual(a, b) {
 		t.Errorf("resumed and uninterrupted campaigns give different outputs:\n%v\n----\n%v", a, b)
 	}
+}
+
+// interruptAt returns the context of an execution that the user
+// interrupts (Ctrl-C) during the engine's nth run.
+func interruptAt(eng *fakeEngine, nth int) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	started := 0
+	eng.hook = func(rctx context.Context, spec RunSpec) error {
+		mu.Lock()
+		started++
+		n := started
+		mu.Unlock()
+		if n == nth {
+			cancel()
+			<-rctx.Done()
+			return rctx.Err()
+		}
+		return nil
+	}
+	return ctx
 }
 
 // outputsOf reads what every completed run of the campaign in dir
@@ -322,15 +329,8 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	plan := testPlan(t, "walltime-trust", 2)
 	plan.Loads = []float64{0.7, 1}
 	dir := t.TempDir()
-	var mu sync.Mutex
-	made := map[string]int{}
 	camp := newCampaign(plan, dir, newFakeEngine(), 2)
-	camp.MakeWorkload = func(r gen.Recipe, seed uint64, load float64, platform string) ([]byte, error) {
-		mu.Lock()
-		made[WorkloadKey(seed, load)]++
-		mu.Unlock()
-		return fakeWorkload(r, seed, load, platform)
-	}
+	made := countMade(camp)
 	if _, err := camp.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -361,6 +361,21 @@ func TestCampaignWorkloadsGeneratedOnce(t *testing.T) {
 	if _, err := camp.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "workload s001_l0.7") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// countMade makes camp's workloads with fakeWorkload, counting how many
+// times each (seed, load) workload is made in the map it returns (read
+// once the campaign ended).
+func countMade(camp *Campaign) map[string]int {
+	var mu sync.Mutex
+	made := map[string]int{}
+	camp.MakeWorkload = func(r gen.Recipe, seed uint64, load float64, platform string) ([]byte, error) {
+		mu.Lock()
+		made[WorkloadKey(seed, load)]++
+		mu.Unlock()
+		return fakeWorkload(r, seed, load, platform)
+	}
+	return made
 }
 
 // A completed run whose outputs changed after it finished (the jobs file

@@ -37,6 +37,10 @@ func FuzzParsePlan(f *testing.F) {
 touch y","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1],"loads":[0.5]}`))
 	f.Add([]byte(`{"name":"x","variants":[{"name":".a","policy":"fcfs"},{"name":"b	c","policy":"fcfs"}],"seeds":[1],"loads":[0.5]}`))
 	f.Add([]byte(`{"name":"x","platform":"lille.xml","variants":[{"name":"a","policy":"fcfs"}],"seeds":[9007199254740993,9007199254740992,18446744073709551615],"loads":[0.5]}`))
+	// Shaking: copies past the bound, bounds negative or too large.
+	f.Add([]byte(`{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1,2],"loads":[0.5],"shake":{"submit":30,"runtime_percent":5,"copies":3}}`))
+	f.Add([]byte(`{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1],"loads":[0.5],"shake":{"submit":-1,"runtime_seconds":1e300,"copies":1000000000}}`))
+	f.Add([]byte(`{"name":"x","variants":[{"name":"a","policy":"fcfs"}],"seeds":[1],"loads":[0.5],"shake":{"submit":1,"runtime_percent":100,"copies":0}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzguard.Run(t, func() error { return checkParsePlan(data) })
 	})
@@ -100,6 +104,7 @@ func checkParsePlan(data []byte) error {
 	if len(p.Cases) > 0 {
 		want = len(p.Variants) * len(p.Cases) * len(p.Seeds) * max(len(p.Loads), 1)
 	}
+	want *= len(p.Copies())
 	if len(runs) > MaxRuns || len(runs) != want {
 		return fmt.Errorf("%d runs", len(runs))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/bucma-sched/bucma/workloads"
 	"github.com/bucma-sched/bucma/workloads/gen"
 	json "github.com/goccy/go-json"
 )
@@ -144,6 +145,10 @@ type Plan struct {
 	// Quick is what --quick does (not recorded in plan.json: the sizes
 	// used are).
 	Quick QuickSpec `json:"-"`
+	// Shake, when set, runs every variant on Copies shaken copies of each
+	// workload instead of the workload itself (nil: no shaking, and
+	// plan.json, runs and results as without the field).
+	Shake *ShakeSpec `json:"shake,omitempty"`
 
 	// caseAt indexes Cases by name (see Case); nil when not built.
 	caseAt map[string]int
@@ -151,12 +156,15 @@ type Plan struct {
 
 // Run is one simulation of a campaign.
 type Run struct {
-	ID       string  `json:"id"`
-	Variant  Variant `json:"variant"`
-	Case     string  `json:"case,omitempty"` // workload case (plans with cases)
-	Seed     uint64  `json:"seed"`
-	Load     float64 `json:"load"`     // load level (0: the plan has none)
-	Workload string  `json:"workload"` // workload key (file workloads/<key>.json)
+	ID      string  `json:"id"`
+	Variant Variant `json:"variant"`
+	Case    string  `json:"case,omitempty"` // workload case (plans with cases)
+	Seed    uint64  `json:"seed"`
+	Load    float64 `json:"load"` // load level (0: the plan has none)
+	// Copy is the shaken copy of the workload the run is on, from 1 (0:
+	// the plan does not shake its workloads).
+	Copy     int    `json:"copy,omitempty"`
+	Workload string `json:"workload"` // workload key (file workloads/<key>.json)
 }
 
 // Default campaign sizes.
@@ -328,17 +336,24 @@ func (p Plan) FixedJobs() bool {
 	return true
 }
 
-// WithFile returns the plan with its workload generator replaced by a
-// workload file (a real trace): the plan's steps are applied to it for each
-// seed, the load is the file's own, and platform (if not empty) replaces
-// the plan's. The file's checksum is recorded, so that a campaign notices
-// a changed file.
-func (p Plan) WithFile(path, platform string) (Plan, error) {
-	if p.Workload.Generator != "lille" {
-		return p, fmt.Errorf("--workload: plan %s: its %s workload cannot be replaced by a file", p.Name, p.Workload.Generator)
+// WithFile returns the plan with its synthetic workload replaced by a
+// workload file (a real trace): a Batsim workload, or a trace in the
+// Standard Workload Format when its name ends in .swf (converted as "bucma
+// workload from-swf" does, one host per processor). With window > 0 each
+// seed keeps window consecutive jobs of the file, from a first job drawn
+// with the seed (the window step), else the whole file; the plan's steps
+// are then applied to it for each seed, the load is the file's own, and
+// platform (if not empty) replaces the plan's. The file's checksum is
+// recorded, so that a campaign notices a changed file.
+func (p Plan) WithFile(path, platform string, window int) (Plan, error) {
+	if g := p.Workload.Generator; g != "lille" && g != "lublin" {
+		return p, fmt.Errorf("--workload: plan %s: its %s workload cannot be replaced by a file", p.Name, g)
 	}
 	if len(p.Cases) > 0 {
 		return p, fmt.Errorf("--workload: plan %s: its workload cases vary the generator's parameters, which a workload file does not have", p.Name)
+	}
+	if window < 0 {
+		return p, fmt.Errorf("--jobs must be at least 1 (got %d)", window)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -348,13 +363,51 @@ func (p Plan) WithFile(path, platform string) (Plan, error) {
 	if err != nil {
 		return p, fmt.Errorf("--workload: %w", err)
 	}
-	p.Workload = gen.Recipe{Generator: "file", Steps: p.Workload.Steps, Fields: gen.Fields{{Key: "file", Value: abs}, {Key: "file" + gen.ShaSuffix, Value: sum}}}
+	generator, what := "file", "the file"
+	if strings.EqualFold(filepath.Ext(abs), ".swf") {
+		generator, what = "swf", "the SWF trace"
+	}
+	r := gen.Recipe{Generator: generator, Steps: p.Workload.Steps, Fields: gen.Fields{{Key: "file", Value: abs}, {Key: "file" + gen.ShaSuffix, Value: sum}}}
+	if window > 0 {
+		n, err := fileJobs(abs, generator)
+		if err != nil {
+			return p, fmt.Errorf("--workload: %w", err)
+		}
+		if window >= n {
+			return p, fmt.Errorf("--jobs %d: %s holds %d jobs: a window of %d would give every seed the same workload (give fewer jobs, or leave --jobs out for the whole file)", window, abs, n, window)
+		}
+		r.Steps = append([]string{"window"}, r.Steps...)
+		r.Fields.Set("window_jobs", float64(window))
+		what = fmt.Sprintf("a window of %d consecutive jobs of %s, drawn with the seed,", window, what)
+	}
+	p.Workload = r
 	p.Loads = []float64{0}
 	if platform != "" {
 		p.Platform = platform
 	}
-	p.Description += fmt.Sprintf(" Here the workload is the file %s (its own load) instead of the synthetic trace.", abs)
+	p.Description += fmt.Sprintf(" Here the workload is %s %s (its own load) instead of the synthetic trace.", what, abs)
 	return p, p.Check()
+}
+
+// fileJobs is the number of jobs of a workload file read by generator
+// ("file" or "swf") with its default parameters.
+func fileJobs(path, generator string) (int, error) {
+	if generator == "swf" {
+		v, err := gen.ValuesOf(gen.SWFParams, gen.Fields{{Key: "file", Value: path}})
+		if err != nil {
+			return 0, err
+		}
+		w, _, err := gen.ImportSWF(path, v)
+		if err != nil {
+			return 0, err
+		}
+		return len(w.Jobs), nil
+	}
+	w, err := workloads.Load(path)
+	if err != nil {
+		return 0, err
+	}
+	return len(w.Jobs), nil
 }
 
 func caseNames(cs []WorkloadCase) string {
@@ -508,6 +561,14 @@ func (p Plan) Check() error {
 	if len(p.Seeds) == 0 {
 		return fmt.Errorf("plan %s: no seed", p.Name)
 	}
+	if p.Shake != nil {
+		if err := p.Shake.check(); err != nil {
+			return fmt.Errorf("plan %s: %w", p.Name, err)
+		}
+		if p.Kind != "" {
+			return fmt.Errorf("plan %s: shake: the report of study %s does not read shaken copies (the comparison report does: leave study out)", p.Name, p.Kind)
+		}
+	}
 	reg := gen.Default()
 	if len(p.Cases) > 0 {
 		if err := p.checkCases(); err != nil {
@@ -517,8 +578,8 @@ func (p Plan) Check() error {
 		if len(p.Loads) == 0 {
 			return fmt.Errorf("plan %s: no load level", p.Name)
 		}
-		if _, ok := runCount(len(p.Variants), len(p.Seeds), len(p.Loads)); !ok {
-			return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), MaxRuns)
+		if _, ok := runCount(len(p.Variants), len(p.Seeds), len(p.Loads), len(p.Copies())); !ok {
+			return fmt.Errorf("plan %s: %d variants × %d seeds × %d load levels%s: more than %d runs", p.Name, len(p.Variants), len(p.Seeds), len(p.Loads), p.copiesText(), MaxRuns)
 		}
 		if err := checkRecipe(reg, p.Workload); err != nil {
 			return fmt.Errorf("plan %s: %w", p.Name, err)
@@ -599,11 +660,11 @@ func checkRecipe(reg *gen.Registry, r gen.Recipe) error {
 // every case's recipe is one its generator accepts, and takes a load when
 // the plan has load levels.
 func (p Plan) checkCases() error {
-	if _, ok := runCount(len(p.Variants), len(p.Cases), len(p.Seeds), max(len(p.Loads), 1)); !ok {
+	if _, ok := runCount(len(p.Variants), len(p.Cases), len(p.Seeds), max(len(p.Loads), 1), len(p.Copies())); !ok {
 		if len(p.Loads) > 0 {
-			return fmt.Errorf("plan %s: %d variants × %d cases × %d load levels × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Loads), len(p.Seeds), MaxRuns)
+			return fmt.Errorf("plan %s: %d variants × %d cases × %d load levels × %d seeds%s: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Loads), len(p.Seeds), p.copiesText(), MaxRuns)
 		}
-		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), MaxRuns)
+		return fmt.Errorf("plan %s: %d variants × %d cases × %d seeds%s: more than %d runs", p.Name, len(p.Variants), len(p.Cases), len(p.Seeds), p.copiesText(), MaxRuns)
 	}
 	reg := gen.Default()
 	seen := map[string]bool{}
@@ -737,15 +798,23 @@ func (p Plan) Conditions() []Condition {
 
 // Expand lists the runs of the plan, in a fixed order: for each load, each
 // seed, each variant; with workload cases, for each case (then each load,
-// with load levels), each seed, each variant. Runs are independent: each
+// with load levels), each seed, each variant. A plan that shakes its
+// workloads runs every variant on each copy of a seed's workload (for each
+// seed, each copy, each variant). Runs are independent: each
 // writes only its own directory, so any subset of them may run apart.
 func (p Plan) Expand() []Run {
 	var runs []Run
 	for _, c := range p.Conditions() {
 		for _, s := range p.Seeds {
-			key := p.KeyOf(c.Case, s, c.Load)
-			for _, v := range p.Variants {
-				runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Case: c.Case, Seed: s, Load: c.Load, Workload: key})
+			base := p.KeyOf(c.Case, s, c.Load)
+			for _, cp := range p.Copies() {
+				key := base
+				if cp > 0 {
+					key = ShakenKey(base, cp)
+				}
+				for _, v := range p.Variants {
+					runs = append(runs, Run{ID: v.Name + "_" + key, Variant: v, Case: c.Case, Seed: s, Load: c.Load, Copy: cp, Workload: key})
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -166,5 +167,68 @@ func TestCasePlatformCollision(t *testing.T) {
 	p.Cases[1].Fields.Set("user_mix", "1/2/3")
 	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "user mix") {
 		t.Errorf("bad user mix: %v", err)
+	}
+}
+
+// A plan of a synthetic trace takes a workload file instead: a Batsim
+// workload or an SWF trace, whole or a window of it per seed, at its own
+// load; a window that would hold the whole file is refused, as are plans
+// whose workload is not a synthetic trace.
+func TestWithFile(t *testing.T) {
+	dir := t.TempDir()
+	var swf strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&swf, "%d %d -1 %d 4 -1 -1 4 %d -1 1 -1 -1 -1 -1 -1 -1 -1\n", i, 100*i, 50+i, 200+i)
+	}
+	trace := filepath.Join(dir, "log.SWF")
+	if err := os.WriteFile(trace, []byte(swf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := builtinPlan(t, "walltime-trust")
+	got, err := p.WithFile(trace, "lille-cores", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Workload.Generator != "swf" || !slices.Equal(got.Workload.Steps, []string{"window", "precise"}) || got.Workload.Fields.Float("window_jobs") != 10 ||
+		got.Workload.Fields.String("file") != trace || got.Platform != "lille-cores" || got.HasLoads() || got.FixedJobs() != true {
+		t.Errorf("window of an SWF trace: %+v", got)
+	}
+	if !strings.HasSuffix(got.Description, " Here the workload is a window of 10 consecutive jobs of the SWF trace, drawn with the seed, "+trace+" (its own load) instead of the synthetic trace.") {
+		t.Errorf("description: %s", got.Description)
+	}
+	if whole, err := p.WithFile(trace, "", 0); err != nil || !slices.Equal(whole.Workload.Steps, []string{"precise"}) || whole.Platform != p.Platform {
+		t.Errorf("whole SWF trace: %+v, %v", whole.Workload, err)
+	}
+	// A Batsim workload: the plan's steps follow the window.
+	w := filepath.Join(dir, "w.json")
+	if err := os.WriteFile(w, []byte(`{"nb_res": 4, "jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "p"}, {"id": "2", "subtime": 5, "res": 1, "profile": "p"}],
+		"profiles": {"p": {"type": "delay", "delay": 10}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := builtinPlan(t, "bucma-model").WithFile(w, "", 1); err != nil || got.Workload.Generator != "file" || !slices.Equal(got.Workload.Steps, []string{"window", "bucma-insert"}) {
+		t.Errorf("window of a Batsim workload: %+v, %v", got.Workload, err)
+	}
+	for _, c := range []struct {
+		plan, path string
+		window     int
+		want       string
+	}{
+		{"walltime-trust", trace, 30, "--jobs 30: " + trace + " holds 30 jobs: a window of 30 would give every seed the same workload"},
+		{"walltime-trust", w, 2, "holds 2 jobs"},
+		{"walltime-trust", trace, -1, "--jobs must be at least 1 (got -1)"},
+		{"walltime-trust", filepath.Join(dir, "none.swf"), 10, "--workload: open " + filepath.Join(dir, "none.swf")},
+		{"osep", trace, 10, "its osep workload cannot be replaced by a file"},
+	} {
+		if _, err := builtinPlan(t, c.plan).WithFile(c.path, "", c.window); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s, %s, window %d: %v, want %q", c.plan, c.path, c.window, err, c.want)
+		}
+	}
+	// Lines that are not jobs are left out before the window is sized.
+	bad := filepath.Join(dir, "bad.swf")
+	if err := os.WriteFile(bad, []byte("1 0 -1 10 4 -1 -1 4 20 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 x 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.WithFile(bad, "", 1); err == nil || !strings.Contains(err.Error(), "holds 1 jobs") {
+		t.Errorf("an SWF trace of one job and a malformed line: %v", err)
 	}
 }

@@ -79,11 +79,12 @@ func LoadPlanFile(path string, o PlanFileOptions) (Plan, error) {
 
 // Keys of a plan file.
 var (
-	planKeys     = []string{"name", "study", "title", "description", "platform", "platforms", "workload", "workloads", "cases", "variants", "seeds", "loads", "baseline", "report", "engine", "quick"}
+	planKeys     = []string{"name", "study", "title", "description", "platform", "platforms", "workload", "workloads", "cases", "variants", "seeds", "loads", "shake", "baseline", "report", "engine", "quick"}
 	variantKeys  = []string{"name", "policy", "options", "base", "model"}
 	reportKeys   = []string{"metrics", "breakdowns", "cdf", "gantt"}
 	engineKeys   = []string{"name", "batsim", "image", "batsim_flags"}
 	quickKeys    = []string{"seeds", "jobs"}
+	shakeKeys    = []string{"submit", "runtime", "copies"}
 	recipeKeys   = []string{"generator", "jobs", "steps"}
 	caseKeys     = []string{"name", "title", casePlatform, CaseWorkload, caseFactor, caseLevel}
 	workloadKeys = []string{"name", "title"}
@@ -375,6 +376,23 @@ func (f *planFile) plan(raw rawPlan) (Plan, error) {
 	}
 	if raw.Quick != nil {
 		p.Quick = *raw.Quick
+	}
+	if raw.Shake != nil {
+		if p.Kind != "" {
+			return p, f.err("shake", "the report of study %s does not read shaken copies (the comparison report does: leave study out)", p.Kind)
+		}
+		sizes := []int{len(p.Variants), max(len(p.Cases), 1), max(len(p.Loads), 1), len(p.Seeds), raw.Shake.Copies}
+		if _, ok := runCount(sizes...); !ok {
+			return p, f.err("shake.copies", "%d copies: %d variants × %d cases × %d load levels × %d seeds × %d copies is more than %d runs",
+				raw.Shake.Copies, sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], MaxRuns)
+		}
+		for _, x := range recipes {
+			if g, _ := reg.Generator(x.r.Generator); g.Computations && (raw.Shake.RuntimePercent > 0 || raw.Shake.RuntimeSeconds > 0) {
+				return p, f.err("shake.runtime", "the %s workload of %s has computation profiles, whose run times depend on the hosts: shake its submission times alone (leave runtime out)",
+					x.r.Generator, x.at)
+			}
+		}
+		p.Shake = raw.Shake
 	}
 	p.indexCases()
 	if err := p.Check(); err != nil {

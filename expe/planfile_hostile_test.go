@@ -16,6 +16,13 @@ import (
 // inputs complete.
 const hostileBase = "name: x\nplatform: lille\nworkload: {generator: lille, jobs: 50}\nvariants: [{name: a, policy: fcfs}]\n"
 
+// shaken is hostileBase with its loads and seeds, and the key shake;
+// shakenLublin the same on a workload of delay profiles.
+const (
+	shaken       = hostileBase + "loads: 0.5\nseeds: 1\nshake: "
+	shakenLublin = "name: x\nplatform: lille\nworkload: {generator: lublin, jobs: 50}\nvariants: [{name: a, policy: fcfs}]\nloads: 0.5\nseeds: 1\nshake: "
+)
+
 // hostilePlans are plan files written to break the reader: each is
 // refused with the file, the line and what is wrong, or read as meant.
 // They are seeds of FuzzParsePlanFile too.
@@ -65,6 +72,34 @@ var hostilePlans = []struct {
 		5, "variants[0].options.rjms-delay", `variant slow: scheduler conservative: rjms-delay "abc"`},
 	{"engine without name", hostileBase + "loads: 0.5\nengine: {batsim: batsim, batsim_flags: [--verbosity=quiet]}\n", 0, "", ""},
 	{"empty engine", hostileBase + "loads: 0.5\nengine: {}\n", 6, "engine", "no engine: give name: embedded, or name: batsim"},
+	{"shake", shakenLublin + "{submit: 30s, runtime: 5%, copies: 10}\n", 0, "", ""},
+	{"shake in seconds and units", shakenLublin + "{submit: 1.5h, runtime: 90, copies: 2}\n", 0, "", ""},
+	{"shake block mapping", shakenLublin + "\n  submit: 2min\n  runtime: 1 d\n  copies: 3\n", 0, "", ""},
+	{"shake negative", shaken + "{submit: -5s, copies: 10}\n", 7, "shake.submit", "-5: must be at least 0"},
+	{"shake negative number", shaken + "{submit: 10, runtime: -1, copies: 10}\n", 7, "shake.runtime", "-1: must be at least 0"},
+	{"shake NaN", shaken + "{submit: .nan, copies: 10}\n", 7, "shake.submit", `or, for runtime, a percentage (5%), got ".nan"`},
+	{"shake NaN text", shaken + "{submit: 10, runtime: NaN%, copies: 10}\n", 7, "shake.runtime", "NaN: must be at least 0"},
+	{"shake infinite", shaken + "{submit: .inf, copies: 10}\n", 7, "shake.submit", `got ".inf"`},
+	{"shake huge", shaken + "{submit: 1e300d, copies: 10}\n", 7, "shake.submit", "at most 1e+07 s"},
+	{"shake out of range", shaken + "{submit: 1e400s, copies: 10}\n", 7, "shake.submit", `"1e400s": want a duration`},
+	{"shake bad unit", shaken + "{submit: 30 parsecs, copies: 10}\n", 7, "shake.submit", `unknown unit "parsecs" (valid: s, min, h, d, %)`},
+	{"shake no number", shaken + "{submit: fast, copies: 10}\n", 7, "shake.submit", `"fast": want a duration`},
+	{"shake list", shaken + "{submit: [1, 2], copies: 10}\n", 7, "shake.submit", "want a duration (30s, 2min, 1h, 1d, or a number of seconds) or, for runtime, a percentage (5%), got a list"},
+	{"shake percentage of submit", shaken + "{submit: 5%, copies: 10}\n", 7, "shake.submit", "a percentage of a submission time means nothing"},
+	{"shake runtime 100%", shaken + "{runtime: 100%, copies: 10}\n", 7, "shake.runtime", "100 %: a run time changes by less than 100 %"},
+	{"shake copies 0", shaken + "{submit: 30s, copies: 0}\n", 7, "shake.copies", "0: the number of copies must be in 1..100000"},
+	{"shake copies 10^9", shaken + "{submit: 30s, copies: 1000000000}\n", 7, "shake.copies", "1e+09: the number of copies must be in 1..100000"},
+	{"shake copies not integral", shaken + "{submit: 30s, copies: 2.5}\n", 7, "shake.copies", "want an integer, got 2.5"},
+	{"shake copies text", shaken + "{submit: 30s, copies: many}\n", 7, "shake.copies", "want an integer, got"},
+	{"shake too many runs", hostileBase + "loads: [0.5, 0.6]\nseeds: 1000\nshake: {submit: 30s, copies: 100}\n", 7, "shake.copies",
+		"100 copies: 1 variants × 1 cases × 2 load levels × 1000 seeds × 100 copies is more than 100000 runs"},
+	{"shake without copies", shaken + "{submit: 30s}\n", 7, "shake", "no copies: say how many shaken copies"},
+	{"shake of nothing", shaken + "{submit: 0s, runtime: 0%, copies: 3}\n", 7, "shake", "submit and runtime are 0 or left out"},
+	{"shake unknown key", shaken + "{submit: 30s, copies: 3, walltime: 5%}\n", 7, "shake.walltime", "unknown key (valid: submit, runtime, copies)"},
+	{"shake not a mapping", shaken + "10\n", 7, "shake", "want a mapping of keys to values, got"},
+	{"shake run times of computations", shaken + "{submit: 30s, runtime: 5%, copies: 3}\n", 7, "shake.runtime", "the lille workload of workload has computation profiles, whose run times depend on the hosts"},
+	{"shake submission times of computations", shaken + "{submit: 30s, runtime: 0%, copies: 3}\n", 0, "", ""},
+	{"shake with a study", "study: bucma-model\n" + shaken + "{submit: 30s, copies: 3}\n", 8, "shake", "the report of study bucma-model does not read shaken copies"},
 	{"too many tokens", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a ", maxPlanTokens) + "\"\n", 0, "", "YAML tokens, more than the 500000 a plan file may have"},
 	{"too large", hostileBase + "loads: 0.5\ndescription: \"" + strings.Repeat("a", MaxPlanFileBytes) + "\"\n", 0, "", "a plan file is at most 4 MB"},
 }
@@ -160,6 +195,18 @@ func checkHostilePlan(t *testing.T, name string, p Plan) {
 	case "platform spelled as its file", "platform spelled as its path in the sources":
 		if p.Platform != "lille" {
 			t.Errorf("platform %q, want lille", p.Platform)
+		}
+	case "shake":
+		if p.Shake == nil || *p.Shake != (ShakeSpec{Submit: 30, RuntimePercent: 5, Copies: 10}) || len(p.Expand()) != 10 || p.Expand()[9].ID != "a_s001_l0.5_c010" {
+			t.Errorf("shake %+v, runs %v", p.Shake, p.Expand())
+		}
+	case "shake in seconds and units":
+		if p.Shake == nil || *p.Shake != (ShakeSpec{Submit: 5400, RuntimeSeconds: 90, Copies: 2}) {
+			t.Errorf("shake %+v", p.Shake)
+		}
+	case "shake block mapping":
+		if p.Shake == nil || *p.Shake != (ShakeSpec{Submit: 120, RuntimeSeconds: 86400, Copies: 3}) {
+			t.Errorf("shake %+v", p.Shake)
 		}
 	case "engine without name":
 		if p.Engine == nil || p.Engine.Name != "batsim" || p.Engine.Batsim != "batsim" {

@@ -120,7 +120,7 @@ func TestPlanFileErrors(t *testing.T) {
 		{"unknown policy", "{name: easy, policy: easy}", "{name: easy, policy: esay}", 14, "variants[0].policy", `unknown scheduler "esay"`},
 		{"unknown option", "options: {hosts: first-fit}", "options: {hots: first-fit}", 17, "variants[2].options.hots", `unknown option "hots"`},
 		{"bad option value", "options: {hosts: first-fit}", "options: {hosts: worst-fit}", 17, "variants[2].options.hosts", "worst-fit"},
-		{"unknown platform", "platform: lille", "platform: lile", 4, "platform", `"lile": no such file and no such bundled platform (bundled: bot-2nodes, bot, lille-cores, lille`},
+		{"unknown platform", "platform: lille", "platform: lile", 4, "platform", `"lile": no such file and no such bundled platform (bundled: bot-2nodes, bot, cluster-256, lille-cores, lille`},
 		{"missing file", "file: cluster.swf", "file: nope.swf", 7, "workload.file", "nope.swf: no such file or directory"},
 		{"missing platform file", "platform: lille", "platform: plats/p.xml", 4, "platform", `"plats/p.xml": no such file and no such bundled platform`},
 		{"bad seed range", "seeds: 1-5", "seeds: 5-1", 12, "seeds", `"5-1": bad range: 5 is after 1`},

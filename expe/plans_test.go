@@ -20,6 +20,7 @@ var builtinPlanFiles = map[string]string{
 	"osep":                       "../studies/osep/plan.yaml",
 	"sge":                        "../studies/sge/plan.yaml",
 	"gang":                       "../studies/gang/plan.yaml",
+	"prio":                       "../studies/prio/plan.yaml",
 }
 
 // testStudies are the built-in plans' kinds: the studies a plan file of

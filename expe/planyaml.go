@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/bucma-sched/bucma/workloads"
 	"github.com/bucma-sched/bucma/workloads/gen"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -333,6 +336,7 @@ type rawPlan struct {
 	Seeds, Loads, Engine                                ast.Node // nil when not given
 	Report                                              *ReportSpec
 	Quick                                               *QuickSpec
+	Shake                                               *ShakeSpec
 }
 
 type rawVariant struct {
@@ -387,6 +391,8 @@ func (f *planFile) readPlan(root ast.Node) (rawPlan, error) {
 			raw.Report, err = f.report(at, it.node)
 		case "quick":
 			raw.Quick, err = f.quick(at, it.node)
+		case "shake":
+			raw.Shake, err = f.shake(at, it.node)
 		}
 		if err != nil {
 			return raw, err
@@ -511,6 +517,100 @@ func (f *planFile) quick(at string, n ast.Node) (*QuickSpec, error) {
 		}
 	}
 	return q, nil
+}
+
+// shake reads "shake": submit (a duration), runtime (a duration or a
+// percentage) and copies.
+func (f *planFile) shake(at string, n ast.Node) (*ShakeSpec, error) {
+	rf, err := f.fields(at, n, shakeKeys)
+	if err != nil {
+		return nil, err
+	}
+	sh := &ShakeSpec{}
+	for _, it := range rf.items {
+		k := at + "." + it.key
+		switch it.key {
+		case "copies":
+			x, err := f.number(k, it.node, gen.Int)
+			if err != nil {
+				return nil, err
+			}
+			if x < 1 || x > MaxRuns {
+				return nil, f.err(k, "%g: the number of copies must be in 1..%d", x, MaxRuns)
+			}
+			sh.Copies = int(x)
+		case "submit":
+			x, pct, err := f.shakeAmount(k, it.node)
+			if err != nil {
+				return nil, err
+			}
+			if pct {
+				return nil, f.err(k, "a percentage of a submission time means nothing: give a duration (30s, 2min, 1h)")
+			}
+			sh.Submit = x
+		case "runtime":
+			x, pct, err := f.shakeAmount(k, it.node)
+			if err != nil {
+				return nil, err
+			}
+			if pct {
+				if x >= 100 {
+					return nil, f.err(k, "%g %%: a run time changes by less than 100 %%", x)
+				}
+				sh.RuntimePercent = x
+			} else {
+				sh.RuntimeSeconds = x
+			}
+		}
+	}
+	switch {
+	case !rf.has("copies"):
+		return nil, f.err(at, "no copies: say how many shaken copies of each workload to run (e.g. copies: 10)")
+	case sh.Submit == 0 && sh.RuntimePercent == 0 && sh.RuntimeSeconds == 0:
+		return nil, f.err(at, "submit and runtime are 0 or left out: every copy would be the workload itself (e.g. submit: 30s, runtime: 5%%)")
+	}
+	return sh, nil
+}
+
+// shakeUnits are the units of a duration of "shake", in seconds.
+var shakeUnits = map[string]float64{"": 1, "s": 1, "min": 60, "h": 3600, "d": 86400}
+
+// shakeAmount reads a bound of "shake": a number of seconds, a duration
+// with its unit (30s, 2min, 1.5h, 1d) or a percentage (5%), in [0,
+// MaxShakeSeconds] s or at least 0 %.
+func (f *planFile) shakeAmount(at string, n ast.Node) (x float64, pct bool, err error) {
+	want := "want a duration (30s, 2min, 1h, 1d, or a number of seconds) or, for runtime, a percentage (5%)"
+	switch v := f.unwrap(n).(type) {
+	case *ast.IntegerNode, *ast.FloatNode:
+		if x, err = f.number(at, v, gen.Float); err != nil {
+			return 0, false, err
+		}
+	case *ast.StringNode:
+		s := strings.TrimSpace(v.Value)
+		num := strings.TrimRight(s, "abcdefghijklmnopqrstuvwxyz%")
+		unit := strings.TrimSpace(s[len(num):])
+		num = strings.TrimSpace(num)
+		x, err = strconv.ParseFloat(num, 64)
+		scale, known := shakeUnits[unit]
+		switch {
+		case err != nil || num == "":
+			return 0, false, f.err(at, "%q: %s", v.Value, want)
+		case unit == "%":
+			pct, scale = true, 1
+		case !known:
+			return 0, false, f.err(at, "%q: unknown unit %q (valid: s, min, h, d, %%)", v.Value, unit)
+		}
+		x *= scale
+	default:
+		return 0, false, f.err(at, "%s, got %s", want, f.nodeWhat(n))
+	}
+	switch {
+	case math.IsNaN(x) || x < 0:
+		return 0, false, f.err(at, "%g: must be at least 0", x)
+	case !pct && x > workloads.MaxShakeSeconds:
+		return 0, false, f.err(at, "%g s: at most %g s", x, float64(workloads.MaxShakeSeconds))
+	}
+	return x, pct, nil
 }
 
 // boolean reads true or false.

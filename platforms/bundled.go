@@ -14,11 +14,11 @@ import (
 
 //go:generate go run ./internal/platgen
 
-//go:embed bot.xml bot-2nodes.xml lille.xml lille-cores.xml mcmca.xml osep.xml sge.xml sge-pi50.xml
+//go:embed bot.xml bot-2nodes.xml cluster-256.xml lille.xml lille-cores.xml mcmca.xml osep.xml sge.xml sge-pi50.xml
 var bundledFS embed.FS
 
 // BundledNames lists the platform files embedded in the binary:
-// bot-2nodes.xml, bot.xml, lille-cores.xml, lille.xml, mcmca.xml, osep.xml, sge-pi50.xml, sge.xml.
+// bot-2nodes.xml, bot.xml, cluster-256.xml, lille-cores.xml, lille.xml, mcmca.xml, osep.xml, sge-pi50.xml, sge.xml.
 func BundledNames() []string {
 	entries, err := fs.ReadDir(bundledFS, ".")
 	if err != nil {

@@ -213,7 +213,7 @@ func TestBundledOSEP(t *testing.T) {
 
 func TestBundledFilesMatchEmbedded(t *testing.T) {
 	names := BundledNames()
-	if !reflect.DeepEqual(names, []string{"bot-2nodes.xml", "bot.xml", "lille-cores.xml", "lille.xml", "mcmca.xml", "osep.xml", "sge-pi50.xml", "sge.xml"}) {
+	if !reflect.DeepEqual(names, []string{"bot-2nodes.xml", "bot.xml", "cluster-256.xml", "lille-cores.xml", "lille.xml", "mcmca.xml", "osep.xml", "sge-pi50.xml", "sge.xml"}) {
 		t.Fatalf("BundledNames() = %v", names)
 	}
 	for _, n := range names {
@@ -251,7 +251,7 @@ func TestResolve(t *testing.T) {
 	if err != nil || len(p.Hosts) != 4 {
 		t.Errorf("Resolve(path): %v", err)
 	}
-	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "(bundled: bot-2nodes, bot, lille-cores, lille, mcmca, osep, sge-pi50, sge)") {
+	if _, err := Resolve("nope"); err == nil || !strings.Contains(err.Error(), "(bundled: bot-2nodes, bot, cluster-256, lille-cores, lille, mcmca, osep, sge-pi50, sge)") {
 		t.Errorf("Resolve(nope): %v", err)
 	}
 	if _, err := Resolve("/no/such/dir/lille.xml"); err == nil {

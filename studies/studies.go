@@ -10,6 +10,7 @@ import (
 	"github.com/bucma-sched/bucma/studies/bucma"
 	"github.com/bucma-sched/bucma/studies/gang"
 	"github.com/bucma-sched/bucma/studies/osep"
+	"github.com/bucma-sched/bucma/studies/prio"
 	"github.com/bucma-sched/bucma/studies/sge"
 )
 
@@ -25,5 +26,6 @@ func Builtin() *report.Studies {
 	bot.Register(s)
 	bucma.RegisterSensitivity(s)
 	bucma.RegisterExplorations(s)
+	prio.Register(s)
 	return s
 }

@@ -18,7 +18,7 @@ import (
 // a campaign's plan.json is that JSON.
 func TestBuiltinPlansKeepTheirJSON(t *testing.T) {
 	s := Builtin()
-	if len(s.PlanNames()) != 10 {
+	if len(s.PlanNames()) != 11 {
 		t.Fatalf("%d built-in plans: %v", len(s.PlanNames()), s.PlanNames())
 	}
 	for _, name := range s.PlanNames() {

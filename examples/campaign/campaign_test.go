@@ -73,6 +73,22 @@ func TestSJFCampaign(t *testing.T) {
 	}
 }
 
+// docs/campaigns.md shows the shaken campaign's file as it is (its
+// commands, run by the documentation's tests, check its numbers).
+func TestShakeFileShown(t *testing.T) {
+	text, err := os.ReadFile("shake-wfp3-unicep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := os.ReadFile(filepath.Join("..", "..", "docs", "campaigns.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(docs), "```yaml\n"+string(text)+"```") {
+		t.Error("docs/campaigns.md does not show shake-wfp3-unicep.yaml as it is")
+	}
+}
+
 // A bad value of a user policy's own option (preempt's short) is refused
 // when the file is checked, naming the variant, before any run.
 func TestUserPolicyOptionCheckedFirst(t *testing.T) {

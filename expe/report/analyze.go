@@ -260,24 +260,55 @@ func (a *Analysis) Values(variant string, load float64, f func(*RunData) float64
 	return out
 }
 
-// ConditionValues collects f(run) over the plan's seeds for one variant
-// under one condition (case and load).
+// Slot is one workload of a condition: a seed's, or one shaken copy of it
+// (Copy from 1; 0 without shaking).
+type Slot struct {
+	Seed uint64
+	Copy int
+}
+
+// Slots lists the workloads of each condition of the plan: each seed, and
+// for a plan that shakes its workloads, each copy of each seed's.
+func (a *Analysis) Slots() []Slot {
+	copies := a.Plan.Copies()
+	out := make([]Slot, 0, len(a.Plan.Seeds)*len(copies))
+	for _, s := range a.Plan.Seeds {
+		for _, cp := range copies {
+			out = append(out, Slot{s, cp})
+		}
+	}
+	return out
+}
+
+// LookupSlot returns the data of a run by variant, condition and slot (nil
+// if not done).
+func (a *Analysis) LookupSlot(variant string, c expe.Condition, s Slot) *RunData {
+	key := a.Plan.KeyOf(c.Case, s.Seed, c.Load)
+	if s.Copy > 0 {
+		key = expe.ShakenKey(key, s.Copy)
+	}
+	return a.Runs[variant+"_"+key]
+}
+
+// ConditionValues collects f(run) over the plan's seeds (and copies, see
+// Slots) for one variant under one condition (case and load).
 func (a *Analysis) ConditionValues(variant string, c expe.Condition, f func(*RunData) float64) []float64 {
 	var out []float64
-	for _, s := range a.Plan.Seeds {
-		if x := a.Lookup(variant, c.Case, c.Load, s); x != nil {
+	for _, s := range a.Slots() {
+		if x := a.LookupSlot(variant, c, s); x != nil {
 			out = append(out, f(x))
 		}
 	}
 	return out
 }
 
-// ConditionPaired collects, over the plan's seeds, f(run of x, run of y)
-// under one condition, for the seeds where both runs are done.
+// ConditionPaired collects, over the plan's seeds (and copies),
+// f(run of x, run of y) under one condition, for the seeds where both runs
+// are done.
 func (a *Analysis) ConditionPaired(x, y string, c expe.Condition, f func(x, y *RunData) float64) []float64 {
 	var out []float64
-	for _, s := range a.Plan.Seeds {
-		rx, ry := a.Lookup(x, c.Case, c.Load, s), a.Lookup(y, c.Case, c.Load, s)
+	for _, s := range a.Slots() {
+		rx, ry := a.LookupSlot(x, c, s), a.LookupSlot(y, c, s)
 		if rx != nil && ry != nil {
 			out = append(out, f(rx, ry))
 		}

@@ -157,7 +157,7 @@ func compareReadRun(a *Analysis, in *RunInput, rd *RunData) error {
 // charts draw: the first seed of the first condition.
 func ganttRun(p expe.Plan, r expe.Run) bool {
 	cs := p.Conditions()
-	return len(cs) > 0 && len(p.Seeds) > 0 && r.Case == cs[0].Case && r.Load == cs[0].Load && r.Seed == p.Seeds[0]
+	return len(cs) > 0 && len(p.Seeds) > 0 && r.Case == cs[0].Case && r.Load == cs[0].Load && r.Seed == p.Seeds[0] && r.Copy == p.Copies()[0]
 }
 
 func cmp(rd *RunData) *compareRun { return rd.Extra.(*compareRun) }
@@ -206,6 +206,9 @@ func compareReport(r *Report) error {
 		sizes += fmt.Sprintf(" × %d load level%s", len(pl.Loads), map[bool]string{true: "s"}[len(pl.Loads) > 1])
 	}
 	sizes += fmt.Sprintf(" × %d seeds", len(pl.Seeds))
+	if pl.Shake != nil {
+		sizes += fmt.Sprintf(" × %d shaken copies", pl.Shake.Copies)
+	}
 	r.Intro(sizes, "the numbers below use the completed runs only")
 	var plats []string
 	for _, f := range pl.PlatformFiles() {
@@ -223,6 +226,9 @@ func compareReport(r *Report) error {
 	}
 	r.P(".\n")
 	r.P("- Baseline of the paired differences: `%s`.\n", base)
+	if pl.Shake != nil {
+		r.P("- %s\n", ShakeNote(*pl.Shake))
+	}
 	r.P("- Values are means over seeds with the half-width of their 95 %% confidence interval (Student t, one value per seed). ")
 	r.P("A *paired difference* is computed on each seed's pair of runs (same workload), then averaged; its relative form divides it by the ")
 	r.P("baseline's mean, and is not given (%s) when that mean is below a floor: %g s for waiting times, %g s for other times, %g for utilization, %g job for counts. ", analysis.NearZero, analysis.FloorWait, analysis.FloorSeconds, analysis.FloorUtilization, analysis.FloorCount)
@@ -312,6 +318,16 @@ func (r *Report) compareMeans(h string, c expe.Condition, metrics []reportMetric
 	r.P("\n")
 }
 
+// ShakeNote says what a plan's shaking does and how the report reads its
+// copies.
+func ShakeNote(sh expe.ShakeSpec) string {
+	return fmt.Sprintf("Shaken workloads: each seed's workload is shaken into %d copies (%s; Tsafrir, Ouaknine and Feitelson, "+
+		"\"Reducing performance evaluation sensitivity and variability by input shaking\", 2007), and every variant runs on each copy; "+
+		"each (seed, copy) pair counts as a seed in the means, intervals and `[k/n]` below. `{k/N copies}` after a paired difference: "+
+		"on k of the N copies, the difference (over the seeds, on that copy alone) has the sign of the mean; a difference whose sign "+
+		"does not hold on most copies comes from the trace's exact times rather than from the policies.", sh.Copies, sh.Bounds())
+}
+
 // policyText is a variant's policy with its options.
 func policyText(v expe.Variant) string {
 	s := "`" + v.Policy + "`"
@@ -326,7 +342,11 @@ func (r *Report) compareDifferences(h string, c expe.Condition, metrics []report
 	r.P("%s Paired differences against `%s`\n\n", h, base)
 	r.P("Variant − baseline on the same workload, mean over the seeds ± 95 %% interval; in parentheses, the change relative to the ")
 	r.P("baseline on each seed, averaged over the seeds ± 95 %% interval; then the seeds that back the sign of that change (`[k/n]`, `*`: ")
-	r.P("its interval excludes 0, significant at 95 %%; over a near-zero baseline, of the difference); %s: the variant or the baseline saturated.\n\n| variant |", analysis.SaturatedMark)
+	r.P("its interval excludes 0, significant at 95 %%; over a near-zero baseline, of the difference)")
+	if a.Plan.Shake != nil {
+		r.P("; `{k/N copies}`: on how many of the N shaken copies the difference, over the seeds on that copy alone, has that sign")
+	}
+	r.P("; %s: the variant or the baseline saturated.\n\n| variant |", analysis.SaturatedMark)
 	for _, m := range metrics {
 		r.P(" %s |", unitText(m))
 	}
@@ -343,7 +363,12 @@ func (r *Report) compareDifferences(h string, c expe.Condition, metrics []report
 				r.P(" %s%s |", cp.SameText(), mark)
 				continue
 			}
-			r.P(" %s (%s) %s%s |", analysis.FmtEst(cp.Diff, m.prec, true), cp.ChangeText(1), cp.SeedsText(), mark)
+			holds, n := a.CopySigns(v.Name, base, c, m.get, m.floor, cp.Sign())
+			copies := CopiesText(holds, n, cp.Sign())
+			if copies != "" {
+				copies = " " + copies
+			}
+			r.P(" %s (%s) %s%s%s |", analysis.FmtEst(cp.Diff, m.prec, true), cp.ChangeText(1), cp.SeedsText(), copies, mark)
 		}
 		r.P("\n")
 	}
@@ -367,8 +392,8 @@ func (r *Report) compareCDFs(h string, c expe.Condition, which []string) error {
 		var counts [][]int
 		for _, v := range a.Plan.Variants {
 			sum := make([]int, len(edges)+1)
-			for _, s := range a.Plan.Seeds {
-				if x := a.Lookup(v.Name, c.Case, c.Load, s); x != nil {
+			for _, s := range a.Slots() {
+				if x := a.LookupSlot(v.Name, c, s); x != nil {
 					for i, n := range hist(x) {
 						sum[i] += n
 					}
@@ -402,8 +427,8 @@ func (r *Report) compareBreakdown(h string, c expe.Condition, by string, asked b
 	var keys []string
 	jobs := map[string]int{}
 	for _, v := range a.Plan.Variants {
-		for _, s := range a.Plan.Seeds {
-			x := a.Lookup(v.Name, c.Case, c.Load, s)
+		for _, s := range a.Slots() {
+			x := a.LookupSlot(v.Name, c, s)
 			if x == nil {
 				continue
 			}
@@ -470,16 +495,20 @@ func (r *Report) compareGantts() error {
 		r.P("none.\n\n")
 		return nil
 	}
-	c, seed := cs[0], a.Plan.Seeds[0]
-	r.P("%s, seed %d. Hosts on the vertical axis, time on the horizontal one, one colour per job.\n\n", conditionTitle(a.Plan, c), seed)
+	c, slot := cs[0], a.Slots()[0]
+	seed := fmt.Sprintf("seed %d", slot.Seed)
+	if slot.Copy > 0 {
+		seed += fmt.Sprintf(", copy %d", slot.Copy)
+	}
+	r.P("%s, %s. Hosts on the vertical axis, time on the horizontal one, one colour per job.\n\n", conditionTitle(a.Plan, c), seed)
 	for _, v := range a.Plan.Variants {
-		x := a.Lookup(v.Name, c.Case, c.Load, seed)
+		x := a.LookupSlot(v.Name, c, slot)
 		if x == nil || cmp(x).Rows == nil {
 			r.P("- %s: the run is not done.\n\n", v.Name)
 			continue
 		}
 		name := "gantt_" + v.Name
-		if err := figures.GanttChart(cmp(x).Rows, fmt.Sprintf("%s, seed %d", v.Name, seed), r.Fig(name)+".png"); err != nil {
+		if err := figures.GanttChart(cmp(x).Rows, fmt.Sprintf("%s, %s", v.Name, seed), r.Fig(name)+".png"); err != nil {
 			return fmt.Errorf("run %s: %w", x.Run.ID, err)
 		}
 		r.P("![Gantt chart of %s](%s/%s.png)\n\n", v.Name, FigDir, name)
@@ -521,23 +550,107 @@ var ResultsColumns = []string{"campaign", "study", "run", "variant", "policy", "
 // holds a name, which readers such as pandas keep as text.
 const ComparisonName = "comparison"
 
+// SignsFile is the table of the signs of the paired differences over the
+// shaken copies, inside the directory of a campaign that shakes its
+// workloads.
+const SignsFile = "signs.csv"
+
+// SignsColumns are the columns of signs.csv.
+var SignsColumns = []string{"campaign", "variant", "baseline", "case", "load", "metric", "difference", "change", "sign", "copies_holding", "copies"}
+
 // WriteResultsCSV analyses the campaign in dir and writes dir/results.csv,
 // a tidy table: one row per completed run and metric, every factor a
-// column (ResultsColumns; a value without meaning is empty, as is a
-// metric without value; the study is ComparisonName without one). It
-// returns the file's path.
+// column (ResultsColumns, and a column copy after seed when the campaign
+// shakes its workloads; a value without meaning is empty, as is a metric
+// without value; the study is ComparisonName without one). A campaign
+// that shakes its workloads also gets dir/signs.csv (WriteCSVs). It
+// returns results.csv's path.
 func WriteResultsCSV(dir string) (string, error) {
-	a, err := Analyze(dir, ComparisonStudy())
+	paths, err := WriteCSVs(dir)
 	if err != nil {
 		return "", err
 	}
-	if len(a.Runs) == 0 {
-		return "", fmt.Errorf("%s: no completed run to report on (run the campaign first: expe run %s --out %s)", dir, a.Plan.Name, dir)
+	return paths[0], nil
+}
+
+// WriteCSVs writes results.csv (WriteResultsCSV) and, for a campaign that
+// shakes its workloads, signs.csv: one row per paired difference of the
+// comparison report (variant against the baseline, condition, metric),
+// with its mean difference, its mean relative change (%; empty over a
+// base near zero), the sign the report reads (-1, 0, 1: of the change, or
+// of the difference over a base near zero) and on how many of the copies
+// it holds. It returns the paths written.
+func WriteCSVs(dir string) ([]string, error) {
+	a, err := Analyze(dir, ComparisonStudy())
+	if err != nil {
+		return nil, err
 	}
+	if len(a.Runs) == 0 {
+		return nil, fmt.Errorf("%s: no completed run to report on (run the campaign first: expe run %s --out %s)", dir, a.Plan.Name, dir)
+	}
+	path := filepath.Join(dir, ResultsFile)
+	if err := writeCSV(path, func(w *csv.Writer) { writeResults(w, a) }); err != nil {
+		return nil, err
+	}
+	paths := []string{path}
+	if a.Plan.Shake != nil {
+		path = filepath.Join(dir, SignsFile)
+		if err := writeCSV(path, func(w *csv.Writer) { writeSigns(w, a) }); err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// writeCSV writes to path the rows rows writes, whole or not at all.
+func writeCSV(path string, rows func(*csv.Writer)) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write(ResultsColumns)
+	rows(w)
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, b.Bytes())
+}
+
+// writeSigns writes the rows of signs.csv, its header first.
+func writeSigns(w *csv.Writer, a *Analysis) {
 	pl := a.Plan
+	base := pl.BaselineVariant()
+	_ = w.Write(SignsColumns)
+	for _, c := range pl.Conditions() {
+		load := ""
+		if pl.HasLoads() {
+			load = expe.FormatLoad(c.Load)
+		}
+		for _, v := range pl.Variants {
+			if v.Name == base {
+				continue
+			}
+			for _, m := range reportMetricDefs {
+				if !slices.Contains(pl.ReportSettings().Metrics, m.name) {
+					continue
+				}
+				cp := a.CompareVariants(v.Name, base, c, m.get, m.floor)
+				holds, n := a.CopySigns(v.Name, base, c, m.get, m.floor, cp.Sign())
+				_ = w.Write([]string{pl.Name, v.Name, base, c.Case, load, m.name, csvNumber(cp.Diff.Mean), csvNumber(cp.Change.Mean), strconv.Itoa(cp.Sign()),
+					strconv.Itoa(holds), strconv.Itoa(n)})
+			}
+		}
+	}
+}
+
+// writeResults writes the rows of results.csv, its header first.
+func writeResults(w *csv.Writer, a *Analysis) {
+	pl := a.Plan
+	cols := ResultsColumns
+	if pl.Shake != nil {
+		i := slices.Index(cols, "seed") + 1
+		cols = slices.Concat(cols[:i], []string{"copy"}, cols[i:])
+	}
+	_ = w.Write(cols)
 	for _, run := range pl.Expand() {
 		x := a.Runs[run.ID]
 		if x == nil {
@@ -553,21 +666,21 @@ func WriteResultsCSV(dir string) (string, error) {
 		}
 		head := []string{pl.Name, study, run.ID, run.Variant.Name, run.Variant.Policy, strings.Join(run.Variant.OptionArgs(), " "),
 			expe.PlatformName(pl.PlatformOf(run.Case)), workloadName(pl, run.Case), run.Case, load, strconv.FormatUint(run.Seed, 10)}
+		if pl.Shake != nil {
+			head = append(head, strconv.Itoa(run.Copy))
+		}
 		for _, m := range resultsMetrics {
-			v := m.get(x)
-			val := ""
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				val = strconv.FormatFloat(v, 'g', -1, 64)
-			}
-			_ = w.Write(append(slices.Clone(head), m.name, val))
+			_ = w.Write(append(slices.Clone(head), m.name, csvNumber(m.get(x))))
 		}
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return "", err
+}
+
+// csvNumber is a value in a csv file: empty when it is not a number.
+func csvNumber(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
 	}
-	path := filepath.Join(dir, ResultsFile)
-	return path, atomicfile.Write(path, b.Bytes())
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // workloadName is a run's workload in results.csv: the plan file's name

@@ -36,6 +36,9 @@ func SaturationCount(rds []*RunData) (n, of int, why string) {
 			n++
 			if why == "" {
 				why = fmt.Sprintf("seed %d: %s", x.Run.Seed, reason)
+				if x.Run.Copy > 0 {
+					why = fmt.Sprintf("seed %d, copy %d: %s", x.Run.Seed, x.Run.Copy, reason)
+				}
 			}
 		}
 	}
@@ -64,19 +67,60 @@ func MarkSaturated(runs ...[]*RunData) string {
 }
 
 // ConditionRuns lists the runs of a variant under a condition, one per
-// seed of the plan (nil where the run is not done).
+// seed of the plan (per seed and copy for a plan that shakes its
+// workloads, see Slots; nil where the run is not done).
 func (a *Analysis) ConditionRuns(variant string, c expe.Condition) []*RunData {
-	out := make([]*RunData, len(a.Plan.Seeds))
-	for i, s := range a.Plan.Seeds {
-		out[i] = a.Lookup(variant, c.Case, c.Load, s)
+	slots := a.Slots()
+	out := make([]*RunData, len(slots))
+	for i, s := range slots {
+		out[i] = a.LookupSlot(variant, c, s)
 	}
 	return out
 }
 
 // CompareVariants compares f of variant x with reference ref under a
-// condition, on each seed's pair of runs.
+// condition, on each seed's pair of runs (each seed and copy's).
 func (a *Analysis) CompareVariants(x, ref string, c expe.Condition, f func(*RunData) float64, floor float64) analysis.Comparison {
 	return CompareRuns(a.ConditionRuns(x, c), a.ConditionRuns(ref, c), f, floor)
+}
+
+// CopySigns counts, for a plan that shakes its workloads, the copies on
+// which the paired difference of f between variant x and reference ref,
+// compared over the seeds on that copy alone, has the sign sign: holds of
+// the n copies with at least one pair of runs done. n is 0 without
+// shaking.
+func (a *Analysis) CopySigns(x, ref string, c expe.Condition, f func(*RunData) float64, floor float64, sign int) (holds, n int) {
+	if a.Plan.Shake == nil {
+		return 0, 0
+	}
+	for _, cp := range a.Plan.Copies() {
+		var xs, rs []*RunData
+		for _, s := range a.Plan.Seeds {
+			xs = append(xs, a.LookupSlot(x, c, Slot{s, cp}))
+			rs = append(rs, a.LookupSlot(ref, c, Slot{s, cp}))
+		}
+		k := CompareRuns(xs, rs, f, floor)
+		if k.N() == 0 {
+			continue
+		}
+		n++
+		if k.Sign() == sign {
+			holds++
+		}
+	}
+	return holds, n
+}
+
+// CopiesText is how a report prints CopySigns: "{7/10 copies}", with "at
+// 0" for a mean difference of 0; "" without shaking.
+func CopiesText(holds, n, sign int) string {
+	if n == 0 {
+		return ""
+	}
+	if sign == 0 {
+		return fmt.Sprintf("{%d/%d copies at 0}", holds, n)
+	}
+	return fmt.Sprintf("{%d/%d copies}", holds, n)
 }
 
 // SaturationSummary is a paragraph on the saturation of every run of the

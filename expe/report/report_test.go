@@ -1,11 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -205,5 +208,139 @@ func TestDiffCampaigns(t *testing.T) {
 	}
 	if _, err := DiffCampaigns(a, filepath.Join(b, File)); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("a file as a campaign: %v", err)
+	}
+}
+
+// shakenPlan is smallPlan's two variants on Lublin workloads of 60 jobs,
+// two seeds, each shaken into three copies.
+const shakenPlan = `name: shaken
+platform: lille
+workload: {generator: lublin, jobs: 60}
+loads: [0.9]
+seeds: 2
+shake: {submit: 2min, runtime: 10%, copies: 3}
+variants:
+  - {name: fcfs, policy: fcfs}
+  - {name: easy, policy: easy}
+`
+
+// A shaken campaign's report counts, for each paired difference, the
+// copies on which its sign holds, as the copies' runs give them; results.csv
+// has a copy column and signs.csv the counts. A campaign without shaking
+// keeps results.csv's columns and gets no signs.csv.
+func TestShakenReport(t *testing.T) {
+	p, err := expe.ParsePlanFile([]byte(shakenPlan), expe.PlanFileOptions{Name: "shaken.yaml", Policies: policies.Builtin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Interrupted after 5 runs (one worker), then resumed.
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	camp := &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 1,
+		Progress: func(done, total int) {
+			if done == 5 {
+				cancel()
+			}
+		}}
+	if res, err := camp.Execute(ctx); !errors.Is(err, context.Canceled) || res.Done != 5 {
+		t.Fatalf("interrupted campaign: %+v, %v", res, err)
+	}
+	if text := readReport(t, dir); !strings.Contains(text, "12 runs; 5 completed") {
+		t.Errorf("the report of the interrupted campaign does not say 5 of 12 runs:\n%.400s", text)
+	}
+	camp = &expe.Campaign{Plan: p, Dir: dir, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 2}
+	if res, err := camp.Execute(context.Background()); err != nil || res.Done != 7 || res.Skipped != 5 {
+		t.Fatalf("resumed campaign: %+v, %v", res, err)
+	}
+	text := readReport(t, dir)
+	for _, want := range []string{"2 variants × 1 load level × 2 seeds × 3 shaken copies = 12 runs", "Shaken workloads: each seed's workload is shaken into 3 copies (submission times ± 120 s, run times ± 10 %;",
+		"`{k/N copies}`: on how many of the N shaken copies"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	a, err := Analyze(dir, ComparisonStudy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Conditions()[0]
+	wait := func(x *RunData) float64 { return x.Metrics.MeanWait }
+	cp := a.CompareVariants("easy", "fcfs", c, wait, 60)
+	if cp.N() != 6 {
+		t.Fatalf("the comparison pairs %d runs, want 6 (seeds × copies)", cp.N())
+	}
+	// The count, from the runs of each copy.
+	holds := 0
+	for copy := 1; copy <= 3; copy++ {
+		rel, abs, nearZero := 0.0, 0.0, false
+		for _, s := range p.Seeds {
+			x, r := a.LookupSlot("easy", c, Slot{s, copy}), a.LookupSlot("fcfs", c, Slot{s, copy})
+			abs += wait(x) - wait(r)
+			rel += (wait(x) - wait(r)) / wait(r)
+			nearZero = nearZero || wait(r) < 60
+		}
+		sum := rel
+		if nearZero {
+			sum = abs
+		}
+		if sum > 0 == (cp.Sign() > 0) && sum != 0 {
+			holds++
+		}
+	}
+	t.Logf("sign %d, holds on %d of 3 copies", cp.Sign(), holds)
+	if k, n := a.CopySigns("easy", "fcfs", c, wait, 60, cp.Sign()); k != holds || n != 3 {
+		t.Errorf("CopySigns %d of %d, want %d of 3", k, n, holds)
+	}
+	row := regexp.MustCompile(`(?m)^\| easy \| [^|]*\{` + strconv.Itoa(holds) + `/3 copies\}[^|]*\|`)
+	if !row.MatchString(text) {
+		t.Errorf("the waiting time's cell does not say %d/3 copies:\n%s", holds, text)
+	}
+	paths, err := WriteCSVs(dir)
+	if err != nil || len(paths) != 2 {
+		t.Fatalf("csv: %v, %v", paths, err)
+	}
+	results, _ := os.ReadFile(paths[0])
+	if !strings.HasPrefix(string(results), "campaign,study,run,variant,policy,options,platform,workload,case,load,seed,copy,metric,value\n") ||
+		!strings.Contains(string(results), "\nshaken,comparison,easy_s002_l0.9_c003,easy,easy,,lille,lublin,,0.9,2,3,jobs,60\n") {
+		t.Errorf("results.csv:\n%.600s", results)
+	}
+	signs, _ := os.ReadFile(paths[1])
+	// An uninterrupted campaign gives the same numbers.
+	ref := t.TempDir()
+	camp = &expe.Campaign{Plan: p, Dir: ref, Engine: expe.NewEmbeddedEngine(policies.Builtin()), Workers: 2}
+	if _, err := camp.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	refPaths, err := WriteCSVs(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range refPaths {
+		a, _ := os.ReadFile(paths[i])
+		b, _ := os.ReadFile(refPaths[i])
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s of the resumed campaign differs from the uninterrupted one's", filepath.Base(paths[i]))
+		}
+	}
+	wantRow := "shaken,easy,fcfs,,0.9,waiting," + csvNumber(cp.Diff.Mean) + "," + csvNumber(cp.Change.Mean) + "," + strconv.Itoa(cp.Sign()) + "," + strconv.Itoa(holds) + ",3\n"
+	if !strings.HasPrefix(string(signs), "campaign,variant,baseline,case,load,metric,difference,change,sign,copies_holding,copies\n") || !strings.Contains(string(signs), wantRow) {
+		t.Errorf("signs.csv lacks %q:\n%s", wantRow, signs)
+	}
+
+	// Without shaking: the columns of before, no signs.csv, no copies.
+	plain, _ := runSmall(t)
+	paths, err = WriteCSVs(plain)
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("csv: %v, %v", paths, err)
+	}
+	results, _ = os.ReadFile(paths[0])
+	if !strings.HasPrefix(string(results), "campaign,study,run,variant,policy,options,platform,workload,case,load,seed,metric,value\n") {
+		t.Errorf("results.csv:\n%.300s", results)
+	}
+	if _, err := os.Stat(filepath.Join(plain, SignsFile)); err == nil {
+		t.Error("signs.csv without shaking")
+	}
+	if text := readReport(t, plain); strings.Contains(text, "copies") || strings.Contains(text, "Shaken") {
+		t.Error("the report of a campaign without shaking speaks of copies")
 	}
 }

@@ -49,6 +49,7 @@ var docCampaigns = []docCampaign{
 	{"sge", "sge", nil},
 	{"gang", "gang", nil},
 	{"bot", "bot", nil},
+	{"prio", "prio", nil},
 }
 
 // docCheck is one finding of the page: the campaign whose report holds it,
@@ -280,6 +281,166 @@ var docChecks = []docCheck{
 	{"bucma-weights-quick", "quick: BUCMA5302 37th", row("| 37 | 5302 (BUCMA5302) |", "| 0 |")},
 	{"bucma-weights-quick", "quick: BUCMA4303 53rd", row("| 53 | 4303 (BUCMA4303) |", "| 0 |")},
 	{"bucma-weights-quick", "quick: BUCMA5302 on FCFS's waiting-time front", contains("| FCFS | BUCMA5302 | 96.9 ± 4.4 | mean waiting time | -51.8 ± 20.0 % [3/3]*† | **yes** |")},
+	// The priority functions (10 seeds, loads 0.7, 0.85, 0.95): the table at 0.85.
+	{"prio", "0.85: fcfs-none 13846.87, rank 33", contains("| 33 | fcfs-none | 13846.87 ± 4033.71 |")},
+	{"prio", "0.85: fcfs-easy 658.41, rank 32", contains("| 32 | fcfs-easy | 658.41 ± 221.42 |")},
+	{"prio", "0.85: fcfs-cons 499.81, rank 31", contains("| 31 | fcfs-cons | 499.81 ± 228.70 |")},
+	{"prio", "0.85: sjf-none 122.09, rank 13", contains("| 13 | sjf-none | 122.09 ± 32.46 |")},
+	{"prio", "0.85: sjf-easy 101.65, rank 10", contains("| 10 | sjf-easy | 101.65 ± 30.95 |")},
+	{"prio", "0.85: sjf-cons 166.92, rank 26", contains("| 26 | sjf-cons | 166.92 ± 36.21 |")},
+	{"prio", "0.85: smallest-none 113.26, rank 12", contains("| 12 | smallest-none | 113.26 ± 26.15 |")},
+	{"prio", "0.85: smallest-easy 113.26, rank 11", contains("| 11 | smallest-easy | 113.26 ± 26.15 |")},
+	{"prio", "0.85: smallest-cons 162.21, rank 24", contains("| 24 | smallest-cons | 162.21 ± 18.70 |")},
+	{"prio", "0.85: area-none 66.50, rank 1", contains("| 1 | area-none | 66.50 ± 25.94 |")},
+	{"prio", "0.85: area-easy 85.03, rank 5", contains("| 5 | area-easy | 85.03 ± 24.12 |")},
+	{"prio", "0.85: area-cons 151.67, rank 20", contains("| 20 | area-cons | 151.67 ± 38.38 |")},
+	{"prio", "0.85: xf-none 180.16, rank 27", contains("| 27 | xf-none | 180.16 ± 40.50 |")},
+	{"prio", "0.85: xf-easy 128.79, rank 16", contains("| 16 | xf-easy | 128.79 ± 40.04 |")},
+	{"prio", "0.85: xf-cons 193.50, rank 29", contains("| 29 | xf-cons | 193.50 ± 42.79 |")},
+	{"prio", "0.85: wfp3-none 256.59, rank 30", contains("| 30 | wfp3-none | 256.59 ± 39.71 |")},
+	{"prio", "0.85: wfp3-easy 126.81, rank 14", contains("| 14 | wfp3-easy | 126.81 ± 28.77 |")},
+	{"prio", "0.85: wfp3-cons 183.99, rank 28", contains("| 28 | wfp3-cons | 183.99 ± 40.75 |")},
+	{"prio", "0.85: unicep-none 89.00, rank 6", contains("| 6 | unicep-none | 89.00 ± 23.88 |")},
+	{"prio", "0.85: unicep-easy 128.45, rank 15", contains("| 15 | unicep-easy | 128.45 ± 38.99 |")},
+	{"prio", "0.85: unicep-cons 165.38, rank 25", contains("| 25 | unicep-cons | 165.38 ± 33.29 |")},
+	{"prio", "0.85: f1-none 97.67, rank 9", contains("| 9 | f1-none | 97.67 ± 26.77 |")},
+	{"prio", "0.85: f1-easy 89.33, rank 7", contains("| 7 | f1-easy | 89.33 ± 18.49 |")},
+	{"prio", "0.85: f1-cons 161.62, rank 22", contains("| 22 | f1-cons | 161.62 ± 36.94 |")},
+	{"prio", "0.85: f2-none 79.38, rank 3", contains("| 3 | f2-none | 79.38 ± 21.89 |")},
+	{"prio", "0.85: f2-easy 68.44, rank 2", contains("| 2 | f2-easy | 68.44 ± 19.40 |")},
+	{"prio", "0.85: f2-cons 159.90, rank 21", contains("| 21 | f2-cons | 159.90 ± 40.85 |")},
+	{"prio", "0.85: f3-none 134.57, rank 17", contains("| 17 | f3-none | 134.57 ± 38.92 |")},
+	{"prio", "0.85: f3-easy 82.89, rank 4", contains("| 4 | f3-easy | 82.89 ± 22.18 |")},
+	{"prio", "0.85: f3-cons 143.57, rank 18", contains("| 18 | f3-cons | 143.57 ± 25.79 |")},
+	{"prio", "0.85: f4-none 145.01, rank 19", contains("| 19 | f4-none | 145.01 ± 34.30 |")},
+	{"prio", "0.85: f4-easy 93.87, rank 8", contains("| 8 | f4-easy | 93.87 ± 28.54 |")},
+	{"prio", "0.85: f4-cons 162.09, rank 23", contains("| 23 | f4-cons | 162.09 ± 38.73 |")},
+	{"prio", "the intervals at 0.85: ± 18.49 to 42.79 but FCFS", prioHalfWidths},
+	{"prio", "FCFS's three variants last at every load", contains("| fcfs-cons | 31 | 31 | 31 | 31 |")},
+	{"prio", "fcfs-easy 32nd at every load", contains("| fcfs-easy | 32 | 32 | 32 | 32 |")},
+	{"prio", "fcfs-none 33rd at every load", contains("| fcfs-none | 33 | 33 | 33 | 33 |")},
+	{"prio", "the 30 other variants below fcfs-easy on 10 of 10 seeds, significant, at every load", prioBeatFCFS},
+	{"prio", "only fcfs-none significantly higher, at every load", times("significantly higher: 1 (`fcfs-none`).", 3)},
+	{"prio", "area-none first at every load", contains("| area-none | 1 | 1 | 1 | 1 |")},
+	{"prio", "area-none 61.64 at 0.95", contains("| 1 | area-none | 61.64 ± 24.51 |")},
+	{"prio", "area-none 90.38 at 0.7", contains("| 1 | area-none | 90.38 ± 26.31 |")},
+	{"prio", "then F2 with EASY", contains("| f2-easy | 2 | 2 | 5 | 3 |")},
+	{"prio", "then F2 without", contains("| f2-none | 3 | 3 | 4 | 3.3 |")},
+	{"prio", "then F3 with EASY", contains("| f3-easy | 8 | 4 | 2 | 4.7 |")},
+	{"prio", "then area with EASY", contains("| area-easy | 9 | 5 | 3 | 5.7 |")},
+	{"prio", "F1 with EASY in the first 10", contains("| f1-easy | 7 | 7 | 7 |")},
+	{"prio", "F4 with EASY in the first 10", contains("| f4-easy | 10 | 8 | 6 |")},
+	{"prio", "SJF with EASY 6th to 10th", contains("| sjf-easy | 6 | 10 | 9 |")},
+	{"prio", "EASY against none at 0.7: lower for 4, higher for 1", contains("- Backfilling easy against none, per function (paired on the seeds): lower mean bounded slowdown for 4, higher for 1 (significant at 95 %)")},
+	{"prio", "EASY against none at 0.85: lower for 5, higher for 2", contains("- Backfilling easy against none, per function (paired on the seeds): lower mean bounded slowdown for 5, higher for 2 (significant at 95 %)")},
+	{"prio", "EASY against none at 0.95: lower for 5, higher for 0", contains("- Backfilling easy against none, per function (paired on the seeds): lower mean bounded slowdown for 5, higher for 0 (significant at 95 %)")},
+	{"prio", "smallest first the same with EASY at every load", prioSmallestSame},
+	{"prio", "WFP3 without backfilling waits +49.3 % at 0.85", contains("| wfp3-none | 256.59 ± 39.71 | 23306 ± 5444 | 0.698 ± 0.029 | -56.6 ± 10.9 % [10/10]*† | +49.3 ±")},
+	{"prio", "XF without backfilling waits +26.4 % at 0.85", contains("| xf-none | 180.16 ± 40.50 | 19781 ± 4782 | 0.623 ± 0.037 | -68.8 ± 10.2 % [10/10]*† | +26.4 ±")},
+	{"prio", "UNICEP without backfilling waits +53.0 % at 0.85, utilization 0.504", contains("| unicep-none | 89.00 ± 23.88 | 23332 ± 5502 | 0.504 ± 0.032 | -84.3 ± 5.6 % [10/10]*† | +53.0 ±")},
+	{"prio", "conservative against EASY at 0.7: higher for 3", contains("- Backfilling conservative against easy, per function (paired on the seeds): lower mean bounded slowdown for 1, higher for 3 (significant at 95 %)")},
+	{"prio", "conservative against EASY at 0.85: higher for 9", contains("- Backfilling conservative against easy, per function (paired on the seeds): lower mean bounded slowdown for 1, higher for 9 (significant at 95 %)")},
+	{"prio", "conservative against EASY at 0.95: higher for 10", contains("- Backfilling conservative against easy, per function (paired on the seeds): lower mean bounded slowdown for 1, higher for 10 (significant at 95 %)")},
+	{"prio", "FCFS the exception: fcfs-cons below fcfs-easy at 0.85", contains("| 31 | fcfs-cons | 499.81 ± 228.70 | 13347 ± 4498 | 0.754 ± 0.033 | -24.8 ± 18.7 % [8/10]*†")},
+	{"prio", "lowest wait at 0.7: F2 with EASY, 3438 s", contains("best mean waiting time: `f2-easy` (3438 ± 709)")},
+	{"prio", "lowest wait at 0.85: F2 with EASY, 3831 s", contains("best mean waiting time: `f2-easy` (3831 ± 893)")},
+	{"prio", "lowest wait at 0.95: F3 with EASY, 4332 s", contains("best mean waiting time: `f3-easy` (4332 ± 1026)")},
+	{"prio", "up to 6 of 10 runs of a variant saturated", prioSaturated},
+}
+
+// times: text is on n lines of the report (one per load level, say).
+func times(text string, n int) func(string) (string, bool) {
+	return func(report string) (string, bool) {
+		got := strings.Count(report, text)
+		return fmt.Sprintf("%d lines hold %q", got, text), got == n
+	}
+}
+
+// prioRows are the rows of the prio report's rankings: under each load
+// level, the cells of each variant's row.
+func prioRows(report string) [][]string {
+	var out [][]string
+	i := strings.Index(report, "\n# Ranking\n")
+	if i < 0 {
+		return nil
+	}
+	for _, l := range strings.Split(report[i:], "\n") {
+		if c := cells(l); strings.HasPrefix(l, "| ") && num(c[1]) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// prioHalfWidths: at load 0.85 the intervals of the mean bounded slowdown
+// of the functions but FCFS are ± 18.49 to 42.79.
+func prioHalfWidths(report string) (string, bool) {
+	var h span
+	for _, c := range prioRows(section85(report)) {
+		if name := strings.TrimSpace(c[2]); !strings.HasPrefix(name, "fcfs-") {
+			_, half, _ := strings.Cut(c[3], "±")
+			h.add(num(half))
+		}
+	}
+	got := fmt.Sprintf("%d variants, ± %.2f to %.2f", h.n, h.min, h.max)
+	return got, got == "30 variants, ± 18.49 to 42.79"
+}
+
+// section85 is the prio report from its ranking at load 0.85 to the next
+// load level's.
+func section85(report string) string {
+	i := strings.Index(report, "\n# Ranking\n")
+	if i < 0 {
+		return ""
+	}
+	r := report[i:]
+	j := strings.Index(r, "\n## load level 0.85\n")
+	k := strings.Index(r, "\n## load level 0.95\n")
+	if j < 0 || k < j {
+		return ""
+	}
+	return "\n# Ranking\n" + r[j:k]
+}
+
+// prioBeatFCFS: at every load level, every variant but FCFS's has a
+// significantly lower mean bounded slowdown than fcfs-easy, on 10 of 10
+// seeds.
+func prioBeatFCFS(report string) (string, bool) {
+	n, ok := 0, 0
+	for _, c := range prioRows(report) {
+		if strings.HasPrefix(strings.TrimSpace(c[2]), "fcfs-") {
+			continue
+		}
+		n++
+		if strings.HasPrefix(strings.TrimSpace(c[6]), "-") && strings.Contains(c[6], "[10/10]*") {
+			ok++
+		}
+	}
+	got := fmt.Sprintf("%d of %d rows", ok, n)
+	return got, n == 90 && ok == n
+}
+
+// prioSmallestSame: smallest first gives the same means with EASY as
+// without, at every load level.
+func prioSmallestSame(report string) (string, bool) {
+	by := map[string][]string{}
+	for _, c := range prioRows(report) {
+		if name := strings.TrimSpace(c[2]); name == "smallest-none" || name == "smallest-easy" {
+			by[name] = append(by[name], strings.Join(c[3:6], "|"))
+		}
+	}
+	got := fmt.Sprintf("none %v, easy %v", by["smallest-none"], by["smallest-easy"])
+	return got, len(by["smallest-none"]) == 3 && slices.Equal(by["smallest-none"], by["smallest-easy"])
+}
+
+// prioSaturated: at most 6 of a variant's 10 runs under a load level are
+// saturated, and some variant has 6.
+func prioSaturated(report string) (string, bool) {
+	most := 0
+	for _, c := range prioRows(report) {
+		most = max(most, int(num(c[8])))
+	}
+	return fmt.Sprintf("at most %d of 10", most), most == 6
 }
 
 // The findings no single line holds ("at most", "every row"), read from

@@ -87,6 +87,21 @@ def _load() -> ctypes.CDLL:
 lib = _load()
 
 
+def _unconverted(name: str) -> Any:
+    """The library's function name without ctypes' conversion of its arguments.
+
+    For the calls made at every point or decision: their callers pass objects
+    of the exact C types (Handle.cid, c_int64 values, the out-parameters).
+    """
+    fn = lib._FuncPtr((name, lib))
+    fn.restype = c_int32
+    return fn
+
+
+next_point = _unconverted("bucmapy_next")
+start_job = _unconverted("bucmapy_start")
+
+
 def version() -> str:
     """The version of bucma's Go side."""
     p = lib.bucmapy_version()
@@ -157,7 +172,19 @@ class Handle:
     created it.
     """
 
-    __slots__ = ("id", "thread", "closed", "err", "errp", "ptr", "ptrp", "size", "sizep", "__weakref__")
+    __slots__ = (
+        "id",
+        "cid",
+        "thread",
+        "closed",
+        "err",
+        "errp",
+        "ptr",
+        "ptrp",
+        "size",
+        "sizep",
+        "__weakref__",
+    )
 
     def __init__(self, config: dict[str, Any] | None) -> None:
         self.err = c_char_p()
@@ -168,6 +195,7 @@ class Handle:
             hid = c_int64()
             check(lib.bucmapy_new(data, len(data), ctypes.byref(hid), self.errp), self.err)
             self.id = hid.value
+        self.cid = c_int64(self.id)
         self.thread = threading.get_ident()
         self.closed = False
         self.ptr = POINTER(c_uint8)()
@@ -181,6 +209,7 @@ class Handle:
         """The handle of a run the library opened (a task)."""
         h = cls(None)
         h.id = hid
+        h.cid = c_int64(hid)
         return h
 
     def fail(self) -> None:

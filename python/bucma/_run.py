@@ -104,9 +104,9 @@ class Run:
         Returns False when the run ended; raises its failure.
         """
         h = self.handle
-        nxt = _lib.lib.bucmapy_next
+        nxt = _lib.next_point
         string_at = ctypes.string_at
-        hid, ptr, ptrp, size, sizep, errp = h.id, h.ptr, h.ptrp, h.size, h.sizep, h.errp
+        hid, ptr, ptrp, size, sizep, errp = h.cid, h.ptr, h.ptrp, h.size, h.sizep, h.errp
         while True:
             k = nxt(hid, ptrp, sizep, errp)
             if k == RUNNING:

@@ -21,8 +21,10 @@ import itertools
 import copy
 import json
 import math
+import operator
 import os
 import shutil
+import struct
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,7 +37,7 @@ from ._run import DECIDE, Result, Run, resolve_workload
 from ._spaces import GYMNASIUM, Box, Dict, Discrete, Env, MultiBinary
 from .errors import OptionError, UsageError
 from .policy import Policy
-from .state import REJECTED, Decisions, Job, State
+from .state import REJECTED, SUBMITTED, Decisions, Job, State
 
 __all__ = ["JobPickingEnv", "AgentPolicy", "Replay", "FEATURES", "REWARDS", "GYMNASIUM"]
 
@@ -49,6 +51,9 @@ REWARDS = ("bsld", "wait", "utilization")
 #: Bounded slowdown's threshold, in seconds.
 BSLD_THRESHOLD = 10.0
 _DEFAULT_SCALES = {"wait": 43200.0, "walltime": 43200.0}
+_IDX = operator.attrgetter("idx")
+# Where a feature's column of a job's row comes from (JobPickingEnv._submitted's values).
+_ROW_SOURCE = {"wait": 0, "fits": 1, "walltime": 2, "res": 3, "user": 4, "free": 5}
 
 
 class _Driver(Policy):
@@ -239,6 +244,9 @@ class JobPickingEnv(Env):
             jobs_space if observation == "box" else Dict({"jobs": jobs_space, "mask": MultiBinary(k)})
         )
         self._mask: np.ndarray[Any, Any] = np.zeros(k, dtype=bool)
+        # The mask of n jobs waiting, for n = 0 to k (copied at each step).
+        self._masks = [np.arange(k) < n for n in range(k + 1)]
+        self._slots: list[Job] = []
         self._run: Run | None = None
         self._episode = -1
         self._done = True
@@ -284,11 +292,11 @@ class JobPickingEnv(Env):
                 raise OptionError(f"scales[{name!r}]={v!r}: want a positive scale of wait or walltime")
         self._inv_wait = 1.0 / self.scales["wait"]
         self._inv_walltime = 1.0 / self.scales["walltime"]
-        static = {"walltime": 1, "res": 2, "user": 4}
-        self._static = [(i, static[f]) for i, f in enumerate(self.features) if f in static]
-        self._static_dst = [i for i, _ in self._static]
-        self._static_src = [c for _, c in self._static]
-        self._dynamic = [(i, f) for i, f in enumerate(self.features) if f not in static]
+        # A job's row of _rows holds, per feature: its value (walltime, res, user), what the
+        # value is computed from at each step (wait: the submission time, fits: res), or 0 (free).
+        self._row_source = [_ROW_SOURCE[f] for f in self.features]
+        self._row = struct.Struct(f"={len(self.features)}d")
+        self._dynamic = [(i, f) for i, f in enumerate(self.features) if f in ("wait", "fits", "free")]
         users: dict[str, int] = {}
         for j in self._pool:
             users.setdefault(str(j.get("user", "")), len(users))
@@ -346,8 +354,11 @@ class JobPickingEnv(Env):
         self.decisions: list[tuple[float, str, tuple[int, ...]]] = []
         self._pending: Job | None = None
         self._rejected = 0
-        # Per job (by arrival rank): submission time, walltime and res features, res, user feature.
-        self._attrs = np.zeros((self.window + 1, 5))
+        # Per job (by arrival rank): its row (_setup), from which _observe computes its slot's.
+        self._rows = np.zeros((self.window + 1, len(self.features)))
+        # The observation's float64 rows (those of no job 0), and how many hold a job.
+        self._scratch = np.zeros((self.slots, len(self.features)))
+        self._filled = 0
         self._invalid = False
         self._used = 0
         self._t = 0.0
@@ -467,18 +478,21 @@ class JobPickingEnv(Env):
             # The framework rejects it (as Batsim does) and never counts it as waiting.
             job.state = REJECTED
             self._rejected += 1
-        attrs = self._attrs
-        if job.idx >= len(attrs):
-            self._attrs = attrs = np.concatenate([attrs, np.zeros_like(attrs)])
+        idx = job.idx
+        rows = self._rows
+        if idx >= len(rows):
+            self._rows = rows = np.concatenate([rows, np.zeros_like(rows)])
         u = self._users
         nu = len(u)
-        attrs[job.idx] = (
+        values = (
             job.submit,
+            job.res,
             min(job.walltime * self._inv_walltime, 1.0),
             min(job.res / nh, 1.0) if nh else 0.0,
-            job.res,
             (u.get(job.user, nu - 1) + 1) / nu,
+            0.0,
         )
+        self._row.pack_into(rows.data, idx * self._row.size, *[values[c] for c in self._row_source])
 
     def _integrate(self, now: float) -> None:
         self._area += self._used * (now - self._t)
@@ -563,29 +577,44 @@ class JobPickingEnv(Env):
             self._run = None
 
     def _observe(self) -> Any:
-        obs = np.zeros((self.slots, len(self.features)), dtype=np.float32)
-        self._mask = mask = np.zeros(self.slots, dtype=bool)
+        """The observation now (and the slots' jobs, the mask): fresh arrays, which the caller may keep."""
+        k = self.slots
         run = self._run
-        self._slots: list[Job] = []
+        jobs: list[Job] = []
         if not self._done and run is not None:
             st = run.state
-            jobs = self._slots = list(itertools.islice(st.waiting, self.slots))
-            n = len(jobs)
-            if n:
-                mask[:n] = True
-                a = self._attrs[[j.idx for j in jobs]]
-                col = obs[:n]
-                if self._static:
-                    col[:, self._static_dst] = a[:, self._static_src]
-                free = st.nb_free
-                for i, f in self._dynamic:
-                    if f == "wait":
-                        col[:, i] = np.minimum((st.now - a[:, 0]) * self._inv_wait, 1.0)
-                    elif f == "fits":
-                        col[:, i] = a[:, 3] <= free
-                    else:
-                        nh = len(st.hosts)
-                        col[:, i] = free / nh if nh else 0.0
+            # The first k waiting jobs (st.waiting's): the queue's jobs that are not waiting any
+            # more left it in this decision (st._left), so they are among its first k + len(_left).
+            m = k + len(st._left)
+            jobs = [j for j in itertools.islice(st._waiting.values(), m) if j.state == SUBMITTED]
+            if len(jobs) > k:
+                del jobs[k:]
+            elif len(jobs) < k and len(st._waiting) > m:
+                jobs = list(itertools.islice(st.waiting, k))
+        self._slots = jobs
+        n = len(jobs)
+        scratch = self._scratch
+        if n < self._filled:
+            scratch[n : self._filled] = 0.0
+        self._filled = n
+        if n:
+            idx = np.fromiter(map(_IDX, jobs), np.intp, n)
+            rows = scratch[:n]
+            # Every rank has its row (_submitted): "clip" only spares numpy's checked, buffered copy.
+            self._rows.take(idx, 0, rows, "clip")
+            for i, f in self._dynamic:
+                c = rows[:, i]
+                if f == "wait":
+                    np.subtract(st.now, c, c)
+                    np.multiply(c, self._inv_wait, c)
+                    np.minimum(c, 1.0, c)
+                elif f == "fits":
+                    np.less_equal(c, st.nb_free, c)
+                else:
+                    nh = len(st.hosts)
+                    c[:] = st.nb_free / nh if nh else 0.0
+        obs = scratch.astype(np.float32)
+        self._mask = mask = self._masks[n].copy()
         if self.observation == "dict":
             return {"jobs": obs, "mask": mask.astype(np.int8)}
         return obs

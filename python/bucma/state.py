@@ -46,6 +46,8 @@ STARTED = struct.Struct("<qdii")
 ENDED = struct.Struct("<qdii")
 HOST = struct.Struct("<6i")
 VERSION = 1
+# bucmapy_start's host count for the hosts option's choice.
+_ANY_HOSTS = c_int64(-1)
 
 
 class Job:
@@ -418,12 +420,13 @@ class Decisions:
     Decider's text, and the run stops with it, as a Go policy's would.
     """
 
-    __slots__ = ("_run", "_state", "_out", "_cap")
+    __slots__ = ("_run", "_state", "_out", "_cap", "_ccap")
 
     def __init__(self, run: Run, state: State) -> None:
         self._run = run
         self._state = state
         self._cap = 0
+        self._ccap = c_int64(0)
         self._out: Any = None
 
     def _buffer(self) -> Any:
@@ -431,6 +434,7 @@ class Decisions:
         if need > self._cap:
             self._out = (c_int32 * need)()
             self._cap = need
+            self._ccap = c_int64(need)
         return self._out
 
     def start(self, job: Job, hosts: list[int] | None = None) -> tuple[int, ...]:
@@ -443,10 +447,10 @@ class Decisions:
         h = self._run.handle
         out = self._out if self._cap else self._buffer()
         if hosts is None:
-            n = _lib.lib.bucmapy_start(h.id, job.idx, None, -1, out, self._cap, h.errp)
+            n = _lib.start_job(h.cid, c_int64(job.idx), None, _ANY_HOSTS, out, self._ccap, h.errp)
         else:
             arr = (c_int32 * len(hosts))(*hosts)
-            n = _lib.lib.bucmapy_start(h.id, job.idx, arr, len(hosts), out, self._cap, h.errp)
+            n = _lib.start_job(h.cid, c_int64(job.idx), arr, c_int64(len(hosts)), out, self._ccap, h.errp)
         if n < 0:
             h.fail()
         st = self._state

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	json "github.com/goccy/go-json"
 
 	"github.com/bucma-sched/bucma/batsim"
+	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/sched"
 	"github.com/bucma-sched/bucma/sim"
@@ -239,8 +241,12 @@ func (r *Run) simulate(c Config, pol *run.Policy, eng EngineOptions, log *slog.L
 	if eng.Latency == "none" {
 		lat = sim.LatencyNone
 	}
+	plat, err := bundledPlatform(c.Platform, log)
+	if err != nil {
+		return err
+	}
 	s := run.Simulation{
-		Inputs:  run.Inputs{Platform: c.Platform, Workloads: c.Workloads},
+		Inputs:  run.Inputs{Platform: c.Platform, PlatformData: plat, Workloads: c.Workloads},
 		Policy:  pol,
 		Connect: c.Connect, Timeout: time.Duration(c.Timeout * float64(time.Second)),
 		Given: eng.given(), Export: c.Export, Trace: c.Trace, SchedConfig: eng.SchedCfg,
@@ -272,4 +278,35 @@ func (r *Run) simulate(c Config, pol *run.Policy, eng EngineOptions, log *slog.L
 		return err
 	}, false, 0)
 	return nil
+}
+
+// bundled holds the bundled platforms parsed so far, by name. Their text
+// never changes and a run only reads its platform (a Platform is shared by
+// design: the routes it computes on demand are kept under its lock), so
+// the runs of one process, such as the episodes of a Python environment,
+// parse each bundled platform once.
+var bundled sync.Map // string → *platforms.Platform
+
+// bundledPlatform is the platform that name names when it is a bundled
+// platform's name (and no file's), parsed once per process, its warnings
+// logged as run.Simulation logs those of a platform it reads; nil for a
+// file or an unknown name, which run.Simulation reads and reports.
+func bundledPlatform(name string, log *slog.Logger) (*platforms.Platform, error) {
+	file, bname, err := platforms.Locate("", name)
+	if err != nil || file != "" {
+		return nil, nil
+	}
+	p, ok := bundled.Load(bname)
+	if !ok {
+		parsed, err := platforms.Resolve(bname)
+		if err != nil {
+			return nil, err
+		}
+		p, _ = bundled.LoadOrStore(bname, parsed)
+	}
+	plat := p.(*platforms.Platform)
+	for _, w := range plat.Warnings {
+		log.Warn("platform", "warning", w)
+	}
+	return plat, nil
 }

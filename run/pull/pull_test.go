@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bucma-sched/bucma/platforms"
 	"github.com/bucma-sched/bucma/policies"
 	"github.com/bucma-sched/bucma/run"
 	"github.com/bucma-sched/bucma/run/pull"
@@ -160,6 +164,24 @@ func goRun(t *testing.T, policy, workload, prefix string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// toEnd steps a run of a policy of the registry (no point but Running)
+// to its end.
+func toEnd(t *testing.T, r *pull.Run) {
+	t.Helper()
+	for {
+		k, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == pull.Done {
+			return
+		}
+		if k != pull.Running {
+			t.Fatalf("point %s", k)
+		}
+	}
 }
 
 func newRun(t *testing.T, c pull.Config) *pull.Run {
@@ -431,18 +453,7 @@ func TestRegistryPolicyRuns(t *testing.T) {
 	want := goRun(t, "easy", tiny, filepath.Join(dir, "go"))
 	r := newRun(t, pull.Config{Platform: "lille", Workloads: []string{tiny}, Policy: pull.Policy{Name: "easy"},
 		Export: filepath.Join(dir, "reg")})
-	for {
-		k, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k == pull.Done {
-			break
-		}
-		if k != pull.Running {
-			t.Fatalf("point %s", k)
-		}
-	}
+	toEnd(t, r)
 	got, _ := os.ReadFile(filepath.Join(dir, "reg_jobs.csv"))
 	if !bytes.Equal(got, want) {
 		t.Fatal("easy through a pulled run differs")
@@ -514,5 +525,115 @@ func TestTooLargeJobEndsInItsPoint(t *testing.T) {
 	})
 	if rejected != 1 {
 		t.Errorf("%d rejections told, want 1", rejected)
+	}
+}
+
+// A bundled platform is parsed once per process and shared by the runs
+// that name it; a file, or an unknown name, is left to the run to read
+// (and report). Runs on the shared platform write what runs on a copy of
+// its file write.
+func TestBundledPlatformParsedOnce(t *testing.T) {
+	a, err := pull.BundledPlatform("lille", slog.New(slog.DiscardHandler))
+	if err != nil || a == nil {
+		t.Fatalf("lille: %v, %v", a, err)
+	}
+	b, err := pull.BundledPlatform("lille.xml", slog.New(slog.DiscardHandler))
+	if err != nil || b != a {
+		t.Fatalf("lille.xml: %p, %v; lille: %p", b, err, a)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "lille.xml")
+	xml, err := platforms.BundledXML("lille")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, xml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{file, "no-such-platform"} {
+		if p, err := pull.BundledPlatform(name, slog.New(slog.DiscardHandler)); p != nil || err != nil {
+			t.Errorf("%s: %p, %v, want nothing (the run reads it)", name, p, err)
+		}
+	}
+	var jobs [3][]byte
+	for i, plat := range []string{"lille", "lille", file} {
+		prefix := filepath.Join(dir, fmt.Sprint(i))
+		toEnd(t, newRun(t, pull.Config{Platform: plat, Workloads: []string{tiny}, Export: prefix,
+			Policy: pull.Policy{Name: "easy"}}))
+		if jobs[i], err = os.ReadFile(prefix + "_jobs.csv"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(jobs[0], jobs[1]) || !bytes.Equal(jobs[0], jobs[2]) {
+		t.Errorf("_jobs.csv differ between the runs on the bundled lille (twice) and on a copy of its file:\n%s\n%s\n%s", jobs[0], jobs[1], jobs[2])
+	}
+	_, err = pull.New(pull.Config{Platform: "no-such-platform", Workloads: []string{tiny},
+		Policy: pull.Policy{Name: "easy"}}, policies.Builtin(), nil)
+	if err == nil || !strings.Contains(err.Error(), "no-such-platform") {
+		t.Errorf("unknown platform: %v, want an error naming it", err)
+	}
+}
+
+// A Running carries no records: what changed since the last point comes
+// with the next decide or keys point, however often the run hands a
+// Running (here before every message, as on a machine so loaded that the
+// engine runs 50 ms between two points). The caller's queue stays the
+// run's, and a key policy's points tell the jobs that joined the queue,
+// started and ended as they do when no Running comes between them.
+func TestRunningLosesNoRecord(t *testing.T) {
+	defer pull.SetProgressEvery(0)()
+	fcfs(t, newRun(t, pull.Config{Platform: "lille", Workloads: []string{tiny}, Policy: pull.Policy{Caller: "decide"}}), nil)
+	for _, timed := range []bool{false, true} {
+		restore := pull.SetProgressEvery(time.Hour)
+		want, wantRunning := told(t, timed)
+		restore()
+		got, running := told(t, timed)
+		if running == 0 || wantRunning != 0 {
+			t.Fatalf("%d Running with a Running before every message, %d without", running, wantRunning)
+		}
+		if got != want {
+			t.Errorf("time-dependent %v: the points told, with a Running before every message:\n%s\nwithout:\n%s", timed, got, want)
+		}
+	}
+}
+
+// told runs EASY over the keys of the submission times on the tiny
+// workload and returns what its points told (the jobs that joined the
+// queue, started and ended, in order) and how many Running came.
+func told(t *testing.T, timed bool) (string, int) {
+	r := newRun(t, pull.Config{Platform: "lille", Workloads: []string{tiny},
+		Policy: pull.Policy{Caller: "key", Options: json.RawMessage(`{"rule": "easy"}`), TimeDependent: timed}})
+	var b strings.Builder
+	running := 0
+	for {
+		k, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch k {
+		case pull.Done:
+			return b.String(), running
+		case pull.Running:
+			running++
+			continue
+		}
+		p := decode(t, r.Point())
+		for _, j := range p.added {
+			fmt.Fprintf(&b, "added %d ", j.idx)
+		}
+		for _, s := range p.started {
+			fmt.Fprintf(&b, "started %d at %g ", s.idx, s.start)
+		}
+		for _, e := range p.ended {
+			fmt.Fprintf(&b, "ended %d at %g ", e.idx, e.end)
+		}
+		ks := make([]float64, len(p.keys))
+		for i := range ks {
+			ks[i] = p.keySubmit[i]
+		}
+		if err := r.SetKeys(ks); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("\n")
 	}
 }

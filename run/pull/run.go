@@ -109,7 +109,7 @@ const (
 
 // progressEvery is how long the embedded engine runs without a point
 // before it hands the caller a Running (to stop the run on a signal).
-const progressEvery = 50 * time.Millisecond
+var progressEvery = 50 * time.Millisecond
 
 // start builds the driver over body, which runs the whole run (with the
 // run's context) and returns its outcome; threaded runs body in a
@@ -202,13 +202,18 @@ func (r *Run) Close(cause error) error {
 }
 
 // yield hands the caller a point of kind k (encoded first) and reports
-// whether the run goes on: false once it is being stopped.
+// whether the run goes on: false once it is being stopped. A Running is
+// not encoded: the caller reads nothing of it, and what changed since the
+// last point stays for the next one.
 func (r *Run) yield(k Kind) bool {
 	if r.stopped {
 		return false
 	}
 	r.kind = k
-	r.point = r.track.encode(r.point[:0], r, k)
+	r.point = r.point[:0]
+	if k != Running {
+		r.point = r.track.encode(r.point, r, k)
+	}
 	ok := r.yieldFn()
 	r.lastStep = time.Now()
 	if !ok {

@@ -120,7 +120,7 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 	s := studytest.Studies(RegisterPaper, RegisterSensitivity)
 	p := studytest.Plan(t, s, ModelPlan)
 	p.Variants = p.Variants[:3] // fcfs and its two BUCMA models
-	if p, err = p.WithFile(file, ""); err != nil {
+	if p, err = p.WithFile(file, "", 0); err != nil {
 		t.Fatal(err)
 	}
 	if p, err = p.With(expe.Overrides{Seeds: 2}); err != nil {
@@ -161,7 +161,7 @@ func TestCampaignOnWorkloadFile(t *testing.T) {
 		t.Errorf("changed file: %v", err)
 	}
 	q := studytest.Plan(t, s, BucmaSensitivity)
-	if _, err := q.WithFile(file, ""); err == nil {
+	if _, err := q.WithFile(file, "", 0); err == nil {
 		t.Error("a sensitivity plan took a workload file")
 	}
 }

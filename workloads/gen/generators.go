@@ -49,6 +49,10 @@ type Generator struct {
 	Load bool
 	// Seeded says the generator draws with the seed (Input.Seed).
 	Seeded bool
+	// Computations says the jobs' profiles are computations, whose run
+	// times depend on the hosts (not delays): a campaign cannot shake
+	// their run times.
+	Computations bool
 	// Check checks the parameters together (optional), before any
 	// workload is made.
 	Check func(v Values) error
@@ -353,7 +357,7 @@ func Builtin() *Registry {
 	r.Register(Generator{
 		Name:  "lille",
 		Usage: "a synthetic stand-in for the Lille 2020 Grid'5000 trace (workloads/README.md)",
-		Jobs:  workloads.DefaultLilleJobs, Load: true, Seeded: true,
+		Jobs:  workloads.DefaultLilleJobs, Load: true, Seeded: true, Computations: true,
 		Params: []Param{
 			{Name: "ref_speed", Type: Float, Default: 0.0, Check: AtLeast(0), Usage: "reference host speed (flop/s): cpu = run time × ref-speed (0: the platform's slowest host, 5.632e11 on lille)"},
 			{Name: "at_once", Type: Bool, Default: false, Usage: "submit every job at time 0 (the same jobs otherwise)"},
@@ -381,7 +385,7 @@ func Builtin() *Registry {
 	r.Register(Generator{
 		Name:   "osep",
 		Usage:  "an OSEP demand: 4 users × 10 sequential tasks, one user late",
-		Seeded: true,
+		Seeded: true, Computations: true,
 		Params: []Param{
 			{Name: "demand", Type: String, Default: "medium", Choices: []string{"small", "medium", "large"}, Usage: "small, medium or large"},
 			{Name: "late", Type: String, Default: "user1", Choices: []string{"user1", "user4"}, Usage: "the user who submits late: user1 or user4"},
@@ -393,8 +397,9 @@ func Builtin() *Registry {
 		},
 	})
 	r.Register(Generator{
-		Name:  "sge",
-		Usage: "an SGE load-balancing scenario: n identical sequential tasks at t=0 (pi50 on sge-pi50.xml, pi80 and sw on sge.xml)",
+		Name:         "sge",
+		Usage:        "an SGE load-balancing scenario: n identical sequential tasks at t=0 (pi50 on sge-pi50.xml, pi80 and sw on sge.xml)",
+		Computations: true,
 		Params: []Param{
 			{Name: "app", Type: String, Default: "pi80", Choices: sgeAppNames(), Usage: "pi50, pi80 or sw"},
 			{Name: "tasks", Type: Int, Default: 13, Check: AtLeast(1), Usage: "number of tasks (the paper: 5, 9, 13; sw also 17)"},
@@ -406,7 +411,7 @@ func Builtin() *Registry {
 	r.Register(Generator{
 		Name:  "gang",
 		Usage: "a gang-scheduling workload: the MCMCA paper's job sizes (1 to 128 tasks), log-normal run times, Poisson arrivals at an offered load",
-		Jobs:  workloads.DefaultGangJobs, Load: true, Seeded: true,
+		Jobs:  workloads.DefaultGangJobs, Load: true, Seeded: true, Computations: true,
 		Make: func(in Input) (*workloads.Workload, error) {
 			return workloads.GenerateGang(workloads.GangOptions{Jobs: in.Jobs, Hosts: in.Hosts, Load: in.Load, Seed: in.Seed})
 		},
