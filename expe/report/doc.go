@@ -13,4 +13,10 @@
 // (dir/fig, package figures); WriteResultsCSV writes results.csv, one row
 // per run and metric. CompareRuns, MarkSaturated and SaturationSummary
 // compare and flag runs as every report prints them.
+//
+// Analyze reads the runs in goroutines, each calling the study's ReadRun,
+// a hook of the importer's: make test runs the importers' tests under the
+// race detector (internal/racepkgs).
+//
+//bucma:race-importers
 package report
