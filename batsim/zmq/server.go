@@ -26,7 +26,9 @@ type ServeConfig struct {
 	// and Bound report the port the system chose.
 	Endpoint string
 	// Timeout is how long to wait for each message from Batsim, including
-	// the first; 0 waits forever.
+	// the first; 0 waits forever. Over TCP (the native transport) a
+	// connection that has not sent ZeroMQ's greeting within 30 s is
+	// dropped whatever Timeout is, and the next one accepted.
 	Timeout time.Duration
 	// Linger is how long the final reply (to SIMULATION_ENDS) may take to
 	// leave the process once the socket is closed; 0 means 3 s.

@@ -101,6 +101,13 @@ type zmtpConn struct {
 	wb []byte
 }
 
+// handshakeWait bounds the handshake of one connection: a ZeroMQ peer
+// sends its greeting as soon as it connects, so a connection silent that
+// long is dropped and the next one accepted, where it would otherwise hold
+// the listener (and Batsim, connecting behind it) for ever when no timeout
+// is set.
+var handshakeWait = 30 * time.Second
+
 // zmtpAccept waits for Batsim's connection and the handshake, until
 // deadline (zero: none) or the cancellation of ctx.
 func zmtpAccept(ctx context.Context, ln *net.TCPListener, deadline time.Time) (*zmtpConn, error) {
@@ -118,7 +125,12 @@ func zmtpAccept(ctx context.Context, ln *net.TCPListener, deadline time.Time) (*
 		}
 		_ = c.SetNoDelay(true)
 		z := &zmtpConn{c: c, r: bufio.NewReaderSize(c, 64<<10)}
-		_ = c.SetDeadline(deadline)
+		hs := time.Now().Add(handshakeWait)
+		overall := !deadline.IsZero() && !deadline.After(hs)
+		if overall {
+			hs = deadline
+		}
+		_ = c.SetDeadline(hs)
 		stopConn := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
 		err = z.handshake(zmtpReadyREP, "REQ", "DEALER")
 		stopConn()
@@ -128,11 +140,12 @@ func zmtpAccept(ctx context.Context, ln *net.TCPListener, deadline time.Time) (*
 		if err != nil {
 			_ = c.Close()
 			var ne net.Error
-			if ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() {
+			if ctx.Err() != nil || overall && errors.As(err, &ne) && ne.Timeout() {
 				return nil, err
 			}
-			// Not a ZeroMQ peer (a port scanner, a stray client): wait for
-			// the next connection.
+			// Not a ZeroMQ peer (a port scanner, a stray client, a
+			// connection silent for handshakeWait): wait for the next
+			// connection.
 			continue
 		}
 		_ = c.SetDeadline(time.Time{})

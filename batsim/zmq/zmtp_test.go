@@ -39,6 +39,28 @@ func TestZMTPStrayConnection(t *testing.T) {
 	}
 }
 
+// TestZMTPSilentConnection: a connection that never greets (no timeout
+// set) is dropped after the handshake's wait, and Batsim, connected behind
+// it, is served.
+func TestZMTPSilentConnection(t *testing.T) {
+	defer zmq.SetHandshakeWait(200 * time.Millisecond)()
+	h := batsim.HandlerFunc(func(m *batsim.Message) (*batsim.Reply, error) { return nil, nil })
+	ep, done := startServe(t, context.Background(), zmq.ServeConfig{}, h)
+	c, err := net.Dial("tcp", strings.TrimPrefix(ep, "tcp://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := dialBatsim(t, ep)
+	b.send(endMsg)
+	if b.recv() == nil {
+		t.Fatal("no reply behind a silent connection")
+	}
+	if err := wait(t, done); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rawPeer is a hand-driven ZMTP peer.
 type rawPeer struct {
 	t *testing.T
